@@ -1,0 +1,5 @@
+import sys
+
+from desktop_rag.cli import main
+
+sys.exit(main())

@@ -1,0 +1,249 @@
+"""The `desktop-rag` command: a thin layer over desktop_rag.core.library.Library.
+
+Results go to stdout (JSON with --json), progress and messages to stderr, so scripts can pipe the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from desktop_rag.config import Settings, resolve_data_dir
+from desktop_rag.core.contexts import CONTEXT_CHOICES
+from desktop_rag.core.search import MODES, NoIndexError
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="desktop-rag", description="Search your own files offline, with contextual retrieval."
+    )
+    parser.add_argument("--data-dir", help="where the catalog and indexes live (default: $DESKTOP_RAG_DATA_DIR, "
+                        "else the platform's user data folder)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    index = commands.add_parser("index", help="index files and folders (unchanged files are skipped)")
+    index.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    index.add_argument("--contexts", choices=CONTEXT_CHOICES, help="how chunk contexts are written (default: auto)")
+    index.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    search = commands.add_parser("search", help="search the index")
+    search.add_argument("query", nargs="?", help="the question or keywords")
+    search.add_argument("--queries", type=Path, metavar="FILE.jsonl",
+                        help='batch mode: one {"_id", "text"} object per line; prints one JSON result per line')
+    search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
+    search.add_argument("--mode", choices=MODES, default="hybrid")
+    search.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
+                        help="rerank with the configured cross-encoder (default: the rerank setting)")
+    search.add_argument("--json", action="store_true")
+
+    stats = commands.add_parser("stats", help="what is indexed")
+    stats.add_argument("--json", action="store_true")
+
+    commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
+
+    settings = commands.add_parser("settings", help="show settings, or set one: settings KEY VALUE")
+    settings.add_argument("key", nargs="?")
+    settings.add_argument("value", nargs="?")
+
+    evaluate = commands.add_parser("eval", help="measure retrieval on a pre-chunked dataset (BEIR-like layout)")
+    evaluate.add_argument("dataset", type=Path, metavar="DATASET_DIR")
+    evaluate.add_argument("--contexts", choices=CONTEXT_CHOICES, default="rules")
+    evaluate.add_argument("--mode", choices=MODES, default="hybrid")
+    evaluate.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=False)
+    evaluate.add_argument("-k", default="5,10,20", help="cut-offs, comma-separated (default 5,10,20)")
+    evaluate.add_argument("--all", action="store_true", help="print the comparison table of configurations")
+    evaluate.add_argument("--json", action="store_true")
+
+    commands.add_parser("demo", help="index the bundled sample documents and run a few searches")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        args.command = "demo"  # until the desktop app exists, the bare command shows what the core does
+    data_dir = resolve_data_dir(args.data_dir)
+    try:
+        handler = _COMMANDS[args.command]
+        return handler(args, data_dir) or 0
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished work is saved; run the same command again to continue", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (NoIndexError, ValueError, FileNotFoundError) as exc:
+        print(f"desktop-rag: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _open(data_dir: Path):
+    from desktop_rag.core.library import Library
+
+    return Library(data_dir)
+
+
+# -- index ----------------------------------------------------------------------------------------------------
+
+def cmd_index(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import ProgressPrinter, print_index_summary
+
+    _terminate_as_interrupt()
+    with _open(data_dir) as library:
+        summary = library.index(args.paths, contexts=args.contexts, on_progress=ProgressPrinter(sys.stderr))
+    if args.json:
+        print(json.dumps(asdict(summary), indent=2))
+    else:
+        print_index_summary(summary, sys.stdout)
+    return EXIT_INTERRUPTED if summary.cancelled else 0
+
+
+def _terminate_as_interrupt() -> None:
+    # A plain `kill` should stop as cleanly as Ctrl-C: the transaction in flight rolls back, the rest is kept.
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+
+
+def _raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+# -- search ---------------------------------------------------------------------------------------------------
+
+def cmd_search(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import print_search_result
+
+    if (args.query is None) == (args.queries is None):
+        raise ValueError("give either a QUERY or --queries FILE.jsonl")
+    with _open(data_dir) as library:
+        if args.queries is not None:
+            for line in args.queries.read_text(encoding="utf-8").splitlines():
+                if not line.strip():
+                    continue
+                item = json.loads(line)
+                result = library.search(item["text"], k=args.k, mode=args.mode, rerank=args.rerank)
+                _print_notices(result)
+                out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
+                print(json.dumps(out), flush=True)
+            return 0
+        result = library.search(args.query, k=args.k, mode=args.mode, rerank=args.rerank)
+    _print_notices(result)
+    if args.json:
+        print(json.dumps({
+            "query": result.query, "mode": result.mode, "reranked": result.reranked, "notices": result.notices,
+            "results": [h.to_dict() for h in result.hits],
+        }, indent=2))
+    else:
+        print_search_result(result, sys.stdout)
+    return 0
+
+
+def _print_notices(result) -> None:
+    for notice in result.notices:
+        print(f"note: {notice}", file=sys.stderr)
+
+
+# -- stats, reindex, settings ---------------------------------------------------------------------------------
+
+def cmd_stats(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import print_stats
+
+    with _open(data_dir) as library:
+        stats = library.stats()
+        failures = library.catalog.failures()
+    if args.json:
+        stats["failures"] = [{"path": p, "reason": r} for p, r in failures]
+        print(json.dumps(stats, indent=2))
+    else:
+        print_stats(stats, failures, sys.stdout)
+    return 0
+
+
+def cmd_reindex(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import ProgressPrinter
+
+    with _open(data_dir) as library:
+        if library.catalog.chunk_count() == 0:
+            raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
+        summary = library.reindex(on_progress=ProgressPrinter(sys.stderr))
+    print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
+          f"{summary.keyword_chunks or 0} in the keyword index, in {summary.seconds:.1f} s")
+    return 0
+
+
+def cmd_settings(args, data_dir: Path) -> int:
+    settings = Settings.load(data_dir)
+    current = asdict(settings)
+    if args.key is None:
+        for key, value in current.items():
+            print(f"{key} = {json.dumps(value)}")
+        return 0
+    if args.key not in current:
+        raise ValueError(f"unknown setting {args.key!r}; known: {', '.join(current)}")
+    if args.value is None:
+        print(json.dumps(current[args.key]))
+        return 0
+    setattr(settings, args.key, _coerce(args.value, current[args.key]))
+    settings.save(data_dir)
+    print(f"{args.key} = {json.dumps(getattr(settings, args.key))}")
+    return 0
+
+
+def _coerce(text: str, like):
+    if isinstance(like, bool):
+        if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+            raise ValueError(f"expected true or false, got {text!r}")
+        return text.lower() in ("true", "1", "yes", "on")
+    if isinstance(like, int):
+        return int(text)
+    if isinstance(like, float):
+        return float(text)
+    if isinstance(like, list):
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return text
+
+
+# -- eval, demo -----------------------------------------------------------------------------------------------
+
+def cmd_eval(args, data_dir: Path) -> int:
+    from desktop_rag.core import evaluation
+
+    cutoffs = [int(k) for k in args.k.split(",")]
+    dataset = evaluation.load_dataset(args.dataset)
+    if args.all:
+        rows = evaluation.compare_configurations(dataset, cutoffs, Settings.load(data_dir), log=sys.stderr)
+        if args.json:
+            print(json.dumps([asdict(r) for r in rows], indent=2))
+        else:
+            evaluation.print_table(rows, cutoffs, sys.stdout)
+        return 0
+    config = evaluation.EvalConfig(contexts=args.contexts, mode=args.mode, rerank=args.rerank)
+    report = evaluation.evaluate(dataset, config, cutoffs, Settings.load(data_dir), log=sys.stderr)
+    if args.json:
+        print(json.dumps(asdict(report)))
+    else:
+        evaluation.print_table([report], cutoffs, sys.stdout)
+    return 0
+
+
+def cmd_demo(args, data_dir: Path) -> int:
+    from desktop_rag.demo import run_demo
+
+    return run_demo(data_dir)
+
+
+_COMMANDS = {
+    "index": cmd_index,
+    "search": cmd_search,
+    "stats": cmd_stats,
+    "reindex": cmd_reindex,
+    "settings": cmd_settings,
+    "eval": cmd_eval,
+    "demo": cmd_demo,
+}
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""How the CLI shows progress, summaries, results and stats to a person (stdout/stderr text)."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from desktop_rag.core.indexing import IndexSummary, Progress
+
+_MIN_INTERVAL_S = 0.5  # a terminal line per phase change, then at most twice a second
+
+
+class ProgressPrinter:
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.interactive = stream.isatty()
+        self._last_phase = None
+        self._last_time = 0.0
+        self._phase_started = time.perf_counter()
+
+    def __call__(self, progress: Progress) -> None:
+        now = time.perf_counter()
+        changed = progress.phase != self._last_phase
+        if changed:
+            self._phase_started = now
+        finished = progress.total is not None and progress.done >= progress.total
+        if not changed and not finished and now - self._last_time < _MIN_INTERVAL_S:
+            return
+        self._last_phase, self._last_time = progress.phase, now
+        line = self._format(progress, now)
+        if self.interactive:
+            self.stream.write("\r\x1b[2K" + line + ("\n" if finished else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def _format(self, p: Progress, now: float) -> str:
+        count = f"{p.done}/{p.total}" if p.total is not None else f"{p.done}"
+        elapsed = now - self._phase_started
+        rate = f"  {p.done / elapsed:.0f}/s" if elapsed > 1 and p.done else ""
+        eta = ""
+        if p.total and p.done and elapsed > 1 and p.done < p.total:
+            eta = f"  ETA {(p.total - p.done) * elapsed / p.done:.0f} s"
+        where = f"  {_shorten(p.path)}" if p.path else ""
+        return f"{p.phase:<13} {count}{rate}{eta}{where}"
+
+
+def _shorten(path: str, width: int = 60) -> str:
+    return path if len(path) <= width else "…" + path[-(width - 1):]
+
+
+def print_index_summary(s: IndexSummary, out: TextIO) -> None:
+    state = "Interrupted" if s.cancelled else "Done"
+    out.write(
+        f"{state}: {s.indexed} files indexed ({s.chunks} chunks), {s.unchanged} unchanged, "
+        f"{len(s.failed)} failed, {s.removed} removed, in {s.seconds:.1f} s\n"
+    )
+    out.write(f"  embedded {s.embedded} chunks")
+    if s.keyword_chunks is not None:
+        out.write(f"; keyword index rebuilt with {s.keyword_chunks} chunks")
+    out.write("\n")
+    timed = ", ".join(f"{phase} {sec:.1f} s" for phase, sec in s.phase_seconds.items() if sec >= 0.05)
+    if timed:
+        out.write(f"  time by phase: {timed}\n")
+    if s.failed:
+        out.write("Failed files:\n")
+        for failure in s.failed:
+            out.write(f"  {failure.path}: {failure.reason}\n")
+
+
+def print_search_result(result, out: TextIO) -> None:
+    if not result.hits:
+        out.write(f"No results for {result.query!r}.\n")
+        return
+    for rank, hit in enumerate(result.hits, start=1):
+        where = [hit.path]
+        if hit.page:
+            where.append(f"page {hit.page}")
+        if hit.heading_path:
+            where.append("§ " + " > ".join(hit.heading_path))
+        scores = ", ".join(
+            f"{name} {value:.4g}" for name, value in vars(hit.scores).items() if value is not None
+        )
+        quality = f", quality {hit.quality:.2f}" if hit.quality is not None else ""
+        out.write(f"{rank}. {'  '.join(where)}\n   [{scores}{quality}]\n")
+        if hit.context:
+            out.write(f"   context ({hit.context_source}): {_one_line(hit.context, 200)}\n")
+        out.write(f"   {_one_line(hit.text, 300)}\n\n")
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> None:
+    docs = stats["documents"]
+    out.write(f"Data folder: {stats['data_dir']}\n")
+    out.write(f"Documents:   {docs['indexed']} indexed, {docs['failed']} failed\n")
+    out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
+    out.write(f"Indexes:     dense {stats['dense_index_chunks']} chunks, keyword {stats['keyword_index_chunks']} chunks\n")
+    sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"
+    out.write(f"Contexts:    {sources}; average {stats['context_avg_words']} words")
+    if stats["context_avg_quality"] is not None:
+        out.write(f", quality {stats['context_avg_quality']}")
+    out.write("\n")
+    tokens = stats["llm_tokens"]
+    if tokens["prompt"] or tokens["completion"]:
+        out.write(f"LLM tokens:  {tokens['prompt']} prompt, {tokens['completion']} generated "
+                  f"({', '.join(stats['context_models'])})\n")
+    sizes = ", ".join(f"{k} {v / 2**20:.1f} MB" for k, v in stats["index_bytes"].items())
+    out.write(f"On disk:     {sizes}\n")
+    if stats["folders"]:
+        out.write("Folders:     " + "\n             ".join(stats["folders"]) + "\n")
+    if failures:
+        out.write("Failed files:\n")
+        for path, reason in failures:
+            out.write(f"  {path}: {reason}\n")

@@ -1,0 +1,80 @@
+"""Settings: one dataclass, persisted as JSON in the data folder, overridable per run."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
+SETTINGS_FILE = "settings.json"
+
+DEFAULT_IGNORE_PATTERNS = (
+    ".*",  # hidden files and folders: .git, .venv, .DS_Store, editor swap files
+    "__pycache__",
+    "node_modules",
+    "*.tmp",
+    "*.temp",
+    "*.swp",
+    "*~",
+    "~$*",  # Office lock files
+    "*.part",
+    "*.crdownload",
+    "Thumbs.db",
+)
+
+
+def default_data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("desktop-rag", appauthor=False))
+
+
+def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:
+    """--data-dir wins over $DESKTOP_RAG_DATA_DIR, which wins over the platform's user data folder."""
+    if cli_value:
+        return Path(cli_value).expanduser().resolve()
+    if os.environ.get(DATA_DIR_ENV):
+        return Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
+    return default_data_dir()
+
+
+@dataclass
+class Settings:
+    # Chunking is bounded by the embedder's 256 word pieces: a chunk of 200 leaves room for a ~40-word context
+    # in front of it (context first measured better than chunk first, see context-experiment.md).
+    chunk_tokens: int = 200
+    chunk_overlap_tokens: int = 30
+    context_max_words: int = 40
+    contexts: str = "auto"
+    max_file_mb: float = 50.0
+    ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
+    # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.
+    embedding_model: str = ""
+    embed_batch_size: int = 32
+    # Search
+    candidates: int = 100
+    rrf_k: int = 60
+    dense_weight: float = 1.0
+    bm25_weight: float = 1.0
+    rerank: bool = False
+    rerank_model: str = ""  # a cross-encoder folder the user supplies; nothing ships one offline
+    rerank_candidates: int = 30
+    # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.
+    chroma_server: str = ""
+
+    @classmethod
+    def load(cls, data_dir: Path) -> "Settings":
+        path = data_dir / SETTINGS_FILE
+        if not path.exists():
+            return cls()
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in raw.items() if k in known})
+
+    def save(self, data_dir: Path) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = data_dir / (SETTINGS_FILE + ".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        os.replace(tmp, data_dir / SETTINGS_FILE)

@@ -1,0 +1,125 @@
+"""Contextualizers: write the short text that situates a chunk in its document before it is indexed.
+
+`none` and `rules` live here; the LLM contextualizer plugs into the same interface. Every contextualizer works
+a whole document at a time, because the useful facts (title, key terms, the model's cached prefix) are
+per document.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, Sequence
+
+from desktop_rag.core.keyterms import CODE_WORDS, key_terms
+from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+
+RULES_VERSION = "rules-1"
+CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
+
+_MIN_INFORMATIVE_WORDS = 3
+_NOISE_LINE = re.compile(
+    r"^\s*(?:#!|#\s*-\*-|use\s|import\s|from\s+\S+\s+import|#include|package\s|using\s|require\()", re.I
+)
+# Licence headers open most source files and say nothing about them; a paragraph mentioning these is skipped.
+_LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+
+
+class Contextualizer(Protocol):
+    name: str
+
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]: ...
+
+
+class NoContextualizer:
+    name = "none"
+
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
+        return [ContextResult(text="", source="none") for _ in chunks]
+
+
+class RulesContextualizer:
+    """Title, heading path, position, the document's first informative lines and its key terms.
+
+    Measured on the codebase set (context-experiment.md, variant B): first informative lines plus key
+    identifiers lifted hybrid recall@20 from 92.7 to 95.4 at no model cost.
+    """
+
+    name = "rules"
+
+    def __init__(self, max_words: int = 40, key_term_count: int = 8):
+        self.max_words = max_words
+        self.key_term_count = key_term_count
+
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
+        body = without_legal_notices(document.text)
+        summary = informative_lines(body, document.title)
+        terms = key_terms(body, self.key_term_count)
+        return [
+            ContextResult(
+                text=self._compose(document, chunk, len(chunks), summary, terms),
+                source="rules",
+                prompt_version=RULES_VERSION,
+            )
+            for chunk in chunks
+        ]
+
+    def _compose(self, doc: ParsedDocument, chunk: Chunk, total: int, summary: str, terms: list[str]) -> str:
+        where = [doc.title]
+        path = [h for h in chunk.heading_path if h != doc.title]
+        if path:
+            where.append(" > ".join(path))
+        position = []
+        if chunk.page:
+            position.append(f"page {chunk.page}")
+        if total > 1:
+            position.append(f"part {chunk.index + 1} of {total}")
+        head = " — ".join(where) + (f" ({', '.join(position)})" if position else "") + "."
+        parts = [head]
+        if summary:
+            parts.append(summary)
+        if terms:
+            parts.append("Key terms: " + ", ".join(terms) + ".")
+        return _limit_words(" ".join(parts), self.max_words)
+
+
+def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int = 400) -> str:
+    """The first lines that say something: not code imports, licence headers, or bare punctuation."""
+    found: list[str] = []
+    for raw in text.split("\n"):
+        line = raw.strip().strip("/#*!-=<>;{}\"' \t")
+        if not line or _NOISE_LINE.match(raw) or line == title:
+            continue
+        words = re.findall(r"[A-Za-z][A-Za-z0-9_']+", line)
+        if sum(1 for w in words if w.lower() not in CODE_WORDS) < _MIN_INFORMATIVE_WORDS:
+            continue
+        line = line.rstrip(":,")
+        found.append(line if line.endswith((".", "!", "?")) else line + ".")
+        if len(found) == count:
+            break
+    return " ".join(found)[:max_chars]
+
+
+def without_legal_notices(text: str) -> str:
+    return "\n\n".join(p for p in _BLANK_LINES.split(text) if not _LEGAL.search(p))
+
+
+def _limit_words(text: str, max_words: int) -> str:
+    words = text.split()
+    if len(words) <= max_words:
+        return text
+    return " ".join(words[:max_words]).rstrip(",;:") + "…"
+
+
+def make_contextualizer(choice: str, max_words: int = 40) -> Contextualizer:
+    if choice == "none":
+        return NoContextualizer()
+    if choice in ("rules", "auto"):
+        # `auto` will prefer the LLM within a time budget once the LLM contextualizer exists (issue 3);
+        # until then rules are what auto can always deliver.
+        return RulesContextualizer(max_words=max_words)
+    if choice == "llm":
+        raise ValueError(
+            "the LLM contextualizer is not available in this version yet; use --contexts rules or auto"
+        )
+    raise ValueError(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")

@@ -1,0 +1,81 @@
+"""Dense embeddings with sentence-transformers, loaded lazily from a local folder (never from a hub).
+
+`import sentence_transformers` costs 5–9 s, so nothing imports it until the first text is embedded.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from desktop_rag.core.tokens import default_embedding_model_path
+
+
+def bfloat16_is_fast() -> bool:
+    """bfloat16 is ~3× faster than float32 where the CPU has native bf16 (AVX512-BF16 or AMX) and much slower
+    where it is emulated, so it is used only where the instructions exist."""
+    import torch
+
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, name, lambda: False)() for name in probes)
+
+
+class Embedder:
+    def __init__(self, model_path: Path | None = None, precision: str = "auto", batch_size: int = 32):
+        self.model_path = Path(model_path) if model_path else default_embedding_model_path()
+        self.precision = precision
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.model_path.name if self.model_path.name != "model" else self.model_path.parent.name
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                if not (self.model_path / "modules.json").exists() and not (self.model_path / "config.json").exists():
+                    raise FileNotFoundError(f"no sentence-transformers model in {self.model_path}")
+                import torch
+                from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as transformers_logging
+
+                transformers_logging.disable_progress_bar()  # its "Loading weights" bar would litter CLI output
+
+                model = SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True)
+                use_bf16 = self.precision == "bfloat16" or (self.precision == "auto" and bfloat16_is_fast())
+                if use_bf16:
+                    model = model.to(torch.bfloat16)
+                self.effective_precision = "bfloat16" if use_bf16 else "float32"
+                self._model = model
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self._load().max_seq_length)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text (cosine similarity is then a dot product)."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        vectors = model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_tensor=True,
+            show_progress_bar=False,
+        )
+        return vectors.float().cpu().numpy()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]

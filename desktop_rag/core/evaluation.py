@@ -1,0 +1,220 @@
+"""Retrieval evaluation on a pre-chunked dataset (the layout of shared/datasets/codebase).
+
+The dataset's own chunks are indexed as they are (not re-chunked) so figures compare with published ones; they
+go through the real catalog, contextualizer, Chroma and BM25 in a throw-away data folder.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TextIO
+
+from desktop_rag.config import Settings
+from desktop_rag.core.chunking import text_hash
+from desktop_rag.core.contexts import make_contextualizer
+from desktop_rag.core.indexing import Indexer
+from desktop_rag.core.models import Chunk, ParsedDocument, index_text
+from desktop_rag.core.parsers.code import parse_code
+
+# The embedder's limit is 256 pieces including [CLS] and [SEP].
+_EMBEDDER_TEXT_PIECES = 254
+
+
+@dataclass
+class Dataset:
+    name: str
+    documents: list[dict]
+    chunks: list[dict]
+    queries: list[dict]
+    qrels: dict[str, set[str]]
+
+
+@dataclass
+class EvalConfig:
+    contexts: str = "rules"
+    mode: str = "hybrid"
+    rerank: bool = False
+
+    @property
+    def label(self) -> str:
+        text = f"{'plain' if self.contexts == 'none' else self.contexts + ' contexts'}, {self.mode}"
+        return text + (" + rerank" if self.rerank else "")
+
+
+@dataclass
+class EvalReport:
+    dataset: str
+    config: dict
+    recall: dict[str, float]
+    mrr: float
+    seconds: float
+    queries: int = 0
+    chunks: int = 0
+    context_avg_words: float = 0.0
+    over_embedder_limit: float = 0.0  # share of indexed texts the embedder truncates
+    notices: list[str] = field(default_factory=list)
+
+
+def load_dataset(folder: Path) -> Dataset:
+    folder = Path(folder)
+    missing = [n for n in ("documents.jsonl", "chunks.jsonl", "queries.jsonl", "qrels.tsv") if not (folder / n).exists()]
+    if missing:
+        raise FileNotFoundError(f"{folder} is not a pre-chunked dataset: missing {', '.join(missing)}")
+
+    def read_jsonl(name):
+        return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+    qrels: dict[str, set[str]] = {}
+    for line in (folder / "qrels.tsv").read_text(encoding="utf-8").splitlines()[1:]:
+        query_id, chunk_id, score = line.split("\t")
+        if float(score) > 0:
+            qrels.setdefault(query_id, set()).add(chunk_id)
+    queries = [q for q in read_jsonl("queries.jsonl") if q["_id"] in qrels]
+    return Dataset(folder.name, read_jsonl("documents.jsonl"), read_jsonl("chunks.jsonl"), queries, qrels)
+
+
+class _IndexedDataset:
+    """The dataset loaded into a temporary library with one contexts choice."""
+
+    def __init__(self, dataset: Dataset, contexts: str, settings: Settings):
+        from desktop_rag.core.library import Library
+
+        self._tmp = tempfile.TemporaryDirectory(prefix="desktop-rag-eval-")
+        self.library = Library(Path(self._tmp.name), replace(settings, contexts=contexts, chroma_server=""))
+        started = time.perf_counter()
+        self.chunk_names = self._ingest(dataset, contexts)
+        self.build_seconds = time.perf_counter() - started
+
+    def _ingest(self, dataset: Dataset, contexts: str) -> dict[int, str]:
+        lib = self.library
+        contextualizer = make_contextualizer(contexts, lib.settings.context_max_words)
+        by_doc: dict[str, list[dict]] = {}
+        for chunk in dataset.chunks:
+            by_doc.setdefault(chunk["doc_id"], []).append(chunk)
+        for doc in dataset.documents:
+            parsed = parse_code(doc["text"].encode("utf-8"), doc["title"])
+            parsed = ParsedDocument(parsed.text, doc["title"], "code", parsed.headings)
+            raw_chunks = sorted(by_doc.get(doc["_id"], []), key=lambda c: c["index"])
+            chunks = _locate_chunks(parsed, raw_chunks, lib.token_counter)
+            lib.catalog.save_document(
+                path=f"dataset:{doc['_id']}", size=len(doc["text"]), mtime_ns=0, content_hash=text_hash(doc["text"]),
+                parser="code", title=doc["title"], text=parsed.text, page_count=None, chunks=chunks,
+                contexts=contextualizer.contextualize(parsed, chunks),
+            )
+        Indexer(lib, contextualizer).sync_indexes()
+        names = {}
+        rows = lib.catalog._db.execute(
+            "SELECT c.id, d.path, c.idx FROM chunks c JOIN documents d ON d.id = c.document_id"
+        )
+        for chunk_id, path, idx in rows:
+            names[chunk_id] = f"{path.removeprefix('dataset:')}:{idx}"
+        return names
+
+    def close(self):
+        self.library.close()
+        self._tmp.cleanup()
+
+
+def _locate_chunks(doc: ParsedDocument, raw_chunks: list[dict], counter) -> list[Chunk]:
+    from desktop_rag.core.chunking import heading_path
+
+    chunks, cursor = [], 0
+    counts = counter.count([c["text"] for c in raw_chunks])
+    for raw, tokens in zip(raw_chunks, counts):
+        start = doc.text.find(raw["text"], cursor)
+        if start < 0:
+            start = max(doc.text.find(raw["text"]), 0)
+        end = start + len(raw["text"])
+        cursor = max(cursor, start)
+        chunks.append(Chunk(raw["index"], raw["text"], start, end, None, heading_path(doc.headings, start), tokens,
+                            text_hash(raw["text"])))
+    return chunks
+
+
+def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutoffs: list[int],
+           log: TextIO | None) -> EvalReport:
+    lib = indexed.library
+    started = time.perf_counter()
+    depth = max(cutoffs)
+    recall_sums = {k: 0.0 for k in cutoffs}
+    reciprocal_ranks = 0.0
+    notices: set[str] = set()
+    for number, query in enumerate(dataset.queries, start=1):
+        result = lib.search(query["text"], k=depth, mode=config.mode, rerank=config.rerank)
+        notices.update(result.notices)
+        ranked = [indexed.chunk_names[h.chunk_id] for h in result.hits]
+        relevant = dataset.qrels[query["_id"]]
+        for k in cutoffs:
+            recall_sums[k] += len(relevant.intersection(ranked[:k])) / len(relevant)
+        first = next((rank for rank, name in enumerate(ranked, start=1) if name in relevant), None)
+        reciprocal_ranks += 1.0 / first if first else 0.0
+        if log and number % 50 == 0:
+            log.write(f"  {config.label}: {number}/{len(dataset.queries)} queries\n")
+    n = len(dataset.queries)
+    texts = [index_text(c, t) for _, c, t in lib.catalog.iter_index_texts()]
+    contexts = [c for _, c, _ in lib.catalog.iter_index_texts()]
+    pieces = lib.token_counter.count(texts)
+    return EvalReport(
+        dataset=dataset.name,
+        config={"contexts": config.contexts, "mode": config.mode, "rerank": config.rerank,
+                "embedding_model": lib.embedder.name, "candidates": lib.settings.candidates},
+        recall={str(k): round(recall_sums[k] / n, 4) for k in cutoffs},
+        mrr=round(reciprocal_ranks / n, 4),
+        seconds=round(indexed.build_seconds + time.perf_counter() - started, 1),
+        queries=n,
+        chunks=len(texts),
+        context_avg_words=round(sum(len(c.split()) for c in contexts) / max(len(contexts), 1), 1),
+        over_embedder_limit=round(sum(p > _EMBEDDER_TEXT_PIECES for p in pieces) / max(len(pieces), 1), 3),
+        notices=sorted(notices),
+    )
+
+
+def evaluate(dataset: Dataset, config: EvalConfig, cutoffs: list[int], settings: Settings,
+             log: TextIO | None = None) -> EvalReport:
+    indexed = _IndexedDataset(dataset, config.contexts, settings)
+    try:
+        return _score(indexed, dataset, config, cutoffs, log)
+    finally:
+        indexed.close()
+
+
+def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Settings,
+                           log: TextIO | None = None) -> list[EvalReport]:
+    """Plain dense, plain hybrid, contextual dense, contextual hybrid, and + rerank where a reranker is set."""
+    rows = []
+    for contexts in ("none", "rules"):
+        indexed = _IndexedDataset(dataset, contexts, settings)
+        try:
+            configs = [EvalConfig(contexts, "dense"), EvalConfig(contexts, "hybrid")]
+            if contexts != "none" and settings.rerank_model:
+                configs.append(EvalConfig(contexts, "hybrid", rerank=True))
+            for config in configs:
+                rows.append(_score(indexed, dataset, config, cutoffs, log))
+                indexed.build_seconds = 0.0  # the build is counted once, on the first row that used it
+        finally:
+            indexed.close()
+    return rows
+
+
+def print_table(rows: list[EvalReport], cutoffs: list[int], out: TextIO) -> None:
+    if rows:
+        out.write(f"Dataset {rows[0].dataset}: {rows[0].queries} queries, {rows[0].chunks} chunks\n")
+    header = ["configuration"] + [f"R@{k}" for k in cutoffs] + ["MRR", "ctx words", ">limit", "seconds"]
+    table = [header]
+    for r in rows:
+        label = EvalConfig(r.config["contexts"], r.config["mode"], r.config["rerank"]).label
+        table.append([label] + [f"{100 * r.recall[str(k)]:.2f}" for k in cutoffs]
+                     + [f"{r.mrr:.3f}", f"{r.context_avg_words:g}", f"{100 * r.over_embedder_limit:.0f}%",
+                        f"{r.seconds:.1f}"])
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for i, row in enumerate(table):
+        out.write("  ".join(cell.ljust(w) if j == 0 else cell.rjust(w) for j, (cell, w) in enumerate(zip(row, widths))))
+        out.write("\n")
+        if i == 0:
+            out.write("  ".join("-" * w for w in widths) + "\n")
+    for notice in sorted({n for r in rows for n in r.notices}):
+        out.write(f"note: {notice}\n")

@@ -1,0 +1,220 @@
+"""The indexing run: scan → parse → chunk → contextualize → (catalog) → embed → keyword index.
+
+Each file is committed to the catalog on its own and each embedding batch is marked done as soon as Chroma has
+it, so a run killed at any point resumes without redoing finished work: unchanged files are recognised by size
+and mtime (then by content hash), and only chunks not yet embedded are embedded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from desktop_rag.core import parsers
+from desktop_rag.core.chunking import chunk_document
+from desktop_rag.core.contexts import Contextualizer
+from desktop_rag.core.control import Cancelled, RunControl
+from desktop_rag.core.models import index_text
+from desktop_rag.core.scan import FoundFile, ScanProblem, scan
+
+log = logging.getLogger(__name__)
+
+PHASES = ("scan", "parse", "contextualize", "embed", "index")
+# Embed as soon as this many chunks wait: bounds memory and makes finished work durable during long runs.
+_EMBED_FLUSH_CHUNKS = 512
+
+
+@dataclass
+class Progress:
+    phase: str
+    done: int
+    total: int | None
+    path: str | None = None
+
+
+@dataclass
+class FileFailure:
+    path: str
+    reason: str
+
+
+@dataclass
+class IndexSummary:
+    indexed: int = 0
+    unchanged: int = 0
+    failed: list[FileFailure] = field(default_factory=list)
+    removed: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    keyword_chunks: int | None = None
+    seconds: float = 0.0
+    phase_seconds: dict[str, float] = field(default_factory=lambda: {p: 0.0 for p in PHASES})
+    cancelled: bool = False
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class Indexer:
+    def __init__(self, library, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
+                 control: RunControl | None = None):
+        self.lib = library
+        self.settings = library.settings
+        self.contextualizer = contextualizer
+        self.on_progress = on_progress or (lambda progress: None)
+        self.control = control or RunControl()
+        self.summary = IndexSummary()
+
+    def run(self, roots: Sequence[Path]) -> IndexSummary:
+        started = time.perf_counter()
+        try:
+            files = self._scan(roots)
+            for number, found in enumerate(files, start=1):
+                self.control.checkpoint()
+                self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
+                self._index_file(found)
+                if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
+                    self._embed_pending()
+            self.on_progress(Progress("parse", len(files), len(files)))
+            self.sync_indexes()
+        except Cancelled:
+            self.summary.cancelled = True
+        finally:
+            self.summary.seconds = time.perf_counter() - started
+        return self.summary
+
+    # -- scan -----------------------------------------------------------------------------------------------
+
+    def _scan(self, roots: Sequence[Path]) -> list[FoundFile]:
+        t0 = time.perf_counter()
+        problems: list[ScanProblem] = []
+        roots = [Path(r).expanduser().resolve() for r in roots]
+        files: list[FoundFile] = []
+        for found in scan(roots, self.settings.ignore_patterns, problems):
+            files.append(found)
+            if len(files) % 500 == 0:
+                self.on_progress(Progress("scan", len(files), None, str(found.path)))
+        self.on_progress(Progress("scan", len(files), len(files)))
+        for problem in problems:
+            self.summary.failed.append(FileFailure(str(problem.path), problem.reason))
+        for root in roots:
+            if root.is_dir():
+                self.lib.catalog.add_folder(str(root))
+        self._forget_removed(roots, {str(f.path) for f in files}, [str(p.path) for p in problems])
+        self.summary.phase_seconds["scan"] += time.perf_counter() - t0
+        return files
+
+    def _forget_removed(self, roots: list[Path], seen: set[str], unreadable: list[str]) -> None:
+        gone = []
+        for root in roots:
+            if not root.is_dir():
+                continue
+            for doc in self.lib.catalog.documents_under(str(root)):
+                # A file in a folder we could not list is not known to be gone: keep it.
+                if doc.path not in seen and not any(doc.path.startswith(u) for u in unreadable):
+                    gone.append(doc.id)
+        self.summary.removed += self.lib.catalog.remove_documents(gone)
+
+    # -- one file -------------------------------------------------------------------------------------------
+
+    def _index_file(self, found: FoundFile) -> None:
+        catalog = self.lib.catalog
+        path = str(found.path)
+        known = catalog.document(path)
+        if known and known.size == found.size and known.mtime_ns == found.mtime_ns:
+            if known.status == "failed":
+                self.summary.failed.append(FileFailure(path, f"{known.error} (unchanged since the last attempt)"))
+            else:
+                self.summary.unchanged += 1
+            return
+        limit = int(self.settings.max_file_mb * 1024 * 1024)
+        if found.size > limit:
+            self._fail(found, None, f"too large: {found.size / 2**20:.1f} MB is over the {self.settings.max_file_mb:g} MB"
+                       " limit (setting max_file_mb)")
+            return
+        t0 = time.perf_counter()
+        try:
+            data = found.path.read_bytes()
+        except OSError as exc:
+            self._fail(found, None, f"cannot read file: {exc.strerror or exc}")
+            return
+        content_hash = hashlib.sha256(data).hexdigest()
+        if known and known.status == "indexed" and known.content_hash == content_hash:
+            catalog.touch_document(known.id, found.size, found.mtime_ns)  # touched or copied, same content
+            self.summary.unchanged += 1
+            return
+        try:
+            document = parsers.parse(found.path, data)
+            chunks = chunk_document(
+                document, self.lib.token_counter, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens
+            )
+        except parsers.ParseError as exc:
+            self._fail(found, content_hash, str(exc))
+            return
+        except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
+            log.exception("parsing %s failed", path)
+            self._fail(found, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
+            return
+        t1 = time.perf_counter()
+        self.summary.phase_seconds["parse"] += t1 - t0
+        self.on_progress(Progress("contextualize", 0, len(chunks), path))
+        contexts = self.contextualizer.contextualize(document, chunks)
+        self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
+        catalog.save_document(
+            path=path, size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, parser=document.parser,
+            title=document.title, text=document.text, page_count=document.page_count, chunks=chunks,
+            contexts=contexts,
+        )
+        self.summary.indexed += 1
+        self.summary.chunks += len(chunks)
+
+    def _fail(self, found: FoundFile, content_hash: str | None, reason: str) -> None:
+        self.lib.catalog.save_failure(
+            path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, error=reason
+        )
+        self.summary.failed.append(FileFailure(str(found.path), reason))
+
+    # -- indexes --------------------------------------------------------------------------------------------
+
+    def sync_indexes(self) -> None:
+        """Bring Chroma and BM25 in line with the catalog: drop removed vectors, embed pending chunks, rebuild
+        the keyword index if anything changed. Safe to call any time; does nothing when all is in sync."""
+        catalog = self.lib.catalog
+        deletions = catalog.pending_dense_deletions()
+        if deletions:
+            self.lib.vectors.delete(deletions)
+            catalog.clear_dense_deletions(deletions)
+        self._embed_pending()
+        if catalog.bm25_dirty:
+            self.control.checkpoint()
+            t0 = time.perf_counter()
+            self.on_progress(Progress("index", 0, 1))
+            self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
+            self.on_progress(Progress("index", 1, 1))
+            self.summary.phase_seconds["index"] += time.perf_counter() - t0
+
+    def _embed_pending(self) -> None:
+        catalog = self.lib.catalog
+        total = catalog.count_pending_embeddings()
+        done = 0
+        batch_size = max(self.settings.embed_batch_size * 4, 64)
+        while True:
+            self.control.checkpoint()
+            batch = catalog.pending_embeddings(batch_size)
+            if not batch:
+                break
+            t0 = time.perf_counter()
+            self.on_progress(Progress("embed", done, total))
+            vectors = self.lib.embedder.embed([index_text(context, text) for _, context, text in batch])
+            ids = [chunk_id for chunk_id, _, _ in batch]
+            self.lib.vectors.add(ids, vectors)
+            catalog.mark_embedded(ids)
+            done += len(batch)
+            self.summary.embedded += len(batch)
+            self.summary.phase_seconds["embed"] += time.perf_counter() - t0
+        if total:
+            self.on_progress(Progress("embed", done, total))

@@ -1,0 +1,75 @@
+"""Key terms of a document: the names a person would search for, found without any model.
+
+Scored by frequency times shape: identifiers (CamelCase, snake_case, dotted, with digits) and capitalised words
+in running text carry names; plain lower-case words rarely do. Deterministic per document, so a context built
+from them only changes when the document does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[.:][A-Za-z_][A-Za-z0-9_]*)*")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have having he
+    her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once only
+    or other our out over own same she should so some such than that the their them then there these they this
+    those through to too under until up very was we were what when where which while who whom why will with would
+    you your yours may might must shall one two new use used using via per etc see get set make made like""".split()
+)
+
+# Words of programming languages and markup: frequent in code, useless as search terms.
+CODE_WORDS = frozenset(
+    """fn pub let mut impl struct enum trait use mod crate self super where match return true false none null nil
+    def class import from as pass lambda yield async await try except finally raise with elif else if for while
+    in is not and or const var function static public private protected void int long float double char bool
+    string str usize isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 new this extends implements interface package
+    include define ifdef endif ifndef typedef unsigned signed sizeof struct namespace template typename auto
+    break continue case switch default goto do end then local require module export type dyn ref box vec ok err
+    some option result unwrap clone into iter map len args kwargs cls http https www com org html div span""".split()
+)
+
+
+def key_terms(text: str, limit: int = 8) -> list[str]:
+    counts: Counter[str] = Counter()
+    shape: dict[str, float] = {}
+    first_seen: dict[str, int] = {}
+    for m in _WORD.finditer(text):
+        word = m.group(0).strip(".:")
+        lower = word.lower()
+        if len(word) < 3 or lower in STOPWORDS or lower in CODE_WORDS:
+            continue
+        counts[word] += 1
+        first_seen.setdefault(word, m.start())
+        if word not in shape:
+            shape[word] = _shape_weight(word, text, m.start())
+    scored = sorted(counts, key=lambda w: (-counts[w] * shape[w], first_seen[w]))
+    chosen: list[str] = []
+    seen_lower: set[str] = set()
+    for word in scored:
+        if word.lower() in seen_lower:
+            continue
+        chosen.append(word)
+        seen_lower.add(word.lower())
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+def _shape_weight(word: str, text: str, pos: int) -> float:
+    if "_" in word.strip("_") or _CAMEL.search(word) or "." in word or "::" in word:
+        return 3.0  # an identifier: almost always a name worth searching for
+    if any(ch.isdigit() for ch in word):
+        return 2.0
+    if word[0].isupper() and not _starts_sentence(text, pos):
+        return 2.0  # a proper noun in running text
+    return 1.0
+
+
+def _starts_sentence(text: str, pos: int) -> bool:
+    before = text[max(0, pos - 3) : pos].rstrip(" \t")
+    return not before or before[-1] in ".!?\n#*-"

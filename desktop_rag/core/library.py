@@ -1,0 +1,122 @@
+"""The Python API that the CLI and the app share: one data folder, its catalog, its indexes, its models.
+
+Heavy parts (Chroma, the embedding model, the reranker) are created on first use, so opening a library and
+reading its catalog is instant.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+from pathlib import Path
+from typing import Sequence
+
+from desktop_rag.config import Settings
+from desktop_rag.core.contexts import make_contextualizer
+from desktop_rag.core.control import RunControl
+from desktop_rag.core.embedding import Embedder
+from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
+from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.models import index_text
+from desktop_rag.core.rerank import Reranker
+from desktop_rag.core.search import SearchResult, Searcher
+from desktop_rag.core.tokens import token_counter
+from desktop_rag.storage.catalog import Catalog
+from desktop_rag.storage.keyword_index import KeywordIndex
+from desktop_rag.storage.vector_store import VectorStore
+
+CATALOG_FILE = "catalog.sqlite3"
+
+
+class Library:
+    def __init__(self, data_dir: Path, settings: Settings | None = None):
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.settings = settings or Settings.load(self.data_dir)
+        self.catalog = Catalog(self.data_dir / CATALOG_FILE)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self.catalog.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- parts, created on first use ------------------------------------------------------------------------
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        path = Path(self.settings.embedding_model) if self.settings.embedding_model else None
+        return Embedder(path, batch_size=self.settings.embed_batch_size)
+
+    @cached_property
+    def token_counter(self):
+        return token_counter(self.embedder.model_path)
+
+    @cached_property
+    def vectors(self) -> VectorStore:
+        return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
+
+    @cached_property
+    def keywords(self) -> KeywordIndex:
+        return KeywordIndex(self.data_dir / "bm25", lexical_tokens)
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        return Reranker(self.settings.rerank_model) if self.settings.rerank_model else None
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        return Searcher(self.catalog, self.vectors, self.keywords, self.embedder, self.settings, self.reranker)
+
+    # -- operations -----------------------------------------------------------------------------------------
+
+    def index(self, paths: Sequence[Path], contexts: str | None = None, on_progress: ProgressCallback | None = None,
+              control: RunControl | None = None) -> IndexSummary:
+        contextualizer = make_contextualizer(contexts or self.settings.contexts, self.settings.context_max_words)
+        with self._lock:  # one writer at a time per library
+            return Indexer(self, contextualizer, on_progress, control).run(paths)
+
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
+        return self.searcher.search(query, k=k, mode=mode, rerank=rerank)
+
+    def rebuild_keyword_index(self) -> int:
+        count = self.keywords.rebuild(
+            (chunk_id, index_text(context, text)) for chunk_id, context, text in self.catalog.iter_index_texts()
+        )
+        self.catalog.set_bm25_clean()
+        return count
+
+    def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
+        """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
+        with self._lock:
+            self.vectors.reset()
+            self.catalog.mark_all_unembedded()
+            self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
+            self.catalog.mark_keyword_index_dirty()
+            indexer = Indexer(self, make_contextualizer("none"), on_progress, control)
+            indexer.sync_indexes()
+            return indexer.summary
+
+    def stats(self) -> dict:
+        stats = self.catalog.stats()
+        stats["data_dir"] = str(self.data_dir)
+        stats["dense_index_chunks"] = self.vectors.count()
+        stats["keyword_index_chunks"] = len(self.keywords) if self.keywords.exists else 0
+        stats["index_bytes"] = {
+            "catalog": _size(self.data_dir / CATALOG_FILE),
+            "chroma": _size(self.data_dir / "chroma"),
+            "bm25": _size(self.data_dir / "bm25"),
+        }
+        return stats
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return 0

@@ -1,0 +1,84 @@
+"""Plain text, Markdown and reStructuredText: the extracted text is the file's own text, headings found in it."""
+
+from __future__ import annotations
+
+import re
+
+from desktop_rag.core.models import Heading, ParsedDocument
+from desktop_rag.core.parsers.decoding import decode_text
+
+_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
+_SETEXT = re.compile(r"^([^\n]*\S[^\n]*)\n(=+|-+)[ \t]*$", re.M)
+_FENCE = re.compile(r"^(```|~~~)", re.M)
+_RST_UNDERLINE_CHARS = "=-~^\"'`#*+:._"
+
+
+def parse_plain(data: bytes, stem: str) -> ParsedDocument:
+    text = decode_text(data)
+    return ParsedDocument(text=text, title=_first_line(text) or stem, parser="text")
+
+
+def parse_markdown(data: bytes, stem: str) -> ParsedDocument:
+    text = decode_text(data)
+    fenced = _fenced_ranges(text)
+    headings = []
+    for m in _ATX.finditer(text):
+        if not _inside(m.start(), fenced):
+            headings.append(Heading(m.start(), len(m.group(1)), m.group(2).strip()))
+    for m in _SETEXT.finditer(text):
+        if not _inside(m.start(), fenced) and not m.group(1).lstrip().startswith(("#", "-", "*", "|")):
+            headings.append(Heading(m.start(), 1 if m.group(2)[0] == "=" else 2, m.group(1).strip()))
+    headings.sort(key=lambda h: h.start_char)
+    title = next((h.title for h in headings if h.level == 1), None) or _first_line(text) or stem
+    return ParsedDocument(text=text, title=title, parser="markdown", headings=headings)
+
+
+def parse_rst(data: bytes, stem: str) -> ParsedDocument:
+    text = decode_text(data)
+    lines = text.split("\n")
+    offsets = _line_offsets(lines)
+    levels: dict[str, int] = {}  # reST ranks heading styles by the order they first appear
+    headings = []
+    i = 0
+    while i < len(lines) - 1:
+        title, under = lines[i].rstrip(), lines[i + 1].rstrip()
+        overline = i > 0 and _is_rst_rule(lines[i - 1].rstrip()) and lines[i - 1].strip()[0] == (under[:1] or " ")
+        if title.strip() and _is_rst_rule(under) and len(under) >= len(title.strip()) and not _is_rst_rule(title):
+            style = ("o" if overline else "") + under[0]
+            level = levels.setdefault(style, len(levels) + 1)
+            start = offsets[i - 1] if overline else offsets[i]
+            headings.append(Heading(start, level, title.strip()))
+            i += 2
+            continue
+        i += 1
+    title = headings[0].title if headings else (_first_line(text) or stem)
+    return ParsedDocument(text=text, title=title, parser="rst", headings=headings)
+
+
+def _is_rst_rule(line: str) -> bool:
+    return len(line) >= 3 and line[0] in _RST_UNDERLINE_CHARS and line == line[0] * len(line)
+
+
+def _line_offsets(lines: list[str]) -> list[int]:
+    offsets, pos = [], 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    return offsets
+
+
+def _fenced_ranges(text: str) -> list[tuple[int, int]]:
+    marks = [m.start() for m in _FENCE.finditer(text)]
+    return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
+
+
+def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(a <= pos <= b for a, b in ranges)
+
+
+def _first_line(text: str, max_chars: int = 120) -> str:
+    for line in text.split("\n"):
+        line = line.strip().strip("#=*-_ \t")
+        if line:
+            return line[:max_chars]
+    return ""

@@ -1,0 +1,65 @@
+"""Find the files to index under the given paths, skipping hidden, temporary, VCS and ignored entries."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from desktop_rag.core.parsers import is_supported
+
+
+@dataclass(frozen=True)
+class FoundFile:
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class ScanProblem:
+    path: Path
+    reason: str
+
+
+def is_ignored(name: str, patterns: Iterable[str]) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[ScanProblem]) -> Iterator[FoundFile]:
+    """Supported files under `roots` (a root may also be a single file). Unreadable folders go to `problems`."""
+    patterns = tuple(ignore_patterns)
+    for root in roots:
+        if root.is_file():
+            found = _stat(root, problems)
+            if found:
+                yield found
+            continue
+        if not root.is_dir():
+            problems.append(ScanProblem(root, "no such file or folder"))
+            continue
+
+        def on_error(error: OSError, root=root) -> None:
+            problems.append(ScanProblem(Path(error.filename or root), f"cannot list folder: {error.strerror}"))
+
+        for folder, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+            # Pruning in place stops os.walk from descending into ignored folders (.git, node_modules...).
+            dirnames[:] = sorted(d for d in dirnames if not is_ignored(d, patterns))
+            for name in sorted(filenames):
+                path = Path(folder, name)
+                if is_ignored(name, patterns) or not is_supported(path):
+                    continue
+                found = _stat(path, problems)
+                if found:
+                    yield found
+
+
+def _stat(path: Path, problems: list[ScanProblem]) -> FoundFile | None:
+    try:
+        st = path.stat()
+    except OSError as exc:
+        problems.append(ScanProblem(path, f"cannot read file: {exc.strerror or exc}"))
+        return None
+    return FoundFile(path.resolve(), st.st_size, st.st_mtime_ns)

@@ -1,0 +1,126 @@
+"""Hybrid search: dense top-N and BM25 top-N, fused by reciprocal rank, optionally reranked by a cross-encoder."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from desktop_rag.core.fusion import reciprocal_rank_fusion
+from desktop_rag.core.models import index_text
+from desktop_rag.core.rerank import Reranker, RerankerUnavailable
+
+MODES = ("hybrid", "dense", "bm25")
+
+
+class NoIndexError(Exception):
+    """Search was asked of a library that has nothing indexed yet."""
+
+
+@dataclass
+class Scores:
+    dense: float | None = None
+    bm25: float | None = None
+    fused: float | None = None
+    rerank: float | None = None
+
+
+@dataclass
+class Hit:
+    chunk_id: int
+    path: str
+    title: str | None
+    page: int | None
+    chunk_index: int
+    start_char: int
+    end_char: int
+    heading_path: list[str]
+    context: str
+    context_source: str
+    quality: float | None
+    text: str
+    scores: Scores = field(default_factory=Scores)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class SearchResult:
+    query: str
+    mode: str
+    hits: list[Hit]
+    reranked: bool = False
+    notices: list[str] = field(default_factory=list)
+
+
+class Searcher:
+    def __init__(self, catalog, vectors, keywords, embedder, settings, reranker: Reranker | None = None):
+        self.catalog = catalog
+        self.vectors = vectors
+        self.keywords = keywords
+        self.embedder = embedder
+        self.settings = settings
+        self.reranker = reranker
+
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
+        if mode not in MODES:
+            raise ValueError(f"unknown search mode {mode!r}; pick one of {', '.join(MODES)}")
+        if self.catalog.chunk_count() == 0:
+            raise NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...` first")
+        query = query.strip()
+        result = SearchResult(query=query, mode=mode, hits=[])
+        if not query:
+            return result
+        want_rerank = self.settings.rerank if rerank is None else rerank
+        n = max(self.settings.candidates, k)
+
+        dense = self.vectors.query(self.embedder.embed_query(query), n) if mode in ("hybrid", "dense") else []
+        bm25 = self.keywords.search(query, n) if mode in ("hybrid", "bm25") else []
+        if mode == "hybrid":
+            ranked = reciprocal_rank_fusion(
+                [[i for i, _ in dense], [i for i, _ in bm25]],
+                [self.settings.dense_weight, self.settings.bm25_weight],
+                self.settings.rrf_k,
+            )
+        else:
+            ranked = dense or bm25
+        dense_scores, bm25_scores = dict(dense), dict(bm25)
+
+        pool = max(k, self.settings.rerank_candidates) if want_rerank else k
+        top_ids = [i for i, _ in ranked[:pool]]
+        records = self.catalog.chunks_by_id(top_ids)  # ids an index still holds but the catalog dropped are skipped
+        hits = []
+        for chunk_id, score in ranked[:pool]:
+            record = records.get(chunk_id)
+            if record is None:
+                continue
+            hit = Hit(
+                chunk_id=chunk_id, path=record.path, title=record.title, page=record.page,
+                chunk_index=record.idx, start_char=record.start_char, end_char=record.end_char,
+                heading_path=record.heading_path, context=record.context, context_source=record.context_source,
+                quality=record.quality, text=record.text,
+                scores=Scores(dense=dense_scores.get(chunk_id), bm25=bm25_scores.get(chunk_id)),
+            )
+            hit.scores.fused = score if mode == "hybrid" else None
+            hits.append(hit)
+
+        if want_rerank:
+            result.reranked = self._rerank(query, hits, result.notices)
+        result.hits = hits[:k]
+        return result
+
+    def _rerank(self, query: str, hits: list[Hit], notices: list[str]) -> bool:
+        if self.reranker is None:
+            notices.append(
+                "rerank was asked for, but no reranker model is configured: set `rerank_model` to a cross-encoder "
+                "folder (desktop-rag settings rerank_model PATH); results are shown without reranking"
+            )
+            return False
+        try:
+            scores = self.reranker.score(query, [index_text(h.context, h.text) for h in hits])
+        except RerankerUnavailable as exc:
+            notices.append(f"rerank skipped: {exc}")
+            return False
+        for hit, score in zip(hits, scores):
+            hit.scores.rerank = score
+        hits.sort(key=lambda h: -h.scores.rerank)
+        return True

