@@ -23,6 +23,7 @@ _NOISE_LINE = re.compile(
 # Licence headers open most source files and say nothing about them; a paragraph mentioning these is skipped.
 _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 
 
 class Contextualizer(Protocol):
@@ -53,7 +54,7 @@ class RulesContextualizer:
 
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
         body = without_legal_notices(document.text)
-        summary = informative_lines(body, document.title)
+        summary = informative_lines(body, document.title, prose=document.parser != "code")
         terms = key_terms(body, self.key_term_count)
         return [
             ContextResult(
@@ -83,10 +84,21 @@ class RulesContextualizer:
         return _limit_words(" ".join(parts), self.max_words)
 
 
-def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int = 400) -> str:
-    """The first lines that say something: not code imports, licence headers, or bare punctuation."""
+def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int = 400, prose: bool = False) -> str:
+    """The first lines that say something: not code imports, licence headers, or bare punctuation.
+
+    In prose a line break is only wrapping, so paragraphs are joined and cut into sentences instead of lines.
+    """
+    if prose:
+        candidates = [
+            sentence
+            for paragraph in _BLANK_LINES.split(text)
+            for sentence in _SENTENCE_END.split(" ".join(paragraph.split()))
+        ]
+    else:
+        candidates = text.split("\n")
     found: list[str] = []
-    for raw in text.split("\n"):
+    for raw in candidates:
         line = raw.strip().strip("/#*!-=<>;{}\"' \t")
         if not line or _NOISE_LINE.match(raw) or line == title:
             continue

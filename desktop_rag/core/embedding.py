@@ -79,3 +79,17 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+_shared: dict[tuple, Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_embedder(model_path: Path | None = None, precision: str = "auto", batch_size: int = 32) -> Embedder:
+    """One loaded model per configuration per process: libraries opened side by side (the app's search and its
+    indexing worker, an evaluation's configurations) share it instead of each loading ~90 MB of weights."""
+    key = (str(model_path or default_embedding_model_path()), precision, batch_size)
+    with _shared_lock:
+        if key not in _shared:
+            _shared[key] = Embedder(model_path, precision, batch_size)
+        return _shared[key]

@@ -74,8 +74,8 @@ class Indexer:
         try:
             files = self._scan(roots)
             for number, found in enumerate(files, start=1):
-                self.control.checkpoint()
                 self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
+                self.control.checkpoint()
                 self._index_file(found)
                 if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
                     self._embed_pending()

@@ -14,7 +14,7 @@ from typing import Sequence
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts import make_contextualizer
 from desktop_rag.core.control import RunControl
-from desktop_rag.core.embedding import Embedder
+from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.lexical import lexical_tokens
 from desktop_rag.core.models import index_text
@@ -50,7 +50,7 @@ class Library:
     @cached_property
     def embedder(self) -> Embedder:
         path = Path(self.settings.embedding_model) if self.settings.embedding_model else None
-        return Embedder(path, batch_size=self.settings.embed_batch_size)
+        return shared_embedder(path, batch_size=self.settings.embed_batch_size)
 
     @cached_property
     def token_counter(self):

@@ -14,6 +14,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _SNIFF_BYTES = 8192
+_COMMONEST_LEGACY = "cp1252"
 
 
 def decode_text(data: bytes) -> str:
@@ -32,9 +33,14 @@ def decode_text(data: bytes) -> str:
         pass
     from charset_normalizer import from_bytes  # only needed for the minority of files that are not UTF-8
 
-    best = from_bytes(data).best()
+    matches = from_bytes(data)
+    best = matches.best()
     if best is None:
         raise ParseError("undecodable text: not UTF-8, and no known encoding fits")
+    # Short Western texts often fit several code pages equally well; Windows-1252 is by far the most common of
+    # them in users' files, so it wins a tie.
+    tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
+    best = next((m for m in tied if m.encoding == _COMMONEST_LEGACY), best)
     return _normalize_newlines(str(best))
 
 

@@ -1,0 +1,43 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["HF_HUB_OFFLINE"] = "1"
+sys.path.insert(0, str(Path(__file__).parent))
+
+from desktop_rag.config import Settings  # noqa: E402
+from desktop_rag.core.library import Library  # noqa: E402
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def docs(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def make_library(data_dir):
+    opened = []
+
+    def make(settings: Settings | None = None, folder: Path | None = None) -> Library:
+        library = Library(folder or data_dir, settings)
+        opened.append(library)
+        return library
+
+    yield make
+    for library in opened:
+        library.close()
+
+
+@pytest.fixture
+def library(make_library):
+    return make_library()

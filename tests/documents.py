@@ -1,0 +1,72 @@
+"""Real documents made inside the tests: PDFs, EPUBs and DOCX files built with the same libraries users' tools
+produce them with, so the parsers meet the real formats."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+
+def write_pdf(path: Path, pages: list[str], toc: list[tuple[int, str, int]] | None = None,
+              title: str = "", user_password: str = "") -> Path:
+    import pymupdf
+
+    doc = pymupdf.open()
+    for text in pages:
+        page = doc.new_page()
+        page.insert_textbox(pymupdf.Rect(50, 50, 550, 800), text, fontsize=10)
+    if toc:
+        doc.set_toc([list(entry) for entry in toc])
+    if title:
+        doc.set_metadata({"title": title})
+    if user_password:
+        doc.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw=user_password, owner_pw=user_password + "x")
+    else:
+        doc.save(path)
+    doc.close()
+    return path
+
+
+def write_docx(path: Path, blocks: list[tuple[str, str]], title: str = "") -> Path:
+    """blocks: ("h1".."h3", text) for headings, ("p", text) for paragraphs, ("table", "a|b;c|d") for a table."""
+    import docx
+
+    document = docx.Document()
+    if title:
+        document.core_properties.title = title
+    for kind, text in blocks:
+        if kind.startswith("h"):
+            document.add_heading(text, level=int(kind[1:]))
+        elif kind == "table":
+            rows = [r.split("|") for r in text.split(";")]
+            table = document.add_table(rows=len(rows), cols=len(rows[0]))
+            for i, row in enumerate(rows):
+                for j, cell in enumerate(row):
+                    table.cell(i, j).text = cell
+        else:
+            document.add_paragraph(text)
+    document.save(path)
+    return path
+
+
+def write_epub(path: Path, chapters: list[tuple[str, str]], title: str = "Book") -> Path:
+    """A minimal valid EPUB 3: mimetype first and stored, container, package document, one XHTML per chapter."""
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        z.writestr("META-INF/container.xml",
+                   '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+                   '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+                   "</rootfiles></container>")
+        items = "".join(f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>'
+                        for i in range(len(chapters)))
+        spine = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
+        z.writestr("OEBPS/content.opf",
+                   '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">'
+                   '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+                   f'<dc:identifier id="id">test-book</dc:identifier><dc:title>{title}</dc:title><dc:language>en</dc:language>'
+                   f"</metadata><manifest>{items}</manifest><spine>{spine}</spine></package>")
+        for i, (heading, body) in enumerate(chapters):
+            z.writestr(f"OEBPS/c{i}.xhtml",
+                       '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
+                       f"<head><title>{heading}</title></head><body><h1>{heading}</h1><p>{body}</p></body></html>")
+    return path

@@ -1,0 +1,69 @@
+import sqlite3
+
+from desktop_rag.core.chunking import text_hash
+from desktop_rag.core.models import Chunk, ContextResult
+from desktop_rag.storage.catalog import Catalog
+
+
+def save(catalog, path, texts, source="rules"):
+    chunks = [Chunk(i, t, 0, len(t), None, ["H"], 3, text_hash(t)) for i, t in enumerate(texts)]
+    contexts = [ContextResult(f"ctx {t}", source) for t in texts]
+    return catalog.save_document(path=path, size=10, mtime_ns=1, content_hash="h", parser="text", title="T",
+                                 text=" ".join(texts), page_count=None, chunks=chunks, contexts=contexts)
+
+
+def test_schema_is_migrated_once_and_uses_wal(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    assert catalog.schema_version >= 1
+    catalog.close()
+    again = Catalog(tmp_path / "c.sqlite3")  # re-opening must not re-run migrations (tables exist)
+    assert again.schema_version >= 1
+    mode = sqlite3.connect(tmp_path / "c.sqlite3").execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    again.close()
+
+
+def test_replacing_a_document_tombstones_its_embedded_chunks(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    save(catalog, "/a.txt", ["one", "two"])
+    pending = catalog.pending_embeddings(10)
+    assert [(c, t) for _, c, t in pending] == [("ctx one", "one"), ("ctx two", "two")]
+    catalog.mark_embedded([pending[0][0]])
+    save(catalog, "/a.txt", ["three"])
+    # Only the chunk that reached the dense index needs deleting there; the other never did.
+    assert catalog.pending_dense_deletions() == [pending[0][0]]
+    assert [t for _, _, t in catalog.iter_index_texts()] == ["three"]
+    assert catalog.bm25_dirty
+    catalog.close()
+
+
+def test_failure_keeps_the_reason_and_drops_old_chunks(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    save(catalog, "/a.pdf", ["old text"])
+    catalog.save_failure(path="/a.pdf", size=5, mtime_ns=2, content_hash=None, error="encrypted PDF")
+    record = catalog.document("/a.pdf")
+    assert (record.status, record.error) == ("failed", "encrypted PDF")
+    assert catalog.chunk_count() == 0
+    assert catalog.failures() == [("/a.pdf", "encrypted PDF")]
+    catalog.close()
+
+
+def test_documents_under_a_folder_does_not_match_sibling_prefixes(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    save(catalog, "/data/docs/a.txt", ["a"])
+    save(catalog, "/data/docs2/b.txt", ["b"])
+    assert [d.path for d in catalog.documents_under("/data/docs")] == ["/data/docs/a.txt"]
+    catalog.close()
+
+
+def test_a_failed_transaction_leaves_nothing_behind(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    bad_contexts = [ContextResult("c", "not-a-source")]  # violates the CHECK constraint mid-transaction
+    chunk = Chunk(0, "t", 0, 1, None, [], 1, "h")
+    try:
+        catalog.save_document(path="/x.txt", size=1, mtime_ns=1, content_hash="h", parser="text", title="x",
+                              text="t", page_count=None, chunks=[chunk], contexts=bad_contexts)
+    except sqlite3.IntegrityError:
+        pass
+    assert catalog.document("/x.txt") is None and catalog.chunk_count() == 0
+    catalog.close()

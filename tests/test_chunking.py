@@ -1,0 +1,79 @@
+from pathlib import Path
+
+from desktop_rag.core.chunking import chunk_document, heading_path
+from desktop_rag.core.models import Heading, ParsedDocument
+from desktop_rag.core.parsers import parse
+from desktop_rag.core.tokens import token_counter
+
+MAX, OVERLAP = 60, 12
+
+
+def chunks_of(doc, max_tokens=MAX, overlap=OVERLAP):
+    return chunk_document(doc, token_counter(), max_tokens, overlap)
+
+
+def long_markdown():
+    body = " ".join(f"Sentence number {i} talks about brewing coffee carefully." for i in range(40))
+    return f"# Guide\n\nShort intro.\n\n## Brewing\n\n{body}\n\n## Cleaning\n\nBrush the grinder monthly.\n"
+
+
+def test_every_chunk_is_an_exact_slice_within_the_token_bound():
+    doc = parse(Path("g.md"), long_markdown().encode())
+    chunks = chunks_of(doc)
+    assert len(chunks) > 4
+    for c in chunks:
+        assert doc.text[c.start_char:c.end_char] == c.text
+        assert 0 < c.token_count <= MAX
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+
+
+def test_chunks_never_cross_headings_and_carry_the_heading_path():
+    doc = parse(Path("g.md"), long_markdown().encode())
+    chunks = chunks_of(doc)
+    assert chunks[0].heading_path == ["Guide"]
+    assert all(c.heading_path == ["Guide", "Brewing"] for c in chunks if "brewing coffee" in c.text)
+    cleaning = [c for c in chunks if "grinder" in c.text]
+    assert len(cleaning) == 1 and cleaning[0].heading_path == ["Guide", "Cleaning"]
+    assert "Sentence" not in cleaning[0].text
+
+
+def test_consecutive_chunks_of_a_section_overlap():
+    doc = parse(Path("g.md"), long_markdown().encode())
+    brewing = [c for c in chunks_of(doc) if c.heading_path == ["Guide", "Brewing"]]
+    overlaps = [b.start_char < a.end_char for a, b in zip(brewing, brewing[1:])]
+    assert overlaps and all(overlaps)
+    no_overlap = [c for c in chunks_of(doc, overlap=0) if c.heading_path == ["Guide", "Brewing"]]
+    assert all(b.start_char >= a.end_char for a, b in zip(no_overlap, no_overlap[1:]))
+
+
+def test_pages_are_boundaries_and_chunks_know_their_page():
+    text = "First page text.\n\nSecond page text.\n\nThird page text."
+    starts = [0, text.index("Second"), text.index("Third")]
+    doc = ParsedDocument(text=text, title="t", parser="pdf", page_starts=starts)
+    chunks = chunks_of(doc)
+    assert [(c.page, c.text) for c in chunks] == [(1, "First page text."), (2, "Second page text."),
+                                                  (3, "Third page text.")]
+
+
+def test_a_single_line_longer_than_a_chunk_is_split_between_words():
+    text = " ".join(f"word{i}" for i in range(400))
+    chunks = chunks_of(ParsedDocument(text=text, title="t", parser="text"), overlap=0)
+    assert len(chunks) > 3
+    assert all(c.token_count <= MAX for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == text.split()
+
+
+def test_code_is_split_by_lines_under_its_definitions():
+    source = "class Invoice:\n" + "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(30))
+    doc = parse(Path("inv.py"), source.encode())
+    chunks = chunks_of(doc)
+    assert all(c.text == doc.text[c.start_char:c.end_char] for c in chunks)
+    assert chunks[3].heading_path[0] == "class Invoice"
+    assert all(not c.text.startswith(" ") for c in chunks)
+
+
+def test_heading_path_pops_siblings_and_deeper_levels():
+    headings = [Heading(0, 1, "A"), Heading(10, 2, "B"), Heading(20, 3, "C"), Heading(30, 2, "D")]
+    assert heading_path(headings, 25) == ["A", "B", "C"]
+    assert heading_path(headings, 35) == ["A", "D"]
+    assert heading_path(headings, 5) == ["A"]

@@ -1,0 +1,71 @@
+import pytest
+
+from desktop_rag.core.contexts import (
+    RulesContextualizer,
+    informative_lines,
+    make_contextualizer,
+    without_legal_notices,
+)
+from desktop_rag.core.keyterms import key_terms
+from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.models import Chunk, ParsedDocument
+
+
+def chunk(index, heading_path=(), page=None):
+    return Chunk(index, "x", 0, 1, page, list(heading_path), 1, "h")
+
+
+def test_rules_context_names_title_section_position_and_key_terms():
+    text = ("Executor for differential fuzzing.\nIt wraps two executors run one after the other.\n\n"
+            "pub struct DiffExecutor { primary: A }\nimpl DiffExecutor { fn run_target() {} }\n"
+            "DiffExecutor run_target DiffExecutor\n")
+    doc = ParsedDocument(text=text, title="diff.rs", parser="code")
+    contexts = RulesContextualizer().contextualize(doc, [chunk(0), chunk(1, ["impl DiffExecutor"], page=2)])
+    second = contexts[1].text
+    assert contexts[1].source == "rules"
+    assert second.startswith("diff.rs — impl DiffExecutor (page 2, part 2 of 2).")
+    assert "Executor for differential fuzzing." in second
+    assert "DiffExecutor" in second.split("Key terms:")[1]
+    assert "part 1 of 2" in contexts[0].text
+
+
+def test_rules_context_is_bounded_in_words():
+    doc = ParsedDocument(text=" ".join(f"Word{i} appears here." for i in range(300)), title="t", parser="text")
+    (context,) = RulesContextualizer(max_words=20).contextualize(doc, [chunk(0)])
+    assert len(context.text.split()) <= 20
+
+
+def test_licence_headers_are_not_taken_as_the_summary():
+    text = ("/*\n * Copyright 2020 Google LLC\n * Licensed under the Apache License, Version 2.0\n */\n\n"
+            "/** Prints progress bars to the console for long running builds. */\nclass ConsoleOutput {}\n")
+    body = without_legal_notices(text)
+    assert "Copyright" not in body
+    assert informative_lines(body) == "Prints progress bars to the console for long running builds."
+
+
+def test_prose_lines_are_joined_into_sentences():
+    text = "Keep your bicycle safe with a few minutes\nof care each week. Check the tyres."
+    assert informative_lines(text, prose=True) == "Keep your bicycle safe with a few minutes of care each week. Check the tyres."
+
+
+def test_key_terms_prefer_identifiers_and_names_over_common_words():
+    text = "the value of the value is high. ParseError raised by parse_file in Amsterdam. ParseError again."
+    terms = key_terms(text, 3)
+    assert terms[0] == "ParseError"
+    assert "parse_file" in terms and "value" not in terms[:2]
+
+
+def test_none_contexts_are_empty_and_llm_is_refused_plainly():
+    doc = ParsedDocument(text="hello world", title="t", parser="text")
+    assert [c.text for c in make_contextualizer("none").contextualize(doc, [chunk(0)])] == [""]
+    with pytest.raises(ValueError, match="LLM contextualizer is not available"):
+        make_contextualizer("llm")
+    with pytest.raises(ValueError, match="unknown contexts choice"):
+        make_contextualizer("magic")
+
+
+def test_lexical_tokens_split_identifiers_and_stem():
+    tokens = lexical_tokens("DiffExecutor run_target HTTPServer the Executors")
+    assert {"diffexecutor", "diff", "executor", "run_target", "run", "target", "httpserver", "http", "server"} <= set(tokens)
+    assert "the" not in tokens
+    assert lexical_tokens("executors") == lexical_tokens("executor")

@@ -1,0 +1,168 @@
+"""The whole pipeline on real files, with the real embedding model, Chroma and bm25s."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.core.control import RunControl
+from documents import write_docx, write_pdf
+
+COFFEE = "# Coffee\n\nPour-over uses 15 grams of coffee for 250 grams of water at 94 degrees.\n"
+BIKE_PAGES = ["Bicycle handbook introduction.", "Replace the chain when the checker shows half a percent of wear."]
+
+
+def make_folder(docs: Path) -> None:
+    (docs / "coffee.md").write_text(COFFEE)
+    write_pdf(docs / "bike.pdf", BIKE_PAGES)
+    write_docx(docs / "onboarding.docx", [("h1", "Onboarding"), ("p", "Ask IT for a laptop and VPN access.")])
+    (docs / "sub").mkdir()
+    (docs / "sub" / "invoice.py").write_text("def late_interest(amount, days):\n    return amount * 0.0005 * days\n")
+
+
+def paths_in_results(library, query, mode="hybrid"):
+    return [Path(h.path).name for h in library.search(query, k=3, mode=mode).hits]
+
+
+def test_index_then_search_every_format(library, docs):
+    make_folder(docs)
+    summary = library.index([docs])
+    assert (summary.indexed, summary.unchanged, summary.failed) == (4, 0, [])
+    assert summary.embedded == summary.chunks == library.catalog.chunk_count()
+    assert library.vectors.count() == summary.chunks
+    assert len(library.keywords) == summary.chunks
+    assert paths_in_results(library, "how much coffee for pour-over")[0] == "coffee.md"
+    assert paths_in_results(library, "chain wear")[0] == "bike.pdf"
+    assert paths_in_results(library, "laptop and VPN for new people")[0] == "onboarding.docx"
+    assert paths_in_results(library, "late_interest", mode="bm25")[0] == "invoice.py"
+
+    hit = library.search("chain wear", k=1).hits[0]
+    assert hit.page == 2 and hit.context_source == "rules" and "Bicycle handbook" in hit.context
+    assert hit.scores.dense is not None and hit.scores.bm25 is not None and hit.scores.fused is not None
+    record_text = library.catalog._db.execute("SELECT text FROM documents WHERE path = ?", (hit.path,)).fetchone()[0]
+    assert record_text[hit.start_char:hit.end_char] == hit.text
+
+
+def test_reindexing_skips_unchanged_files_and_follows_changes(library, docs):
+    make_folder(docs)
+    library.index([docs])
+    again = library.index([docs])
+    assert (again.indexed, again.unchanged, again.embedded, again.keyword_chunks) == (0, 4, 0, None)
+
+    os.utime(docs / "coffee.md", ns=(1, 1))  # new mtime, same content: recognised by hash, not re-parsed
+    touched = library.index([docs])
+    assert (touched.indexed, touched.unchanged) == (0, 4)
+
+    (docs / "coffee.md").write_text("# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n")
+    changed = library.index([docs])
+    assert (changed.indexed, changed.unchanged) == (1, 3)
+    assert paths_in_results(library, "green tea steeping", mode="bm25") == ["coffee.md"]
+    assert paths_in_results(library, "pour-over grams", mode="bm25") == []
+
+    (docs / "bike.pdf").unlink()
+    removed = library.index([docs])
+    assert removed.removed == 1
+    assert library.catalog.document(str((docs / "bike.pdf").resolve())) is None
+    assert all(Path(h.path).name != "bike.pdf" for h in library.search("chain wear", k=10).hits)
+    assert library.vectors.count() == library.catalog.chunk_count() == len(library.keywords)
+
+
+def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, docs):
+    library = make_library(Settings(max_file_mb=0.01))
+    (docs / "good.md").write_text("# Good\n\nThe heron stands in the reeds.\n")
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "binary.txt").write_bytes(b"\x00\x01\x02 not text \x00" * 50)
+    (docs / "latin.txt").write_bytes(bytes(range(128, 256)) * 4)
+    (docs / "corrupt.pdf").write_bytes(b"%PDF-1.4\n garbage garbage")
+    write_pdf(docs / "secret.pdf", ["classified"], user_password="pw")
+    (docs / "corrupt.docx").write_bytes(b"PK\x03\x04 truncated")
+    (docs / "huge.md").write_text("big " * 10_000)  # 40 kB, over the 10 kB limit set above
+    summary = library.index([docs])
+    reasons = {Path(f.path).name: f.reason for f in summary.failed}
+    assert set(reasons) == {"empty.txt", "binary.txt", "latin.txt", "corrupt.pdf", "secret.pdf", "corrupt.docx",
+                            "huge.md"}
+    assert "empty file" in reasons["empty.txt"]
+    assert "binary content" in reasons["binary.txt"]
+    assert "undecodable" in reasons["latin.txt"]
+    assert "corrupt" in reasons["corrupt.pdf"]
+    assert "password" in reasons["secret.pdf"]
+    assert "DOCX" in reasons["corrupt.docx"]
+    assert "too large" in reasons["huge.md"] and "max_file_mb" in reasons["huge.md"]
+    assert summary.indexed == 1
+    assert paths_in_results(library, "heron")[0] == "good.md"
+    assert dict(library.catalog.failures()).keys() == {str((docs / n).resolve()) for n in reasons}
+
+    again = library.index([docs])  # failures are remembered, not retried while the file is unchanged
+    assert len(again.failed) == 7 and all("unchanged since the last attempt" in f.reason for f in again.failed)
+
+
+def test_unreadable_file_injected_permission_error(library, docs, monkeypatch):
+    # Tests run as root here, where chmod 000 does not stop reading: inject the OS error instead.
+    (docs / "ok.md").write_text("# Fine\n\nReadable content about otters.\n")
+    (docs / "locked.md").write_text("# Locked\n")
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes_failing_for_locked(self):
+        if self.name == "locked.md":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes_failing_for_locked)
+    summary = library.index([docs])
+    assert [(Path(f.path).name, f.reason) for f in summary.failed] == [("locked.md", "cannot read file: Permission denied")]
+    assert summary.indexed == 1
+
+
+def test_missing_path_is_reported_not_fatal(library, docs):
+    (docs / "a.md").write_text("# A\n\nAardvarks dig burrows.\n")
+    summary = library.index([docs, docs / "does-not-exist"])
+    assert summary.indexed == 1
+    assert [f.reason for f in summary.failed] == ["no such file or folder"]
+
+
+def test_ignored_folders_and_temp_files_are_skipped(library, docs):
+    (docs / "keep.md").write_text("# Keep\n\nVisible notes.\n")
+    for hidden in (".git", "node_modules", "__pycache__"):
+        (docs / hidden).mkdir()
+        (docs / hidden / "inside.md").write_text("# Hidden\n\nShould not be indexed.\n")
+    (docs / "~$lock.docx").write_bytes(b"owner lock file")
+    (docs / "draft.md.swp").write_text("swap")
+    (docs / "notes.tmp").write_text("temp")
+    summary = library.index([docs])
+    assert (summary.indexed, summary.failed) == (1, [])
+
+
+def test_cancel_between_files_keeps_finished_work(library, docs):
+    for i in range(6):
+        (docs / f"n{i}.md").write_text(f"# Note {i}\n\nUnique word zebra{i}.\n")
+    control = RunControl()
+
+    def cancel_after_third_file(progress):
+        if progress.phase == "parse" and progress.done == 3:
+            control.cancel()
+
+    first = library.index([docs], on_progress=cancel_after_third_file, control=control)
+    assert first.cancelled and first.indexed == 3
+    second = library.index([docs])
+    assert (second.indexed, second.unchanged) == (3, 3)
+    assert second.embedded == 3  # the first run's chunks were committed but not embedded yet: only they are
+    assert library.vectors.count() == 6
+
+
+def test_reindex_rebuilds_both_indexes_from_the_catalog(library, docs):
+    make_folder(docs)
+    library.index([docs])
+    chunks = library.catalog.chunk_count()
+    library.vectors.reset()
+    (library.data_dir / "bm25" / "CURRENT").unlink()
+    summary = library.reindex()
+    assert summary.embedded == chunks and summary.keyword_chunks == chunks
+    assert paths_in_results(library, "chain wear")[0] == "bike.pdf"
+
+
+def test_search_without_an_index_says_so(library):
+    from desktop_rag.core.search import NoIndexError
+
+    with pytest.raises(NoIndexError, match="nothing is indexed yet"):
+        library.search("anything")

@@ -1,0 +1,27 @@
+from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.storage.keyword_index import CURRENT, KeywordIndex
+
+
+def test_rebuild_search_and_atomic_swap(tmp_path):
+    index = KeywordIndex(tmp_path / "bm25", lexical_tokens)
+    assert index.search("anything", 5) == []
+    index.rebuild([(10, "coffee brewing guide"), (11, "bicycle chain wear"), (12, "coffee grinder cleaning")])
+    hits = index.search("coffee grinder", 5)
+    assert [i for i, _ in hits] == [12, 10]
+    assert hits[0][1] > hits[1][1] > 0
+    first_generation = (tmp_path / "bm25" / CURRENT).read_text()
+
+    reader = KeywordIndex(tmp_path / "bm25", lexical_tokens)  # another process's view
+    assert [i for i, _ in reader.search("chain", 5)] == [11]
+    index.rebuild([(20, "chain lubrication schedule")])
+    assert (tmp_path / "bm25" / CURRENT).read_text() != first_generation
+    assert [i for i, _ in reader.search("chain", 5)] == [20]  # the reader follows the swap
+    assert not (tmp_path / "bm25" / first_generation).exists()  # old generation cleaned up
+
+
+def test_unknown_words_and_an_empty_index_give_no_hits(tmp_path):
+    index = KeywordIndex(tmp_path / "bm25", lexical_tokens)
+    index.rebuild([(1, "alpha beta")])
+    assert index.search("zeta omega", 5) == []
+    index.rebuild([])
+    assert index.search("alpha", 5) == [] and len(index) == 0

@@ -1,0 +1,121 @@
+import codecs
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.parsers import ParseError, is_supported, parse
+from documents import write_docx, write_epub, write_pdf
+
+
+def parse_bytes(name: str, data: bytes):
+    return parse(Path(name), data)
+
+
+def test_markdown_keeps_its_own_text_and_finds_headings_outside_code_fences():
+    text = "# Guide\n\nIntro.\n\n## Install\n\nRun it.\n\n```\n# not a heading\n```\n\nSetext\n------\n\nBody.\n"
+    doc = parse_bytes("guide.md", text.encode())
+    assert doc.text == text
+    assert doc.title == "Guide"
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Guide"), (2, "Install"), (2, "Setext")]
+    install = doc.headings[1]
+    assert doc.text[install.start_char:].startswith("## Install")
+
+
+def test_rst_headings_rank_by_first_appearance_of_their_underline():
+    text = "Title\n=====\n\nIntro.\n\nPart\n----\n\nBody.\n\nOther\n=====\n\nMore.\n"
+    doc = parse_bytes("doc.rst", text.encode())
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Title"), (2, "Part"), (1, "Other")]
+    assert doc.title == "Title"
+
+
+def test_html_gives_visible_text_only_with_heading_structure():
+    html = (b"<html><head><title>Policy</title><style>p{color:red}</style><script>var x=1;</script></head>"
+            b"<body><h1>Travel</h1><p>Economy class &amp; trains.</p><h2>Hotels</h2><p>Limit 180 euros.</p></body></html>")
+    doc = parse_bytes("policy.html", html)
+    assert doc.title == "Policy"
+    assert "var x" not in doc.text and "color" not in doc.text
+    assert "Economy class & trains." in doc.text
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Travel"), (2, "Hotels")]
+    hotels = doc.headings[1]
+    assert doc.text[hotels.start_char:].startswith("Hotels")
+
+
+def test_docx_paragraphs_headings_and_tables(tmp_path):
+    path = write_docx(tmp_path / "a.docx", [("h1", "Onboarding"), ("p", "Ask IT for a laptop."),
+                                             ("h2", "Payroll"), ("table", "Tool|Owner;Portal|HR")], title="Checklist")
+    doc = parse_bytes("a.docx", path.read_bytes())
+    assert doc.title == "Checklist"
+    assert "Ask IT for a laptop." in doc.text and "Portal\tHR" in doc.text
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Onboarding"), (2, "Payroll")]
+    assert doc.text[doc.headings[1].start_char:].startswith("Payroll")
+
+
+def test_pdf_pages_offsets_and_outline(tmp_path):
+    path = write_pdf(tmp_path / "h.pdf", ["Handbook\nWelcome aboard.", "Tyres\nCheck pressure weekly.",
+                                          "Chain\nLubricate the chain."],
+                     toc=[(1, "Handbook", 1), (2, "Tyres", 2), (2, "Chain", 3)], title="Bike Handbook")
+    doc = parse_bytes("h.pdf", path.read_bytes())
+    assert doc.title == "Bike Handbook"
+    assert doc.page_count == 3
+    assert doc.text[doc.page_starts[1]:].startswith("Tyres")
+    assert doc.text[doc.page_starts[2]:].startswith("Chain")
+    chain = [h for h in doc.headings if h.title == "Chain"][0]
+    assert chain.start_char == doc.page_starts[2]
+
+
+def test_epub_chapters_become_pages(tmp_path):
+    path = write_epub(tmp_path / "b.epub", [("Chapter One", "The lighthouse keeper."),
+                                            ("Chapter Two", "A storm arrives.")], title="Sea Tales")
+    doc = parse_bytes("b.epub", path.read_bytes())
+    assert "lighthouse keeper" in doc.text and "storm arrives" in doc.text
+    assert doc.page_count == 2
+    assert doc.text.index("storm") > doc.page_starts[1]
+
+
+def test_source_code_definitions_are_headings():
+    code = b"import os\n\nclass Invoice:\n    def total(self):\n        return 1\n\ndef helper():\n    pass\n"
+    doc = parse_bytes("inv.py", code)
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "class Invoice"), (2, "def total"), (1, "def helper")]
+
+
+@pytest.mark.parametrize("data, expected", [
+    (codecs.BOM_UTF8 + "café".encode(), "café"),
+    ("naïve résumé".encode("utf-16"), "naïve résumé"),
+    ("Größe und Maße, ça va, déjà vu, Ärger über Öl".encode("cp1252"), "Größe und Maße, ça va, déjà vu, Ärger über Öl"),
+    (b"line one\r\nline two\r\n", "line one\nline two\n"),
+])
+def test_text_encodings_are_detected(data, expected):
+    assert parse_bytes("note.txt", data).text == expected
+
+
+@pytest.mark.parametrize("name, data, reason", [
+    ("empty.txt", b"", "empty file"),
+    ("blank.md", b"   \n\n  ", "no text found"),
+    ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary content"),
+    ("garbage.txt", bytes(range(128, 256)) * 8, "undecodable text"),
+    ("corrupt.pdf", b"%PDF-1.7\nthis is not really a pdf", "corrupt or unreadable PDF"),
+    ("corrupt.docx", b"PK\x03\x04 broken zip", "not a readable DOCX"),
+    ("corrupt.epub", b"not an epub at all", "EPUB"),
+])
+def test_bad_files_raise_a_clear_reason(name, data, reason):
+    with pytest.raises(ParseError, match=reason):
+        parse_bytes(name, data)
+
+
+def test_encrypted_pdf_says_a_password_is_needed(tmp_path):
+    path = write_pdf(tmp_path / "secret.pdf", ["Top secret plans."], user_password="hunter2")
+    with pytest.raises(ParseError, match="encrypted PDF: a password is needed"):
+        parse_bytes("secret.pdf", path.read_bytes())
+
+
+def test_pdf_without_text_is_reported(tmp_path):
+    path = write_pdf(tmp_path / "scan.pdf", [""])
+    with pytest.raises(ParseError, match="no extractable text"):
+        parse_bytes("scan.pdf", path.read_bytes())
+
+
+def test_supported_types():
+    for name in ["a.PDF", "b.md", "c.docx", "d.rs", "e.html", "f.rst", "g.epub", "h.txt"]:
+        assert is_supported(Path(name)), name
+    for name in ["a.png", "b.zip", "c", "d.exe"]:
+        assert not is_supported(Path(name)), name
