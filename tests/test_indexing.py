@@ -146,7 +146,7 @@ def test_cancel_between_files_keeps_finished_work(library, docs):
     assert first.cancelled and first.indexed == 3
     second = library.index([docs])
     assert (second.indexed, second.unchanged) == (3, 3)
-    assert second.embedded == 3  # the first run's chunks were committed but not embedded yet: only they are
+    assert second.embedded == 6  # the 3 chunks committed but not yet embedded by the first run, plus 3 new
     assert library.vectors.count() == 6
 
 

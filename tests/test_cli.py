@@ -1,0 +1,106 @@
+"""The CLI contract that scripts and evaluations depend on, through real `desktop-rag` processes."""
+
+import json
+
+from cli_runner import cli, cli_json
+from documents import write_pdf
+
+
+def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
+    (docs / "heron.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water.")
+    write_pdf(docs / "router.pdf", ["Router manual", "Update the router firmware every month."])
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
+
+    human = cli(data_dir, "index", str(docs), "--contexts", "rules")
+    assert "2 files indexed" in human.stdout and "1 failed" in human.stdout
+    assert "broken.pdf: corrupt or unreadable PDF" in human.stdout
+
+    again = cli_json(data_dir, "index", str(docs), "--json")
+    assert again["unchanged"] == 2 and again["indexed"] == 0 and len(again["failed"]) == 1
+
+    found = cli_json(data_dir, "search", "firmware update", "-k", "2", "--json")
+    top = found["results"][0]
+    assert top["path"].endswith("router.pdf") and top["page"] == 2
+    for key in ("path", "page", "chunk_index", "start_char", "end_char", "context", "context_source", "quality",
+                "text", "scores"):
+        assert key in top
+    assert set(top["scores"]) == {"dense", "bm25", "fused", "rerank"}
+    assert top["context_source"] == "rules"
+
+    bm25_only = cli_json(data_dir, "search", "heron", "--mode", "bm25", "--json")
+    assert [r["path"].rsplit("/", 1)[1] for r in bm25_only["results"]] == ["heron.md"]
+
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(json.dumps({"_id": "q1", "text": "bird fishing"}) + "\n"
+                       + json.dumps({"_id": "q2", "text": "router firmware"}) + "\n")
+    batch = cli(data_dir, "search", "--queries", str(queries), "-k", "1", "--json").stdout.splitlines()
+    answers = [json.loads(line) for line in batch]
+    assert [(a["_id"], a["query"]) for a in answers] == [("q1", "bird fishing"), ("q2", "router firmware")]
+    assert answers[0]["results"][0]["path"].endswith("heron.md")
+    assert answers[1]["results"][0]["path"].endswith("router.pdf")
+
+    stats = cli_json(data_dir, "stats", "--json")
+    assert stats["documents"] == {"indexed": 2, "failed": 1}
+    assert stats["chunks"] == stats["dense_index_chunks"] == stats["keyword_index_chunks"] > 0
+    assert stats["contexts_by_source"] == {"rules": stats["chunks"]}
+    assert stats["failures"][0]["path"].endswith("broken.pdf")
+    assert "Documents:   2 indexed, 1 failed" in cli(data_dir, "stats").stdout
+
+    rebuilt = cli(data_dir, "reindex")
+    assert f"{stats['chunks']} chunks embedded" in rebuilt.stdout
+
+    readable = cli(data_dir, "search", "heron").stdout
+    assert readable.startswith("1. ") and "context (rules):" in readable
+
+
+def test_rerank_without_model_is_a_note_not_a_failure(docs, data_dir):
+    (docs / "a.md").write_text("# A\n\nAardvarks dig burrows at night.")
+    cli(data_dir, "index", str(docs))
+    result = cli(data_dir, "search", "aardvark", "--rerank", "--json")
+    assert "no reranker model is configured" in result.stderr
+    assert json.loads(result.stdout)["reranked"] is False
+
+
+def test_search_before_indexing_is_a_clear_message(data_dir):
+    result = cli(data_dir, "search", "anything", check=False)
+    assert result.returncode == 1
+    assert "nothing is indexed yet" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_settings_are_persisted_and_validated(data_dir):
+    assert "chunk_tokens = 200" in cli(data_dir, "settings").stdout
+    cli(data_dir, "settings", "rerank_candidates", "50")
+    assert cli(data_dir, "settings", "rerank_candidates").stdout.strip() == "50"
+    bad = cli(data_dir, "settings", "no_such_thing", "1", check=False)
+    assert bad.returncode == 1 and "unknown setting" in bad.stderr
+
+
+def test_eval_on_a_small_prechunked_dataset(tmp_path, data_dir):
+    dataset = tmp_path / "tiny"
+    dataset.mkdir()
+    documents = [
+        {"_id": "d1", "title": "birds.md", "text": "Herons hunt fish.\n\nSwallows migrate south in autumn."},
+        {"_id": "d2", "title": "net.md", "text": "Routers need firmware updates.\n\nSwitches forward frames."},
+    ]
+    chunks = [
+        {"_id": "d1:0", "doc_id": "d1", "index": 0, "text": "Herons hunt fish."},
+        {"_id": "d1:1", "doc_id": "d1", "index": 1, "text": "Swallows migrate south in autumn."},
+        {"_id": "d2:0", "doc_id": "d2", "index": 0, "text": "Routers need firmware updates."},
+        {"_id": "d2:1", "doc_id": "d2", "index": 1, "text": "Switches forward frames."},
+    ]
+    queries = [{"_id": "q1", "text": "which bird hunts fish"}, {"_id": "q2", "text": "router firmware"},
+               {"_id": "q3", "text": "where do swallows go in autumn"}]
+    for name, rows in (("documents.jsonl", documents), ("chunks.jsonl", chunks), ("queries.jsonl", queries)):
+        (dataset / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (dataset / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1:0\t1\nq2\td2:0\t1\nq3\td1:1\t1\n")
+
+    report = cli_json(data_dir, "eval", str(dataset), "--contexts", "rules", "--mode", "hybrid", "-k", "1,3", "--json")
+    assert report["dataset"] == "tiny"
+    assert report["config"]["contexts"] == "rules" and report["config"]["mode"] == "hybrid"
+    assert set(report["recall"]) == {"1", "3"}
+    assert report["recall"]["3"] == 1.0 and report["mrr"] > 0.5
+    assert report["queries"] == 3 and report["chunks"] == 4 and report["seconds"] > 0
+
+    table = cli(data_dir, "eval", str(dataset), "--all", "-k", "1,3").stdout
+    for label in ("plain, dense", "plain, hybrid", "rules contexts, dense", "rules contexts, hybrid"):
+        assert label in table

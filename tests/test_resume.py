@@ -1,0 +1,77 @@
+"""A killed `desktop-rag index` loses nothing and redoes nothing finished when run again."""
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cli_runner import cli_json
+
+FILES = 600  # two chunks each: enough that embedding runs in several committed batches
+
+
+def make_notes(docs):
+    for i in range(FILES):
+        first = " ".join(f"alpha{i} note text" for _ in range(15))
+        second = " ".join(f"omega{i} other words" for _ in range(15))
+        (docs / f"note{i:04d}.md").write_text(f"# Note {i}\n\n{first}\n\n## Part two\n\n{second}\n")
+
+
+def counts(data_dir):
+    db = sqlite3.connect(data_dir / "catalog.sqlite3")
+    try:
+        docs = db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
+        chunks, embedded = db.execute("SELECT COUNT(*), COALESCE(SUM(embedded), 0) FROM chunks").fetchone()
+        return docs, chunks, embedded
+    except sqlite3.OperationalError:  # the catalog is still being created
+        return 0, 0, 0
+    finally:
+        db.close()
+
+
+def start_index(data_dir, docs):
+    return subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "index", str(docs),
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_until_some_embedded(data_dir, process, timeout=240):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail("the indexing run finished before it could be interrupted")
+        if (data_dir / "catalog.sqlite3").exists() and counts(data_dir)[2] > 0:
+            return
+        time.sleep(0.05)
+    pytest.fail("no chunk was embedded in time")
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGKILL, signal.SIGINT])
+def test_interrupted_index_resumes_without_redoing_work(tmp_path, docs, data_dir, stop_signal):
+    make_notes(docs)
+    process = start_index(data_dir, docs)
+    wait_until_some_embedded(data_dir, process)
+    process.send_signal(stop_signal)
+    process.wait(timeout=60)
+    if stop_signal == signal.SIGINT:
+        assert process.returncode == 130
+        assert "interrupted: finished work is saved" in process.stderr.read()
+
+    docs_done, chunks_done, embedded_done = counts(data_dir)
+    assert 0 < embedded_done < FILES * 2  # really stopped midway
+
+    summary = cli_json(data_dir, "index", str(docs), "--json")
+    assert summary["unchanged"] == docs_done
+    assert summary["indexed"] == FILES - docs_done
+    assert summary["embedded"] == FILES * 2 - embedded_done
+    assert summary["failed"] == []
+
+    final_docs, final_chunks, final_embedded = counts(data_dir)
+    assert (final_docs, final_chunks, final_embedded) == (FILES, FILES * 2, FILES * 2)
+    stats = cli_json(data_dir, "stats", "--json")
+    assert stats["dense_index_chunks"] == stats["keyword_index_chunks"] == FILES * 2
+    hit = cli_json(data_dir, "search", "omega599", "--mode", "bm25", "-k", "1", "--json")["results"][0]
+    assert hit["path"].endswith("note0599.md") and hit["heading_path"][-1] == "Part two"
