@@ -12,6 +12,7 @@ from typing import Protocol, Sequence
 
 from desktop_rag.core.keyterms import CODE_WORDS, key_terms
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+from desktop_rag.core.tokens import TokenCounter
 
 RULES_VERSION = "rules-1"
 CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
@@ -48,9 +49,12 @@ class RulesContextualizer:
 
     name = "rules"
 
-    def __init__(self, max_words: int = 40, key_term_count: int = 8):
+    def __init__(self, max_words: int = 40, key_term_count: int = 8, max_tokens: int | None = None,
+                 counter: TokenCounter | None = None):
         self.max_words = max_words
         self.key_term_count = key_term_count
+        self.max_tokens = max_tokens
+        self.counter = counter
 
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
         body = without_legal_notices(document.text)
@@ -81,7 +85,10 @@ class RulesContextualizer:
             parts.append(summary)
         if terms:
             parts.append("Key terms: " + ", ".join(terms) + ".")
-        return _limit_words(" ".join(parts), self.max_words)
+        text = _limit_words(" ".join(parts), self.max_words)
+        if self.max_tokens and self.counter:
+            text = _limit_tokens(text, self.max_tokens, self.counter)
+        return text
 
 
 def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int = 400, prose: bool = False) -> str:
@@ -123,13 +130,23 @@ def _limit_words(text: str, max_words: int) -> str:
     return " ".join(words[:max_words]).rstrip(",;:") + "…"
 
 
-def make_contextualizer(choice: str, max_words: int = 40) -> Contextualizer:
+def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """Identifiers cost many word pieces each; drop whole words from the end until the context fits."""
+    words = text.split()
+    while len(words) > 1 and counter.count([" ".join(words)])[0] > max_tokens:
+        words.pop()
+    fitted = " ".join(words)
+    return fitted if fitted == text else fitted.rstrip(",;:") + "…"
+
+
+def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
+                        counter: TokenCounter | None = None) -> Contextualizer:
     if choice == "none":
         return NoContextualizer()
     if choice in ("rules", "auto"):
         # `auto` will prefer the LLM within a time budget once the LLM contextualizer exists (issue 3);
         # until then rules are what auto can always deliver.
-        return RulesContextualizer(max_words=max_words)
+        return RulesContextualizer(max_words=max_words, max_tokens=max_tokens, counter=counter)
     if choice == "llm":
         raise ValueError(
             "the LLM contextualizer is not available in this version yet; use --contexts rules or auto"

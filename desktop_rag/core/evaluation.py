@@ -15,13 +15,11 @@ from typing import TextIO
 
 from desktop_rag.config import Settings
 from desktop_rag.core.chunking import text_hash
-from desktop_rag.core.contexts import make_contextualizer
+from desktop_rag.core.dense_text import EMBEDDER_TEXT_PIECES
 from desktop_rag.core.indexing import Indexer
 from desktop_rag.core.models import Chunk, ParsedDocument, index_text
 from desktop_rag.core.parsers.code import parse_code
 
-# The embedder's limit is 256 pieces including [CLS] and [SEP].
-_EMBEDDER_TEXT_PIECES = 254
 
 
 @dataclass
@@ -91,7 +89,7 @@ class _IndexedDataset:
 
     def _ingest(self, dataset: Dataset, contexts: str) -> dict[int, str]:
         lib = self.library
-        contextualizer = make_contextualizer(contexts, lib.settings.context_max_words)
+        contextualizer = lib.contextualizer(contexts)
         by_doc: dict[str, list[dict]] = {}
         for chunk in dataset.chunks:
             by_doc.setdefault(chunk["doc_id"], []).append(chunk)
@@ -168,7 +166,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         queries=n,
         chunks=len(texts),
         context_avg_words=round(sum(len(c.split()) for c in contexts) / max(len(contexts), 1), 1),
-        over_embedder_limit=round(sum(p > _EMBEDDER_TEXT_PIECES for p in pieces) / max(len(pieces), 1), 3),
+        over_embedder_limit=round(sum(p > EMBEDDER_TEXT_PIECES for p in pieces) / max(len(pieces), 1), 3),
         notices=sorted(notices),
     )
 

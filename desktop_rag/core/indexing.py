@@ -18,7 +18,7 @@ from desktop_rag.core import parsers
 from desktop_rag.core.chunking import chunk_document
 from desktop_rag.core.contexts import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
-from desktop_rag.core.models import index_text
+from desktop_rag.core.dense_text import dense_windows
 from desktop_rag.core.scan import FoundFile, ScanProblem, scan
 
 log = logging.getLogger(__name__)
@@ -209,9 +209,13 @@ class Indexer:
                 break
             t0 = time.perf_counter()
             self.on_progress(Progress("embed", done, total))
-            vectors = self.lib.embedder.embed([index_text(context, text) for _, context, text in batch])
+            owners, texts = [], []
+            for chunk_id, context, text in batch:
+                for window in dense_windows(context, text, self.lib.token_counter):
+                    owners.append(chunk_id)
+                    texts.append(window)
+            self.lib.vectors.add(owners, self.lib.embedder.embed(texts))
             ids = [chunk_id for chunk_id, _, _ in batch]
-            self.lib.vectors.add(ids, vectors)
             catalog.mark_embedded(ids)
             done += len(batch)
             self.summary.embedded += len(batch)

@@ -76,9 +76,14 @@ class Library:
 
     def index(self, paths: Sequence[Path], contexts: str | None = None, on_progress: ProgressCallback | None = None,
               control: RunControl | None = None) -> IndexSummary:
-        contextualizer = make_contextualizer(contexts or self.settings.contexts, self.settings.context_max_words)
+        contextualizer = self.contextualizer(contexts or self.settings.contexts)
         with self._lock:  # one writer at a time per library
             return Indexer(self, contextualizer, on_progress, control).run(paths)
+
+    def contextualizer(self, choice: str):
+        return make_contextualizer(
+            choice, self.settings.context_max_words, self.settings.context_max_tokens, self.token_counter
+        )
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         return self.searcher.search(query, k=k, mode=mode, rerank=rerank)

@@ -22,9 +22,15 @@ class Reranker:
             if self._model is None:
                 if not (self.model_path / "config.json").exists():
                     raise RerankerUnavailable(f"no cross-encoder model in {self.model_path} (config.json missing)")
+                import torch
                 from sentence_transformers import CrossEncoder
 
-                self._model = CrossEncoder(str(self.model_path), device="cpu", local_files_only=True)
+                from desktop_rag.core.embedding import bfloat16_is_fast
+
+                model = CrossEncoder(str(self.model_path), device="cpu", local_files_only=True)
+                if bfloat16_is_fast():  # ~3× faster where the CPU has bf16 instructions, as for the embedder
+                    model.model.to(torch.bfloat16)
+                self._model = model
         return self._model
 
     def score(self, query: str, passages: list[str]) -> list[float]:

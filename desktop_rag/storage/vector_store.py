@@ -1,4 +1,7 @@
-"""The dense index: a Chroma collection holding one vector per chunk, keyed by the catalog's chunk id.
+"""The dense index: a Chroma collection holding the vectors of each chunk, keyed by the catalog's chunk id.
+
+A chunk whose context + text is longer than the embedder's window has one vector per window (ids "17", "17:1",
+"17:2"...; metadata {"chunk": 17} on all), and a query scores the chunk by its best window.
 
 Embedded (PersistentClient in the data folder) by default, or a Chroma server (HttpClient) for users who
 outgrow one laptop. Vectors are always given explicitly: Chroma's own embedding function would try to
@@ -43,35 +46,41 @@ class VectorStore:
     def count(self) -> int:
         return self._collection.count()
 
-    def add(self, chunk_ids: Sequence[int], vectors: np.ndarray) -> None:
-        for start in range(0, len(chunk_ids), _ADD_BATCH):
-            ids = [str(i) for i in chunk_ids[start : start + _ADD_BATCH]]
+    def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
+        """Store vectors; owners[i] is the chunk id of vectors[i], and a chunk's windows come consecutively."""
+        ids, window, previous = [], 0, None
+        for owner in owners:
+            window = window + 1 if owner == previous else 0
+            ids.append(str(owner) if window == 0 else f"{owner}:{window}")
+            previous = owner
+        for start in range(0, len(ids), _ADD_BATCH):
+            end = start + _ADD_BATCH
             # upsert, not add: re-adding an id after a crash between Chroma and the catalog must not fail
-            self._collection.upsert(ids=ids, embeddings=vectors[start : start + _ADD_BATCH])
+            self._collection.upsert(
+                ids=ids[start:end], embeddings=vectors[start:end],
+                metadatas=[{"chunk": int(o)} for o in owners[start:end]],
+            )
 
     def delete(self, chunk_ids: Sequence[int]) -> None:
         for start in range(0, len(chunk_ids), _ADD_BATCH):
-            self._collection.delete(ids=[str(i) for i in chunk_ids[start : start + _ADD_BATCH]])
+            part = [int(i) for i in chunk_ids[start : start + _ADD_BATCH]]
+            self._collection.delete(where={"chunk": {"$in": part}})
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """(chunk id, cosine similarity) best first."""
+        """(chunk id, cosine similarity of its best window) best first, at most n chunks."""
         total = self.count()
         if total == 0:
             return []
+        # Ask for extra neighbours: several windows of one chunk may come back and collapse into one hit.
         result = self._collection.query(
-            query_embeddings=[vector], n_results=min(n, total), include=["distances"]
+            query_embeddings=[vector], n_results=min(2 * n, total), include=["distances", "metadatas"]
         )
-        return [(int(i), 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
-
-    def ids(self) -> set[int]:
-        found: set[int] = set()
-        offset = 0
-        while True:
-            page = self._collection.get(include=[], limit=10_000, offset=offset)["ids"]
-            found.update(int(i) for i in page)
-            if len(page) < 10_000:
-                return found
-            offset += len(page)
+        best: dict[int, float] = {}
+        for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
+            chunk = int(meta["chunk"])
+            if chunk not in best:  # results come nearest first, so the first window seen is the best
+                best[chunk] = 1.0 - float(distance)
+        return list(best.items())[:n]
 
     def reset(self) -> None:
         """Drop every vector (for a rebuild from the catalog)."""

@@ -1,0 +1,170 @@
+"""Index throughput by stage and search latency at 10k and 100k chunks, with peak memory.
+
+    .venv/bin/python bench/index_search.py                  # 10k and 100k chunks
+    .venv/bin/python bench/index_search.py --sizes 10000 --embed-all
+
+Each size runs in its own process (so peak memory is that size's). Embedding 100k chunks for real takes ~15 min
+on 2 cores; by default only the first --embed-sample chunks are embedded by the model and the rest get a real
+vector of a random sampled chunk plus noise (normalised), which keeps the index's size and clustering realistic
+for search latency. The embed rate reported is always the model's own. Rerank latency uses a cross-encoder of
+the ms-marco-MiniLM-L-6 shape (6 layers, 384 wide) with random weights: the same compute as the real one, which
+no package ships.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from synthetic import queries, write_corpus  # noqa: E402
+
+
+class SampledEmbedder:
+    """The real embedder for the first `sample` texts, then sampled real vectors plus noise (see module doc)."""
+
+    def __init__(self, real, sample: int, seed: int = 3):
+        self.real, self.sample = real, sample
+        self.bank: list[np.ndarray] = []
+        self.model_seconds = 0.0
+        self.model_texts = 0
+        self.rng = np.random.default_rng(seed)
+        self.model_path, self.name = real.model_path, real.name
+
+    def embed(self, texts):
+        take = max(0, min(len(texts), self.sample - self.model_texts))
+        parts = []
+        if take:
+            t0 = time.perf_counter()
+            real = self.real.embed(texts[:take])
+            self.model_seconds += time.perf_counter() - t0
+            self.model_texts += take
+            self.bank.extend(real)
+            parts.append(real)
+        rest = len(texts) - take
+        if rest:
+            base = np.stack([self.bank[i] for i in self.rng.integers(0, len(self.bank), rest)])
+            noisy = base + self.rng.normal(0, 0.05, base.shape).astype(np.float32)
+            parts.append(noisy / np.linalg.norm(noisy, axis=1, keepdims=True))
+        return np.vstack(parts)
+
+    def embed_query(self, text):
+        return self.real.embed_query(text)
+
+
+def random_cross_encoder(folder: Path) -> Path:
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from desktop_rag.core.tokens import default_embedding_model_path
+
+    tokenizer = AutoTokenizer.from_pretrained(str(default_embedding_model_path()))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
+                        intermediate_size=1536, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def percentile(values, q):
+    return float(np.percentile(np.asarray(values) * 1000, q))
+
+
+def run_size(size: int, embed_sample: int, query_count: int) -> dict:
+    from desktop_rag.config import Settings
+    from desktop_rag.core.library import Library
+
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        tmp = Path(tmp)
+        vocab = write_corpus(tmp / "docs", size)
+        reranker_dir = random_cross_encoder(tmp / "reranker")
+        library = Library(tmp / "data", Settings(rerank_model=str(reranker_dir)))
+        sampled = SampledEmbedder(library.embedder, embed_sample)
+        library.__dict__["embedder"] = sampled  # replaces the cached property for this run only
+        t0 = time.perf_counter()
+        summary = library.index([tmp / "docs"], contexts="rules")
+        wall = time.perf_counter() - t0
+        chunks = summary.chunks
+        phase = summary.phase_seconds
+        embed_rate = sampled.model_texts / sampled.model_seconds if sampled.model_seconds else 0.0
+        row = {
+            "chunks": chunks,
+            "files": summary.indexed,
+            "index_wall_s": round(wall, 1),
+            "parse_chunk_per_s": round(chunks / phase["parse"], 0) if phase["parse"] else None,
+            "rules_context_per_s": round(chunks / phase["contextualize"], 0) if phase["contextualize"] else None,
+            "embed_model_per_s": round(embed_rate, 1),
+            "embedded_by_model": sampled.model_texts,
+            "embed_phase_s": round(phase["embed"], 1),
+            "bm25_build_s": round(phase["index"], 1),
+            "precision": getattr(library.embedder.real, "effective_precision", "?"),
+        }
+        texts = queries(vocab, query_count)
+        library.search(texts[0])  # warm: loads the bm25 index and the query path
+        for mode, rerank in (("hybrid", False), ("dense", False), ("bm25", False), ("hybrid", True)):
+            if rerank:
+                library.search(texts[0], rerank=True)  # load the cross-encoder outside the timing
+            timings = []
+            for q in texts if not rerank else texts[: max(20, query_count // 5)]:
+                t = time.perf_counter()
+                library.search(q, k=10, mode=mode, rerank=rerank)
+                timings.append(time.perf_counter() - t)
+            label = mode + ("+rerank" if rerank else "")
+            row[f"{label}_p50_ms"] = round(percentile(timings, 50), 1)
+            row[f"{label}_p95_ms"] = round(percentile(timings, 95), 1)
+        row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0)
+        library.close()
+        return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--embed-sample", type=int, default=10_000, help="chunks embedded by the model per size")
+    parser.add_argument("--embed-all", action="store_true", help="embed every chunk with the model (slow)")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        sample = args.child if args.embed_all else args.embed_sample
+        print(json.dumps(run_size(args.child, sample, args.queries)))
+        return
+    rows = []
+    for size in [int(s) for s in args.sizes.split(",")]:
+        command = [sys.executable, __file__, "--child", str(size), "--embed-sample", str(args.embed_sample),
+                   "--queries", str(args.queries)] + (["--embed-all"] if args.embed_all else [])
+        print(f"running {size} chunks…", file=sys.stderr)
+        out = subprocess.run(command, capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.stderr.write(out.stderr)
+            raise SystemExit(out.returncode)
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    keys = list(rows[0])
+    width = max(len(k) for k in keys)
+    print(f"{'metric':<{width}}  " + "  ".join(f"{r['chunks']:>10}" for r in rows))
+    for key in keys:
+        print(f"{key:<{width}}  " + "  ".join(f"{str(r[key]):>10}" for r in rows))
+    print(f"\nmachine: {_machine()}")
+
+
+def _machine() -> str:
+    import os
+    import platform
+
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+if __name__ == "__main__":
+    main()

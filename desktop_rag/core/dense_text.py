@@ -1,0 +1,28 @@
+"""What the embedder sees for a chunk: context + text, cut into windows that fit its 256 pieces.
+
+The embedder silently drops everything past its window. Measured on the codebase set (pre-chunked chunks,
+75% of context + chunk inputs over the limit), embedding the chunk in windows that each carry the context and
+scoring a chunk by its best window raised dense recall@5/@20 from 66.8/83.1 to 71.4/87.4 (rules contexts) and
+from 67.6/80.5 to 69.3/83.0 (no contexts). Chunks from our own chunker fit in one window: chunk_tokens +
+context_max_tokens is set to the window.
+"""
+
+from __future__ import annotations
+
+from desktop_rag.core.models import index_text
+from desktop_rag.core.tokens import TokenCounter
+
+# all-MiniLM-L6-v2 reads 256 pieces, two of which are [CLS] and [SEP].
+EMBEDDER_TEXT_PIECES = 254
+# A window shorter than this says too little; past it, a long context is what gets cut, not the chunk.
+_MIN_WINDOW_PIECES = 64
+_SEPARATOR_PIECES = 2
+
+
+def dense_windows(context: str, text: str, counter: TokenCounter, limit: int = EMBEDDER_TEXT_PIECES) -> list[str]:
+    full = index_text(context, text)
+    context_pieces, full_pieces = counter.count([context, full]) if context else (0, counter.count([full])[0])
+    if full_pieces <= limit:
+        return [full]
+    budget = max(limit - context_pieces - _SEPARATOR_PIECES, _MIN_WINDOW_PIECES)
+    return [index_text(context, text[a:b]) for a, b in counter.windows(text, budget)]
