@@ -7,13 +7,17 @@ from typing import TextIO
 
 from desktop_rag.core.indexing import IndexSummary, Progress
 
-_MIN_INTERVAL_S = 0.5  # a terminal line per phase change, then at most twice a second
+# A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
+# and one when a phase finishes, not one per file.
+_TERMINAL_INTERVAL_S = 0.2
+_LOG_INTERVAL_S = 3.0
 
 
 class ProgressPrinter:
     def __init__(self, stream: TextIO):
         self.stream = stream
         self.interactive = stream.isatty()
+        self.interval = _TERMINAL_INTERVAL_S if self.interactive else _LOG_INTERVAL_S
         self._last_phase = None
         self._last_time = 0.0
         self._phase_started = time.perf_counter()
@@ -23,8 +27,8 @@ class ProgressPrinter:
         changed = progress.phase != self._last_phase
         if changed:
             self._phase_started = now
-        finished = progress.total is not None and progress.done >= progress.total
-        if not changed and not finished and now - self._last_time < _MIN_INTERVAL_S:
+        finished = progress.total is not None and progress.done >= progress.total and progress.total > 0
+        if not finished and now - self._last_time < self.interval:
             return
         self._last_phase, self._last_time = progress.phase, now
         line = self._format(progress, now)

@@ -3,6 +3,7 @@
 import json
 
 from cli_runner import cli, cli_json
+from desktop_rag.config import Settings
 from documents import write_pdf
 
 
@@ -68,7 +69,7 @@ def test_search_before_indexing_is_a_clear_message(data_dir):
 
 
 def test_settings_are_persisted_and_validated(data_dir):
-    assert "chunk_tokens = 200" in cli(data_dir, "settings").stdout
+    assert f"chunk_tokens = {Settings().chunk_tokens}" in cli(data_dir, "settings").stdout
     cli(data_dir, "settings", "rerank_candidates", "50")
     assert cli(data_dir, "settings", "rerank_candidates").stdout.strip() == "50"
     bad = cli(data_dir, "settings", "no_such_thing", "1", check=False)
