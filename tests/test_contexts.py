@@ -69,3 +69,16 @@ def test_lexical_tokens_split_identifiers_and_stem():
     assert {"diffexecutor", "diff", "executor", "run_target", "run", "target", "httpserver", "http", "server"} <= set(tokens)
     assert "the" not in tokens
     assert lexical_tokens("executors") == lexical_tokens("executor")
+
+
+def test_key_terms_leave_out_the_title_already_in_the_context():
+    text = "Travel Policy. The Travel Policy sets hotel limits in euros, and euros per diem."
+    terms = key_terms(text, 4, exclude="Travel and Expense Policy")
+    assert "Travel" not in terms and "Policy" not in terms
+    assert "euros" in terms
+
+
+def test_wrapped_comment_lines_are_read_as_one_text():
+    code = ("/**\n * Writes text to a character-output stream, buffering\n * requests to increase efficiency.\n */\n"
+            "class BufferedWriter {}\n")
+    assert informative_lines(code) == "Writes text to a character-output stream, buffering requests to increase efficiency."

@@ -25,6 +25,7 @@ _NOISE_LINE = re.compile(
 _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+_COMMENT_LINE = re.compile(r"^\s*(?://[/!]?|#+|\*|/\*\*?|--|;+)\s?")
 
 
 class Contextualizer(Protocol):
@@ -59,7 +60,7 @@ class RulesContextualizer:
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
         body = without_legal_notices(document.text)
         summary = informative_lines(body, document.title, prose=document.parser != "code")
-        terms = key_terms(body, self.key_term_count)
+        terms = key_terms(body, self.key_term_count, exclude=document.title)
         return [
             ContextResult(
                 text=self._compose(document, chunk, len(chunks), summary, terms),
@@ -96,14 +97,7 @@ def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int
 
     In prose a line break is only wrapping, so paragraphs are joined and cut into sentences instead of lines.
     """
-    if prose:
-        candidates = [
-            sentence
-            for paragraph in _BLANK_LINES.split(text)
-            for sentence in _SENTENCE_END.split(" ".join(paragraph.split()))
-        ]
-    else:
-        candidates = text.split("\n")
+    candidates = _sentences(text) if prose else _code_candidates(text)
     found: list[str] = []
     for raw in candidates:
         line = raw.strip().strip("/#*!-=<>;{}\"' \t")
@@ -119,6 +113,30 @@ def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int
     return " ".join(found)[:max_chars]
 
 
+def _sentences(text: str) -> list[str]:
+    return [
+        sentence
+        for paragraph in _BLANK_LINES.split(text)
+        for sentence in _SENTENCE_END.split(" ".join(paragraph.split()))
+    ]
+
+
+def _code_candidates(text: str) -> list[str]:
+    """Lines of code, except that a run of comment lines is one wrapped text: joined, then cut into sentences."""
+    candidates: list[str] = []
+    comment_run: list[str] = []
+    for line in text.split("\n") + [""]:
+        marker = _COMMENT_LINE.match(line)
+        if marker and line[marker.end():].strip():
+            comment_run.append(line[marker.end():].strip())
+            continue
+        if comment_run:
+            candidates.extend(_sentences(" ".join(comment_run)))
+            comment_run = []
+        candidates.append(line)
+    return candidates
+
+
 def without_legal_notices(text: str) -> str:
     return "\n\n".join(p for p in _BLANK_LINES.split(text) if not _LEGAL.search(p))
 
@@ -131,12 +149,11 @@ def _limit_words(text: str, max_words: int) -> str:
 
 
 def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
-    """Identifiers cost many word pieces each; drop whole words from the end until the context fits."""
-    words = text.split()
-    while len(words) > 1 and counter.count([" ".join(words)])[0] > max_tokens:
-        words.pop()
-    fitted = " ".join(words)
-    return fitted if fitted == text else fitted.rstrip(",;:") + "…"
+    """Identifiers cost many word pieces each: keep the whole words that fit in max_tokens pieces."""
+    windows = counter.windows(text, max_tokens - 1)  # one piece is kept for the ellipsis
+    if len(windows) <= 1:
+        return text
+    return text[: windows[0][1]].rstrip().rstrip(",;:") + "…"
 
 
 def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,

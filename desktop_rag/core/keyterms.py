@@ -34,14 +34,16 @@ CODE_WORDS = frozenset(
 )
 
 
-def key_terms(text: str, limit: int = 8) -> list[str]:
+def key_terms(text: str, limit: int = 8, exclude: str = "") -> list[str]:
+    """The `limit` best terms of `text`; words of `exclude` (the title, already in the context) are left out."""
+    excluded = {w.lower() for w in _WORD.findall(exclude)}
     counts: Counter[str] = Counter()
     shape: dict[str, float] = {}
     first_seen: dict[str, int] = {}
     for m in _WORD.finditer(text):
         word = m.group(0).strip(".:")
         lower = word.lower()
-        if len(word) < 3 or lower in STOPWORDS or lower in CODE_WORDS:
+        if len(word) < 3 or lower in STOPWORDS or lower in CODE_WORDS or lower in excluded:
             continue
         counts[word] += 1
         first_seen.setdefault(word, m.start())
