@@ -66,6 +66,8 @@ def print_index_summary(s: IndexSummary, out: TextIO) -> None:
     timed = ", ".join(f"{phase} {sec:.1f} s" for phase, sec in s.phase_seconds.items() if sec >= 0.05)
     if timed:
         out.write(f"  time by phase: {timed}\n")
+    for notice in s.notices:
+        out.write(f"Note: {notice}\n")
     if s.failed:
         out.write("Failed files:\n")
         for failure in s.failed:

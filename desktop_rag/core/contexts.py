@@ -71,6 +71,16 @@ class RulesContextualizer:
         ]
 
     def _compose(self, doc: ParsedDocument, chunk: Chunk, total: int, summary: str, terms: list[str]) -> str:
+        parts = [self.situation(doc, chunk, total)]
+        if summary:
+            parts.append(summary)
+        if terms:
+            parts.append("Key terms: " + ", ".join(terms) + ".")
+        return self.fit(" ".join(parts))
+
+    @staticmethod
+    def situation(doc: ParsedDocument, chunk: Chunk, total: int) -> str:
+        """Where the chunk sits: "Title — Section > Subsection (page 3, part 2 of 7)." """
         where = [doc.title]
         path = [h for h in chunk.heading_path if h != doc.title]
         if path:
@@ -80,13 +90,11 @@ class RulesContextualizer:
             position.append(f"page {chunk.page}")
         if total > 1:
             position.append(f"part {chunk.index + 1} of {total}")
-        head = " — ".join(where) + (f" ({', '.join(position)})" if position else "") + "."
-        parts = [head]
-        if summary:
-            parts.append(summary)
-        if terms:
-            parts.append("Key terms: " + ", ".join(terms) + ".")
-        text = _limit_words(" ".join(parts), self.max_words)
+        return " — ".join(where) + (f" ({', '.join(position)})" if position else "") + "."
+
+    def fit(self, text: str) -> str:
+        """Bound a context by words and by the embedder's word pieces, cutting between words."""
+        text = _limit_words(text, self.max_words)
         if self.max_tokens and self.counter:
             text = _limit_tokens(text, self.max_tokens, self.counter)
         return text
@@ -157,15 +165,19 @@ def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
 
 
 def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
-                        counter: TokenCounter | None = None) -> Contextualizer:
+                        counter: TokenCounter | None = None, llm_backend_factory=None,
+                        on_notice=None) -> Contextualizer:
     if choice == "none":
         return NoContextualizer()
+    rules = RulesContextualizer(max_words=max_words, max_tokens=max_tokens, counter=counter)
     if choice in ("rules", "auto"):
-        # `auto` will prefer the LLM within a time budget once the LLM contextualizer exists (issue 3);
-        # until then rules are what auto can always deliver.
-        return RulesContextualizer(max_words=max_words, max_tokens=max_tokens, counter=counter)
+        # `auto` is to prefer the LLM within a time budget, with rules now and an upgrade later; until that
+        # budget exists, auto gives what it can always deliver at once: rules.
+        return rules
     if choice == "llm":
-        raise ValueError(
-            "the LLM contextualizer is not available in this version yet; use --contexts rules or auto"
-        )
+        from desktop_rag.core.llm.contextualizer import LlmContextualizer
+
+        if llm_backend_factory is None:
+            raise ValueError("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
+        return LlmContextualizer(llm_backend_factory, rules, on_notice)
     raise ValueError(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")

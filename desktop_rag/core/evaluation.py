@@ -53,7 +53,9 @@ class EvalReport:
     queries: int = 0
     chunks: int = 0
     context_avg_words: float = 0.0
-    over_embedder_limit: float = 0.0  # share of indexed texts the embedder truncates
+    over_embedder_limit: float = 0.0  # share of chunks whose context + text needs more than one embedder window
+    context_sources: dict[str, int] = field(default_factory=dict)
+    context_seconds: float = 0.0  # time spent writing contexts (model calls), included in `seconds`
     notices: list[str] = field(default_factory=list)
 
 
@@ -83,13 +85,14 @@ class _IndexedDataset:
 
         self._tmp = tempfile.TemporaryDirectory(prefix="desktop-rag-eval-")
         self.library = Library(Path(self._tmp.name), replace(settings, contexts=contexts, chroma_server=""))
+        self.notices: list[str] = []
         started = time.perf_counter()
         self.chunk_names = self._ingest(dataset, contexts)
         self.build_seconds = time.perf_counter() - started
 
     def _ingest(self, dataset: Dataset, contexts: str) -> dict[int, str]:
         lib = self.library
-        contextualizer = lib.contextualizer(contexts)
+        contextualizer = lib.contextualizer(contexts, on_notice=self.notices.append)
         by_doc: dict[str, list[dict]] = {}
         for chunk in dataset.chunks:
             by_doc.setdefault(chunk["doc_id"], []).append(chunk)
@@ -104,13 +107,9 @@ class _IndexedDataset:
                 contexts=contextualizer.contextualize(parsed, chunks),
             )
         Indexer(lib, contextualizer).sync_indexes()
-        names = {}
-        rows = lib.catalog._db.execute(
-            "SELECT c.id, d.path, c.idx FROM chunks c JOIN documents d ON d.id = c.document_id"
-        )
-        for chunk_id, path, idx in rows:
-            names[chunk_id] = f"{path.removeprefix('dataset:')}:{idx}"
-        return names
+        return {
+            chunk_id: f"{path.removeprefix('dataset:')}:{idx}" for chunk_id, path, idx in lib.catalog.chunk_positions()
+        }
 
     def close(self):
         self.library.close()
@@ -140,7 +139,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
     depth = max(cutoffs)
     recall_sums = {k: 0.0 for k in cutoffs}
     reciprocal_ranks = 0.0
-    notices: set[str] = set()
+    notices: set[str] = set(indexed.notices)
     for number, query in enumerate(dataset.queries, start=1):
         result = lib.search(query["text"], k=depth, mode=config.mode, rerank=config.rerank)
         notices.update(result.notices)
@@ -153,13 +152,15 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         if log and number % 50 == 0:
             log.write(f"  {config.label}: {number}/{len(dataset.queries)} queries\n")
     n = len(dataset.queries)
+    stats = lib.catalog.stats()
     texts = [index_text(c, t) for _, c, t in lib.catalog.iter_index_texts()]
     contexts = [c for _, c, _ in lib.catalog.iter_index_texts()]
     pieces = lib.token_counter.count(texts)
     return EvalReport(
         dataset=dataset.name,
         config={"contexts": config.contexts, "mode": config.mode, "rerank": config.rerank,
-                "embedding_model": lib.embedder.name, "candidates": lib.settings.candidates},
+                "embedding_model": lib.embedder.name, "candidates": lib.settings.candidates,
+                "llm_model": lib.settings.llm_model if config.contexts == "llm" else None},
         recall={str(k): round(recall_sums[k] / n, 4) for k in cutoffs},
         mrr=round(reciprocal_ranks / n, 4),
         seconds=round(indexed.build_seconds + time.perf_counter() - started, 1),
@@ -168,6 +169,8 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         context_avg_words=round(sum(len(c.split()) for c in contexts) / max(len(contexts), 1), 1),
         over_embedder_limit=round(sum(p > EMBEDDER_TEXT_PIECES for p in pieces) / max(len(pieces), 1), 3),
         notices=sorted(notices),
+        context_sources=stats["contexts_by_source"],
+        context_seconds=stats["context_seconds"],
     )
 
 
@@ -182,9 +185,12 @@ def evaluate(dataset: Dataset, config: EvalConfig, cutoffs: list[int], settings:
 
 def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Settings,
                            log: TextIO | None = None) -> list[EvalReport]:
-    """Plain dense, plain hybrid, contextual dense, contextual hybrid, and + rerank where a reranker is set."""
+    """Plain, rules and LLM (document summary) contexts, each dense and hybrid, + rerank where a reranker is set.
+
+    The LLM rows cost minutes (one model call per document); `seconds` shows it. Where the model is missing,
+    the LLM rows fall back to rules and their notice says so."""
     rows = []
-    for contexts in ("none", "rules"):
+    for contexts in ("none", "rules", "llm"):
         indexed = _IndexedDataset(dataset, contexts, settings)
         try:
             configs = [EvalConfig(contexts, "dense"), EvalConfig(contexts, "hybrid")]
@@ -201,13 +207,13 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
 def print_table(rows: list[EvalReport], cutoffs: list[int], out: TextIO) -> None:
     if rows:
         out.write(f"Dataset {rows[0].dataset}: {rows[0].queries} queries, {rows[0].chunks} chunks\n")
-    header = ["configuration"] + [f"R@{k}" for k in cutoffs] + ["MRR", "ctx words", ">limit", "seconds"]
+    header = ["configuration"] + [f"R@{k}" for k in cutoffs] + ["MRR", "ctx words", ">limit", "ctx s", "seconds"]
     table = [header]
     for r in rows:
         label = EvalConfig(r.config["contexts"], r.config["mode"], r.config["rerank"]).label
         table.append([label] + [f"{100 * r.recall[str(k)]:.2f}" for k in cutoffs]
                      + [f"{r.mrr:.3f}", f"{r.context_avg_words:g}", f"{100 * r.over_embedder_limit:.0f}%",
-                        f"{r.seconds:.1f}"])
+                        f"{r.context_seconds:.0f}", f"{r.seconds:.1f}"])
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     for i, row in enumerate(table):
         out.write("  ".join(cell.ljust(w) if j == 0 else cell.rjust(w) for j, (cell, w) in enumerate(zip(row, widths))))

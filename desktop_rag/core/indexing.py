@@ -54,6 +54,7 @@ class IndexSummary:
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=lambda: {p: 0.0 for p in PHASES})
     cancelled: bool = False
+    notices: list[str] = field(default_factory=list)
 
 
 ProgressCallback = Callable[[Progress], None]

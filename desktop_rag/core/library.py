@@ -35,6 +35,7 @@ class Library:
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
         self._lock = threading.Lock()
+        self._llm_backend = None
 
     def close(self) -> None:
         self.catalog.close()
@@ -76,14 +77,30 @@ class Library:
 
     def index(self, paths: Sequence[Path], contexts: str | None = None, on_progress: ProgressCallback | None = None,
               control: RunControl | None = None) -> IndexSummary:
-        contextualizer = self.contextualizer(contexts or self.settings.contexts)
+        notices: list[str] = []
+        contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
         with self._lock:  # one writer at a time per library
-            return Indexer(self, contextualizer, on_progress, control).run(paths)
+            summary = Indexer(self, contextualizer, on_progress, control).run(paths)
+        summary.notices = notices
+        return summary
 
-    def contextualizer(self, choice: str):
+    def contextualizer(self, choice: str, on_notice=None):
         return make_contextualizer(
-            choice, self.settings.context_max_words, self.settings.context_max_tokens, self.token_counter
+            choice, self.settings.context_max_words, self.settings.context_max_tokens, self.token_counter,
+            llm_backend_factory=self.llm_backend, on_notice=on_notice,
         )
+
+    def llm_backend(self):
+        """The local model, loaded on first use and kept: loading costs seconds, and its KV cache is the point."""
+        if self._llm_backend is None:
+            from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+            from desktop_rag.core.llm.models import resolve_model
+
+            path = resolve_model(self.settings.llm_model, self.data_dir / "models")
+            self._llm_backend = LlamaCppBackend(
+                path, n_ctx=self.settings.llm_context_tokens, n_threads=self.settings.llm_threads or None
+            )
+        return self._llm_backend
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         return self.searcher.search(query, k=k, mode=mode, rerank=rerank)

@@ -298,6 +298,12 @@ class Catalog:
                 found[r["id"]] = ChunkRecord(**values)
         return found
 
+    def chunk_positions(self) -> list[tuple[int, str, int]]:
+        """(chunk id, document path, chunk index) of every chunk."""
+        return [tuple(r) for r in self._db.execute(
+            "SELECT c.id, d.path, c.idx FROM chunks c JOIN documents d ON d.id = c.document_id"
+        )]
+
     def chunk_count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
 
@@ -311,7 +317,10 @@ class Catalog:
             "SELECT AVG(LENGTH(text) - LENGTH(REPLACE(text, ' ', '')) + 1), AVG(quality)"
             " FROM contexts WHERE text != ''"
         ).fetchone()
-        tokens = q("SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) FROM contexts").fetchone()
+        tokens = q(
+            "SELECT COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(seconds), 0)"
+            " FROM contexts"
+        ).fetchone()
         models = [r[0] for r in q("SELECT DISTINCT model FROM contexts WHERE model IS NOT NULL ORDER BY model")]
         return {
             "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0)},
@@ -321,6 +330,7 @@ class Catalog:
             "context_avg_words": round(avg_words, 1) if avg_words else 0.0,
             "context_avg_quality": round(avg_quality, 3) if avg_quality is not None else None,
             "llm_tokens": {"prompt": tokens[0], "completion": tokens[1]},
+            "context_seconds": round(tokens[2], 1),
             "context_models": models,
             "folders": self.folders(),
         }

@@ -1,0 +1,52 @@
+"""Turn a small model's raw answer into a context: no labels, chat tokens, quotes, copied passage text, generic
+filler, or a sentence cut off by the token cap."""
+
+from __future__ import annotations
+
+import re
+
+_CHAT_TOKENS = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<\|endoftext\|>")
+_LABEL = re.compile(
+    r"^\s*(?:\*\*)?(?:context|summary|answer|search context|document summary)\s*(?:\*\*)?\s*:\s*(?:\*\*)?\s*",
+    re.I,
+)
+_PREAMBLE = re.compile(r"^\s*(?:sure|certainly|of course|here(?:'s| is| are)\b)[^.:\n]*[:.!]\s*", re.I)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+# Sentences that fit any document and so help no search (measured: a quarter of 0.5B contexts were like this).
+_GENERIC = re.compile(
+    r"does not belong to any specific|is not (?:related|specific) to|without (?:any )?(?:more|further) context"
+    r"|i (?:cannot|can't|don't)|as an ai|let me know|hope this helps|in summary,?$",
+    re.I,
+)
+_COPY_NGRAM = 5
+_COPY_SHARE = 0.6  # a sentence whose 5-grams mostly occur in the passage is copied, not written
+
+
+def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
+    text = _CHAT_TOKENS.sub(" ", raw)
+    text = text.replace("```", " ")
+    for pattern in (_PREAMBLE, _LABEL):
+        text = pattern.sub("", text, count=1)
+    text = " ".join(text.split()).strip().strip("\"'“”‘’`").strip()
+    sentences = [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
+    if truncated and sentences and not sentences[-1].endswith((".", "!", "?")):
+        sentences.pop()  # cut at the token cap: never keep half a sentence
+    passage_grams = _ngrams(passage) if passage else set()
+    kept = []
+    for sentence in sentences:
+        if _GENERIC.search(sentence):
+            continue
+        grams = _ngrams(sentence)
+        if passage_grams and grams and len(grams & passage_grams) / len(grams) >= _COPY_SHARE:
+            continue
+        if sentence not in kept:  # small models repeat themselves
+            kept.append(sentence)
+    result = " ".join(kept).strip().strip("\"'“”").strip()
+    if result and not result.endswith((".", "!", "?")):
+        result += "."
+    return result
+
+
+def _ngrams(text: str) -> set[tuple[str, ...]]:
+    words = re.findall(r"\w+", text.lower())
+    return {tuple(words[i : i + _COPY_NGRAM]) for i in range(len(words) - _COPY_NGRAM + 1)}

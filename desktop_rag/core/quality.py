@@ -1,0 +1,84 @@
+"""A quality score in [0, 1] for a context, with the breakdown a person can read.
+
+length: within the target band of words; relevance: the chunk's and document's key terms appear; coherence:
+complete sentences, no repetition; specificity: not generic boilerplate; faithfulness: the names it mentions
+occur in the document (a small model sometimes invents file or function names).
+"""
+
+from __future__ import annotations
+
+import re
+
+from desktop_rag.core.keyterms import STOPWORDS, key_terms
+
+WEIGHTS = {"length": 0.15, "relevance": 0.25, "coherence": 0.15, "specificity": 0.2, "faithfulness": 0.25}
+TARGET_WORDS = (8, 45)
+_BOILERPLATE = re.compile(
+    r"\b(?:this|the) (?:passage|chunk|snippet|section|code|document|file|text) (?:is|belongs|comes|contains"
+    r"|describes|discusses|defines)\b|does not belong to any specific|\bpart of (?:a|the) (?:larger|bigger)\b",
+    re.I,
+)
+_NAME = re.compile(r"\b(?:[A-Za-z]+[A-Z_][A-Za-z0-9_]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|\w+\.\w{1,5})\b|`([^`]+)`")
+
+
+def score_context(context: str, chunk: str, document: str) -> tuple[float, dict[str, float]]:
+    words = context.split()
+    breakdown = {
+        "length": _length(len(words)),
+        "relevance": _relevance(context, chunk, document),
+        "coherence": _coherence(context, words),
+        "specificity": _specificity(context, words),
+        "faithfulness": _faithfulness(context, document),
+    }
+    total = sum(WEIGHTS[k] * v for k, v in breakdown.items())
+    return round(total, 3), {k: round(v, 3) for k, v in breakdown.items()}
+
+
+def _length(n: int) -> float:
+    low, high = TARGET_WORDS
+    if n == 0:
+        return 0.0
+    if n < low:
+        return n / low
+    if n > high:
+        return max(0.0, 1 - (n - high) / high)
+    return 1.0
+
+
+def _relevance(context: str, chunk: str, document: str) -> float:
+    lower = context.lower()
+    terms = key_terms(chunk, 5) + key_terms(document, 5)
+    terms = list(dict.fromkeys(t.lower() for t in terms))
+    if not terms:
+        return 1.0
+    hits = sum(1 for t in terms if t in lower)
+    return min(1.0, hits / 3)  # three of the ten key terms make a context clearly about this chunk
+
+
+def _coherence(context: str, words: list[str]) -> float:
+    if not words:
+        return 0.0
+    score = 1.0 if context.rstrip().endswith((".", "!", "?")) else 0.5
+    trigrams = [tuple(w.lower() for w in words[i : i + 3]) for i in range(len(words) - 2)]
+    if trigrams:
+        repeated = 1 - len(set(trigrams)) / len(trigrams)
+        score *= 1 - min(1.0, 2 * repeated)
+    return score
+
+
+def _specificity(context: str, words: list[str]) -> float:
+    if not words:
+        return 0.0
+    content = [w for w in words if w.lower().strip(".,;:()`'\"") not in STOPWORDS]
+    share = len(content) / len(words)
+    penalty = 0.4 * len(_BOILERPLATE.findall(context))
+    return max(0.0, min(1.0, share / 0.5) - penalty)
+
+
+def _faithfulness(context: str, document: str) -> float:
+    names = {m.group(1) or m.group(0) for m in _NAME.finditer(context)}
+    names = {n for n in names if len(n) > 2}
+    if not names:
+        return 1.0
+    lower_doc = document.lower()
+    return sum(1 for n in names if n.lower() in lower_doc) / len(names)

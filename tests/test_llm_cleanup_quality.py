@@ -1,0 +1,40 @@
+from desktop_rag.core.llm.cleanup import clean_context
+from desktop_rag.core.quality import WEIGHTS, score_context
+
+DOC = "class DiffExecutor wraps a primary executor and a secondary one for differential fuzzing. run_target runs both."
+CHUNK = "impl DiffExecutor { fn run_target(&mut self) { self.primary.run_target(); self.secondary.run_target(); } }"
+
+
+def test_labels_chat_tokens_and_quotes_are_stripped():
+    raw = '<|im_start|>Context: "DiffExecutor runs a primary and a secondary executor on the same input."<|im_end|>'
+    assert clean_context(raw) == "DiffExecutor runs a primary and a secondary executor on the same input."
+    assert clean_context("Sure! Here is the context: The parser reads PDF pages.") == "The parser reads PDF pages."
+
+
+def test_a_sentence_cut_by_the_token_cap_is_dropped():
+    raw = "The module parses invoices. It also computes the late interest for"
+    assert clean_context(raw, truncated=True) == "The module parses invoices."
+
+
+def test_copied_passage_text_generic_filler_and_repeats_are_dropped():
+    passage = "Replace the chain when a chain checker shows 0.5 percent wear or it wears the cassette."
+    raw = ("Replace the chain when a chain checker shows 0.5 percent wear. "
+           "This passage does not belong to any specific component. "
+           "Chain maintenance in the bicycle handbook. Chain maintenance in the bicycle handbook.")
+    assert clean_context(raw, passage) == "Chain maintenance in the bicycle handbook."
+
+
+def test_quality_prefers_a_specific_faithful_context():
+    good = "DiffExecutor in differential fuzzing: run_target runs the primary and secondary executors on one input."
+    generic = "This passage is part of the code. This passage is part of the code."
+    invented = "NumericHelper in numeric.h converts FloatBuffer values with parse_float_fast."
+    good_score, good_detail = score_context(good, CHUNK, DOC)
+    generic_score, generic_detail = score_context(generic, CHUNK, DOC)
+    invented_score, invented_detail = score_context(invented, CHUNK, DOC)
+    assert set(good_detail) == set(WEIGHTS)
+    assert all(0.0 <= v <= 1.0 for v in good_detail.values())
+    assert good_score > 0.8
+    assert generic_score < good_score - 0.3
+    assert generic_detail["specificity"] < 0.5 and generic_detail["coherence"] < 1.0
+    assert invented_detail["faithfulness"] == 0.0 and invented_score < good_score
+    assert score_context("", CHUNK, DOC)[0] < 0.5

@@ -1,0 +1,66 @@
+"""LLM contexts with real GGUF models: SmolLM2-135M for the mechanics (fast), Qwen2.5-Coder-0.5B for contexts."""
+
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+from desktop_rag.core.llm.models import resolve_model
+from desktop_rag.core.llm.prompts import DOCUMENT_SUMMARY, document_messages
+
+DOCUMENT = "\n\n".join(
+    f"## Step {i}\n\nThe espresso machine step {i}: grind 18 grams, tamp evenly, and pull a 36 gram shot in "
+    f"{25 + i} seconds. Clean the group head after every shot." for i in range(12)
+)
+
+
+@pytest.fixture(scope="module")
+def smollm(tmp_path_factory):
+    path = resolve_model("smollm2-135m-instruct-q4_1", tmp_path_factory.mktemp("models"))
+    return LlamaCppBackend(path, n_ctx=4096, n_threads=2)
+
+
+def test_document_prefix_is_evaluated_once_across_questions(smollm):
+    first = smollm.chat(document_messages(DOCUMENT, DOCUMENT_SUMMARY), max_tokens=8)
+    assert first.evaluated_prompt_tokens == first.prompt_tokens > 500  # a cold cache computes everything
+
+    second = smollm.chat(document_messages(DOCUMENT, "Which step takes longest?"), max_tokens=8)
+    assert second.prompt_tokens > 500
+    # Only the new question is computed; the document before it comes from the KV cache.
+    assert second.evaluated_prompt_tokens < 0.1 * second.prompt_tokens
+
+    smollm.forget_cache()
+    cold = smollm.chat(document_messages(DOCUMENT, "Which step takes longest?"), max_tokens=8)
+    assert cold.evaluated_prompt_tokens == cold.prompt_tokens == second.prompt_tokens
+
+
+def test_llm_contexts_are_generated_scored_stored_and_found(make_library, docs):
+    (docs / "espresso.md").write_text("# Espresso guide\n\n" + DOCUMENT)
+    (docs / "tea.md").write_text("# Tea\n\nGreen tea steeps for two minutes at 80 degrees; black tea for four.")
+    library = make_library(Settings(llm_model="qwen2.5-coder-0.5b-instruct-q4_k_m"))
+    summary = library.index([docs], contexts="llm")
+    assert summary.indexed == 2 and summary.failed == [] and summary.notices == []
+    rows = library.catalog._db.execute(
+        "SELECT x.source, x.model, x.prompt_version, x.quality, x.quality_detail, x.text FROM contexts x"
+    ).fetchall()
+    llm_rows = [r for r in rows if r["source"] == "llm"]
+    assert llm_rows, [dict(r) for r in rows]
+    for row in llm_rows:
+        assert row["model"].startswith("qwen2.5-coder-0.5b") and row["prompt_version"]
+        assert 0.45 <= row["quality"] <= 1.0 and "faithfulness" in row["quality_detail"]
+    stats = library.stats()
+    assert stats["llm_tokens"]["prompt"] > 0 and stats["llm_tokens"]["completion"] > 0
+    hit = library.search("how many grams for an espresso shot", k=1).hits[0]
+    assert Path(hit.path).name == "espresso.md"
+
+
+def test_a_wrong_model_path_falls_back_to_rules_with_a_clear_notice(make_library, docs, tmp_path):
+    (docs / "a.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water.")
+    library = make_library(Settings(llm_model=str(tmp_path / "missing.gguf")))
+    summary = library.index([docs], contexts="llm")
+    assert summary.indexed == 1
+    assert any("LLM contexts unavailable" in n and "missing.gguf" in n for n in summary.notices)
+    sources = {r[0] for r in library.catalog._db.execute("SELECT source FROM contexts")}
+    assert sources == {"rules"}
+    assert Path(library.search("heron", k=1).hits[0].path).name == "a.md"
