@@ -38,3 +38,10 @@ def test_quality_prefers_a_specific_faithful_context():
     assert generic_detail["specificity"] < 0.5 and generic_detail["coherence"] < 1.0
     assert invented_detail["faithfulness"] == 0.0 and invented_score < good_score
     assert score_context("", CHUNK, DOC)[0] < 0.5
+
+
+def test_boilerplate_openings_are_rewritten_not_kept():
+    assert clean_context("This document is a guide to brewing coffee. It covers grinders.") == (
+        "A guide to brewing coffee. It covers grinders."
+    )
+    assert clean_context("The code defines functions for invoice totals.") == "Functions for invoice totals."

@@ -18,6 +18,12 @@ _GENERIC = re.compile(
     r"|i (?:cannot|can't|don't)|as an ai|let me know|hope this helps|in summary,?$",
     re.I,
 )
+# "This document is a guide to…" opens nearly every answer and says nothing: it becomes "A guide to…".
+_BOILERPLATE_OPENING = re.compile(
+    r"^(?:this|the) (?:document|file|passage|code|text|section|chunk|snippet|script)"
+    r" (?:is|contains|describes|provides|defines|belongs to)\s+(?:(a|an|the)\s+)?",
+    re.I,
+)
 _COPY_NGRAM = 5
 _COPY_SHARE = 0.6  # a sentence whose 5-grams mostly occur in the passage is copied, not written
 
@@ -28,7 +34,7 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
     for pattern in (_PREAMBLE, _LABEL):
         text = pattern.sub("", text, count=1)
     text = " ".join(text.split()).strip().strip("\"'“”‘’`").strip()
-    sentences = [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
+    sentences = split_sentences(text)
     if truncated and sentences and not sentences[-1].endswith((".", "!", "?")):
         sentences.pop()  # cut at the token cap: never keep half a sentence
     passage_grams = _ngrams(passage) if passage else set()
@@ -39,12 +45,26 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
         grams = _ngrams(sentence)
         if passage_grams and grams and len(grams & passage_grams) / len(grams) >= _COPY_SHARE:
             continue
-        if sentence not in kept:  # small models repeat themselves
+        sentence = _drop_boilerplate_opening(sentence)
+        if sentence and sentence not in kept:  # small models repeat themselves
             kept.append(sentence)
     result = " ".join(kept).strip().strip("\"'“”").strip()
     if result and not result.endswith((".", "!", "?")):
         result += "."
     return result
+
+
+def split_sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
+
+
+def _drop_boilerplate_opening(sentence: str) -> str:
+    m = _BOILERPLATE_OPENING.match(sentence)
+    if not m:
+        return sentence
+    rest = sentence[m.end():]
+    article = (m.group(1) or "").capitalize()
+    return f"{article} {rest}" if article else rest[:1].upper() + rest[1:]
 
 
 def _ngrams(text: str) -> set[tuple[str, ...]]:

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.backend import LlmBackend
-from desktop_rag.core.llm.cleanup import clean_context
+from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import DOCUMENT_SUMMARY, PROMPT_VERSION, document_messages
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
@@ -65,7 +65,7 @@ class LlmContextualizer:
         results = []
         for chunk, rule in zip(chunks, rules):
             text = self._compose(document, chunk, len(chunks), summary)
-            quality, detail = score_context(text, chunk.text, document.text)
+            quality, detail = score_context(text, chunk.text, f"{document.title}\n{document.text}")
             if quality < MIN_QUALITY:
                 results.append(rule)
                 continue
@@ -89,8 +89,15 @@ class LlmContextualizer:
         return summary, info
 
     def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, summary: str) -> str:
+        """Situation first, then as many whole summary sentences as fit: never half a sentence."""
         head = self.rules.situation(document, chunk, total)
-        return self.rules.fit(f"{head} {summary}")
+        sentences = split_sentences(summary)
+        while sentences:
+            text = f"{head} {' '.join(sentences)}"
+            if self.rules.fit(text) == text or len(sentences) == 1:
+                return self.rules.fit(text)
+            sentences.pop()
+        return head
 
 
 def _head(text: str, backend: LlmBackend, budget_tokens: int) -> str:

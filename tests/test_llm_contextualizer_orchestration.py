@@ -1,0 +1,66 @@
+"""How the LLM contextualizer composes, scores and falls back, with a fake backend standing in for the model
+(the real model's behaviour is covered in test_llm_contexts.py)."""
+
+from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.llm.backend import Completion
+from desktop_rag.core.llm.contextualizer import LlmContextualizer
+from desktop_rag.core.models import Chunk, ParsedDocument
+from desktop_rag.core.tokens import token_counter
+
+DOC = ParsedDocument(
+    text="Invoice tools compute invoice_total with VAT and late_payment_interest for overdue invoices.\n\nMore.",
+    title="invoice_tools", parser="code",
+)
+CHUNKS = [Chunk(0, "def invoice_total(lines): ...", 0, 10, None, ["def invoice_total"], 8, "a"),
+          Chunk(1, "def late_payment_interest(amount, days): ...", 11, 20, None, ["def late_payment_interest"], 9, "b")]
+
+
+class FakeBackend:
+    name = "fake-model"
+
+    def __init__(self, answer: str = "", error: Exception | None = None):
+        self.answer, self.error, self.calls = answer, error, 0
+
+    def chat(self, messages, max_tokens, temperature=0.0, seed=0):
+        self.calls += 1
+        if self.error:
+            raise self.error
+        return Completion(self.answer, prompt_tokens=100, completion_tokens=20, evaluated_prompt_tokens=100,
+                          seconds=0.1)
+
+    def count_tokens(self, text):
+        return len(text) // 4
+
+
+def contextualizer(backend, notices, max_words=40):
+    rules = RulesContextualizer(max_words=max_words, max_tokens=64, counter=token_counter())
+    return LlmContextualizer(lambda: backend, rules, notices.append)
+
+
+def test_one_call_per_document_whole_sentences_only_and_tokens_counted_once():
+    backend = FakeBackend("Invoice helpers that compute invoice_total with VAT. They also charge late_payment_interest "
+                          "on overdue invoices. A third sentence that will not fit in the word budget at all here.")
+    notices = []
+    contexts = contextualizer(backend, notices, max_words=24).contextualize(DOC, CHUNKS)
+    assert backend.calls == 1 and notices == []
+    assert [c.source for c in contexts] == ["llm", "llm"]
+    for c in contexts:
+        assert "…" not in c.text and c.text.endswith(".")
+        assert "third sentence" not in c.text
+        assert c.model == "fake-model" and c.prompt_version and 0.45 <= c.quality <= 1
+    assert contexts[0].text.startswith("invoice_tools — def invoice_total (part 1 of 2). Invoice helpers")
+    assert [c.prompt_tokens for c in contexts] == [100, 0]  # the document's one call is not counted twice
+
+
+def test_a_failing_model_gives_rules_contexts_and_a_notice():
+    notices = []
+    contexts = contextualizer(FakeBackend(error=RuntimeError("decode failed")), notices).contextualize(DOC, CHUNKS)
+    assert [c.source for c in contexts] == ["rules", "rules"]
+    assert "decode failed" in notices[0]
+
+
+def test_a_poor_answer_is_replaced_by_rules():
+    notices = []
+    generic = FakeBackend("This passage does not belong to any specific component. I cannot tell.")
+    contexts = contextualizer(generic, notices).contextualize(DOC, CHUNKS)
+    assert [c.source for c in contexts] == ["rules", "rules"]
