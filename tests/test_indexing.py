@@ -166,3 +166,17 @@ def test_search_without_an_index_says_so(library):
 
     with pytest.raises(NoIndexError, match="nothing is indexed yet"):
         library.search("anything")
+
+
+def test_a_changed_large_file_keeps_its_vectors_when_chunk_ids_are_reused(make_library, docs):
+    # 600 chunks exceed the mid-run embedding flush; SQLite gives the new chunks the ids of the removed ones,
+    # so the old vectors must be deleted before the new ones are written.
+    library = make_library(Settings(chunk_tokens=24, chunk_overlap_tokens=0))
+    note = docs / "log.md"
+    note.write_text("\n\n".join(f"Entry {i}: the pump at the north station was checked by the crew." for i in range(600)))
+    library.index([docs])
+    note.write_text("\n\n".join(f"Entry {i}: the valve at the south station was replaced by the crew." for i in range(600)))
+    summary = library.index([docs])
+    assert summary.indexed == 1
+    assert library.vectors.count() == library.catalog.chunk_count() == 600
+    assert "valve" in library.search("valve replaced", k=1, mode="dense").hits[0].text

@@ -185,10 +185,6 @@ class Indexer:
         """Bring Chroma and BM25 in line with the catalog: drop removed vectors, embed pending chunks, rebuild
         the keyword index if anything changed. Safe to call any time; does nothing when all is in sync."""
         catalog = self.lib.catalog
-        deletions = catalog.pending_dense_deletions()
-        if deletions:
-            self.lib.vectors.delete(deletions)
-            catalog.clear_dense_deletions(deletions)
         self._embed_pending()
         if catalog.bm25_dirty:
             self.control.checkpoint()
@@ -200,6 +196,12 @@ class Indexer:
 
     def _embed_pending(self) -> None:
         catalog = self.lib.catalog
+        # Deletions first, always: SQLite may give a new chunk the id of a removed one, and the removed one's
+        # vectors must be gone before the new ones are written under that id.
+        deletions = catalog.pending_dense_deletions()
+        if deletions:
+            self.lib.vectors.delete(deletions)
+            catalog.clear_dense_deletions(deletions)
         total = catalog.count_pending_embeddings()
         done = 0
         batch_size = max(self.settings.embed_batch_size * 4, 64)
