@@ -104,7 +104,7 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     out.write(f"Data folder: {stats['data_dir']}\n")
     out.write(f"Documents:   {docs['indexed']} indexed, {docs['failed']} failed\n")
     out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
-    out.write(f"Indexes:     dense {stats['dense_index_chunks']} chunks, keyword {stats['keyword_index_chunks']} chunks\n")
+    out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, keyword {stats['keyword_index_chunks']} chunks\n")
     sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"
     out.write(f"Contexts:    {sources}; average {stats['context_avg_words']} words")
     if stats["context_avg_quality"] is not None:
@@ -112,8 +112,8 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     out.write("\n")
     tokens = stats["llm_tokens"]
     if tokens["prompt"] or tokens["completion"]:
-        out.write(f"LLM tokens:  {tokens['prompt']} prompt, {tokens['completion']} generated "
-                  f"({', '.join(stats['context_models'])})\n")
+        out.write(f"LLM:         {tokens['prompt']} prompt and {tokens['completion']} generated tokens in "
+                  f"{stats['context_seconds']} s ({', '.join(stats['context_models'])})\n")
     sizes = ", ".join(f"{k} {v / 2**20:.1f} MB" for k, v in stats["index_bytes"].items())
     out.write(f"On disk:     {sizes}\n")
     if stats["folders"]:

@@ -42,7 +42,7 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
 
     stats = cli_json(data_dir, "stats", "--json")
     assert stats["documents"] == {"indexed": 2, "failed": 1}
-    assert stats["chunks"] == stats["dense_index_chunks"] == stats["keyword_index_chunks"] > 0
+    assert stats["chunks"] == stats["dense_index_vectors"] == stats["keyword_index_chunks"] > 0
     assert stats["contexts_by_source"] == {"rules": stats["chunks"]}
     assert stats["failures"][0]["path"].endswith("broken.pdf")
     assert "Documents:   2 indexed, 1 failed" in cli(data_dir, "stats").stdout

@@ -72,6 +72,6 @@ def test_interrupted_index_resumes_without_redoing_work(tmp_path, docs, data_dir
     final_docs, final_chunks, final_embedded = counts(data_dir)
     assert (final_docs, final_chunks, final_embedded) == (FILES, FILES * 2, FILES * 2)
     stats = cli_json(data_dir, "stats", "--json")
-    assert stats["dense_index_chunks"] == stats["keyword_index_chunks"] == FILES * 2
+    assert stats["dense_index_vectors"] == stats["keyword_index_chunks"] == FILES * 2
     hit = cli_json(data_dir, "search", "omega599", "--mode", "bm25", "-k", "1", "--json")["results"][0]
     assert hit["path"].endswith("note0599.md") and hit["heading_path"][-1] == "Part two"

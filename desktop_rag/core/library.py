@@ -126,7 +126,7 @@ class Library:
     def stats(self) -> dict:
         stats = self.catalog.stats()
         stats["data_dir"] = str(self.data_dir)
-        stats["dense_index_chunks"] = self.vectors.count()
+        stats["dense_index_vectors"] = self.vectors.count()  # a long chunk has one vector per embedder window
         stats["keyword_index_chunks"] = len(self.keywords) if self.keywords.exists else 0
         stats["index_bytes"] = {
             "catalog": _size(self.data_dir / CATALOG_FILE),

@@ -150,6 +150,7 @@ class Catalog:
         assert len(chunks) == len(contexts)
         now = time.time()
         with self._transaction():
+            manual = self._manual_contexts(path)
             doc_id = self._upsert_document(
                 path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
             )
@@ -164,8 +165,69 @@ class Catalog:
                     ),
                 )
                 self._insert_context(cur.lastrowid, context, chunk.text_hash, content_hash, now)
+                if chunk.text_hash in manual:
+                    # A person's edit outlives automatic work: same chunk text, same hand-written context.
+                    self._apply_manual(cur.lastrowid, manual[chunk.text_hash], now)
             self._set_meta("bm25_dirty", "1")
         return doc_id
+
+    def _manual_contexts(self, path: str) -> dict[str, str]:
+        rows = self._db.execute(
+            "SELECT c.text_hash, x.text FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            " JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND x.source = 'manual'",
+            (path,),
+        )
+        return {r[0]: r[1] for r in rows}
+
+    # -- hand edits -----------------------------------------------------------------------------------------
+
+    def context(self, chunk_id: int) -> dict | None:
+        row = self._db.execute("SELECT * FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        return dict(row) if row else None
+
+    def set_manual_context(self, chunk_id: int, text: str) -> None:
+        """Replace a chunk's context by a person's text (kept through re-indexing) and queue it for re-indexing."""
+        with self._transaction():
+            if self._db.execute("SELECT 1 FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone() is None:
+                raise KeyError(f"no chunk with id {chunk_id}")
+            self._apply_manual(chunk_id, text, time.time())
+            self._requeue(chunk_id)
+
+    def revert_context(self, chunk_id: int) -> bool:
+        """Back to the generated context a hand edit replaced; False if the context was not hand-edited."""
+        with self._transaction():
+            row = self._db.execute(
+                "SELECT source, generated_text, generated_source FROM contexts WHERE chunk_id = ?", (chunk_id,)
+            ).fetchone()
+            if row is None:
+                raise KeyError(f"no chunk with id {chunk_id}")
+            if row["source"] != "manual":
+                return False
+            self._db.execute(
+                "UPDATE contexts SET text = ?, source = ?, generated_text = NULL, generated_source = NULL,"
+                " updated_at = ? WHERE chunk_id = ?",
+                (row["generated_text"] or "", row["generated_source"] or "none", time.time(), chunk_id),
+            )
+            self._requeue(chunk_id)
+            return True
+
+    def _apply_manual(self, chunk_id: int, text: str, now: float) -> None:
+        # The first edit keeps what was generated; later edits keep that same original.
+        self._db.execute(
+            "UPDATE contexts SET generated_text = CASE WHEN source = 'manual' THEN generated_text ELSE text END,"
+            " generated_source = CASE WHEN source = 'manual' THEN generated_source ELSE source END,"
+            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ? WHERE chunk_id = ?",
+            (text, now, chunk_id),
+        )
+
+    def _requeue(self, chunk_id: int) -> None:
+        """The chunk's index text changed: drop its vectors, embed it again, rebuild the keyword index."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE id = ? AND embedded",
+            (chunk_id,),
+        )
+        self._db.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (chunk_id,))
+        self._set_meta("bm25_dirty", "1")
 
     def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str) -> None:
         """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed."""
