@@ -48,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
 
+    context = commands.add_parser("context", help="show a chunk's context, or set it by hand, or revert the edit")
+    context.add_argument("chunk_id", type=int, help="the chunk_id of a search hit (see search --json)")
+    edit = context.add_mutually_exclusive_group()
+    edit.add_argument("--set", metavar="TEXT", help="replace the context by this text (kept through re-indexing)")
+    edit.add_argument("--revert", action="store_true", help="back to the generated context")
+    context.add_argument("--json", action="store_true")
+
     settings = commands.add_parser("settings", help="show settings, or set one: settings KEY VALUE")
     settings.add_argument("key", nargs="?")
     settings.add_argument("value", nargs="?")
@@ -174,6 +181,25 @@ def cmd_reindex(args, data_dir: Path) -> int:
     return 0
 
 
+def cmd_context(args, data_dir: Path) -> int:
+    with _open(data_dir) as library:
+        if library.catalog.context(args.chunk_id) is None:
+            raise ValueError(f"no chunk with id {args.chunk_id}")
+        if args.set is not None:
+            library.set_context(args.chunk_id, args.set)
+        elif args.revert and not library.revert_context(args.chunk_id):
+            print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
+        row = library.catalog.context(args.chunk_id)
+    if args.json:
+        print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",
+                                                "generated_text", "generated_source")}))
+    else:
+        print(f"[{row['source']}] {row['text']}")
+        if row["source"] == "manual" and row["generated_text"] is not None:
+            print(f"(replaces the {row['generated_source']} context: {row['generated_text']})")
+    return 0
+
+
 def cmd_settings(args, data_dir: Path) -> int:
     settings = Settings.load(data_dir)
     current = asdict(settings)
@@ -240,6 +266,7 @@ _COMMANDS = {
     "search": cmd_search,
     "stats": cmd_stats,
     "reindex": cmd_reindex,
+    "context": cmd_context,
     "settings": cmd_settings,
     "eval": cmd_eval,
     "demo": cmd_demo,

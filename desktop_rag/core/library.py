@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from desktop_rag.config import Settings
-from desktop_rag.core.contexts import make_contextualizer
+from desktop_rag.core.contexts import NoContextualizer, make_contextualizer
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
@@ -119,9 +119,27 @@ class Library:
             self.catalog.mark_all_unembedded()
             self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
             self.catalog.mark_keyword_index_dirty()
-            indexer = Indexer(self, make_contextualizer("none"), on_progress, control)
-            indexer.sync_indexes()
-            return indexer.summary
+            return self._sync(on_progress, control)
+
+    def set_context(self, chunk_id: int, text: str) -> None:
+        """A person's context for a chunk: it replaces the generated one, survives re-indexing while the chunk's
+        text is unchanged, and is searchable as soon as this returns."""
+        self.catalog.set_manual_context(chunk_id, " ".join(text.split()))
+        with self._lock:
+            self._sync()
+
+    def revert_context(self, chunk_id: int) -> bool:
+        """Back to the generated context; False if the chunk had no hand edit."""
+        reverted = self.catalog.revert_context(chunk_id)
+        if reverted:
+            with self._lock:
+                self._sync()
+        return reverted
+
+    def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
+        indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes
+        indexer.sync_indexes()
+        return indexer.summary
 
     def stats(self) -> dict:
         stats = self.catalog.stats()

@@ -1,0 +1,53 @@
+"""Hand-edited contexts: searchable at once, never overwritten by automatic work, revertible."""
+
+import json
+
+from cli_runner import cli
+
+GUIDE = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
+
+
+def chunk_with(library, word):
+    return next(h for h in library.search(word, k=5, mode="bm25").hits if word.lower() in h.text.lower())
+
+
+def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
+    (docs / "pump.md").write_text(GUIDE)
+    library.index([docs])
+    hit = chunk_with(library, "prime")
+    generated = hit.context
+    assert library.search("zanzibar", mode="bm25").hits == []
+
+    library.set_context(hit.chunk_id, "Zanzibar field station   pump start-up checklist.")
+    edited = library.search("zanzibar", k=1, mode="bm25").hits[0]
+    assert (edited.chunk_id, edited.context_source) == (hit.chunk_id, "manual")
+    assert edited.context == "Zanzibar field station pump start-up checklist."
+    assert library.vectors.count() == library.catalog.chunk_count()  # re-embedded, old vector replaced
+
+    # Another part of the document changes: the edited chunk's text does not, so its context stays.
+    (docs / "pump.md").write_text(GUIDE.replace("Drain it for winter.", "Drain it and store it dry for winter."))
+    assert library.index([docs]).indexed == 1
+    again = library.search("zanzibar", k=1, mode="bm25").hits[0]
+    assert again.context_source == "manual" and "Prime the pump" in again.text
+
+    assert library.revert_context(again.chunk_id)
+    assert library.search("zanzibar", mode="bm25").hits == []
+    reverted = chunk_with(library, "prime")
+    # Back to the generated context, as generated for the document as it is now (it changed since the edit).
+    assert reverted.context_source == "rules" and reverted.context != generated and "dry" in reverted.context
+    assert not library.revert_context(again.chunk_id)  # nothing left to revert
+
+
+def test_context_command(docs, data_dir):
+    (docs / "pump.md").write_text(GUIDE)
+    cli(data_dir, "index", str(docs))
+    hit = json.loads(cli(data_dir, "search", "prime the pump", "-k", "1", "--json").stdout)["results"][0]
+    shown = json.loads(cli(data_dir, "context", str(hit["chunk_id"]), "--set", "Checklist for the Zanzibar pump.",
+                           "--json").stdout)
+    assert shown["source"] == "manual" and shown["generated_source"] == "rules"
+    found = json.loads(cli(data_dir, "search", "zanzibar", "--mode", "bm25", "--json").stdout)["results"]
+    assert found[0]["chunk_id"] == hit["chunk_id"]
+    reverted = json.loads(cli(data_dir, "context", str(hit["chunk_id"]), "--revert", "--json").stdout)
+    assert reverted["source"] == "rules" and reverted["text"] == hit["context"]
+    missing = cli(data_dir, "context", "999999", check=False)
+    assert missing.returncode == 1 and "no chunk with id 999999" in missing.stderr
