@@ -48,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
 
+    upgrade = commands.add_parser("contextualize", help="write LLM contexts for chunks that have rules contexts")
+    upgrade.add_argument("--upgrade", action="store_true", required=True,
+                         help="upgrade rules contexts to LLM contexts (hand edits are never touched)")
+    upgrade.add_argument("--limit", type=int, help="at most this many documents in this run")
+    upgrade.add_argument("--json", action="store_true")
+
     context = commands.add_parser("context", help="show a chunk's context, or set it by hand, or revert the edit")
     context.add_argument("chunk_id", type=int, help="the chunk_id of a search hit (see search --json)")
     edit = context.add_mutually_exclusive_group()
@@ -181,6 +187,22 @@ def cmd_reindex(args, data_dir: Path) -> int:
     return 0
 
 
+def cmd_contextualize(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import ProgressPrinter
+
+    _terminate_as_interrupt()
+    with _open(data_dir) as library:
+        summary = library.upgrade_contexts(on_progress=ProgressPrinter(sys.stderr), limit=args.limit)
+    if args.json:
+        print(json.dumps(asdict(summary)))
+    else:
+        print(f"{'Interrupted' if summary.cancelled else 'Done'}: {summary.upgraded_chunks} contexts upgraded to LLM "
+              f"in {summary.documents} documents; {summary.kept_rules} kept their rules context")
+        for notice in summary.notices:
+            print(f"Note: {notice}")
+    return EXIT_INTERRUPTED if summary.cancelled else 0
+
+
 def cmd_context(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
         if library.catalog.context(args.chunk_id) is None:
@@ -267,6 +289,7 @@ _COMMANDS = {
     "stats": cmd_stats,
     "reindex": cmd_reindex,
     "context": cmd_context,
+    "contextualize": cmd_contextualize,
     "settings": cmd_settings,
     "eval": cmd_eval,
     "demo": cmd_demo,

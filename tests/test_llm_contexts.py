@@ -64,3 +64,23 @@ def test_a_wrong_model_path_falls_back_to_rules_with_a_clear_notice(make_library
     sources = {r[0] for r in library.catalog._db.execute("SELECT source FROM contexts")}
     assert sources == {"rules"}
     assert Path(library.search("heron", k=1).hits[0].path).name == "a.md"
+
+
+def test_rules_contexts_are_upgraded_later_without_touching_hand_edits(make_library, docs):
+    (docs / "espresso.md").write_text("# Espresso guide\n\n" + DOCUMENT)
+    library = make_library(Settings(llm_model="qwen2.5-coder-0.5b-instruct-q4_k_m"))
+    library.index([docs], contexts="rules")
+    chunk_ids = [h.chunk_id for h in library.search("espresso shot grams", k=20, mode="bm25").hits]
+    assert len(chunk_ids) > 2
+    library.set_context(chunk_ids[0], "Hand-written: the Zanzibar espresso routine.")
+
+    summary = library.upgrade_contexts()
+    assert summary.documents == 1 and summary.upgraded_chunks + summary.kept_rules == len(chunk_ids) - 1
+    assert summary.upgraded_chunks > 0
+    sources = dict(library.catalog._db.execute("SELECT chunk_id, source FROM contexts").fetchall())
+    assert sources[chunk_ids[0]] == "manual"
+    assert sum(1 for s in sources.values() if s == "llm") == summary.upgraded_chunks
+    assert library.vectors.count() == library.catalog.chunk_count()  # upgraded chunks re-embedded, not doubled
+    assert library.search("zanzibar", k=1, mode="bm25").hits[0].chunk_id == chunk_ids[0]
+    # Only documents that still have rules contexts are visited again.
+    assert library.upgrade_contexts().documents == (1 if summary.kept_rules else 0)

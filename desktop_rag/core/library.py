@@ -136,6 +136,17 @@ class Library:
                 self._sync()
         return reverted
 
+    def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
+                         limit: int | None = None):
+        """Give documents indexed with rules contexts LLM contexts (see core/upgrade.py)."""
+        from desktop_rag.core.upgrade import upgrade_contexts
+
+        return upgrade_contexts(self, on_progress, control, limit)
+
+    def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
+        with self._lock:
+            return self._sync(on_progress, control)
+
     def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes
         indexer.sync_indexes()

@@ -179,6 +179,48 @@ class Catalog:
         )
         return {r[0]: r[1] for r in rows}
 
+    # -- upgrading contexts ---------------------------------------------------------------------------------
+
+    def documents_with_rules_contexts(self) -> list[int]:
+        """Documents with at least one chunk whose context came from rules: candidates for an LLM upgrade."""
+        return [r[0] for r in self._db.execute(
+            "SELECT DISTINCT c.document_id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            " WHERE x.source = 'rules' ORDER BY c.document_id"
+        )]
+
+    def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
+        """A document's stored text and chunks, enough to write contexts again without reading the file."""
+        doc = self._db.execute(
+            "SELECT id, path, title, text, parser, content_hash FROM documents WHERE id = ? AND status = 'indexed'",
+            (doc_id,),
+        ).fetchone()
+        if doc is None:
+            return None
+        chunks = self._db.execute(
+            "SELECT c.id, c.idx, c.text, c.text_hash, c.start_char, c.end_char, c.page, c.heading_path,"
+            " c.token_count, x.source FROM chunks c JOIN contexts x ON x.chunk_id = c.id"
+            " WHERE c.document_id = ? ORDER BY c.idx",
+            (doc_id,),
+        ).fetchall()
+        return dict(doc), [dict(c) | {"heading_path": json.loads(c["heading_path"])} for c in chunks]
+
+    def upgrade_context(self, chunk_id: int, context: ContextResult) -> bool:
+        """Replace a rules context by a better generated one; a hand edit is never touched."""
+        with self._transaction():
+            changed = self._db.execute(
+                "UPDATE contexts SET text = ?, source = ?, model = ?, prompt_version = ?, quality = ?,"
+                " quality_detail = ?, prompt_tokens = ?, completion_tokens = ?, seconds = ?, updated_at = ?"
+                " WHERE chunk_id = ? AND source = 'rules'",
+                (
+                    context.text, context.source, context.model, context.prompt_version, context.quality,
+                    json.dumps(context.quality_detail) if context.quality_detail is not None else None,
+                    context.prompt_tokens, context.completion_tokens, context.seconds, time.time(), chunk_id,
+                ),
+            ).rowcount
+            if changed:
+                self._requeue(chunk_id)
+        return bool(changed)
+
     # -- hand edits -----------------------------------------------------------------------------------------
 
     def context(self, chunk_id: int) -> dict | None:

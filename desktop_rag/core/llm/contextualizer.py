@@ -41,6 +41,11 @@ class LlmContextualizer:
         self.rules = rules
         self.on_notice = on_notice or (lambda message: None)
 
+    @property
+    def unavailable(self) -> str | None:
+        """Why the model cannot be used (it was missing or failed to load), or None."""
+        return self._unavailable
+
     def _get_backend(self) -> LlmBackend | None:
         if self._backend is None and self._unavailable is None:
             try:

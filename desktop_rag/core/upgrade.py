@@ -1,0 +1,59 @@
+"""The background upgrade: documents indexed with rules contexts get LLM contexts later, when there is time.
+
+Works from the catalog alone (no file is read): the stored text and chunks are enough. Only the upgraded chunks
+are re-embedded; hand-edited contexts are never touched. Each document is committed on its own, so an
+interrupted upgrade resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from desktop_rag.core.control import Cancelled, RunControl
+from desktop_rag.core.indexing import Progress, ProgressCallback
+from desktop_rag.core.models import Chunk, ParsedDocument
+
+
+@dataclass
+class UpgradeSummary:
+    documents: int = 0
+    upgraded_chunks: int = 0
+    kept_rules: int = 0  # the model's answer scored too low, or the model failed
+    cancelled: bool = False
+    notices: list[str] = field(default_factory=list)
+
+
+def upgrade_contexts(library, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
+                     limit: int | None = None) -> UpgradeSummary:
+    on_progress = on_progress or (lambda progress: None)
+    control = control or RunControl()
+    summary = UpgradeSummary()
+    contextualizer = library.contextualizer("llm", on_notice=summary.notices.append)
+    doc_ids = library.catalog.documents_with_rules_contexts()[:limit]
+    try:
+        for number, doc_id in enumerate(doc_ids):
+            stored = library.catalog.document_for_contexts(doc_id)
+            on_progress(Progress("contextualize", number, len(doc_ids), stored[0]["path"] if stored else None))
+            control.checkpoint()
+            if stored is None:
+                continue
+            doc, rows = stored
+            document = ParsedDocument(text=doc["text"], title=doc["title"], parser=doc["parser"])
+            chunks = [Chunk(r["idx"], r["text"], r["start_char"], r["end_char"], r["page"], r["heading_path"],
+                            r["token_count"], r["text_hash"]) for r in rows]
+            for row, context in zip(rows, contextualizer.contextualize(document, chunks)):
+                if row["source"] != "rules":
+                    continue
+                if context.source == "llm" and library.catalog.upgrade_context(row["id"], context):
+                    summary.upgraded_chunks += 1
+                else:
+                    summary.kept_rules += 1
+            summary.documents += 1
+            if contextualizer.unavailable:
+                break  # no model: every further document would fall back to rules too
+        on_progress(Progress("contextualize", len(doc_ids), len(doc_ids)))
+    except Cancelled:
+        summary.cancelled = True
+    library.sync(on_progress, control)
+    return summary
+
