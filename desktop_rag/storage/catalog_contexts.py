@@ -1,0 +1,113 @@
+"""The catalog's context rows beyond plain storage: hand edits (kept through re-indexing, revertible) and the
+upgrade of rules contexts to LLM ones. A mixin of Catalog, split out to keep each module small."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from desktop_rag.core.models import ContextResult
+
+
+class ContextEdits:
+    """Methods of Catalog that need its _db, _transaction() and _set_meta()."""
+
+    def _manual_contexts(self, path: str) -> dict[str, str]:
+        rows = self._db.execute(
+            "SELECT c.text_hash, x.text FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            " JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND x.source = 'manual'",
+            (path,),
+        )
+        return {r[0]: r[1] for r in rows}
+
+    # -- upgrading contexts ---------------------------------------------------------------------------------
+
+    def documents_with_rules_contexts(self) -> list[int]:
+        """Documents with at least one chunk whose context came from rules: candidates for an LLM upgrade."""
+        return [r[0] for r in self._db.execute(
+            "SELECT DISTINCT c.document_id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            " WHERE x.source = 'rules' ORDER BY c.document_id"
+        )]
+
+    def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
+        """A document's stored text and chunks, enough to write contexts again without reading the file."""
+        doc = self._db.execute(
+            "SELECT id, path, title, text, parser, content_hash FROM documents WHERE id = ? AND status = 'indexed'",
+            (doc_id,),
+        ).fetchone()
+        if doc is None:
+            return None
+        chunks = self._db.execute(
+            "SELECT c.id, c.idx, c.text, c.text_hash, c.start_char, c.end_char, c.page, c.heading_path,"
+            " c.token_count, x.source FROM chunks c JOIN contexts x ON x.chunk_id = c.id"
+            " WHERE c.document_id = ? ORDER BY c.idx",
+            (doc_id,),
+        ).fetchall()
+        return dict(doc), [dict(c) | {"heading_path": json.loads(c["heading_path"])} for c in chunks]
+
+    def upgrade_context(self, chunk_id: int, context: ContextResult) -> bool:
+        """Replace a rules context by a better generated one; a hand edit is never touched."""
+        with self._transaction():
+            changed = self._db.execute(
+                "UPDATE contexts SET text = ?, source = ?, model = ?, prompt_version = ?, quality = ?,"
+                " quality_detail = ?, prompt_tokens = ?, completion_tokens = ?, seconds = ?, updated_at = ?"
+                " WHERE chunk_id = ? AND source = 'rules'",
+                (
+                    context.text, context.source, context.model, context.prompt_version, context.quality,
+                    json.dumps(context.quality_detail) if context.quality_detail is not None else None,
+                    context.prompt_tokens, context.completion_tokens, context.seconds, time.time(), chunk_id,
+                ),
+            ).rowcount
+            if changed:
+                self._requeue(chunk_id)
+        return bool(changed)
+
+    # -- hand edits -----------------------------------------------------------------------------------------
+
+    def context(self, chunk_id: int) -> dict | None:
+        row = self._db.execute("SELECT * FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        return dict(row) if row else None
+
+    def set_manual_context(self, chunk_id: int, text: str) -> None:
+        """Replace a chunk's context by a person's text (kept through re-indexing) and queue it for re-indexing."""
+        with self._transaction():
+            if self._db.execute("SELECT 1 FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone() is None:
+                raise KeyError(f"no chunk with id {chunk_id}")
+            self._apply_manual(chunk_id, text, time.time())
+            self._requeue(chunk_id)
+
+    def revert_context(self, chunk_id: int) -> bool:
+        """Back to the generated context a hand edit replaced; False if the context was not hand-edited."""
+        with self._transaction():
+            row = self._db.execute(
+                "SELECT source, generated_text, generated_source FROM contexts WHERE chunk_id = ?", (chunk_id,)
+            ).fetchone()
+            if row is None:
+                raise KeyError(f"no chunk with id {chunk_id}")
+            if row["source"] != "manual":
+                return False
+            self._db.execute(
+                "UPDATE contexts SET text = ?, source = ?, generated_text = NULL, generated_source = NULL,"
+                " updated_at = ? WHERE chunk_id = ?",
+                (row["generated_text"] or "", row["generated_source"] or "none", time.time(), chunk_id),
+            )
+            self._requeue(chunk_id)
+            return True
+
+    def _apply_manual(self, chunk_id: int, text: str, now: float) -> None:
+        # The first edit keeps what was generated; later edits keep that same original.
+        self._db.execute(
+            "UPDATE contexts SET generated_text = CASE WHEN source = 'manual' THEN generated_text ELSE text END,"
+            " generated_source = CASE WHEN source = 'manual' THEN generated_source ELSE source END,"
+            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ? WHERE chunk_id = ?",
+            (text, now, chunk_id),
+        )
+
+    def _requeue(self, chunk_id: int) -> None:
+        """The chunk's index text changed: drop its vectors, embed it again, rebuild the keyword index."""
+        self._db.execute(
+            "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE id = ? AND embedded",
+            (chunk_id,),
+        )
+        self._db.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (chunk_id,))
+        self._set_meta("bm25_dirty", "1")
