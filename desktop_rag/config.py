@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
+MODELS_DIR_ENV = "DESKTOP_RAG_MODELS_DIR"
 SETTINGS_FILE = "settings.json"
 
 DEFAULT_IGNORE_PATTERNS = (
@@ -29,6 +30,16 @@ def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("desktop-rag", appauthor=False))
+
+
+def models_cache_dir() -> Path:
+    """Where packaged models are assembled: a cache shared by every library of this user (a 1.1 GB file need not
+    exist once per data folder). $DESKTOP_RAG_MODELS_DIR overrides it."""
+    if os.environ.get(MODELS_DIR_ENV):
+        return Path(os.environ[MODELS_DIR_ENV]).expanduser()
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("desktop-rag", appauthor=False)) / "models"
 
 
 def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:

@@ -12,6 +12,14 @@ from desktop_rag.config import Settings  # noqa: E402
 from desktop_rag.core.library import Library  # noqa: E402
 
 
+@pytest.fixture(scope="session", autouse=True)
+def models_cache(tmp_path_factory):
+    """Packaged models are assembled once per test session, here, not into the user's own cache."""
+    folder = tmp_path_factory.mktemp("models-cache")
+    os.environ["DESKTOP_RAG_MODELS_DIR"] = str(folder)
+    return folder
+
+
 @pytest.fixture
 def data_dir(tmp_path):
     return tmp_path / "data"

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
-from desktop_rag.config import Settings
+from desktop_rag.config import Settings, models_cache_dir
 from desktop_rag.core.contexts import NoContextualizer, make_contextualizer
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
@@ -96,7 +96,7 @@ class Library:
             from desktop_rag.core.llm.llama_backend import LlamaCppBackend
             from desktop_rag.core.llm.models import resolve_model
 
-            path = resolve_model(self.settings.llm_model, self.data_dir / "models")
+            path = resolve_model(self.settings.llm_model, models_cache_dir())
             self._llm_backend = LlamaCppBackend(
                 path, n_ctx=self.settings.llm_context_tokens, n_threads=self.settings.llm_threads or None
             )
