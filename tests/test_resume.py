@@ -1,6 +1,5 @@
 """A killed `desktop-rag index` loses nothing and redoes nothing finished when run again."""
 
-import json
 import signal
 import sqlite3
 import subprocess
