@@ -64,6 +64,8 @@ class Settings:
     llm_model: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
     llm_threads: int = 0  # 0: all cores
     llm_context_tokens: int = 4096
+    # Which LLM contexts: "document" (one summary per document), "chunk" (one sentence per chunk), or both.
+    llm_context_levels: str = "document"
     max_file_mb: float = 50.0
     ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.

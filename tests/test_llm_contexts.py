@@ -84,3 +84,21 @@ def test_rules_contexts_are_upgraded_later_without_touching_hand_edits(make_libr
     assert library.search("zanzibar", k=1, mode="bm25").hits[0].chunk_id == chunk_ids[0]
     # Only documents that still have rules contexts are visited again.
     assert library.upgrade_contexts().documents == (1 if summary.kept_rules else 0)
+
+
+def test_chunk_level_contexts_from_the_real_model(make_library, docs):
+    text = ("# Espresso guide\n\n## Grinding\n\nGrind 18 grams fine, like table salt, right before brewing.\n\n"
+            "## Tamping\n\nTamp level with 15 kilograms of force, then polish with a twist.\n\n"
+            "## Steaming milk\n\nPurge the wand, keep the tip just under the surface, stop at 60 degrees.\n")
+    (docs / "espresso.md").write_text(text)
+    library = make_library(Settings(llm_model="qwen2.5-coder-0.5b-instruct-q4_k_m", llm_context_levels="chunk"))
+    summary = library.index([docs], contexts="llm")
+    assert summary.indexed == 1 and summary.notices == []
+    rows = library.catalog._db.execute(
+        "SELECT c.text AS chunk, x.text, x.source, x.prompt_version, x.completion_tokens FROM contexts x"
+        " JOIN chunks c ON c.id = x.chunk_id ORDER BY c.idx").fetchall()
+    assert len(rows) >= 3
+    llm = [r for r in rows if r["source"] == "llm"]
+    assert llm and all(r["prompt_version"] == "ctx-1/chunk" and r["completion_tokens"] > 0 for r in llm)
+    for r in llm:
+        assert r["chunk"] not in r["text"]  # situated in its own words, not copied

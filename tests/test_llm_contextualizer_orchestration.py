@@ -64,3 +64,61 @@ def test_a_poor_answer_is_replaced_by_rules():
     generic = FakeBackend("This passage does not belong to any specific component. I cannot tell.")
     contexts = contextualizer(generic, notices).contextualize(DOC, CHUNKS)
     assert [c.source for c in contexts] == ["rules", "rules"]
+
+
+class RecordingFakeBackend(FakeBackend):
+    """Answers by question: a summary for the document question, a sentence naming the passage otherwise."""
+
+    def __init__(self):
+        super().__init__()
+        self.messages = []
+
+    def chat(self, messages, max_tokens, temperature=0.0, seed=0):
+        self.messages.append(messages)
+        question = messages[-1]["content"]
+        if "<passage>" in question:
+            passage = question.split("<passage>\n", 1)[1].split("\n</passage>", 1)[0]
+            name = passage.split("(")[0].replace("def ", "").strip()
+            self.answer = f"Defines {name} of the invoice tools."
+        else:
+            self.answer = "Invoice helpers computing invoice_total and late_payment_interest."
+        return super().chat(messages, max_tokens, temperature, seed)
+
+
+def test_chunk_level_asks_once_per_chunk_in_order_with_the_same_document_prefix():
+    backend, notices = RecordingFakeBackend(), []
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    llm = LlmContextualizer(lambda: backend, rules, notices.append, levels="document+chunk")
+    contexts = llm.contextualize(DOC, CHUNKS)
+    assert backend.calls == 3  # one summary + one per chunk
+    prefixes = {m[-1]["content"].split("</document>")[0] for m in backend.messages}
+    assert len(prefixes) == 1  # identical document prefix: the KV cache serves every call after the first
+    assert "Defines invoice_total of the invoice tools." in contexts[0].text
+    assert "Defines late_payment_interest of the invoice tools." in contexts[1].text
+    assert all("Invoice helpers" in c.text for c in contexts)
+    assert contexts[0].prompt_version == "ctx-1/document+chunk"
+    assert [c.prompt_tokens for c in contexts] == [200, 100]  # the summary is counted on the first chunk
+
+
+def test_a_single_chunk_document_gets_one_call_even_at_chunk_level():
+    backend, notices = RecordingFakeBackend(), []
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    contexts = LlmContextualizer(lambda: backend, rules, notices.append, levels="chunk").contextualize(DOC, CHUNKS[:1])
+    assert backend.calls == 1 and "<passage>" not in backend.messages[0][-1]["content"]
+    assert contexts[0].source == "llm"
+
+
+def test_long_documents_show_the_head_and_the_section_around_each_chunk():
+    filler = "".join(f"Line {i} of the ledger notes.\n" for i in range(2000))
+    text = "Ledger tools header.\n" + filler + "def settle_account(x): pass\n" + filler
+    start = text.index("def settle_account")
+    chunk = Chunk(0, "def settle_account(x): pass", start, start + 27, None, [], 8, "s")
+    other = Chunk(1, "Line 5 of the ledger notes.", 21, 48, None, [], 8, "t")
+    backend, notices = RecordingFakeBackend(), []
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    LlmContextualizer(lambda: backend, rules, notices.append, levels="chunk").contextualize(
+        ParsedDocument(text=text, title="ledger", parser="code"), [other, chunk])
+    first, second = (m[-1]["content"].split("</document>")[0] for m in backend.messages)
+    assert len(second) < 8000 < len(text)  # bounded, not the whole document
+    assert first.startswith("<document>\nLedger tools header.") and second.startswith(first[:2000])
+    assert "def settle_account" in second

@@ -166,7 +166,7 @@ def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
 
 def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
                         counter: TokenCounter | None = None, llm_backend_factory=None,
-                        on_notice=None) -> Contextualizer:
+                        on_notice=None, llm_levels: str = "document") -> Contextualizer:
     if choice == "none":
         return NoContextualizer()
     rules = RulesContextualizer(max_words=max_words, max_tokens=max_tokens, counter=counter)
@@ -179,5 +179,5 @@ def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None
 
         if llm_backend_factory is None:
             raise ValueError("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
-        return LlmContextualizer(llm_backend_factory, rules, on_notice)
+        return LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels)
     raise ValueError(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")

@@ -87,7 +87,7 @@ class Library:
     def contextualizer(self, choice: str, on_notice=None):
         return make_contextualizer(
             choice, self.settings.context_max_words, self.settings.context_max_tokens, self.token_counter,
-            llm_backend_factory=self.llm_backend, on_notice=on_notice,
+            llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=self.settings.llm_context_levels,
         )
 
     def llm_backend(self):

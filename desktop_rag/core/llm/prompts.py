@@ -8,7 +8,7 @@ comes first and identically in every prompt, so llama.cpp evaluates it once per 
 
 from __future__ import annotations
 
-PROMPT_VERSION = "doc-summary-1"
+PROMPT_VERSION = "ctx-1"  # stored with each context as "ctx-1/<levels>"
 
 SYSTEM = "You write short search contexts for passages of a person's files. Never copy the passage or the document."
 
