@@ -10,7 +10,6 @@ rules.
 from __future__ import annotations
 
 import logging
-import time
 from typing import Callable, Sequence
 
 from desktop_rag.core.contexts import RulesContextualizer
