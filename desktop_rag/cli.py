@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=False)
     evaluate.add_argument("-k", default="5,10,20", help="cut-offs, comma-separated (default 5,10,20)")
     evaluate.add_argument("--all", action="store_true", help="print the comparison table of configurations")
+    evaluate.add_argument("--every", type=int, default=1, metavar="N",
+                          help="only every N-th document and the queries answered inside them (for slow configurations)")
     evaluate.add_argument("--json", action="store_true")
 
     commands.add_parser("demo", help="index the bundled sample documents and run a few searches")
@@ -260,7 +262,7 @@ def cmd_eval(args, data_dir: Path) -> int:
     from desktop_rag.core import evaluation
 
     cutoffs = [int(k) for k in args.k.split(",")]
-    dataset = evaluation.load_dataset(args.dataset)
+    dataset = evaluation.every_nth_document(evaluation.load_dataset(args.dataset), args.every)
     if args.all:
         rows = evaluation.compare_configurations(dataset, cutoffs, Settings.load(data_dir), log=sys.stderr)
         if args.json:

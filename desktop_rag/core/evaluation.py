@@ -77,6 +77,20 @@ def load_dataset(folder: Path) -> Dataset:
     return Dataset(folder.name, read_jsonl("documents.jsonl"), read_jsonl("chunks.jsonl"), queries, qrels)
 
 
+def every_nth_document(dataset: Dataset, n: int) -> Dataset:
+    """Every n-th document by sorted id, their chunks, and the queries whose relevant chunks all lie in them
+    (the subset of context-experiment.md with n=3): for configurations too slow to run on everything."""
+    if n <= 1:
+        return dataset
+    documents = sorted(dataset.documents, key=lambda d: d["_id"])[::n]
+    kept = {d["_id"] for d in documents}
+    chunks = [c for c in dataset.chunks if c["doc_id"] in kept]
+    names = {c["_id"] for c in chunks}
+    queries = [q for q in dataset.queries if dataset.qrels[q["_id"]] <= names]
+    qrels = {q["_id"]: dataset.qrels[q["_id"]] for q in queries}
+    return Dataset(f"{dataset.name} (1 document in {n})", documents, chunks, queries, qrels)
+
+
 class _IndexedDataset:
     """The dataset loaded into a temporary library with one contexts choice."""
 
