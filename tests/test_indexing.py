@@ -180,3 +180,15 @@ def test_a_changed_large_file_keeps_its_vectors_when_chunk_ids_are_reused(make_l
     assert summary.indexed == 1
     assert library.vectors.count() == library.catalog.chunk_count() == 600
     assert "valve" in library.search("valve replaced", k=1, mode="dense").hits[0].text
+
+
+def test_cancelling_a_reindex_stops_cleanly_and_a_later_sync_finishes(library, docs):
+    make_folder(docs)
+    library.index([docs])
+    control = RunControl()
+    control.cancel()
+    summary = library.reindex(control=control)
+    assert summary.cancelled and summary.embedded == 0
+    assert library.catalog.count_pending_embeddings() == library.catalog.chunk_count()
+    finished = library.sync()
+    assert not finished.cancelled and finished.embedded == library.catalog.chunk_count()

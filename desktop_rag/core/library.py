@@ -13,7 +13,7 @@ from typing import Sequence
 
 from desktop_rag.config import Settings, models_cache_dir
 from desktop_rag.core.contexts import NoContextualizer, make_contextualizer
-from desktop_rag.core.control import RunControl
+from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.lexical import lexical_tokens
@@ -149,7 +149,10 @@ class Library:
 
     def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes
-        indexer.sync_indexes()
+        try:
+            indexer.sync_indexes()
+        except Cancelled:  # what was embedded is marked; the rest stays pending for the next sync
+            indexer.summary.cancelled = True
         return indexer.summary
 
     def stats(self) -> dict:
