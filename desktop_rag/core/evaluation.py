@@ -16,7 +16,6 @@ from typing import TextIO
 from desktop_rag.config import Settings
 from desktop_rag.core.chunking import text_hash
 from desktop_rag.core.dense_text import EMBEDDER_TEXT_PIECES
-from desktop_rag.core.indexing import Indexer
 from desktop_rag.core.models import Chunk, ParsedDocument, index_text
 from desktop_rag.core.parsers.code import parse_code
 
@@ -120,7 +119,7 @@ class _IndexedDataset:
                 parser="code", title=doc["title"], text=parsed.text, page_count=None, chunks=chunks,
                 contexts=contextualizer.contextualize(parsed, chunks),
             )
-        Indexer(lib, contextualizer).sync_indexes()
+        lib.sync()
         return {
             chunk_id: f"{path.removeprefix('dataset:')}:{idx}" for chunk_id, path, idx in lib.catalog.chunk_positions()
         }
@@ -167,8 +166,10 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
             log.write(f"  {config.label}: {number}/{len(dataset.queries)} queries\n")
     n = len(dataset.queries)
     stats = lib.catalog.stats()
-    texts = [index_text(c, t) for _, c, t in lib.catalog.iter_index_texts()]
-    contexts = [c for _, c, _ in lib.catalog.iter_index_texts()]
+    contexts, texts = [], []
+    for _, context, text in lib.catalog.iter_index_texts():
+        contexts.append(context)
+        texts.append(index_text(context, text))
     pieces = lib.token_counter.count(texts)
     return EvalReport(
         dataset=dataset.name,
