@@ -73,8 +73,9 @@ class LlmContextualizer:
         want_summary = "document" in self.levels or not want_chunk_level
         costs = [_Cost() for _ in chunks]
         try:
-            summary = self._summary(backend, document, costs[0]) if want_summary else []
-            own = (self._chunk_sentences(backend, document, chunks, costs) if want_chunk_level
+            head = _head(document.text, backend, DOCUMENT_BUDGET_TOKENS)
+            summary = self._summary(backend, head, costs[0]) if want_summary else []
+            own = (self._chunk_sentences(backend, document, head, chunks, costs) if want_chunk_level
                    else [""] * len(chunks))
         except Exception as exc:  # a model crash on one document must not end the run
             log.exception("LLM contexts failed for %s", document.title)
@@ -97,16 +98,14 @@ class LlmContextualizer:
             ))
         return results
 
-    def _summary(self, backend: LlmBackend, document: ParsedDocument, cost: "_Cost") -> list[str]:
-        excerpt = _head(document.text, backend, DOCUMENT_BUDGET_TOKENS)
-        completion = backend.chat(document_messages(excerpt, DOCUMENT_SUMMARY), max_tokens=SUMMARY_MAX_TOKENS)
+    def _summary(self, backend: LlmBackend, head: str, cost: "_Cost") -> list[str]:
+        completion = backend.chat(document_messages(head, DOCUMENT_SUMMARY), max_tokens=SUMMARY_MAX_TOKENS)
         cost.add(completion)
         return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length"))
 
-    def _chunk_sentences(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk],
+    def _chunk_sentences(self, backend: LlmBackend, document: ParsedDocument, head: str, chunks: Sequence[Chunk],
                          costs: list["_Cost"]) -> list[str]:
         """One situating sentence per chunk, asked in document order so the document prefix stays cached."""
-        head = _head(document.text, backend, DOCUMENT_BUDGET_TOKENS)
         whole = head == document.text
         sentences = []
         for chunk, cost in zip(chunks, costs):
