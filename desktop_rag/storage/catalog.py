@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from desktop_rag.core.models import Chunk, ContextResult
-from desktop_rag.storage.catalog_contexts import ContextEdits
+from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 
 
 @dataclass(frozen=True)
@@ -211,15 +211,10 @@ class Catalog(ContextEdits):
         return self._db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,)).rowcount
 
     def _insert_context(self, chunk_id: int, ctx: ContextResult, chunk_hash: str, doc_hash: str, now: float) -> None:
+        columns = ("chunk_id", *CONTEXT_COLUMNS, "chunk_text_hash", "document_hash", "created_at", "updated_at")
         self._db.execute(
-            "INSERT INTO contexts(chunk_id, text, source, model, prompt_version, quality, quality_detail,"
-            " prompt_tokens, completion_tokens, seconds, chunk_text_hash, document_hash, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                chunk_id, ctx.text, ctx.source, ctx.model, ctx.prompt_version, ctx.quality,
-                json.dumps(ctx.quality_detail) if ctx.quality_detail is not None else None,
-                ctx.prompt_tokens, ctx.completion_tokens, ctx.seconds, chunk_hash, doc_hash, now, now,
-            ),
+            f"INSERT INTO contexts({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            (chunk_id, *context_values(ctx), chunk_hash, doc_hash, now, now),
         )
 
     # -- index bookkeeping ----------------------------------------------------------------------------------

@@ -9,6 +9,17 @@ import time
 from desktop_rag.core.models import ContextResult
 
 
+# The columns a generated context fills, in this order, by insert and by upgrade alike.
+CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "quality_detail", "prompt_tokens",
+                   "completion_tokens", "seconds")
+
+
+def context_values(context: ContextResult) -> tuple:
+    detail = json.dumps(context.quality_detail) if context.quality_detail is not None else None
+    return (context.text, context.source, context.model, context.prompt_version, context.quality, detail,
+            context.prompt_tokens, context.completion_tokens, context.seconds)
+
+
 class ContextEdits:
     """Methods of Catalog that need its _db, _transaction() and _set_meta()."""
 
@@ -48,15 +59,10 @@ class ContextEdits:
     def upgrade_context(self, chunk_id: int, context: ContextResult) -> bool:
         """Replace a rules context by a better generated one; a hand edit is never touched."""
         with self._transaction():
+            assignments = ", ".join(f"{column} = ?" for column in CONTEXT_COLUMNS)
             changed = self._db.execute(
-                "UPDATE contexts SET text = ?, source = ?, model = ?, prompt_version = ?, quality = ?,"
-                " quality_detail = ?, prompt_tokens = ?, completion_tokens = ?, seconds = ?, updated_at = ?"
-                " WHERE chunk_id = ? AND source = 'rules'",
-                (
-                    context.text, context.source, context.model, context.prompt_version, context.quality,
-                    json.dumps(context.quality_detail) if context.quality_detail is not None else None,
-                    context.prompt_tokens, context.completion_tokens, context.seconds, time.time(), chunk_id,
-                ),
+                f"UPDATE contexts SET {assignments}, updated_at = ? WHERE chunk_id = ? AND source = 'rules'",
+                (*context_values(context), time.time(), chunk_id),
             ).rowcount
             if changed:
                 self._requeue(chunk_id)
