@@ -1,11 +1,15 @@
-"""Contextualization throughput of the local model, with and without KV-cache prefix reuse.
+"""Contextualization throughput of the local model: KV-cache prefix reuse and batched decoding, measured.
 
-    .venv/bin/python bench/contextualize.py [--model qwen2.5-coder-0.5b-instruct-q4_k_m] [--docs 3] [--chunks 4]
+    .venv/bin/python bench/contextualize.py [--model qwen2.5-coder-1.5b-instruct-q4_k_m] [--docs 3] [--chunks 6]
 
-For each document of the codebase set (../shared/datasets/codebase, else the bundled samples) it asks the
-per-chunk question for its first chunks twice: in document order with the cache kept (the document is
-evaluated once), and with the cache dropped before every call. Prints evaluated prompt tokens, generated tokens,
-seconds and rates.
+For the first documents of the codebase set (../shared/datasets/codebase, else the bundled samples) it asks the
+chunk-level question the product asks (the document with each chunk's start marked, one question per chunk
+naming its mark) in four ways:
+  no reuse      one question at a time, the KV cache dropped before each: the document is read every time
+  reuse         one question at a time, in document order: the document prefix is read once
+  reuse+batch   all of an excerpt's questions decoded together from the cached prefix (what the product does)
+  ctx-1 recipe  the previous prompt, which repeated the chunk inside each question, with reuse
+Prints chunks/min, evaluated prompt and generated tokens and their rates, and speed-ups against "no reuse".
 """
 
 from __future__ import annotations
@@ -20,63 +24,106 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from desktop_rag.core.llm.excerpts import mark, marked_excerpts  # noqa: E402
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend  # noqa: E402
 from desktop_rag.core.llm.models import resolve_model  # noqa: E402
-from desktop_rag.core.llm.prompts import CHUNK_CONTEXT, document_messages  # noqa: E402
+from desktop_rag.core.llm.prompts import chunk_question, document_messages  # noqa: E402
+from desktop_rag.core.models import Chunk  # noqa: E402
 
 DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "codebase"
+BUDGET_TOKENS = 1500
+MAX_TOKENS = 60
+_CTX1_QUESTION = (
+    "Here is a passage from that document:\n<passage>\n{passage}\n</passage>\n\n"
+    "In 1 sentence of your own words, say which part of the document this passage is and what it covers there, "
+    "naming key identifiers."
+)
 
 
-def load_documents(limit: int, chunks_per_doc: int) -> list[tuple[str, list[str]]]:
+def load_documents(limit: int, chunks_per_doc: int) -> list[tuple[str, list[Chunk]]]:
     if (DATASET / "documents.jsonl").exists():
         docs = [json.loads(line) for line in (DATASET / "documents.jsonl").open()]
-        chunks: dict[str, list[str]] = {}
+        texts: dict[str, list[str]] = {}
         for line in (DATASET / "chunks.jsonl").open():
-            c = json.loads(line)
-            chunks.setdefault(c["doc_id"], []).append(c["text"])
-        picked = [d for d in docs if len(chunks.get(d["_id"], [])) >= chunks_per_doc][:limit]
-        return [(d["text"][:6000], chunks[d["_id"]][:chunks_per_doc]) for d in picked]
-    samples = Path(__file__).resolve().parent.parent / "resources" / "samples"
-    texts = [p.read_text() for p in sorted(samples.glob("*.md")) + sorted(samples.glob("*.txt"))][:limit]
-    return [(t, [p for p in t.split("\n\n") if p.strip()][:chunks_per_doc]) for t in texts]
+            record = json.loads(line)
+            texts.setdefault(record["doc_id"], []).append(record["text"])
+        picked = [d for d in docs if len(texts.get(d["_id"], [])) >= chunks_per_doc][:limit]
+        pairs = [(d["text"], texts[d["_id"]]) for d in picked]
+    else:
+        samples = Path(__file__).resolve().parent.parent / "resources" / "samples"
+        files = sorted(samples.glob("*.md")) + sorted(samples.glob("*.txt"))
+        pairs = [(t, [p for p in t.split("\n\n") if p.strip()]) for t in (f.read_text() for f in files[:limit])]
+    result = []
+    for text, pieces in pairs:
+        chunks, cursor = [], 0
+        for number, piece in enumerate(pieces[:chunks_per_doc]):
+            start = max(cursor, text.find(piece[:60], cursor))
+            chunks.append(Chunk(number, piece, start, start + len(piece), None, [], len(piece) // 4, str(number)))
+            cursor = start + 1
+        result.append((text, chunks))
+    return result
 
 
-def run(backend: LlamaCppBackend, docs, reuse: bool, max_tokens: int) -> dict:
+def questions(backend, text: str, chunks: list[Chunk], recipe: str) -> list[list[list[dict]]]:
+    """Per excerpt, the conversations for its chunks (only the chunks asked about in this run)."""
+    groups = []
+    for excerpt in marked_excerpts(text, chunks, backend, BUDGET_TOKENS):
+        if recipe == "ctx-1":
+            plain = excerpt.text
+            for i in range(len(chunks)):
+                plain = plain.replace(f"\n{mark(i + 1)}\n", "")
+            groups.append([document_messages(plain, _CTX1_QUESTION.format(passage=chunks[i].text))
+                           for i in excerpt.chunk_indexes])
+        else:
+            groups.append([document_messages(excerpt.text, chunk_question(mark(i + 1), chunks[i].text))
+                           for i in excerpt.chunk_indexes])
+    return groups
+
+
+def run(backend: LlamaCppBackend, docs, mode: str) -> dict:
     evaluated = generated = 0
     started = time.perf_counter()
     for text, chunks in docs:
         backend.forget_cache()
-        for chunk in chunks:
-            if not reuse:
-                backend.forget_cache()
-            c = backend.chat(document_messages(text, CHUNK_CONTEXT.format(passage=chunk)), max_tokens=max_tokens)
-            evaluated += c.evaluated_prompt_tokens
-            generated += c.completion_tokens
+        for group in questions(backend, text, chunks, "ctx-1" if mode == "ctx-1 recipe" else "marks"):
+            if mode == "reuse+batch":
+                completions = backend.chat_batch(group, MAX_TOKENS, first_sentence_only=True)
+            else:
+                completions = []
+                for messages in group:
+                    if mode == "no reuse":
+                        backend.forget_cache()
+                    completions += backend.chat_batch([messages], MAX_TOKENS, first_sentence_only=True)
+            evaluated += sum(c.evaluated_prompt_tokens for c in completions)
+            generated += sum(c.completion_tokens for c in completions)
     seconds = time.perf_counter() - started
     n = sum(len(chunks) for _, chunks in docs)
-    return {"chunks": n, "seconds": round(seconds, 1), "chunks_per_min": round(60 * n / seconds, 1),
-            "prompt_tokens_evaluated": evaluated, "generated_tokens": generated,
-            "evaluated_per_chunk": round(evaluated / n)}
+    return {"chunks": n, "seconds": round(seconds, 1), "s/chunk": round(seconds / n, 2),
+            "chunks/min": round(60 * n / seconds, 1), "evaluated prompt tokens": evaluated,
+            "evaluated/chunk": round(evaluated / n), "generated tokens": generated,
+            "generated/chunk": round(generated / n, 1)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b-instruct-q4_k_m")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct-q4_k_m")
     parser.add_argument("--docs", type=int, default=3)
-    parser.add_argument("--chunks", type=int, default=4)
-    parser.add_argument("--max-tokens", type=int, default=60)
+    parser.add_argument("--chunks", type=int, default=6)
+    parser.add_argument("--modes", default="no reuse,reuse,reuse+batch,ctx-1 recipe")
     args = parser.parse_args()
+    modes = [m.strip() for m in args.modes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         backend = LlamaCppBackend(resolve_model(args.model, Path(tmp)), n_ctx=4096)
         docs = load_documents(args.docs, args.chunks)
-        backend.chat([{"role": "user", "content": "hi"}], max_tokens=1)  # load the model outside the timing
-        with_reuse = run(backend, docs, True, args.max_tokens)
-        without = run(backend, docs, False, args.max_tokens)
-    print(f"{'':<26}{'reuse':>12}{'no reuse':>12}")
-    for key in with_reuse:
-        print(f"{key:<26}{with_reuse[key]:>12}{without[key]:>12}")
-    print(f"speed-up: {without['seconds'] / with_reuse['seconds']:.2f}x   "
-          f"(model {args.model}, {os.cpu_count()} cores)")
+        backend.chat_batch([[{"role": "user", "content": "hi"}]], max_tokens=1)  # load outside the timing
+        results = {mode: run(backend, docs, mode) for mode in modes}
+    print(f"{'':<26}" + "".join(f"{mode:>15}" for mode in modes))
+    for key in results[modes[0]]:
+        print(f"{key:<26}" + "".join(f"{results[mode][key]:>15}" for mode in modes))
+    if "no reuse" in results:
+        base = results["no reuse"]["seconds"]
+        print("speed-up vs no reuse: " + ", ".join(f"{m} {base / results[m]['seconds']:.2f}x" for m in modes))
+    print(f"(model {args.model}, {os.cpu_count()} cores, {MAX_TOKENS}-token cap, answers stop at a sentence end)")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     edit = context.add_mutually_exclusive_group()
     edit.add_argument("--set", metavar="TEXT", help="replace the context by this text (kept through re-indexing)")
     edit.add_argument("--revert", action="store_true", help="back to the generated context")
+    edit.add_argument("--regenerate", action="store_true",
+                      help="write a new context with the LLM (replaces a hand edit too)")
     context.add_argument("--json", action="store_true")
 
     settings = commands.add_parser("settings", help="show settings, or set one: settings KEY VALUE")
@@ -213,6 +215,10 @@ def cmd_context(args, data_dir: Path) -> int:
             library.set_context(args.chunk_id, args.set)
         elif args.revert and not library.revert_context(args.chunk_id):
             print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
+        elif args.regenerate:
+            result = library.regenerate_context(args.chunk_id, on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
+            if result.source != "llm":
+                print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
         row = library.catalog.context(args.chunk_id)
     if args.json:
         print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",

@@ -35,6 +35,36 @@ def test_document_prefix_is_evaluated_once_across_questions(smollm):
     assert cold.evaluated_prompt_tokens == cold.prompt_tokens == second.prompt_tokens
 
 
+def test_batched_questions_share_one_evaluation_of_the_document_and_answer_like_one_at_a_time(smollm):
+    questions = ["Which step takes longest?", "How many grams are ground?", "What is cleaned after a shot?"]
+    conversations = [document_messages(DOCUMENT, q) for q in questions]
+    smollm.forget_cache()
+    batched = smollm.chat_batch(conversations, max_tokens=12)
+    assert len(batched) == 3 and all(c.completion_tokens > 0 for c in batched)
+    prompt = batched[0].prompt_tokens
+    # The document is computed once for all three, not three times.
+    assert sum(c.evaluated_prompt_tokens for c in batched) < 1.2 * prompt
+
+    again = smollm.chat_batch(conversations, max_tokens=12)
+    assert all(c.evaluated_prompt_tokens < 0.1 * prompt for c in again)  # the prefix stayed cached
+    assert [c.text for c in again] == [c.text for c in batched]
+
+    smollm.forget_cache()
+    one_by_one = [smollm.chat(messages, max_tokens=12).text for messages in conversations]
+    # Greedy either way; the batch's different float rounding may only rarely change a token.
+    agreeing = [a.split()[:3] == b.split()[:3] for a, b in zip(one_by_one, (c.text for c in batched))]
+    assert sum(agreeing) >= 2, (one_by_one, [c.text for c in batched])
+
+
+def test_batched_answers_can_stop_at_their_first_sentence(smollm):
+    conversations = [document_messages(DOCUMENT, f"Describe step {i} in two sentences.") for i in (2, 7)]
+    full = smollm.chat_batch(conversations, max_tokens=60)
+    short = smollm.chat_batch(conversations, max_tokens=60, first_sentence_only=True)
+    for whole, first in zip(full, short):
+        assert first.finish_reason == "stop" and first.text.rstrip().endswith((".", "!", "?"))
+        assert whole.text.startswith(first.text) and first.completion_tokens < whole.completion_tokens
+
+
 def test_llm_contexts_are_generated_scored_stored_and_found(make_library, docs):
     (docs / "espresso.md").write_text("# Espresso guide\n\n" + DOCUMENT)
     (docs / "tea.md").write_text("# Tea\n\nGreen tea steeps for two minutes at 80 degrees; black tea for four.")
@@ -82,8 +112,8 @@ def test_rules_contexts_are_upgraded_later_without_touching_hand_edits(make_libr
     assert sum(1 for s in sources.values() if s == "llm") == summary.upgraded_chunks
     assert library.vectors.count() == library.catalog.chunk_count()  # upgraded chunks re-embedded, not doubled
     assert library.search("zanzibar", k=1, mode="bm25").hits[0].chunk_id == chunk_ids[0]
-    # Only documents that still have rules contexts are visited again.
-    assert library.upgrade_contexts().documents == (1 if summary.kept_rules else 0)
+    # Chunks the model already tried (and whose answers were rejected) are not asked again.
+    assert library.upgrade_contexts().documents == 0
 
 
 def test_chunk_level_contexts_from_the_real_model(make_library, docs):
@@ -99,6 +129,41 @@ def test_chunk_level_contexts_from_the_real_model(make_library, docs):
         " JOIN chunks c ON c.id = x.chunk_id ORDER BY c.idx").fetchall()
     assert len(rows) >= 3
     llm = [r for r in rows if r["source"] == "llm"]
-    assert llm and all(r["prompt_version"] == "ctx-1/chunk" and r["completion_tokens"] > 0 for r in llm)
+    assert llm and all(r["prompt_version"] == "ctx-2/chunk" and r["completion_tokens"] > 0 for r in llm)
     for r in llm:
         assert r["chunk"] not in r["text"]  # situated in its own words, not copied
+    # Regenerating one chunk's context asks the model about that chunk only and replaces even a hand edit.
+    chunk_ids = [r[0] for r in library.catalog._db.execute("SELECT id FROM chunks ORDER BY idx")]
+    library.set_context(chunk_ids[1], "Hand-written tamping note.")
+    before = library.stats()["llm_tokens"]["completion"]
+    result = library.regenerate_context(chunk_ids[1])
+    stored = library.catalog.context(chunk_ids[1])
+    if result.source == "llm":
+        assert stored["source"] == "llm" and stored["text"] == result.text and stored["generated_text"] is None
+        assert library.search(result.text, k=1, mode="bm25").hits[0].chunk_id == chunk_ids[1]
+    else:  # the sampled answer was rejected: nothing changed
+        assert stored["source"] == "manual"
+    assert 0 < result.completion_tokens <= 2 * 60  # one chunk's answer (and at most one retry), not three
+    assert library.stats()["llm_tokens"]["completion"] >= before
+
+
+def test_a_copied_file_reuses_the_contexts_of_its_original_without_asking_the_model(make_library, docs):
+    (docs / "a").mkdir()
+    (docs / "a" / "espresso.md").write_text("# Espresso guide\n\n" + DOCUMENT)
+    library = make_library(Settings(llm_model="smollm2-135m-instruct-q4_1", llm_context_levels="chunk"))
+    first = library.index([docs], contexts="llm")
+    assert first.indexed == 1 and first.reused_contexts == 0 and first.chunks > 1
+
+    (docs / "b").mkdir()
+    (docs / "b" / "espresso.md").write_text("# Espresso guide\n\n" + DOCUMENT)  # same content, same title
+    (docs / "b" / "other.md").write_text("# Espresso guide, revised\n\n" + DOCUMENT.replace("18 grams", "20 g"))
+    second = library.index([docs], contexts="llm")
+    assert second.indexed == 2 and second.reused_contexts == first.chunks  # the copy, not the revised file
+    rows = library.catalog._db.execute(
+        "SELECT d.path, c.idx, x.text, x.source, x.model, x.prompt_tokens FROM contexts x"
+        " JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id ORDER BY c.idx").fetchall()
+    original = [(r["idx"], r["text"], r["source"]) for r in rows if "/a/" in r["path"]]
+    copy = [(r["idx"], r["text"], r["source"]) for r in rows if "/b/espresso" in r["path"]]
+    assert copy == original
+    assert all(r["model"] for r in rows)  # the model wrote or tried every context (rejected ones say so too)
+    assert all(r["prompt_tokens"] == 0 for r in rows if "/b/espresso" in r["path"])  # the copy cost nothing

@@ -49,6 +49,7 @@ class IndexSummary:
     failed: list[FileFailure] = field(default_factory=list)
     removed: int = 0
     chunks: int = 0
+    reused_contexts: int = 0  # found in the context cache: no model call
     embedded: int = 0
     keyword_chunks: int | None = None
     seconds: float = 0.0
@@ -163,7 +164,9 @@ class Indexer:
         t1 = time.perf_counter()
         self.summary.phase_seconds["parse"] += t1 - t0
         self.on_progress(Progress("contextualize", 0, len(chunks), path))
-        contexts = self.contextualizer.contextualize(document, chunks)
+        contexts = self._cached_contexts(content_hash, document, chunks)
+        if contexts is None:
+            contexts = self.contextualizer.contextualize(document, chunks)
         self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
         catalog.save_document(
             path=path, size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, parser=document.parser,
@@ -172,6 +175,19 @@ class Indexer:
         )
         self.summary.indexed += 1
         self.summary.chunks += len(chunks)
+
+    def _cached_contexts(self, content_hash: str, document, chunks) -> list | None:
+        """The contexts this model and prompt already wrote for the same content (a copy, a file touched or
+        re-indexed), or None: only a complete set is reused, since a document's contexts come from one pass."""
+        cache_key = getattr(self.contextualizer, "cache_key", None)
+        key = cache_key() if cache_key else None
+        if key is None or not chunks:
+            return None
+        cached = self.lib.catalog.cached_contexts(content_hash, document.title, *key)
+        if not all(chunk.text_hash in cached for chunk in chunks):
+            return None
+        self.summary.reused_contexts += len(chunks)
+        return [cached[chunk.text_hash] for chunk in chunks]
 
     def _fail(self, found: FoundFile, content_hash: str | None, reason: str) -> None:
         self.lib.catalog.save_failure(

@@ -7,6 +7,7 @@ reading its catalog is instant.
 from __future__ import annotations
 
 import threading
+import time
 from functools import cached_property
 from pathlib import Path
 from typing import Sequence
@@ -17,7 +18,7 @@ from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.lexical import lexical_tokens
-from desktop_rag.core.models import index_text
+from desktop_rag.core.models import ContextResult, index_text
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
 from desktop_rag.core.tokens import token_counter
@@ -135,6 +136,29 @@ class Library:
             with self._lock:
                 self._sync()
         return reverted
+
+    def regenerate_context(self, chunk_id: int, on_notice=None) -> ContextResult:
+        """A new LLM context for one chunk, replacing what it has, a hand edit included (a person asked for it).
+        Sampled when the chunk already has a generated or hand-written context, so the answer differs. When
+        the model is unavailable or its answer is rejected, nothing changes and the rules result is returned."""
+        from desktop_rag.core.upgrade import stored_document
+
+        current = self.catalog.context(chunk_id)
+        if current is None:
+            raise KeyError(f"no chunk with id {chunk_id}")
+        stored = stored_document(self.catalog, self.catalog.chunk_document_id(chunk_id))
+        position = [row["id"] for row in stored.rows].index(chunk_id)
+        sampled = current["source"] in ("llm", "manual")
+        contextualizer = self.contextualizer("llm", on_notice=on_notice)
+        result = contextualizer.contextualize(
+            stored.document, stored.chunks, only=[position], temperature=0.7 if sampled else 0.0,
+            seed=time.time_ns() % 2**31,
+        )[position]
+        if result.source == "llm":
+            self.catalog.replace_context(chunk_id, result)
+            with self._lock:
+                self._sync()
+        return result
 
     def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                          limit: int | None = None):

@@ -23,24 +23,41 @@ class UpgradeSummary:
     notices: list[str] = field(default_factory=list)
 
 
+@dataclass
+class StoredDocument:
+    path: str
+    document: ParsedDocument
+    chunks: list[Chunk]
+    rows: list[dict]  # the catalog's chunk rows (id, source, …), in chunk order
+
+
+def stored_document(catalog, doc_id: int) -> StoredDocument | None:
+    """A document and its chunks as the catalog keeps them, ready for a contextualizer."""
+    stored = catalog.document_for_contexts(doc_id)
+    if stored is None:
+        return None
+    doc, rows = stored
+    document = ParsedDocument(text=doc["text"], title=doc["title"], parser=doc["parser"])
+    chunks = [Chunk(r["idx"], r["text"], r["start_char"], r["end_char"], r["page"], r["heading_path"],
+                    r["token_count"], r["text_hash"]) for r in rows]
+    return StoredDocument(doc["path"], document, chunks, rows)
+
+
 def upgrade_contexts(library, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                      limit: int | None = None) -> UpgradeSummary:
     on_progress = on_progress or (lambda progress: None)
     control = control or RunControl()
     summary = UpgradeSummary()
     contextualizer = library.contextualizer("llm", on_notice=summary.notices.append)
-    doc_ids = library.catalog.documents_with_rules_contexts()[:limit]
+    doc_ids = library.catalog.documents_with_rules_contexts(attempted_by=contextualizer.cache_key())[:limit]
     try:
         for number, doc_id in enumerate(doc_ids):
-            stored = library.catalog.document_for_contexts(doc_id)
-            on_progress(Progress("contextualize", number, len(doc_ids), stored[0]["path"] if stored else None))
+            stored = stored_document(library.catalog, doc_id)
+            on_progress(Progress("contextualize", number, len(doc_ids), stored.path if stored else None))
             control.checkpoint()
             if stored is None:
                 continue
-            doc, rows = stored
-            document = ParsedDocument(text=doc["text"], title=doc["title"], parser=doc["parser"])
-            chunks = [Chunk(r["idx"], r["text"], r["start_char"], r["end_char"], r["page"], r["heading_path"],
-                            r["token_count"], r["text_hash"]) for r in rows]
+            document, chunks, rows = stored.document, stored.chunks, stored.rows
             for row, context in zip(rows, contextualizer.contextualize(document, chunks)):
                 if row["source"] != "rules":
                     continue
@@ -48,6 +65,8 @@ def upgrade_contexts(library, on_progress: ProgressCallback | None = None, contr
                     summary.upgraded_chunks += 1
                 else:
                     summary.kept_rules += 1
+                    if context.model:  # the model's answer was rejected: remember, so it is not asked again
+                        library.catalog.record_attempt(row["id"], context)
             summary.documents += 1
             if contextualizer.unavailable:
                 break  # no model: every further document would fall back to rules too

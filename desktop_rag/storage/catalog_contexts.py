@@ -13,6 +13,8 @@ from desktop_rag.core.models import ContextResult
 CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "quality_detail", "prompt_tokens",
                    "completion_tokens", "seconds")
 
+_COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
+
 
 def context_values(context: ContextResult) -> tuple:
     detail = json.dumps(context.quality_detail) if context.quality_detail is not None else None
@@ -31,13 +33,38 @@ class ContextEdits:
         )
         return {r[0]: r[1] for r in rows}
 
+    # -- the context cache ----------------------------------------------------------------------------------
+
+    def cached_contexts(self, document_hash: str, title: str, model: str, prompt_version: str
+                        ) -> dict[str, ContextResult]:
+        """Contexts the given model and prompt wrote for a document with this content and title, by chunk text
+        hash. Includes rules contexts the model's answers were rejected for (asking again would give the same).
+        The title is part of the key because every context opens with it."""
+        rows = self._db.execute(
+            "SELECT x.chunk_text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail,"
+            " x.prompt_tokens, x.completion_tokens, x.seconds FROM contexts x"
+            " JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
+            " WHERE x.document_hash = ? AND d.title IS ? AND x.model = ? AND x.prompt_version = ?"
+            " AND x.source IN ('llm', 'rules')",
+            (document_hash, title, model, prompt_version),
+        )
+        return {r["chunk_text_hash"]: ContextResult(
+            text=r["text"], source=r["source"], model=r["model"], prompt_version=r["prompt_version"],
+            quality=r["quality"], quality_detail=json.loads(r["quality_detail"]) if r["quality_detail"] else None,
+            # Reused, not generated: this copy cost nothing.
+        ) for r in rows}
+
     # -- upgrading contexts ---------------------------------------------------------------------------------
 
-    def documents_with_rules_contexts(self) -> list[int]:
-        """Documents with at least one chunk whose context came from rules: candidates for an LLM upgrade."""
+    def documents_with_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> list[int]:
+        """Documents with at least one chunk whose context came from rules: candidates for an LLM upgrade.
+        Chunks that `attempted_by` (model, prompt version) already tried and fell back on are not candidates."""
+        model, version = attempted_by or (None, None)
         return [r[0] for r in self._db.execute(
             "SELECT DISTINCT c.document_id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            " WHERE x.source = 'rules' ORDER BY c.document_id"
+            " WHERE x.source = 'rules' AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)"
+            " ORDER BY c.document_id",
+            (model, version, model),
         )]
 
     def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
@@ -67,6 +94,36 @@ class ContextEdits:
             if changed:
                 self._requeue(chunk_id)
         return bool(changed)
+
+    def replace_context(self, chunk_id: int, context: ContextResult) -> None:
+        """A regenerated context, asked for by a person: it replaces any context, a hand edit included. Its cost
+        adds to what the chunk's earlier contexts cost, so the totals in `stats` stay true."""
+        with self._transaction():
+            assignments = ", ".join(f"{column} = {column} + ?" if column in _COST_COLUMNS else f"{column} = ?"
+                                    for column in CONTEXT_COLUMNS)
+            self._db.execute(
+                f"UPDATE contexts SET {assignments}, generated_text = NULL, generated_source = NULL, updated_at = ?"
+                " WHERE chunk_id = ?",
+                (*context_values(context), time.time(), chunk_id),
+            )
+            self._requeue(chunk_id)
+
+    def chunk_document_id(self, chunk_id: int) -> int:
+        row = self._db.execute("SELECT document_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        if row is None:
+            raise KeyError(f"no chunk with id {chunk_id}")
+        return row[0]
+
+    def record_attempt(self, chunk_id: int, context: ContextResult) -> None:
+        """A model tried and its answer was rejected: keep the rules text, note who tried and what it cost."""
+        with self._transaction():
+            self._db.execute(
+                "UPDATE contexts SET model = ?, prompt_version = ?, prompt_tokens = prompt_tokens + ?,"
+                " completion_tokens = completion_tokens + ?, seconds = seconds + ?, updated_at = ?"
+                " WHERE chunk_id = ? AND source = 'rules'",
+                (context.model, context.prompt_version, context.prompt_tokens, context.completion_tokens,
+                 context.seconds, time.time(), chunk_id),
+            )
 
     # -- hand edits -----------------------------------------------------------------------------------------
 

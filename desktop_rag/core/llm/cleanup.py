@@ -20,16 +20,19 @@ _GENERIC = re.compile(
 )
 # "This document is a guide to…" opens nearly every answer and says nothing: it becomes "A guide to…".
 _BOILERPLATE_OPENING = re.compile(
-    r"^(?:this|the) (?:document|file|passage|code|text|section|chunk|snippet|script)"
-    r" (?:is|contains|describes|provides|defines|belongs to)\s+(?:(a|an|the)\s+)?",
+    r"^(?:this|the) (?:document|file|passage|code|text|section|chunk|snippet|script|part)"
+    r" (?:is|contains|describes|provides|defines|belongs to|covers)\s+(?:(a|an|the)\s+)?",
     re.I,
 )
+# The chunk-level question names the chunk by its mark in the document ("[[part 3]]"); answers echo it.
+_PART_MARK = re.compile(r"\[\[\s*part\s+\d+\s*\]\](?:\s+of the document)?", re.I)
 _COPY_NGRAM = 5
 _COPY_SHARE = 0.6  # a sentence whose 5-grams mostly occur in the passage is copied, not written
 
 
 def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
     text = _CHAT_TOKENS.sub(" ", raw)
+    text = _PART_MARK.sub("this part", text)
     text = text.replace("```", " ")
     for pattern in (_PREAMBLE, _LABEL):
         text = pattern.sub("", text, count=1)
@@ -45,7 +48,7 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
         grams = _ngrams(sentence)
         if passage_grams and grams and len(grams & passage_grams) / len(grams) >= _COPY_SHARE:
             continue
-        sentence = _drop_boilerplate_opening(sentence)
+        sentence = _drop_boilerplate_opening(sentence[:1].upper() + sentence[1:])
         if sentence and sentence not in kept:  # small models repeat themselves
             kept.append(sentence)
     result = " ".join(kept).strip().strip("\"'“”").strip()

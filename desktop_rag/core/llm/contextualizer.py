@@ -10,27 +10,32 @@ rules.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from desktop_rag.core.contexts import RulesContextualizer
-from desktop_rag.core.llm.backend import Completion, LlmBackend
+from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
+from desktop_rag.core.llm.excerpts import head as document_head
+from desktop_rag.core.llm.excerpts import Excerpt, mark, marked_excerpts
 from desktop_rag.core.llm.models import ModelUnavailable
-from desktop_rag.core.llm.prompts import CHUNK_CONTEXT, DOCUMENT_SUMMARY, PROMPT_VERSION, document_messages
+from desktop_rag.core.llm.prompts import DOCUMENT_SUMMARY, PROMPT_VERSION, chunk_question, document_messages
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.quality import score_context
 
 log = logging.getLogger(__name__)
 
 SUMMARY_MAX_TOKENS = 80
-CHUNK_MAX_TOKENS = 60  # one sentence; generation dominates a warm chunk's time, so answers stay short
+CHUNK_MAX_TOKENS = 60  # one sentence: generation stops at its end, this only caps a runaway one
 # Below this a context is not worth its place in front of the chunk; rules are kept instead.
 MIN_QUALITY = 0.45
-# Prompt room for the document. Prompt evaluation dominates a cold call (~115 tokens/s for the 0.5B model on
-# 2 cores), so 1,500 tokens keep a document near 15 s. A longer document is shown as its head plus the section
-# around the chunk: the head stays a shared, cached prefix for all of its chunks.
+# Below this an answer is asked for once more, sampled; the better of the two is kept.
+RETRY_BELOW = 0.6
+RETRY_TEMPERATURE = 0.7
+# Prompt room for the document. Prompt evaluation dominates a cold call (~180 tokens/s for the 0.5B model, ~97
+# for the 1.5B, on 2 cores), so 1,500 tokens keep a document's first call near 8-15 s. A longer document is shown
+# as its head plus windows of its chunks (excerpts.py): the head stays a shared, cached prefix.
 DOCUMENT_BUDGET_TOKENS = 1500
-_HEAD_SHARE = 2 / 3
 LEVELS = ("document", "chunk", "document+chunk")
 
 
@@ -63,58 +68,98 @@ class LlmContextualizer:
                 self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {exc}")
         return self._backend
 
-    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
+    def cache_key(self) -> tuple[str, str] | None:
+        """(model, prompt version): with the document's content and the chunk's text, what a context depends on.
+        None when no model can be used."""
+        backend = self._get_backend()
+        return (backend.name, self.prompt_version) if backend is not None else None
+
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk], only: Sequence[int] | None = None,
+                      temperature: float = 0.0, seed: int = 0) -> list[ContextResult]:
+        """Contexts for all chunks, or for the chunks at the positions in `only` (the others get rules
+        contexts). A temperature above 0 samples instead of taking the likeliest words: a regeneration."""
         rules = self.rules.contextualize(document, chunks)
         backend = self._get_backend()
         if backend is None or not chunks:
             return rules
+        wanted = sorted(set(only)) if only is not None else list(range(len(chunks)))
         # A single chunk is the document: its summary is its context, no per-chunk call.
         want_chunk_level = "chunk" in self.levels and len(chunks) > 1
         want_summary = "document" in self.levels or not want_chunk_level
         costs = [_Cost() for _ in chunks]
         try:
-            head = _head(document.text, backend, DOCUMENT_BUDGET_TOKENS)
-            summary = self._summary(backend, head, costs[0]) if want_summary else []
-            own = (self._chunk_sentences(backend, document, head, chunks, costs) if want_chunk_level
+            excerpts = (_only(marked_excerpts(document.text, chunks, backend, DOCUMENT_BUDGET_TOKENS), wanted)
+                        if want_chunk_level else [])
+            # With chunk questions to follow, the summary reads the first marked excerpt: the same cached prefix.
+            summary_text = excerpts[0].text if excerpts else document_head(document.text, backend,
+                                                                            DOCUMENT_BUDGET_TOKENS)
+            summary = (self._summary(backend, summary_text, costs[wanted[0]], temperature, seed)
+                       if want_summary else [])
+            own = (self._chunk_sentences(backend, excerpts, chunks, costs, temperature, seed) if want_chunk_level
                    else [""] * len(chunks))
+            results = {i: self._result(backend, document, chunks, i, own[i], summary, costs[i]) for i in wanted}
+            # One retry, sampled, for what scored low; the better of the two is kept.
+            if want_chunk_level:
+                low = [i for i in wanted if _needs_retry(results[i])]
+                retried = self._chunk_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE,
+                                                seed + 1)
+                for i in low:
+                    results[i] = _better(results[i], self._result(backend, document, chunks, i, retried[i],
+                                                                  summary, costs[i]))
+            elif want_summary and all(_needs_retry(r) for r in results.values()):
+                summary = self._summary(backend, summary_text, costs[wanted[0]], RETRY_TEMPERATURE, seed + 1)
+                for i in wanted:
+                    results[i] = _better(results[i], self._result(backend, document, chunks, i, "", summary,
+                                                                  costs[i]))
         except Exception as exc:  # a model crash on one document must not end the run
             log.exception("LLM contexts failed for %s", document.title)
             self.on_notice(f"LLM failed on '{document.title}', rules contexts used: {exc.__class__.__name__}: {exc}")
             return rules
-        results = []
-        for chunk, rule, sentence, cost in zip(chunks, rules, own, costs):
-            if not summary and not sentence:
-                results.append(rule)
-                continue
-            text = self._compose(document, chunk, len(chunks), sentence, summary)
-            quality, detail = score_context(text, chunk.text, f"{document.title}\n{document.text}")
-            if quality < MIN_QUALITY:
-                results.append(rule)
-                continue
-            results.append(ContextResult(
-                text=text, source="llm", model=backend.name, prompt_version=self.prompt_version, quality=quality,
-                quality_detail=detail, prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens,
-                seconds=round(cost.seconds, 3),
-            ))
-        return results
+        final = []
+        for i, rule in enumerate(rules):
+            result = results.get(i)
+            if result is None:
+                final.append(rule)
+            elif result.source == "llm":
+                final.append(result)
+            else:  # rejected: rules, with what the attempt cost and who made it (so it is not asked again)
+                final.append(replace(rule, model=backend.name, prompt_version=self.prompt_version,
+                                     prompt_tokens=costs[i].prompt_tokens,
+                                     completion_tokens=costs[i].completion_tokens, seconds=round(costs[i].seconds, 3)))
+        return final
 
-    def _summary(self, backend: LlmBackend, head: str, cost: "_Cost") -> list[str]:
-        completion = backend.chat(document_messages(head, DOCUMENT_SUMMARY), max_tokens=SUMMARY_MAX_TOKENS)
+    def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
+                summary: list[str], cost: "_Cost") -> ContextResult:
+        """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
+        if not summary and not own:
+            return ContextResult(text="", source="rules", quality=0.0)
+        text = self._compose(document, chunks[i], len(chunks), own, summary)
+        quality, detail = score_context(text, chunks[i].text, f"{document.title}\n{document.text}")
+        return ContextResult(
+            text=text, source="llm" if quality >= MIN_QUALITY else "rules", model=backend.name,
+            prompt_version=self.prompt_version, quality=quality, quality_detail=detail,
+            prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens, seconds=round(cost.seconds, 3),
+        )
+
+    def _summary(self, backend: LlmBackend, head: str, cost: "_Cost", temperature: float, seed: int) -> list[str]:
+        completion = backend.chat(document_messages(head, DOCUMENT_SUMMARY), max_tokens=SUMMARY_MAX_TOKENS,
+                                  temperature=temperature, seed=seed)
         cost.add(completion)
         return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length"))
 
-    def _chunk_sentences(self, backend: LlmBackend, document: ParsedDocument, head: str, chunks: Sequence[Chunk],
-                         costs: list["_Cost"]) -> list[str]:
-        """One situating sentence per chunk, asked in document order so the document prefix stays cached."""
-        whole = head == document.text
-        sentences = []
-        for chunk, cost in zip(chunks, costs):
-            excerpt = document.text if whole else _head_and_section(document.text, head, chunk)
-            question = CHUNK_CONTEXT.format(passage=chunk.text)
-            completion = backend.chat(document_messages(excerpt, question), max_tokens=CHUNK_MAX_TOKENS)
-            cost.add(completion)
-            cleaned = clean_context(completion.text, passage=chunk.text, truncated=completion.finish_reason == "length")
-            sentences.append(split_sentences(cleaned)[0] if cleaned else "")
+    def _chunk_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list["_Cost"],
+                         temperature: float, seed: int) -> list[str]:
+        """One situating sentence per chunk, all of an excerpt's questions asked together after its text."""
+        sentences = [""] * len(chunks)
+        for excerpt in excerpts:
+            conversations = [document_messages(excerpt.text, chunk_question(mark(i + 1), chunks[i].text))
+                             for i in excerpt.chunk_indexes]
+            completions = ask_together(backend, conversations, CHUNK_MAX_TOKENS, temperature, seed)
+            for i, completion in zip(excerpt.chunk_indexes, completions):
+                costs[i].add(completion)
+                cleaned = clean_context(completion.text, passage=chunks[i].text,
+                                        truncated=completion.finish_reason == "length")
+                sentences[i] = split_sentences(cleaned)[0] if cleaned else ""
         return sentences
 
     def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, own: str, summary: list[str]) -> str:
@@ -140,21 +185,19 @@ class _Cost:
         self.seconds += completion.seconds
 
 
-def _head(text: str, backend: LlmBackend, budget_tokens: int) -> str:
-    # Characters per token vary (code ~3, prose ~4); estimate, then confirm with the model's tokenizer.
-    if len(text) <= budget_tokens * 3:
-        return text
-    cut = budget_tokens * 4
-    while cut > 0 and backend.count_tokens(text[:cut]) > budget_tokens:
-        cut = int(cut * 0.85)
-    return text[:cut]
+
+def _only(excerpts: list[Excerpt], wanted: Sequence[int]) -> list[Excerpt]:
+    keep = set(wanted)
+    narrowed = [Excerpt(e.text, [i for i in e.chunk_indexes if i in keep]) for e in excerpts]
+    return [e for e in narrowed if e.chunk_indexes]
 
 
-def _head_and_section(text: str, full_head: str, chunk: Chunk) -> str:
-    """The document's head (a shared prefix across its chunks) and the text around the chunk, within the budget
-    the whole head would have used."""
-    head = full_head[: int(len(full_head) * _HEAD_SHARE)]
-    room = max(0, (len(full_head) - len(head) - (chunk.end_char - chunk.start_char)) // 2)
-    start = max(len(head), chunk.start_char - room)
-    end = min(len(text), chunk.end_char + room)
-    return f"{head}\n[…]\n{text[start:end]}"
+def _needs_retry(result: ContextResult) -> bool:
+    return (result.quality or 0.0) < RETRY_BELOW
+
+
+def _better(first: ContextResult, second: ContextResult) -> ContextResult:
+    """The higher-scoring of two attempts, carrying the cost of both."""
+    best = second if (second.quality or 0.0) > (first.quality or 0.0) else first
+    return replace(best, prompt_tokens=second.prompt_tokens, completion_tokens=second.completion_tokens,
+                   seconds=second.seconds)

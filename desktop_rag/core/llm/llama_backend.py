@@ -31,12 +31,15 @@ def _counting_llama_class():
 
 
 class LlamaCppBackend:
-    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None):
+    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None, n_parallel: int = 8):
         self.model_path = Path(model_path)
         self.name = self.model_path.stem
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, (os.cpu_count() or 2))
+        self.n_parallel = n_parallel
         self._llama = None
+        self._decoder = None
+        self._formatter = None
         self._lock = threading.Lock()  # one llama context is one sequence: calls must not interleave
 
     def _load(self):
@@ -74,8 +77,83 @@ class LlamaCppBackend:
                 finish_reason=choice.get("finish_reason") or "stop",
             )
 
+    def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
+                   temperature: float = 0.0, seed: int = 0) -> list[Completion]:
+        """Answer several conversations that share a prefix (one document, several questions) together.
+
+        Greedy at temperature 0, like `chat`. Conversations go in groups of up to `n_parallel` that fit the
+        batch context; the shared prefix stays cached between groups and calls."""
+        with self._lock:
+            llama = self._load()
+            decoder = self._batched_decoder(llama)
+            prompts = [self._prompt_tokens(llama, messages) for messages in conversations]
+            completions: list[Completion] = []
+            for group in _groups(prompts, decoder.n_parallel, decoder.n_ctx, max_tokens):
+                started = time.perf_counter()
+                answers = decoder.generate(group, max_tokens, first_sentence_only, temperature, seed)
+                share = (time.perf_counter() - started) / len(group)
+                for prompt, answer in zip(group, answers):
+                    completions.append(Completion(
+                        text=llama.detokenize(answer.tokens).decode("utf-8", errors="ignore"),
+                        prompt_tokens=len(prompt), completion_tokens=len(answer.tokens),
+                        evaluated_prompt_tokens=answer.evaluated_prompt_tokens, seconds=share,
+                        finish_reason=answer.finish_reason,
+                    ))
+            return completions
+
+    def _batched_decoder(self, llama):
+        if self._decoder is None:
+            from desktop_rag.core.llm.llama_batch import BatchedDecoder
+
+            # Room for the shared document prefix plus every sequence's question and answer.
+            self._decoder = BatchedDecoder(llama, self.n_parallel, self.n_ctx + self.n_parallel * 512,
+                                           self.n_threads)
+        return self._decoder
+
+    def _prompt_tokens(self, llama, messages: list[dict]) -> list[int]:
+        """The same prompt `create_chat_completion` builds: the model's own chat template, rendered."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            template = llama.metadata.get("tokenizer.chat_template") or _CHATML
+            model = llama._model
+            eos, bos = llama.token_eos(), llama.token_bos()
+            self._formatter = Jinja2ChatFormatter(
+                template=template, eos_token=model.token_get_text(eos) if eos != -1 else "",
+                bos_token=model.token_get_text(bos) if bos != -1 else "",
+            )
+        rendered = self._formatter(messages=messages)
+        return llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+
     def forget_cache(self) -> None:
         """Drop the cached prefix (used by benchmarks to measure the cost without reuse)."""
         with self._lock:
             if self._llama is not None:
                 self._llama.reset()
+            if self._decoder is not None:
+                self._decoder.forget_cache()
+
+
+# For a GGUF file without a template of its own.
+_CHATML = (
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def _groups(prompts: list[list[int]], n_parallel: int, n_ctx: int, max_tokens: int):
+    """Consecutive groups of at most n_parallel prompts whose shared prefix plus own parts fit n_ctx cells."""
+    group: list[list[int]] = []
+    for prompt in prompts:
+        candidate = group + [prompt]
+        if group and (len(candidate) > n_parallel or _cells(candidate, max_tokens) > n_ctx):
+            yield group
+            candidate = [prompt]
+        group = candidate
+    if group:
+        yield group
+
+
+def _cells(prompts: list[list[int]], max_tokens: int) -> int:
+    shared = len(os.path.commonprefix(prompts))
+    return shared + sum(len(p) - shared + max_tokens for p in prompts)

@@ -8,7 +8,7 @@ comes first and identically in every prompt, so llama.cpp evaluates it once per 
 
 from __future__ import annotations
 
-PROMPT_VERSION = "ctx-1"  # stored with each context as "ctx-1/<levels>"
+PROMPT_VERSION = "ctx-2"  # stored with each context as "ctx-2/<levels>"; ctx-1 repeated the chunk in its question
 
 SYSTEM = "You write short search contexts for passages of a person's files. Never copy the passage or the document."
 
@@ -17,11 +17,18 @@ DOCUMENT_SUMMARY = (
     "types, functions, people or topics."
 )
 
+# The document carries a mark at each chunk's start (excerpts.py): the question names it and quotes the chunk's
+# first words, so the chunk itself is not repeated.
 CHUNK_CONTEXT = (
-    "Here is a passage from that document:\n<passage>\n{passage}\n</passage>\n\n"
-    "In 1 sentence of your own words, say which part of the document this passage is and what it covers there, "
-    "naming key identifiers."
+    'In 1 sentence of your own words, say what part {mark} of the document (it begins: "{opening}") covers '
+    "and where it sits, naming key identifiers."
 )
+_OPENING_WORDS = 10
+
+
+def chunk_question(mark: str, chunk_text: str) -> str:
+    opening = " ".join(chunk_text.split()[:_OPENING_WORDS])[:100].replace('"', "'")
+    return CHUNK_CONTEXT.format(mark=mark, opening=opening)
 
 
 def document_messages(document_excerpt: str, question: str) -> list[dict]:
