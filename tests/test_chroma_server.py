@@ -45,7 +45,7 @@ def test_index_and_search_through_a_chroma_server(make_library, docs, chroma_ser
     (docs / "heron.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water.")
     (docs / "router.md").write_text("# Router\n\nUpdate the router firmware monthly.")
     library = make_library(Settings(chroma_server=chroma_server))
-    summary = library.index([docs])
+    summary = library.index([docs], contexts="rules")
     assert summary.embedded == 2
     assert library.vectors.count() == 2
     assert not (data_dir / "chroma").exists()  # nothing went to the embedded store

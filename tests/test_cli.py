@@ -16,7 +16,7 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     assert "2 files indexed" in human.stdout and "1 failed" in human.stdout
     assert "broken.pdf: corrupt or unreadable PDF" in human.stdout
 
-    again = cli_json(data_dir, "index", str(docs), "--json")
+    again = cli_json(data_dir, "index", str(docs), "--contexts", "rules", "--json")
     assert again["unchanged"] == 2 and again["indexed"] == 0 and len(again["failed"]) == 1
 
     found = cli_json(data_dir, "search", "firmware update", "-k", "2", "--json")
@@ -56,7 +56,7 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
 
 def test_rerank_without_model_is_a_note_not_a_failure(docs, data_dir):
     (docs / "a.md").write_text("# A\n\nAardvarks dig burrows at night.")
-    cli(data_dir, "index", str(docs))
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
     result = cli(data_dir, "search", "aardvark", "--rerank", "--json")
     assert "no reranker model is configured" in result.stderr
     assert json.loads(result.stdout)["reranked"] is False

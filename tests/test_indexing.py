@@ -27,7 +27,7 @@ def paths_in_results(library, query, mode="hybrid"):
 
 def test_index_then_search_every_format(library, docs):
     make_folder(docs)
-    summary = library.index([docs])
+    summary = library.index([docs], contexts="rules")
     assert (summary.indexed, summary.unchanged, summary.failed) == (4, 0, [])
     assert summary.embedded == summary.chunks == library.catalog.chunk_count()
     assert library.vectors.count() == summary.chunks
@@ -46,22 +46,22 @@ def test_index_then_search_every_format(library, docs):
 
 def test_reindexing_skips_unchanged_files_and_follows_changes(library, docs):
     make_folder(docs)
-    library.index([docs])
-    again = library.index([docs])
+    library.index([docs], contexts="rules")
+    again = library.index([docs], contexts="rules")
     assert (again.indexed, again.unchanged, again.embedded, again.keyword_chunks) == (0, 4, 0, None)
 
     os.utime(docs / "coffee.md", ns=(1, 1))  # new mtime, same content: recognised by hash, not re-parsed
-    touched = library.index([docs])
+    touched = library.index([docs], contexts="rules")
     assert (touched.indexed, touched.unchanged) == (0, 4)
 
     (docs / "coffee.md").write_text("# Tea\n\nGreen tea steeps for two minutes at 80 degrees.\n")
-    changed = library.index([docs])
+    changed = library.index([docs], contexts="rules")
     assert (changed.indexed, changed.unchanged) == (1, 3)
     assert paths_in_results(library, "green tea steeping", mode="bm25") == ["coffee.md"]
     assert paths_in_results(library, "pour-over grams", mode="bm25") == []
 
     (docs / "bike.pdf").unlink()
-    removed = library.index([docs])
+    removed = library.index([docs], contexts="rules")
     assert removed.removed == 1
     assert library.catalog.document(str((docs / "bike.pdf").resolve())) is None
     assert all(Path(h.path).name != "bike.pdf" for h in library.search("chain wear", k=10).hits)
@@ -78,7 +78,7 @@ def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, doc
     write_pdf(docs / "secret.pdf", ["classified"], user_password="pw")
     (docs / "corrupt.docx").write_bytes(b"PK\x03\x04 truncated")
     (docs / "huge.md").write_text("big " * 10_000)  # 40 kB, over the 10 kB limit set above
-    summary = library.index([docs])
+    summary = library.index([docs], contexts="rules")
     reasons = {Path(f.path).name: f.reason for f in summary.failed}
     assert set(reasons) == {"empty.txt", "binary.txt", "latin.txt", "corrupt.pdf", "secret.pdf", "corrupt.docx",
                             "huge.md"}
@@ -93,7 +93,7 @@ def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, doc
     assert paths_in_results(library, "heron")[0] == "good.md"
     assert dict(library.catalog.failures()).keys() == {str((docs / n).resolve()) for n in reasons}
 
-    again = library.index([docs])  # failures are remembered, not retried while the file is unchanged
+    again = library.index([docs], contexts="rules")  # failures are remembered, not retried while the file is unchanged
     assert len(again.failed) == 7 and all("unchanged since the last attempt" in f.reason for f in again.failed)
 
 
@@ -109,14 +109,14 @@ def test_unreadable_file_injected_permission_error(library, docs, monkeypatch):
         return real_read_bytes(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes_failing_for_locked)
-    summary = library.index([docs])
+    summary = library.index([docs], contexts="rules")
     assert [(Path(f.path).name, f.reason) for f in summary.failed] == [("locked.md", "cannot read file: Permission denied")]
     assert summary.indexed == 1
 
 
 def test_missing_path_is_reported_not_fatal(library, docs):
     (docs / "a.md").write_text("# A\n\nAardvarks dig burrows.\n")
-    summary = library.index([docs, docs / "does-not-exist"])
+    summary = library.index([docs, docs / "does-not-exist"], contexts="rules")
     assert summary.indexed == 1
     assert [f.reason for f in summary.failed] == ["no such file or folder"]
 
@@ -129,7 +129,7 @@ def test_ignored_folders_and_temp_files_are_skipped(library, docs):
     (docs / "~$lock.docx").write_bytes(b"owner lock file")
     (docs / "draft.md.swp").write_text("swap")
     (docs / "notes.tmp").write_text("temp")
-    summary = library.index([docs])
+    summary = library.index([docs], contexts="rules")
     assert (summary.indexed, summary.failed) == (1, [])
 
 
@@ -142,9 +142,9 @@ def test_cancel_between_files_keeps_finished_work(library, docs):
         if progress.phase == "parse" and progress.done == 3:
             control.cancel()
 
-    first = library.index([docs], on_progress=cancel_after_third_file, control=control)
+    first = library.index([docs], contexts="rules", on_progress=cancel_after_third_file, control=control)
     assert first.cancelled and first.indexed == 3
-    second = library.index([docs])
+    second = library.index([docs], contexts="rules")
     assert (second.indexed, second.unchanged) == (3, 3)
     assert second.embedded == 6  # the 3 chunks committed but not yet embedded by the first run, plus 3 new
     assert library.vectors.count() == 6
@@ -152,7 +152,7 @@ def test_cancel_between_files_keeps_finished_work(library, docs):
 
 def test_reindex_rebuilds_both_indexes_from_the_catalog(library, docs):
     make_folder(docs)
-    library.index([docs])
+    library.index([docs], contexts="rules")
     chunks = library.catalog.chunk_count()
     library.vectors.reset()
     (library.data_dir / "bm25" / "CURRENT").unlink()
@@ -174,9 +174,9 @@ def test_a_changed_large_file_keeps_its_vectors_when_chunk_ids_are_reused(make_l
     library = make_library(Settings(chunk_tokens=24, chunk_overlap_tokens=0))
     note = docs / "log.md"
     note.write_text("\n\n".join(f"Entry {i}: the pump at the north station was checked by the crew." for i in range(600)))
-    library.index([docs])
+    library.index([docs], contexts="rules")
     note.write_text("\n\n".join(f"Entry {i}: the valve at the south station was replaced by the crew." for i in range(600)))
-    summary = library.index([docs])
+    summary = library.index([docs], contexts="rules")
     assert summary.indexed == 1
     assert library.vectors.count() == library.catalog.chunk_count() == 600
     assert "valve" in library.search("valve replaced", k=1, mode="dense").hits[0].text
@@ -184,7 +184,7 @@ def test_a_changed_large_file_keeps_its_vectors_when_chunk_ids_are_reused(make_l
 
 def test_cancelling_a_reindex_stops_cleanly_and_a_later_sync_finishes(library, docs):
     make_folder(docs)
-    library.index([docs])
+    library.index([docs], contexts="rules")
     control = RunControl()
     control.cancel()
     summary = library.reindex(control=control)

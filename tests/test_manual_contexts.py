@@ -13,7 +13,7 @@ def chunk_with(library, word):
 
 def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
     (docs / "pump.md").write_text(GUIDE)
-    library.index([docs])
+    library.index([docs], contexts="rules")
     hit = chunk_with(library, "prime")
     generated = hit.context
     assert library.search("zanzibar", mode="bm25").hits == []
@@ -26,7 +26,7 @@ def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
 
     # Another part of the document changes: the edited chunk's text does not, so its context stays.
     (docs / "pump.md").write_text(GUIDE.replace("Drain it for winter.", "Drain it and store it dry for winter."))
-    assert library.index([docs]).indexed == 1
+    assert library.index([docs], contexts="rules").indexed == 1
     again = library.search("zanzibar", k=1, mode="bm25").hits[0]
     assert again.context_source == "manual" and "Prime the pump" in again.text
 
@@ -40,7 +40,7 @@ def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
 
 def test_context_command(docs, data_dir):
     (docs / "pump.md").write_text(GUIDE)
-    cli(data_dir, "index", str(docs))
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
     hit = json.loads(cli(data_dir, "search", "prime the pump", "-k", "1", "--json").stdout)["results"][0]
     shown = json.loads(cli(data_dir, "context", str(hit["chunk_id"]), "--set", "Checklist for the Zanzibar pump.",
                            "--json").stdout)

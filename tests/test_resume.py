@@ -34,7 +34,7 @@ def counts(data_dir):
 
 def start_index(data_dir, docs):
     return subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "index", str(docs),
-                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--contexts", "rules", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def wait_until_some_embedded(data_dir, process, timeout=240):
@@ -62,7 +62,7 @@ def test_interrupted_index_resumes_without_redoing_work(tmp_path, docs, data_dir
     docs_done, chunks_done, embedded_done = counts(data_dir)
     assert 0 < embedded_done < FILES * 2  # really stopped midway
 
-    summary = cli_json(data_dir, "index", str(docs), "--json")
+    summary = cli_json(data_dir, "index", str(docs), "--contexts", "rules", "--json")
     assert summary["unchanged"] == docs_done
     assert summary["indexed"] == FILES - docs_done
     assert summary["embedded"] == FILES * 2 - embedded_done

@@ -25,7 +25,7 @@ def names(result):
 
 
 def test_modes_return_their_own_scores(library, notes):
-    library.index([notes])
+    library.index([notes], contexts="rules")
     dense = library.search("bird that catches fish", k=2, mode="dense")
     assert names(dense)[0] == "heron.md"
     assert all(h.scores.bm25 is None and h.scores.fused is None for h in dense.hits)
@@ -38,7 +38,7 @@ def test_modes_return_their_own_scores(library, notes):
 
 
 def test_k_limits_results_and_empty_query_gives_none(library, notes):
-    library.index([notes])
+    library.index([notes], contexts="rules")
     assert len(library.search("fish", k=1).hits) == 1
     assert library.search("   ").hits == []
     with pytest.raises(ValueError, match="unknown search mode"):
@@ -46,7 +46,7 @@ def test_k_limits_results_and_empty_query_gives_none(library, notes):
 
 
 def test_rerank_without_a_model_says_so_plainly(library, notes):
-    library.index([notes])
+    library.index([notes], contexts="rules")
     result = library.search("fish", k=2, rerank=True)
     assert not result.reranked
     assert any("no reranker model is configured" in n for n in result.notices)
@@ -55,7 +55,7 @@ def test_rerank_without_a_model_says_so_plainly(library, notes):
 
 def test_rerank_with_a_missing_model_folder_says_so(make_library, notes, tmp_path):
     library = make_library(Settings(rerank_model=str(tmp_path / "nowhere")))
-    library.index([notes])
+    library.index([notes], contexts="rules")
     result = library.search("fish", k=2, rerank=True)
     assert not result.reranked and "rerank skipped" in result.notices[0]
 
@@ -78,7 +78,7 @@ def tiny_cross_encoder(tmp_path_factory):
 
 def test_rerank_with_a_cross_encoder_reorders_by_its_scores(make_library, notes, tiny_cross_encoder):
     library = make_library(Settings(rerank_model=str(tiny_cross_encoder), rerank_candidates=4))
-    library.index([notes])
+    library.index([notes], contexts="rules")
     plain = library.search("fish", k=4, rerank=False)
     reranked = library.search("fish", k=4, rerank=True)
     assert reranked.reranked and reranked.notices == []

@@ -166,18 +166,23 @@ def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
 
 def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
                         counter: TokenCounter | None = None, llm_backend_factory=None,
-                        on_notice=None, llm_levels: str = "document") -> Contextualizer:
+                        on_notice=None, llm_levels: str = "document", budget_seconds: tuple[float, float] = (0, 0),
+                        seconds_per_chunk: float | None = None) -> Contextualizer:
+    """`budget_seconds` is (per document, per run) for `auto`; `seconds_per_chunk` what the LLM cost before."""
     if choice == "none":
         return NoContextualizer()
     rules = RulesContextualizer(max_words=max_words, max_tokens=max_tokens, counter=counter)
-    if choice in ("rules", "auto"):
-        # `auto` is to prefer the LLM within a time budget, with rules now and an upgrade later; until that
-        # budget exists, auto gives what it can always deliver at once: rules.
+    if choice == "rules" or (choice == "auto" and llm_backend_factory is None):
         return rules
-    if choice == "llm":
+    if choice in ("llm", "auto"):
         from desktop_rag.core.llm.contextualizer import LlmContextualizer
 
         if llm_backend_factory is None:
             raise ValueError("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
-        return LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels)
+        llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels)
+        if choice == "llm":
+            return llm
+        from desktop_rag.core.llm.budget import BudgetedContextualizer
+
+        return BudgetedContextualizer(llm, rules, *budget_seconds, seconds_per_chunk=seconds_per_chunk)
     raise ValueError(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")

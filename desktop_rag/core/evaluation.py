@@ -16,6 +16,7 @@ from typing import TextIO
 from desktop_rag.config import Settings
 from desktop_rag.core.chunking import text_hash
 from desktop_rag.core.dense_text import EMBEDDER_TEXT_PIECES
+from desktop_rag.core.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
 from desktop_rag.core.models import Chunk, ParsedDocument, index_text
 from desktop_rag.core.parsers.code import parse_code
 
@@ -56,6 +57,8 @@ class EvalReport:
     context_sources: dict[str, int] = field(default_factory=dict)
     context_seconds: float = 0.0  # time spent writing contexts (model calls), included in `seconds`
     notices: list[str] = field(default_factory=list)
+    first_relevant_rank: dict[str, int | None] = field(default_factory=dict)  # by query id; None: not in the top k
+    quality_analysis: list[dict] | None = None  # LLM rows: eval_quality.quality_vs_retrieval against plain
 
 
 def load_dataset(folder: Path) -> Dataset:
@@ -152,6 +155,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
     depth = max(cutoffs)
     recall_sums = {k: 0.0 for k in cutoffs}
     reciprocal_ranks = 0.0
+    first_ranks: dict[str, int | None] = {}
     notices: set[str] = set(indexed.notices)
     for number, query in enumerate(dataset.queries, start=1):
         result = lib.search(query["text"], k=depth, mode=config.mode, rerank=config.rerank)
@@ -162,6 +166,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
             recall_sums[k] += len(relevant.intersection(ranked[:k])) / len(relevant)
         first = next((rank for rank, name in enumerate(ranked, start=1) if name in relevant), None)
         reciprocal_ranks += 1.0 / first if first else 0.0
+        first_ranks[query["_id"]] = first
         if log and number % 50 == 0:
             log.write(f"  {config.label}: {number}/{len(dataset.queries)} queries\n")
     n = len(dataset.queries)
@@ -175,7 +180,8 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         dataset=dataset.name,
         config={"contexts": config.contexts, "mode": config.mode, "rerank": config.rerank,
                 "embedding_model": lib.embedder.name, "candidates": lib.settings.candidates,
-                "llm_model": lib.settings.llm_model if config.contexts == "llm" else None},
+                "llm_model": lib.settings.llm_model if config.contexts == "llm" else None,
+                "llm_levels": lib.settings.llm_context_levels if config.contexts == "llm" else None},
         recall={str(k): round(recall_sums[k] / n, 4) for k in cutoffs},
         mrr=round(reciprocal_ranks / n, 4),
         seconds=round(indexed.build_seconds + time.perf_counter() - started, 1),
@@ -186,6 +192,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         notices=sorted(notices),
         context_sources=stats["contexts_by_source"],
         context_seconds=stats["context_seconds"],
+        first_relevant_rank=first_ranks,
     )
 
 
@@ -214,9 +221,22 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
             for config in configs:
                 rows.append(_score(indexed, dataset, config, cutoffs, log))
                 indexed.build_seconds = 0.0  # the build is counted once, on the first row that used it
+            if contexts == "llm":
+                _add_quality_analysis(rows, context_qualities(indexed.library, indexed.chunk_names), dataset,
+                                      max(cutoffs))
         finally:
             indexed.close()
     return rows
+
+
+def _add_quality_analysis(rows: list[EvalReport], qualities, dataset: Dataset, depth: int) -> None:
+    plain = {r.config["mode"]: r for r in rows if r.config["contexts"] == "none"}
+    for row in rows:
+        if row.config["contexts"] == "llm" and not row.config["rerank"] and row.config["mode"] in plain:
+            row.quality_analysis = quality_vs_retrieval(
+                plain[row.config["mode"]].first_relevant_rank, row.first_relevant_rank, dataset.qrels, qualities,
+                depth,
+            )
 
 
 def print_table(rows: list[EvalReport], cutoffs: list[int], out: TextIO) -> None:
@@ -237,3 +257,7 @@ def print_table(rows: list[EvalReport], cutoffs: list[int], out: TextIO) -> None
             out.write("  ".join("-" * w for w in widths) + "\n")
     for notice in sorted({n for r in rows for n in r.notices}):
         out.write(f"note: {notice}\n")
+    for r in rows:
+        if r.quality_analysis:
+            label = EvalConfig(r.config["contexts"], r.config["mode"], r.config["rerank"]).label
+            print_quality_analysis(label, r.quality_analysis, out)

@@ -82,18 +82,34 @@ class Library:
         contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
         with self._lock:  # one writer at a time per library
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
+        deferred = getattr(contextualizer, "deferred_documents", 0)
+        if deferred and not getattr(contextualizer.llm, "unavailable", None):
+            notices.append(
+                f"{deferred} documents got rules contexts for now (LLM time budget, ~"
+                f"{contextualizer.seconds_per_chunk:.1f} s per chunk); `desktop-rag contextualize --upgrade` "
+                "writes their LLM contexts"
+            )
         summary.notices = notices
         return summary
 
     def contextualizer(self, choice: str, on_notice=None):
+        s = self.settings
         return make_contextualizer(
-            choice, self.settings.context_max_words, self.settings.context_max_tokens, self.token_counter,
-            llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=self.settings.llm_context_levels,
+            choice, s.context_max_words, s.context_max_tokens, self.token_counter,
+            llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=s.llm_context_levels,
+            budget_seconds=(s.llm_document_budget_seconds, s.llm_run_budget_seconds),
+            seconds_per_chunk=self.catalog.llm_seconds_per_chunk() if choice == "auto" else None,
         )
 
     def llm_backend(self):
-        """The local model, loaded on first use and kept: loading costs seconds, and its KV cache is the point."""
+        """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.
+        An OpenAI-compatible server when one is set, else the local GGUF model."""
         if self._llm_backend is None:
+            if self.settings.llm_server:
+                from desktop_rag.core.llm.openai_backend import OpenAiServerBackend
+
+                self._llm_backend = OpenAiServerBackend(self.settings.llm_server, self.settings.llm_server_model)
+                return self._llm_backend
             from desktop_rag.core.llm.llama_backend import LlamaCppBackend
             from desktop_rag.core.llm.models import resolve_model
 

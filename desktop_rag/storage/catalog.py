@@ -322,11 +322,13 @@ class Catalog(ContextEdits):
             " FROM contexts"
         ).fetchone()
         models = [r[0] for r in q("SELECT DISTINCT model FROM contexts WHERE model IS NOT NULL ORDER BY model")]
+        awaiting = q("SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL").fetchone()[0]
         return {
             "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0)},
             "chunks": self.chunk_count(),
             "chunks_pending_embedding": self.count_pending_embeddings(),
             "contexts_by_source": by_source,
+            "contexts_awaiting_upgrade": awaiting,  # rules contexts no model has tried yet
             "context_avg_words": round(avg_words, 1) if avg_words else 0.0,
             "context_avg_quality": round(avg_quality, 3) if avg_quality is not None else None,
             "llm_tokens": {"prompt": tokens[0], "completion": tokens[1]},

@@ -54,6 +54,14 @@ class ContextEdits:
             # Reused, not generated: this copy cost nothing.
         ) for r in rows}
 
+    def llm_seconds_per_chunk(self) -> float | None:
+        """What a chunk's LLM context has cost on this machine so far (None before the first): `auto` plans
+        with it."""
+        row = self._db.execute(
+            "SELECT SUM(seconds), COUNT(*) FROM contexts WHERE model IS NOT NULL AND source != 'manual'"
+        ).fetchone()
+        return row[0] / row[1] if row[1] and row[0] else None
+
     # -- upgrading contexts ---------------------------------------------------------------------------------
 
     def documents_with_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> list[int]:

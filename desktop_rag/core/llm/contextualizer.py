@@ -111,6 +111,10 @@ class LlmContextualizer:
                 for i in wanted:
                     results[i] = _better(results[i], self._result(backend, document, chunks, i, "", summary,
                                                                   costs[i]))
+        except ImportError as exc:  # llama-cpp-python is not installed: no document will do better
+            self._unavailable = f"llama-cpp-python is not installed ({exc})"
+            self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {self._unavailable}")
+            return rules
         except Exception as exc:  # a model crash on one document must not end the run
             log.exception("LLM contexts failed for %s", document.title)
             self.on_notice(f"LLM failed on '{document.title}', rules contexts used: {exc.__class__.__name__}: {exc}")

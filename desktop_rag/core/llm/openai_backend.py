@@ -1,0 +1,103 @@
+"""Contexts from an OpenAI-compatible chat server: llama.cpp's server, vLLM, Ollama (its /v1), LM Studio.
+
+For users who outgrow the laptop: the server keeps its own prompt cache (llama.cpp `cache_prompt`, vLLM prefix
+caching) and batches concurrent requests, so the questions about one document are sent together and the
+document prefix is shared there. Standard library HTTP only: nothing to install, nothing downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+from desktop_rag.core.llm.backend import Completion
+from desktop_rag.core.llm.models import ModelUnavailable
+
+# Tokenize endpoints, tried in order: llama.cpp server, llama-cpp-python's server, vLLM.
+_TOKENIZERS = (("/tokenize", "content"), ("/extras/tokenize", "input"), ("/tokenize", "prompt"))
+_CHARS_PER_TOKEN = 3.5  # when the server cannot count: between code (~3) and prose (~4)
+
+
+class OpenAiServerBackend:
+    def __init__(self, url: str, model: str = "", api_key: str = "", timeout: float = 300.0, n_parallel: int = 4):
+        self.root = url.rstrip("/").removesuffix("/v1")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.n_parallel = n_parallel
+        self._tokenizer: tuple[str, str] | None | bool = False  # False: not probed yet; None: none works
+        try:
+            served = [m["id"] for m in self._request("GET", "/v1/models", timeout=10)["data"]]
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelUnavailable(f"the LLM server at {self.root} did not answer: {_reason(exc)}") from exc
+        if model and served and model not in served:
+            raise ModelUnavailable(f"the LLM server at {self.root} has no model {model!r} (it has: "
+                                   f"{', '.join(served)})")
+        self.model = model or (served[0] if served else "")
+        # The model's name with the server's address: the context cache must not mix two servers' models.
+        self.name = f"{self.model}@{urlsplit(self.root).netloc}"
+
+    def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0,
+             stop: list[str] | None = None) -> Completion:
+        body = {"model": self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature,
+                "seed": seed, "stream": False, "cache_prompt": True}
+        if stop:
+            body["stop"] = stop
+        started = time.perf_counter()
+        response = self._request("POST", "/v1/chat/completions", body)
+        seconds = time.perf_counter() - started
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        prompt_tokens = usage.get("prompt_tokens", 0)
+        timings = response.get("timings") or {}  # llama.cpp's server says how much of the prompt it computed
+        return Completion(
+            text=(choice.get("message") or {}).get("content") or "",
+            prompt_tokens=prompt_tokens, completion_tokens=usage.get("completion_tokens", 0),
+            evaluated_prompt_tokens=timings.get("prompt_n", prompt_tokens), seconds=seconds,
+            finish_reason=choice.get("finish_reason") or "stop",
+        )
+
+    def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
+                   temperature: float = 0.0, seed: int = 0) -> list[Completion]:
+        """Concurrent requests: the server batches them. A stop at ". " ends an answer after its first sentence
+        (the server drops the stop text; the clean-up restores the full stop)."""
+        stop = [". ", ".\n"] if first_sentence_only else None
+        with ThreadPoolExecutor(max_workers=self.n_parallel) as pool:
+            return list(pool.map(lambda m: self.chat(m, max_tokens, temperature, seed, stop), conversations))
+
+    def count_tokens(self, text: str) -> int:
+        if self._tokenizer is False:
+            self._tokenizer = self._probe_tokenizer()
+        if self._tokenizer is None:
+            return int(len(text) / _CHARS_PER_TOKEN) + 1
+        path, field = self._tokenizer
+        return len(self._request("POST", path, {field: text, "model": self.model})["tokens"])
+
+    def _probe_tokenizer(self) -> tuple[str, str] | None:
+        for path, field in _TOKENIZERS:
+            try:
+                if isinstance(self._request("POST", path, {field: "a b", "model": self.model}).get("tokens"), list):
+                    return path, field
+            except (OSError, ValueError):
+                continue
+        return None
+
+    def _request(self, method: str, path: str, body: dict | None = None, timeout: float | None = None) -> dict:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        data = json.dumps(body).encode("utf-8") if body is not None else None
+        request = urllib.request.Request(self.root + path, data=data, headers=headers, method=method)
+        with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
+            return json.loads(response.read().decode("utf-8"))
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        return str(exc.reason)
+    return str(exc)

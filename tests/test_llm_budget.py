@@ -1,0 +1,85 @@
+"""`auto` contexts: the LLM within the time budget, rules now for the rest (queued for the upgrade)."""
+
+from desktop_rag.config import Settings
+from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.llm.budget import BudgetedContextualizer
+from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+from desktop_rag.core.tokens import token_counter
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class SlowFakeLlm:
+    """Takes `seconds_per_chunk` of fake time per chunk and answers with an llm context."""
+
+    unavailable = None
+
+    def __init__(self, clock, seconds_per_chunk):
+        self.clock, self.seconds_per_chunk, self.documents = clock, seconds_per_chunk, []
+
+    def cache_key(self):
+        return ("fake", "v")
+
+    def contextualize(self, document, chunks):
+        self.documents.append(document.title)
+        self.clock.now += self.seconds_per_chunk * len(chunks)
+        return [ContextResult(text=f"llm {c.index}", source="llm") for c in chunks]
+
+
+def document(title, n):
+    chunks = [Chunk(i, f"text {i} of {title}", 0, 1, None, [], 3, f"{title}{i}") for i in range(n)]
+    return ParsedDocument(text=" ".join(c.text for c in chunks), title=title, parser="text"), chunks
+
+
+def test_documents_go_to_the_llm_while_the_measured_rate_fits_the_budgets():
+    clock = FakeClock()
+    llm = SlowFakeLlm(clock, seconds_per_chunk=3.0)
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    auto = BudgetedContextualizer(llm, rules, document_budget_s=20, run_budget_s=40, seconds_per_chunk=1.0,
+                                  clock=clock)
+    sources = []
+    for title, n in [("a", 4), ("b", 10), ("c", 3), ("d", 4), ("e", 2)]:
+        sources.append({c.source for c in auto.contextualize(*document(title, n))})
+    # a: 4 chunks at the prior 1 s/chunk → LLM, which measures 3 s/chunk. b: 30 s > 20 s per document → rules.
+    # c: 9 s (12 + 9 ≤ 40) → LLM. d: 12 s (21 + 12 ≤ 40) → LLM. e: 6 s (33 + 6 ≤ 40) → LLM.
+    assert sources == [{"llm"}, {"rules"}, {"llm"}, {"llm"}, {"llm"}]
+    assert llm.documents == ["a", "c", "d", "e"] and auto.deferred_documents == 1
+    assert auto.seconds_per_chunk == 3.0 and auto.spent_s == 39.0
+    assert {c.source for c in auto.contextualize(*document("f", 1))} == {"rules"}  # 39 + 3 > 40
+
+
+def test_a_tiny_budget_gives_rules_now_and_the_upgrade_writes_llm_contexts_later(make_library, docs):
+    (docs / "kettle.md").write_text("# Kettle descaling\n\nFill with one part vinegar, two parts water; boil, "
+                                    "rest an hour, rinse twice. Citric acid works too, at 30 grams per litre.")
+    settings = Settings(llm_model="qwen2.5-coder-0.5b-instruct-q4_k_m", llm_run_budget_seconds=0.01)
+    library = make_library(settings)
+    summary = library.index([docs])  # `auto`, the default
+    assert summary.indexed == 1
+    assert any("1 documents got rules contexts for now" in n and "contextualize --upgrade" in n
+               for n in summary.notices), summary.notices
+    assert {r[0] for r in library.catalog._db.execute("SELECT source FROM contexts")} == {"rules"}
+    assert library.search("descaling vinegar", k=1).hits  # searchable at once
+    assert library.stats()["contexts_awaiting_upgrade"] == 1
+
+    upgrade = library.upgrade_contexts()
+    assert upgrade.documents == 1 and upgrade.upgraded_chunks + upgrade.kept_rules == 1
+    model = library.catalog._db.execute("SELECT model FROM contexts").fetchone()[0]
+    assert model.startswith("qwen2.5-coder-0.5b")  # written, or tried and recorded, by the model
+    assert library.stats()["contexts_awaiting_upgrade"] == 0
+
+
+def test_within_the_budget_auto_asks_the_model_during_indexing(make_library, docs):
+    (docs / "kettle.md").write_text("# Kettle descaling\n\nFill with one part vinegar, two parts water; boil, "
+                                    "rest an hour, rinse twice.")
+    library = make_library(Settings(llm_model="smollm2-135m-instruct-q4_1"))
+    summary = library.index([docs])
+    assert summary.indexed == 1 and not any("rules contexts for now" in n for n in summary.notices)
+    row = library.catalog._db.execute("SELECT model, prompt_tokens FROM contexts").fetchone()
+    assert row["model"].lower().startswith("smollm2") and row["prompt_tokens"] > 0
+    assert library.catalog.llm_seconds_per_chunk() > 0  # the next run plans with this rate
