@@ -129,7 +129,7 @@ def test_chunk_level_contexts_from_the_real_model(make_library, docs):
         " JOIN chunks c ON c.id = x.chunk_id ORDER BY c.idx").fetchall()
     assert len(rows) >= 3
     llm = [r for r in rows if r["source"] == "llm"]
-    assert llm and all(r["prompt_version"] == "ctx-2/chunk" and r["completion_tokens"] > 0 for r in llm)
+    assert llm and all(r["prompt_version"] == "ctx-3/chunk" and r["completion_tokens"] > 0 for r in llm)
     for r in llm:
         assert r["chunk"] not in r["text"]  # situated in its own words, not copied
     # Regenerating one chunk's context asks the model about that chunk only and replaces even a hand edit.

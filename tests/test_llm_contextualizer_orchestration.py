@@ -66,7 +66,7 @@ def test_a_poor_answer_is_retried_once_then_replaced_by_rules_that_record_the_at
     assert generic.calls == 2  # the answer, then one sampled retry
     assert [c.source for c in contexts] == ["rules", "rules"]
     # What the model was asked and by whom is kept, so stats count it and the upgrade does not ask again.
-    assert contexts[0].model == "fake-model" and contexts[0].prompt_version == "ctx-2/document"
+    assert contexts[0].model == "fake-model" and contexts[0].prompt_version == "ctx-3/document"
     assert contexts[0].prompt_tokens == 200 and contexts[0].completion_tokens == 40
 
 
@@ -97,9 +97,9 @@ class RecordingFakeBackend(FakeBackend):
     def chat(self, messages, max_tokens, temperature=0.0, seed=0):
         self.messages.append(messages)
         question = messages[-1]["content"].split("</document>")[1]
-        if "[[part" in question:
-            opening = question.split('it begins: "', 1)[1]
-            name = opening.split("(")[0].replace("def ", "").strip()
+        if "<passage>" in question:
+            passage = question.split("<passage>\n", 1)[1].split("\n</passage>", 1)[0]
+            name = passage.split("(")[0].replace("def ", "").strip()
             self.answer = f"Defines {name} of the invoice tools."
         else:
             self.answer = "Invoice helpers computing invoice_total and late_payment_interest."
@@ -114,16 +114,11 @@ def test_chunk_level_asks_once_per_chunk_in_order_with_the_same_document_prefix(
     assert backend.calls == 3  # one summary + one per chunk
     prefixes = {m[-1]["content"].split("</document>")[0] for m in backend.messages}
     assert len(prefixes) == 1  # identical document prefix: the KV cache serves every call after the first
-    # Each chunk is marked in that prefix, and its question names the mark instead of repeating the chunk.
-    prefix = prefixes.pop()
-    assert prefix.index("[[part 1]]") < prefix.index("[[part 2]]")
-    unmarked = prefix.replace("\n[[part 1]]\n", "").replace("\n[[part 2]]\n", "")
-    assert DOC.text in unmarked and prefix.index("[[part 1]]") < prefix.index(DOC.text[:11])
-    assert "[[part 1]]" in backend.messages[1][-1]["content"].split("</document>")[1]
+    assert prefixes.pop() == f"<document>\n{DOC.text}\n"  # the document as it is, unmarked
     assert "Defines invoice_total of the invoice tools." in contexts[0].text
     assert "Defines late_payment_interest of the invoice tools." in contexts[1].text
     assert all("Invoice helpers" in c.text for c in contexts)
-    assert contexts[0].prompt_version == "ctx-2/document+chunk"
+    assert contexts[0].prompt_version == "ctx-3/document+chunk"
     assert [c.prompt_tokens for c in contexts] == [200, 100]  # the summary is counted on the first chunk
 
 
@@ -131,7 +126,7 @@ def test_a_single_chunk_document_gets_one_call_even_at_chunk_level():
     backend, notices = RecordingFakeBackend(), []
     rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
     contexts = LlmContextualizer(lambda: backend, rules, notices.append, levels="chunk").contextualize(DOC, CHUNKS[:1])
-    assert backend.calls == 1 and "[[part" not in backend.messages[0][-1]["content"]
+    assert backend.calls == 1 and "<passage>" not in backend.messages[0][-1]["content"]
     assert contexts[0].source == "llm"
 
 

@@ -17,7 +17,7 @@ from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
-from desktop_rag.core.llm.excerpts import Excerpt, mark, marked_excerpts
+from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import DOCUMENT_SUMMARY, PROMPT_VERSION, chunk_question, document_messages
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
@@ -88,9 +88,9 @@ class LlmContextualizer:
         want_summary = "document" in self.levels or not want_chunk_level
         costs = [_Cost() for _ in chunks]
         try:
-            excerpts = (_only(marked_excerpts(document.text, chunks, backend, DOCUMENT_BUDGET_TOKENS), wanted)
+            excerpts = (_only(document_excerpts(document.text, chunks, backend, DOCUMENT_BUDGET_TOKENS), wanted)
                         if want_chunk_level else [])
-            # With chunk questions to follow, the summary reads the first marked excerpt: the same cached prefix.
+            # With chunk questions to follow, the summary reads the first excerpt: the same cached prefix.
             summary_text = excerpts[0].text if excerpts else document_head(document.text, backend,
                                                                             DOCUMENT_BUDGET_TOKENS)
             summary = (self._summary(backend, summary_text, costs[wanted[0]], temperature, seed)
@@ -156,7 +156,7 @@ class LlmContextualizer:
         """One situating sentence per chunk, all of an excerpt's questions asked together after its text."""
         sentences = [""] * len(chunks)
         for excerpt in excerpts:
-            conversations = [document_messages(excerpt.text, chunk_question(mark(i + 1), chunks[i].text))
+            conversations = [document_messages(excerpt.text, chunk_question(chunks[i].text))
                              for i in excerpt.chunk_indexes]
             completions = ask_together(backend, conversations, CHUNK_MAX_TOKENS, temperature, seed)
             for i, completion in zip(excerpt.chunk_indexes, completions):

@@ -1,9 +1,9 @@
-"""What the model is shown of a document: the whole text when it fits the budget, else its head plus a window.
+"""What the model is shown of a document: the whole text when it fits the budget, else its head plus windows.
 
-For the chunk level every chunk's start is marked in the text ("[[part 3]]") and the question names the mark,
-so the chunk is read once, as part of the document prefix that all of its questions share, instead of once more
-inside each question. Measured with the 1.5B model on 2 cores: prompt evaluation is ~97 tokens/s against ~15
-generated tokens/s, and re-reading each chunk was most of a chunk's time (8.4 → 3.6 s/chunk with batching).
+A long document's head is the shared, cached prefix of all its excerpts; each window holds a run of consecutive
+chunks, so one excerpt serves several chunk questions. Optionally each chunk's start is marked ("[[part 3]]"):
+asking by mark instead of repeating the chunk saved ~40% of the 1.5B model's time but situated chunks less well
+(eval subset, hybrid R@20 96.1 vs 98.4), so the product asks with the chunk and leaves marks to bench/.
 """
 
 from __future__ import annotations
@@ -41,12 +41,13 @@ def head(text: str, backend: LlmBackend, budget_tokens: int) -> str:
     return text[:cut]
 
 
-def marked_excerpts(text: str, chunks: Sequence[Chunk], backend: LlmBackend, budget_tokens: int) -> list[Excerpt]:
+def document_excerpts(text: str, chunks: Sequence[Chunk], backend: LlmBackend, budget_tokens: int,
+                      marks: bool = False) -> list[Excerpt]:
     """Excerpts covering every chunk once, each within the budget, in document order.
 
     A document that fits is one excerpt. A longer one is its head (the shared, cached prefix of all its
     excerpts) followed by consecutive runs of chunks, as many per run as fit."""
-    marked, starts, ends = _marked_text(text, chunks)
+    marked, starts, ends = _marked_text(text, chunks, marks)
     whole = head(marked, backend, budget_tokens)
     if whole == marked:
         return [Excerpt(marked, list(range(len(chunks))))]
@@ -68,14 +69,15 @@ def marked_excerpts(text: str, chunks: Sequence[Chunk], backend: LlmBackend, bud
     return excerpts
 
 
-def _marked_text(text: str, chunks: Sequence[Chunk]) -> tuple[str, list[int], list[int]]:
-    """The text with a mark on its own line at each chunk's start; each chunk's start (its mark) and end in it."""
+def _marked_text(text: str, chunks: Sequence[Chunk], marks: bool) -> tuple[str, list[int], list[int]]:
+    """The text, with a mark on its own line at each chunk's start if asked; each chunk's start (its mark) and
+    end in it."""
     order = sorted(range(len(chunks)), key=lambda i: chunks[i].start_char)
     pieces, starts, mark_offsets, shift_after = [], [0] * len(chunks), [], []
     last = inserted = 0
     for i in order:
         at = min(max(last, chunks[i].start_char), len(text))
-        label = f"\n{mark(i + 1)}\n"
+        label = f"\n{mark(i + 1)}\n" if marks else ""
         pieces += [text[last:at], label]
         starts[i] = at + inserted
         inserted += len(label)
