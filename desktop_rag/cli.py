@@ -79,13 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true")
 
     commands.add_parser("demo", help="index the bundled sample documents and run a few searches")
+    commands.add_parser("gui", help="open the desktop app (also what the bare command does)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
-        args.command = "demo"  # until the desktop app exists, the bare command shows what the core does
+        args.command = "gui"
     data_dir = resolve_data_dir(args.data_dir)
     try:
         handler = _COMMANDS[args.command]
@@ -285,6 +286,12 @@ def cmd_eval(args, data_dir: Path) -> int:
     return 0
 
 
+def cmd_gui(args, data_dir: Path) -> int:
+    from desktop_rag.ui.app import run_app
+
+    return run_app(data_dir)
+
+
 def cmd_demo(args, data_dir: Path) -> int:
     from desktop_rag.demo import run_demo
 
@@ -297,6 +304,7 @@ _COMMANDS = {
     "stats": cmd_stats,
     "reindex": cmd_reindex,
     "context": cmd_context,
+    "gui": cmd_gui,
     "contextualize": cmd_contextualize,
     "settings": cmd_settings,
     "eval": cmd_eval,

@@ -40,6 +40,8 @@ class Library:
 
     def close(self) -> None:
         self.catalog.close()
+        if "reader" in self.__dict__:
+            self.reader.close()
 
     def __enter__(self):
         return self
@@ -71,8 +73,27 @@ class Library:
         return Reranker(self.settings.rerank_model) if self.settings.rerank_model else None
 
     @cached_property
+    def reader(self) -> Catalog:
+        """A second connection for searching: in WAL mode it sees only committed work, so a search running
+        while a file is being re-indexed never sees that file half-replaced."""
+        return Catalog(self.data_dir / CATALOG_FILE)
+
+    @cached_property
     def searcher(self) -> Searcher:
-        return Searcher(self.catalog, self.vectors, self.keywords, self.embedder, self.settings, self.reranker)
+        return Searcher(self.reader, self.vectors, self.keywords, self.embedder, self.settings, self.reranker)
+
+    def settings_changed(self, names: Sequence[str]) -> None:
+        """Settings were changed in place: drop the parts built from old values; they are rebuilt on next use."""
+        changed = set(names)
+        if any(name.startswith("llm_") for name in changed):
+            self._llm_backend = None
+        stale = set()
+        if "rerank_model" in changed:
+            stale |= {"reranker", "searcher"}
+        if "embedding_model" in changed:
+            stale |= {"embedder", "token_counter", "searcher"}
+        for name in stale:
+            self.__dict__.pop(name, None)
 
     # -- operations -----------------------------------------------------------------------------------------
 
@@ -176,6 +197,17 @@ class Library:
                 self._sync()
         return result
 
+    def approve_context(self, chunk_id: int) -> None:
+        """A person checked the context and keeps it as it is."""
+        self.catalog.approve_context(chunk_id)
+
+    def remove_folder(self, folder: str) -> int:
+        """Stop indexing a folder and drop what was indexed from it (its files are not touched)."""
+        with self._lock:
+            removed = self.catalog.remove_folder(folder)
+            self._sync()
+        return removed
+
     def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                          limit: int | None = None):
         """Give documents indexed with rules contexts LLM contexts (see core/upgrade.py)."""
@@ -196,7 +228,7 @@ class Library:
         return indexer.summary
 
     def stats(self) -> dict:
-        stats = self.catalog.stats()
+        stats = self.reader.stats()  # committed state, and no wait on a running write
         stats["data_dir"] = str(self.data_dir)
         stats["dense_index_vectors"] = self.vectors.count()  # a long chunk has one vector per embedder window
         stats["keyword_index_chunks"] = len(self.keywords) if self.keywords.exists else 0

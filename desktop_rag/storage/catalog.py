@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Sequence
 
 from desktop_rag.core.models import Chunk, ContextResult
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
+from desktop_rag.storage.catalog_review import CatalogReview
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class Catalog(ContextEdits):
+class Catalog(ContextEdits, CatalogReview):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path

@@ -96,7 +96,8 @@ class ContextEdits:
         with self._transaction():
             assignments = ", ".join(f"{column} = ?" for column in CONTEXT_COLUMNS)
             changed = self._db.execute(
-                f"UPDATE contexts SET {assignments}, updated_at = ? WHERE chunk_id = ? AND source = 'rules'",
+                f"UPDATE contexts SET {assignments}, updated_at = ?, reviewed_at = NULL"
+                " WHERE chunk_id = ? AND source = 'rules'",
                 (*context_values(context), time.time(), chunk_id),
             ).rowcount
             if changed:
@@ -110,8 +111,8 @@ class ContextEdits:
             assignments = ", ".join(f"{column} = {column} + ?" if column in _COST_COLUMNS else f"{column} = ?"
                                     for column in CONTEXT_COLUMNS)
             self._db.execute(
-                f"UPDATE contexts SET {assignments}, generated_text = NULL, generated_source = NULL, updated_at = ?"
-                " WHERE chunk_id = ?",
+                f"UPDATE contexts SET {assignments}, generated_text = NULL, generated_source = NULL, updated_at = ?,"
+                " reviewed_at = NULL WHERE chunk_id = ?",
                 (*context_values(context), time.time(), chunk_id),
             )
             self._requeue(chunk_id)
@@ -170,8 +171,9 @@ class ContextEdits:
         self._db.execute(
             "UPDATE contexts SET generated_text = CASE WHEN source = 'manual' THEN generated_text ELSE text END,"
             " generated_source = CASE WHEN source = 'manual' THEN generated_source ELSE source END,"
-            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ? WHERE chunk_id = ?",
-            (text, now, chunk_id),
+            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ?, reviewed_at = ?"
+            " WHERE chunk_id = ?",
+            (text, now, now, chunk_id),
         )
 
     def _requeue(self, chunk_id: int) -> None:

@@ -1,0 +1,87 @@
+"""What the app shows and changes besides search: folders with their state, and contexts to review. A mixin of
+Catalog (uses its _db and _transaction())."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+# Filters of the review table: name → SQL condition on contexts x (and chunks c, documents d).
+REVIEW_FILTERS = {
+    "all": "1",
+    "low quality": "x.quality IS NOT NULL AND x.quality < 0.6",
+    "rules": "x.source = 'rules'",
+    "llm": "x.source = 'llm'",
+    "hand-edited": "x.source = 'manual'",
+    "not reviewed": "x.reviewed_at IS NULL",
+}
+
+
+@dataclass
+class FolderState:
+    path: str
+    indexed: int
+    failed: int
+    chunks: int
+
+
+@dataclass
+class ReviewRow:
+    chunk_id: int
+    path: str
+    title: str | None
+    chunk_index: int
+    context: str
+    source: str
+    quality: float | None
+    quality_detail: dict | None
+    model: str | None
+    reviewed: bool
+
+
+class CatalogReview:
+    def folder_states(self) -> list[FolderState]:
+        states = []
+        for folder in self.folders():
+            prefix = folder.rstrip("/\\")
+            row = self._db.execute(
+                "SELECT COALESCE(SUM(d.status = 'indexed'), 0), COALESCE(SUM(d.status = 'failed'), 0),"
+                " (SELECT COUNT(*) FROM chunks c JOIN documents e ON e.id = c.document_id"
+                "  WHERE e.path = ? OR substr(e.path, 1, ?) IN (? || '/', ? || '\\'))"
+                " FROM documents d WHERE d.path = ? OR substr(d.path, 1, ?) IN (? || '/', ? || '\\')",
+                (prefix, len(prefix) + 1, prefix, prefix) * 2,
+            ).fetchone()
+            states.append(FolderState(folder, row[0], row[1], row[2]))
+        return states
+
+    def remove_folder(self, folder: str) -> int:
+        """Forget a folder and everything indexed under it (the files themselves are not touched)."""
+        removed = self.remove_documents([d.id for d in self.documents_under(folder)])
+        self._db.execute("DELETE FROM folders WHERE path = ?", (folder,))
+        return removed
+
+    def review_rows(self, filter_name: str = "all", limit: int = 5000) -> list[ReviewRow]:
+        condition = REVIEW_FILTERS[filter_name]
+        rows = self._db.execute(
+            "SELECT c.id, d.path, d.title, c.idx, x.text, x.source, x.quality, x.quality_detail, x.model,"
+            " x.reviewed_at FROM contexts x JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
+            f" WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
+            (limit,),
+        )
+        return [ReviewRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]) if r[7] else None, r[8],
+                          r[9] is not None) for r in rows]
+
+    def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int, str] | None:
+        """(document text, chunk start, chunk end, chunk text): the chunk inside its document, for review."""
+        row = self._db.execute(
+            "SELECT d.text, c.start_char, c.end_char, c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE c.id = ?", (chunk_id,),
+        ).fetchone()
+        return (row[0] or "", row[1], row[2], row[3]) if row else None
+
+    def approve_context(self, chunk_id: int) -> None:
+        with self._transaction():
+            if not self._db.execute("UPDATE contexts SET reviewed_at = ? WHERE chunk_id = ?",
+                                    (time.time(), chunk_id)).rowcount:
+                raise KeyError(f"no chunk with id {chunk_id}")

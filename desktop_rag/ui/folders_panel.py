@@ -1,0 +1,107 @@
+"""Watched folders with their state (indexed, failed), added by dialog or by dropping folders on the list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QToolButton, QVBoxLayout, QWidget,
+)
+
+from desktop_rag.storage.catalog_review import FolderState
+from desktop_rag.ui.theme import icon
+
+
+class _DropList(QListWidget):
+    folders_dropped = Signal(list)
+
+    def __init__(self):
+        super().__init__()
+        self.setAcceptDrops(True)
+
+    def dragEnterEvent(self, event):  # noqa: N802 (Qt's name)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event):  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):  # noqa: N802
+        folders = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile() and Path(u.toLocalFile()).is_dir()]
+        if folders:
+            event.acceptProposedAction()
+            self.folders_dropped.emit(folders)
+
+
+class FoldersPanel(QWidget):
+    add_requested = Signal(str)
+    remove_requested = Signal(str)
+    rescan_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.list = _DropList()
+        self.list.folders_dropped.connect(lambda folders: [self.add_requested.emit(f) for f in folders])
+        self.list.setToolTip("Drop folders here to add them")
+        self.add_button = self._tool("add-folder", "Add a folder…", self.choose_folder)
+        self.remove_button = self._tool("remove-folder", "Stop indexing the selected folder", self._remove)
+        self.rescan_button = self._tool("rescan", "Re-scan the selected folder", self._rescan)
+        self.hint = QLabel("Add a folder, or drop one here, to index its files.")
+        self.hint.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("<b>Folders</b>"), 1)
+        for button in (self.add_button, self.remove_button, self.rescan_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(buttons)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.hint)
+        self.list.currentRowChanged.connect(lambda _: self._update_buttons())
+        self._update_buttons()
+
+    def _tool(self, name: str, tip: str, slot) -> QToolButton:
+        button = QToolButton()
+        button.setIcon(icon(name))
+        button.setToolTip(tip)
+        button.setAccessibleName(tip)
+        button.clicked.connect(slot)
+        return button
+
+    def choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to index")
+        if folder:
+            self.add_requested.emit(folder)
+
+    def selected(self) -> str | None:
+        item = self.list.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item else None
+
+    def _remove(self) -> None:
+        if self.selected():
+            self.remove_requested.emit(self.selected())
+
+    def _rescan(self) -> None:
+        if self.selected():
+            self.rescan_requested.emit(self.selected())
+
+    def show_states(self, states: list[FolderState], pending: set[str] = frozenset()) -> None:
+        current = self.selected()
+        self.list.clear()
+        for state in states:
+            status = "waiting to be indexed" if state.path in pending else (
+                f"{state.indexed} files, {state.chunks} chunks" + (f", {state.failed} failed" if state.failed else ""))
+            item = QListWidgetItem(f"{Path(state.path).name or state.path}\n{status}")
+            item.setToolTip(state.path)
+            item.setData(Qt.ItemDataRole.UserRole, state.path)
+            self.list.addItem(item)
+            if state.path == current:
+                self.list.setCurrentItem(item)
+        self.hint.setVisible(not states)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected() is not None
+        self.remove_button.setEnabled(chosen)
+        self.rescan_button.setEnabled(chosen)

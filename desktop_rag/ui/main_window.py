@@ -1,0 +1,238 @@
+"""The main window: folders on the left, search / context review / stats in tabs, the progress panel below.
+
+Every operation goes through the task runner; the window only shows what comes back. On start it tells the
+truth about the library: failures from earlier runs, and work a killed run left (it resumes that at once)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QTabWidget
+
+from desktop_rag.core.control import RunControl
+from desktop_rag.core.library import Library
+from desktop_rag.ui.folders_panel import FoldersPanel
+from desktop_rag.ui.progress_panel import ProgressPanel
+from desktop_rag.ui.review_panel import ReviewPanel
+from desktop_rag.ui.search_panel import SearchPanel
+from desktop_rag.ui.settings_dialog import SettingsDialog, apply_settings
+from desktop_rag.ui.stats_panel import StatsPanel
+from desktop_rag.ui.tasks import TaskRunner
+from desktop_rag.ui.theme import icon
+
+
+def summary_text(summary) -> str:
+    state = "Cancelled" if summary.cancelled else "Done"
+    text = (f"{state}: {summary.indexed} files indexed ({summary.chunks} chunks), {summary.unchanged} unchanged, "
+            f"{len(summary.failed)} failed, {summary.removed} removed, in {summary.seconds:.1f} s.")
+    return " ".join([text, *summary.notices])
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, library: Library):
+        super().__init__()
+        self.library = library
+        self.runner = TaskRunner(self)
+        self.setWindowTitle("desktop-rag")
+        self.setWindowIcon(icon("app"))
+        self._queued_folders: list[str] = []
+
+        self.search = SearchPanel(library, self.runner)
+        self.review = ReviewPanel(library, self.runner)
+        self.stats = StatsPanel(library, self.runner)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.search, icon("search"), "Search")
+        self.tabs.addTab(self.review, "Review contexts")
+        self.tabs.addTab(self.stats, "Stats")
+        self.setCentralWidget(self.tabs)
+
+        self.folders = FoldersPanel()
+        self.progress = ProgressPanel()
+        self._dock(self.folders, "Folders", Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._dock(self.progress, "Progress", Qt.DockWidgetArea.BottomDockWidgetArea)
+        self._build_actions()
+
+        self.folders.add_requested.connect(self.add_folder)
+        self.folders.remove_requested.connect(self.remove_folder)
+        self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
+        self.search.status.connect(self.statusBar().showMessage)
+        self.review.status.connect(self.statusBar().showMessage)
+        self.runner.error.connect(self.show_error)
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self.resize(1200, 800)
+        QTimer.singleShot(0, self._start)
+
+    def _dock(self, widget, title: str, area) -> None:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+
+    def _build_actions(self) -> None:
+        def action(text, slot, shortcut=None, icon_name=None):
+            act = QAction(icon(icon_name), text, self) if icon_name else QAction(text, self)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.triggered.connect(slot)
+            self.addAction(act)
+            return act
+
+        focus = action("Search", self.focus_search, "Ctrl+K")
+        add = action("Add folder…", self.folders.choose_folder, "Ctrl+O", "add-folder")
+        rescan = action("Re-scan all folders", lambda: self.index(self.library.reader.folders()), "F5", "rescan")
+        upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
+        settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
+        quit_ = action("Quit", self.close, "Ctrl+Q")
+        menu = self.menuBar().addMenu("&File")
+        for act in (add, rescan, upgrade, settings):
+            menu.addAction(act)
+        menu.addSeparator()
+        menu.addAction(quit_)
+        self.menuBar().addMenu("&Search").addAction(focus)
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("Main")
+        for act in (add, rescan, upgrade, settings):
+            toolbar.addAction(act)
+
+    # -- start ----------------------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self.focus_search()
+        self.refresh_views()
+        self.runner.read(lambda: (self.library.reader.stats(), self.library.reader.failures()),
+                         on_done=self._report_state)
+
+    def _report_state(self, state) -> None:
+        stats, failures = state
+        docs = stats["documents"]
+        if not docs["indexed"] and not docs["failed"]:
+            self.progress.finish("Nothing indexed yet: add a folder to start.")
+            return
+        self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.", failures)
+        if stats["chunks_pending_embedding"] or self.library.catalog.bm25_dirty:
+            self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
+
+    def focus_search(self) -> None:
+        self.tabs.setCurrentWidget(self.search)
+        self.search.query.setFocus()
+        self.search.query.selectAll()
+
+    # -- work -----------------------------------------------------------------------------------------------
+
+    def add_folder(self, folder: str) -> None:
+        self.index([folder])
+
+    def index(self, folders: list[str]) -> None:
+        if not folders:
+            return
+        control = RunControl()
+        self._queued_folders += folders
+        self.refresh_views()
+
+        def started(progress):
+            if self.progress.control is not control:
+                self.progress.start(f"Indexing {', '.join(folders)}", control)
+            self.progress.on_progress(progress)
+
+        self.runner.write(
+            lambda report: self.library.index(folders, on_progress=report, control=control),
+            on_done=lambda summary: self._indexed(folders, summary),
+            on_error=lambda message: self._failed(folders, message),
+            on_progress=started,
+        )
+
+    def _indexed(self, folders, summary) -> None:
+        for folder in folders:
+            if folder in self._queued_folders:
+                self._queued_folders.remove(folder)
+        self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
+        self.refresh_views()
+        if self.search.query.text().strip():
+            self.search.search_now()  # the results may have changed
+
+    def _failed(self, folders, message: str) -> None:
+        for folder in folders:
+            if folder in self._queued_folders:
+                self._queued_folders.remove(folder)
+        self.progress.finish(message)
+        self.show_error(message)
+        self.refresh_views()
+
+    def sync(self, title: str) -> None:
+        control = RunControl()
+        self.progress.start(title, control)
+        self.runner.write(lambda report: self.library.sync(on_progress=report, control=control),
+                          on_done=lambda summary: (self.progress.finish(
+                              "Cancelled; the rest continues next time." if summary.cancelled else "Up to date."),
+                              self.refresh_views()),
+                          on_progress=self.progress.on_progress)
+
+    def upgrade_contexts(self) -> None:
+        control = RunControl()
+        self.progress.start("Writing LLM contexts for chunks that have rules contexts…", control)
+        self.runner.write(
+            lambda report: self.library.upgrade_contexts(on_progress=report, control=control),
+            on_done=lambda s: (self.progress.finish(
+                f"{'Cancelled' if s.cancelled else 'Done'}: {s.upgraded_chunks} contexts written by the LLM in "
+                f"{s.documents} documents; {s.kept_rules} kept their rules context. {' '.join(s.notices)}"),
+                self.refresh_views()),
+            on_error=lambda message: (self.progress.finish(message), self.show_error(message)),
+            on_progress=self.progress.on_progress,
+        )
+
+    def remove_folder(self, folder: str) -> None:
+        answer = QMessageBox.question(self, "Stop indexing this folder?",
+                                      f"{folder}\n\nIts files stay where they are; they leave the index.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.runner.write(lambda report: self.library.remove_folder(folder),
+                              on_done=lambda removed: (self.statusBar().showMessage(
+                                  f"Removed {folder} ({removed} files) from the index."), self.refresh_views()))
+
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
+        if dialog.exec():
+            self.save_settings(dialog.chosen())
+
+    def save_settings(self, chosen) -> None:
+        before = vars(self.library.settings).copy()
+        needs_reindex = apply_settings(self.library.settings, chosen)
+        self.library.settings.save(self.library.data_dir)
+        self.library.settings_changed([k for k, v in before.items() if getattr(chosen, k) != v])
+        self.search.settings_changed()
+        message = "Settings saved."
+        if needs_reindex:
+            message += f" {', '.join(needs_reindex)} apply to files indexed from now on; re-index to apply them to all."
+        self.statusBar().showMessage(message)
+
+    # -- views ----------------------------------------------------------------------------------------------
+
+    def refresh_views(self) -> None:
+        queued = set(self._queued_folders)
+        self.runner.read(self.library.reader.folder_states,
+                         on_done=lambda states: self.folders.show_states(
+                             states + [_pending(f) for f in queued if f not in {s.path for s in states}], queued))
+        self._tab_shown(self.tabs.currentIndex())
+
+    def _tab_shown(self, index: int) -> None:
+        widget = self.tabs.widget(index)
+        if widget is self.review:
+            self.review.refresh()
+        elif widget is self.stats:
+            self.stats.refresh()
+
+    def show_error(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+
+    def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        if self.progress.control is not None:
+            self.progress.control.cancel()  # finished work is kept; the rest resumes next time
+        self.runner.wait(30_000)
+        super().closeEvent(event)
+
+
+def _pending(folder: str):
+    from desktop_rag.storage.catalog_review import FolderState
+
+    return FolderState(folder, 0, 0, 0)

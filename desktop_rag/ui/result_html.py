@@ -1,0 +1,108 @@
+"""Search hits and previews as Qt rich text: the context prefix set apart (its own background and a "context"
+label naming its source), query words marked in both context and text. Pure functions over strings."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_rag.core.highlight import match_spans
+from desktop_rag.core.search import Hit
+
+SNIPPET_CHARS = 360
+PREVIEW_CHARS = 1500  # document text shown on each side of the chunk
+
+
+@dataclass(frozen=True)
+class Colors:
+    context_background: str
+    context_label: str
+    mark_background: str
+    muted: str
+    chunk_background: str
+
+
+LIGHT = Colors("#e8eefb", "#3b5998", "#ffe27a", "#6b6b6b", "#fff6cc")
+DARK = Colors("#263047", "#9db4e8", "#8a6d00", "#a0a0a0", "#4a4220")
+
+
+def marked(text: str, query: str, colors: Colors) -> str:
+    """`text` escaped for rich text, with the query's words on a highlight background."""
+    out, last = [], 0
+    for start, end in match_spans(text, query):
+        out.append(html.escape(text[last:start]))
+        out.append(f'<span style="background-color:{colors.mark_background}">{html.escape(text[start:end])}</span>')
+        last = end
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """The part of a chunk around its first query match, cut at word boundaries."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    spans = match_spans(flat, query)
+    start = max(0, spans[0][0] - width // 4) if spans else 0
+    start = flat.rfind(" ", 0, start) + 1 if start else 0
+    end = flat.rfind(" ", start, start + width)
+    end = end if end > start else start + width
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+def hit_html(hit: Hit, query: str, colors: Colors) -> str:
+    path = Path(hit.path)
+    where = [html.escape(str(path.parent))]
+    if hit.page:
+        where.append(f"page {hit.page}")
+    if hit.heading_path:
+        where.append(html.escape(" › ".join(hit.heading_path)))
+    quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
+    header = f"<b>{html.escape(path.name)}</b> <span style='color:{colors.muted}'>{' · '.join(where)}</span>"
+    text = marked(snippet(hit.text, query), query, colors)
+    if not hit.context:
+        return f"{header}<br>{text}"
+    return f"{header}{context_block(hit.context, hit.context_source + quality, query, colors)}{text}"
+
+
+def context_block(context: str, label: str, query: str, colors: Colors) -> str:
+    """The context on its own background under a small "CONTEXT · source" label. A one-cell table: the reliable
+    way to give a block its own background in Qt rich text."""
+    return (
+        f"<table width='100%' cellpadding='4' cellspacing='0' bgcolor='{colors.context_background}'><tr><td>"
+        f"<span style='color:{colors.context_label}; font-size:small'><b>CONTEXT</b> · {html.escape(label)}</span>"
+        f"<br>{marked(context, query, colors)}</td></tr></table>"
+    )
+
+
+def score_tooltip(hit: Hit) -> str:
+    s = hit.scores
+    lines = [f"fused score {s.fused:.4f}" if s.fused is not None else "fused score —"]
+    for name, value in (("dense (meaning)", s.dense), ("BM25 (keywords)", s.bm25), ("rerank", s.rerank)):
+        if value is not None:
+            lines.append(f"{name}: {value:.4f}")
+    return "\n".join(lines)
+
+
+def preview_html(document_text: str, start: int, end: int, query: str, colors: Colors,
+                 context: str = "", context_source: str = "") -> str:
+    """The chunk inside its document: the text around it, the chunk on its own background, the context above."""
+    before_start = max(0, start - PREVIEW_CHARS)
+    after_end = min(len(document_text), end + PREVIEW_CHARS)
+
+    def block(text: str) -> str:
+        return marked(text, query, colors).replace("\n", "<br>")
+
+    parts = []
+    if before_start:
+        parts.append(f"<span style='color:{colors.muted}'>…</span><br>")
+    parts.append(block(document_text[before_start:start]))
+    if context:
+        parts.append(context_block(context, context_source, query, colors))
+    parts.append(f"<a name='hit'></a><span style='background-color:{colors.chunk_background}'>"
+                 f"{block(document_text[start:end])}</span>")
+    parts.append(block(document_text[end:after_end]))
+    if after_end < len(document_text):
+        parts.append(f"<br><span style='color:{colors.muted}'>…</span>")
+    return "".join(parts)

@@ -1,0 +1,216 @@
+"""Context review: every chunk's context with its source and quality (breakdown in the tooltip), sortable and
+filterable; an editor shows the chunk inside its document and lets a person edit, regenerate, revert or approve
+the context. A saved edit is re-embedded and re-indexed before the editor says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter,
+    QTableView, QTextBrowser, QVBoxLayout, QWidget,
+)
+
+from desktop_rag.storage.catalog_review import REVIEW_FILTERS, ReviewRow
+from desktop_rag.ui.result_html import preview_html
+from desktop_rag.ui.theme import colors_for
+
+COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
+FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rules": "Rules contexts",
+                 "llm": "LLM contexts", "hand-edited": "Hand-edited", "not reviewed": "Not reviewed yet"}
+
+
+def breakdown_text(row: ReviewRow) -> str:
+    if row.quality is None:
+        return "Written by hand: not scored." if row.source == "manual" else "Not scored."
+    parts = ", ".join(f"{name} {value:.2f}" for name, value in (row.quality_detail or {}).items())
+    return f"Quality {row.quality:.2f}" + (f" ({parts})" if parts else "")
+
+
+class ReviewModel(QAbstractTableModel):
+    def __init__(self):
+        super().__init__()
+        self.rows: list[ReviewRow] = []
+
+    def set_rows(self, rows: list[ReviewRow]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's names)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        row = self.rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (Path(row.path).name, row.chunk_index + 1, row.context, row.source,
+                    f"{row.quality:.2f}" if row.quality is not None else "—", "✓" if row.reviewed else "")[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.path if column == 0 else breakdown_text(row) if column == 4 else row.context
+        if role == Qt.ItemDataRole.UserRole:  # sort keys
+            return (row.path, row.chunk_index, row.context, row.source,
+                    row.quality if row.quality is not None else -1.0, row.reviewed)[column]
+        return None
+
+
+class ReviewPanel(QWidget):
+    status = Signal(str)
+
+    def __init__(self, library, runner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.library = library
+        self.runner = runner
+        self.model = ReviewModel()
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Qt.ItemDataRole.UserRole)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().hide()
+        self.filter = QComboBox()
+        for name in REVIEW_FILTERS:
+            self.filter.addItem(FILTER_LABELS[name], name)
+        self.count = QLabel()
+        self.document = QTextBrowser()
+        self.editor = QPlainTextEdit()
+        self.editor.setPlaceholderText("The context placed before this chunk when it is embedded and indexed")
+        self.editor.setMaximumHeight(110)
+        self.breakdown = QLabel()
+        self.breakdown.setWordWrap(True)
+        self.save_button = QPushButton("Save edit")
+        self.regenerate_button = QPushButton("Regenerate with the LLM")
+        self.revert_button = QPushButton("Revert to generated")
+        self.approve_button = QPushButton("Approve")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Show"))
+        top.addWidget(self.filter)
+        top.addWidget(self.count, 1)
+        buttons = QHBoxLayout()
+        for button in (self.save_button, self.regenerate_button, self.revert_button, self.approve_button):
+            buttons.addWidget(button)
+        editor = QWidget()
+        side = QVBoxLayout(editor)
+        side.addWidget(QLabel("<b>The chunk in its document</b>"))
+        side.addWidget(self.document, 1)
+        side.addWidget(QLabel("<b>Context</b>"))
+        side.addWidget(self.editor)
+        side.addWidget(self.breakdown)
+        side.addLayout(buttons)
+        side.addWidget(self.message)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(editor)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+
+        self.filter.currentIndexChanged.connect(lambda _: self.refresh())
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _: self._show(current))
+        self.save_button.clicked.connect(self.save)
+        self.regenerate_button.clicked.connect(self.regenerate)
+        self.revert_button.clicked.connect(self.revert)
+        self.approve_button.clicked.connect(self.approve)
+        self._set_editing(None)
+
+    # -- the table ------------------------------------------------------------------------------------------
+
+    def refresh(self, keep: int | None = None) -> None:
+        keep = keep if keep is not None else (self.current.chunk_id if self.current else None)
+        name = self.filter.currentData()
+        self.runner.read(lambda: self.library.reader.review_rows(name),
+                         on_done=lambda rows: self._fill(rows, keep))
+
+    def _fill(self, rows: list[ReviewRow], keep: int | None) -> None:
+        self.model.set_rows(rows)
+        self.count.setText(f"{len(rows)} chunks")
+        for i, row in enumerate(rows):
+            if row.chunk_id == keep:
+                self.table.selectRow(self.proxy.mapFromSource(self.model.index(i, 0)).row())
+                return
+        self._set_editing(None)
+
+    @property
+    def current(self) -> ReviewRow | None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.rows[self.proxy.mapToSource(index).row()]
+
+    def _show(self, index) -> None:
+        row = self.model.rows[self.proxy.mapToSource(index).row()] if index.isValid() else None
+        self._set_editing(row)
+        if row is None:
+            return
+        located = self.library.reader.chunk_in_document(row.chunk_id)
+        if located:
+            text, start, end, _ = located
+            self.document.setHtml(preview_html(text, start, end, "", colors_for(self.palette())))
+            self.document.scrollToAnchor("hit")
+        self.editor.setPlainText(row.context)
+        self.breakdown.setText(f"{breakdown_text(row)} · source {row.source}" + (f" ({row.model})" if row.model else ""))
+
+    def _set_editing(self, row: ReviewRow | None) -> None:
+        for widget in (self.editor, self.save_button, self.regenerate_button, self.approve_button):
+            widget.setEnabled(row is not None)
+        self.revert_button.setEnabled(row is not None and row.source == "manual")
+        if row is None:
+            self.editor.clear()
+            self.document.clear()
+            self.breakdown.clear()
+
+    # -- actions (each re-indexes the chunk before reporting) -----------------------------------------------
+
+    def save(self) -> None:
+        row, text = self.current, self.editor.toPlainText()
+        if row and text.strip():
+            self._write(lambda: self.library.set_context(row.chunk_id, text), row.chunk_id,
+                        "Saved; search now uses your context.")
+
+    def regenerate(self) -> None:
+        row = self.current
+        if row:
+            self.message.setText("Asking the model…")
+            self._write(lambda: self.library.regenerate_context(row.chunk_id), row.chunk_id, None)
+
+    def revert(self) -> None:
+        row = self.current
+        if row:
+            self._write(lambda: self.library.revert_context(row.chunk_id), row.chunk_id,
+                        "Back to the generated context.")
+
+    def approve(self) -> None:
+        row = self.current
+        if row:
+            self._write(lambda: self.library.approve_context(row.chunk_id), row.chunk_id, "Approved.")
+
+    def _write(self, work, chunk_id: int, message: str | None) -> None:
+        def done(result):
+            if message is None:  # a regeneration: say what came of it
+                text = ("New context written." if getattr(result, "source", "") == "llm"
+                        else "The model's answer was not good enough; the context is unchanged.")
+            else:
+                text = message
+            self.message.setText(text)
+            self.status.emit(text)
+            self.refresh(keep=chunk_id)
+
+        self.runner.write(lambda report: work(), on_done=done, on_error=self.message.setText)

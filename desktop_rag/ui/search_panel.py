@@ -1,0 +1,183 @@
+"""The search view: query box (results as you type, debounced), mode and rerank, the hit list with context
+prefixes set apart, and a preview of the hit inside its document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter, QTextBrowser,
+    QVBoxLayout, QWidget,
+)
+
+from desktop_rag.core.search import Hit, SearchResult
+from desktop_rag.ui.result_html import hit_html, preview_html, score_tooltip
+from desktop_rag.ui.theme import colors_for
+
+DEBOUNCE_MS = 250
+MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
+RESULTS = 30
+
+
+def open_in_system_viewer(path: str, page: int | None) -> None:
+    url = QUrl.fromLocalFile(path)
+    if page and path.lower().endswith(".pdf"):
+        url.setFragment(f"page={page}")  # honoured by browsers and most PDF viewers
+    QDesktopServices.openUrl(url)
+
+
+class SearchPanel(QWidget):
+    status = Signal(str)
+
+    def __init__(self, library, runner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.library = library
+        self.runner = runner
+        self.open_file = open_in_system_viewer  # replaced in tests: no viewer is launched there
+        self.hits: list[Hit] = []
+        self._query_sent = 0  # only the newest search's answer is shown
+        self._shown_query = ""
+
+        self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)")
+        self.query.setClearButtonEnabled(True)
+        self.mode = QComboBox()
+        for label, value in MODES:
+            self.mode.addItem(label, value)
+        self.mode.setToolTip("Hybrid: meaning and keywords fused. Meaning: embeddings only. Keywords: BM25 only.")
+        self.rerank = QCheckBox("Rerank")
+        self._update_rerank_availability()
+        self.results = QListWidget()
+        self.results.setWordWrap(True)
+        self.results.setAlternatingRowColors(False)
+        self.preview = QTextBrowser()
+        self.preview.setOpenLinks(False)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.query, 1)
+        top.addWidget(self.mode)
+        top.addWidget(self.rerank)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.results)
+        split.addWidget(self.preview)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.message)
+        layout.addWidget(split, 1)
+        self.setTabOrder(self.query, self.mode)
+        self.setTabOrder(self.mode, self.rerank)
+        self.setTabOrder(self.rerank, self.results)
+
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.search_now)
+        self.query.textEdited.connect(lambda _: self._debounce.start())
+        self.query.returnPressed.connect(self._enter_in_query)
+        self.mode.currentIndexChanged.connect(lambda _: self.search_now())
+        self.rerank.toggled.connect(lambda _: self.search_now())
+        self.results.currentRowChanged.connect(self._show_preview)
+        self.results.itemActivated.connect(lambda item: self.open_hit(self.results.row(item)))
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear)
+
+    # -- searching ------------------------------------------------------------------------------------------
+
+    def search_now(self) -> None:
+        self._debounce.stop()
+        text = self.query.text().strip()
+        if not text:
+            self.clear_results()
+            return
+        self._query_sent += 1
+        number, mode, rerank = self._query_sent, self.mode.currentData(), self.rerank.isChecked()
+        self.status.emit("Searching…")
+        self.runner.read(
+            lambda: self.library.search(text, k=RESULTS, mode=mode, rerank=rerank),
+            on_done=lambda result: self._show(number, result),
+            on_error=lambda message: self._show_error(number, message),
+        )
+
+    def _enter_in_query(self) -> None:
+        if self.hits and self.query.text().strip() == self._shown_query:
+            self.open_hit(max(0, self.results.currentRow()))
+        else:
+            self.search_now()
+
+    def _show(self, number: int, result: SearchResult) -> None:
+        if number != self._query_sent:
+            return  # a newer query is on its way
+        self._shown_query = result.query
+        self.hits = result.hits
+        colors = colors_for(self.palette())
+        self.results.clear()
+        for hit in result.hits:
+            item = QListWidgetItem()
+            label = QLabel(hit_html(hit, result.query, colors))
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setToolTip(score_tooltip(hit))
+            label.setContentsMargins(6, 6, 6, 6)
+            item.setSizeHint(label.sizeHint())
+            self.results.addItem(item)
+            self.results.setItemWidget(item, label)
+        notices = " ".join(result.notices)
+        found = f"{len(result.hits)} results" if result.hits else "No results."
+        self.message.setText(f"{found} {notices}".strip())
+        self.status.emit(found)
+        if result.hits:
+            self.results.setCurrentRow(0)
+        else:
+            self.preview.clear()
+
+    def _show_error(self, number: int, message: str) -> None:
+        if number == self._query_sent:
+            self.message.setText(message)
+            self.status.emit(message)
+
+    def clear(self) -> None:
+        self.query.clear()
+        self.clear_results()
+
+    def clear_results(self) -> None:
+        self._query_sent += 1
+        self.hits = []
+        self._shown_query = ""
+        self.results.clear()
+        self.preview.clear()
+        self.message.clear()
+
+    # -- a hit ----------------------------------------------------------------------------------------------
+
+    def _show_preview(self, row: int) -> None:
+        if not 0 <= row < len(self.hits):
+            return
+        hit = self.hits[row]
+        located = self.library.reader.chunk_in_document(hit.chunk_id)
+        if located is None:
+            self.preview.setPlainText(hit.text)
+            return
+        text, start, end, _ = located
+        self.preview.setHtml(preview_html(text, start, end, self._shown_query, colors_for(self.palette()),
+                                          hit.context, hit.context_source))
+        self.preview.scrollToAnchor("hit")
+
+    def open_hit(self, row: int) -> None:
+        if 0 <= row < len(self.hits):
+            hit = self.hits[row]
+            if Path(hit.path).exists():
+                self.open_file(hit.path, hit.page)
+            else:
+                self.message.setText(f"{hit.path} is no longer there; re-scan its folder.")
+
+    def _update_rerank_availability(self) -> None:
+        available = bool(self.library.settings.rerank_model)
+        self.rerank.setEnabled(available)
+        self.rerank.setChecked(available and self.library.settings.rerank)
+        self.rerank.setToolTip("Rerank the top results with the cross-encoder" if available else
+                               "Set a cross-encoder folder in Settings to rerank")
+
+    def settings_changed(self) -> None:
+        self._update_rerank_availability()

@@ -1,0 +1,118 @@
+"""Settings: model file and threads, embedding model, chunk size, context length, LLM time budget, rerank,
+ignore patterns. Saved to the data folder and applied to the running library where that needs no restart."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+    QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+)
+
+from desktop_rag.config import Settings
+from desktop_rag.core.llm.models import PACKAGED_MODELS
+
+# Changing these changes what is stored in the indexes: the next re-index (or `reindex`) applies them.
+NEEDS_REINDEX = ("embedding_model", "chunk_tokens", "chunk_overlap_tokens", "context_max_words")
+
+
+def _path_row(edit: QLineEdit, choose) -> QWidget:
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    button = QPushButton("Choose…")
+    button.clicked.connect(choose)
+    layout.addWidget(edit, 1)
+    layout.addWidget(button)
+    return row
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, data_dir: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.original = settings
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.addItems(list(PACKAGED_MODELS))
+        self.model.setCurrentText(settings.llm_model)
+        self.model.setToolTip("A packaged model name, or the path of a GGUF file")
+        self.threads = QSpinBox(minimum=0, maximum=256, value=settings.llm_threads, specialValueText="all cores")
+        self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
+        self.levels = QComboBox()
+        self.levels.addItems(["document", "chunk", "document+chunk"])
+        self.levels.setCurrentText(settings.llm_context_levels)
+        self.run_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_run_budget_seconds,
+                                         suffix=" s", decimals=0)
+        self.run_budget.setToolTip("LLM time per indexing run; documents beyond it get rules contexts now and are "
+                                   "upgraded later")
+        self.document_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_document_budget_seconds,
+                                              suffix=" s", decimals=0)
+        self.embedding = QLineEdit(settings.embedding_model, placeholderText="the packaged all-MiniLM-L6-v2")
+        self.chunk_tokens = QSpinBox(minimum=32, maximum=2048, value=settings.chunk_tokens)
+        self.overlap = QSpinBox(minimum=0, maximum=512, value=settings.chunk_overlap_tokens)
+        self.context_words = QSpinBox(minimum=0, maximum=200, value=settings.context_max_words)
+        self.rerank = QCheckBox("Rerank results by default")
+        self.rerank.setChecked(settings.rerank)
+        self.rerank_model = QLineEdit(settings.rerank_model, placeholderText="a cross-encoder folder (optional)")
+        self.ignore = QPlainTextEdit("\n".join(settings.ignore_patterns))
+        self.ignore.setMaximumHeight(90)
+
+        form = QFormLayout()
+        form.addRow("Data folder", QLabel(data_dir))
+        form.addRow("Language model", _path_row(self.model.lineEdit(), self._choose_model))
+        form.addRow("Model threads", self.threads)
+        form.addRow("Or an OpenAI-compatible server", self.server)
+        form.addRow("LLM contexts per", self.levels)
+        form.addRow("LLM time per indexing run", self.run_budget)
+        form.addRow("LLM time per document", self.document_budget)
+        form.addRow("Embedding model folder", _path_row(self.embedding, self._choose_embedding))
+        form.addRow("Chunk size (word pieces)", self.chunk_tokens)
+        form.addRow("Chunk overlap", self.overlap)
+        form.addRow("Context length (words)", self.context_words)
+        form.addRow("", self.rerank)
+        form.addRow("Cross-encoder folder", _path_row(self.rerank_model, self._choose_reranker))
+        form.addRow("Ignore (one pattern per line)", self.ignore)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def _choose_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model file", "", "GGUF models (*.gguf)")
+        if path:
+            self.model.setCurrentText(path)
+
+    def _choose_embedding(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a sentence-transformers model folder")
+        if folder:
+            self.embedding.setText(folder)
+
+    def _choose_reranker(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a cross-encoder model folder")
+        if folder:
+            self.rerank_model.setText(folder)
+
+    def chosen(self) -> Settings:
+        return replace(
+            self.original, llm_model=self.model.currentText().strip() or self.original.llm_model,
+            llm_threads=self.threads.value(), llm_server=self.server.text().strip(),
+            llm_context_levels=self.levels.currentText(), llm_run_budget_seconds=self.run_budget.value(),
+            llm_document_budget_seconds=self.document_budget.value(), embedding_model=self.embedding.text().strip(),
+            chunk_tokens=self.chunk_tokens.value(), chunk_overlap_tokens=self.overlap.value(),
+            context_max_words=self.context_words.value(), rerank=self.rerank.isChecked(),
+            rerank_model=self.rerank_model.text().strip(),
+            ignore_patterns=[p.strip() for p in self.ignore.toPlainText().splitlines() if p.strip()],
+        )
+
+
+def apply_settings(target: Settings, chosen: Settings) -> list[str]:
+    """Copy `chosen` into the running library's settings object (every part holding it sees the change at once);
+    returns the names of changed settings that only a re-index applies."""
+    changed = [f.name for f in fields(Settings) if getattr(target, f.name) != getattr(chosen, f.name)]
+    for name in changed:
+        setattr(target, name, getattr(chosen, name))
+    return [name for name in changed if name in NEEDS_REINDEX]

@@ -1,0 +1,43 @@
+"""Stats: documents, chunks, contexts by source, average context length and quality, LLM tokens, models,
+index sizes."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+
+def stats_html(stats: dict) -> str:
+    docs = stats["documents"]
+    sources = ", ".join(f"{name} {count}" for name, count in sorted(stats["contexts_by_source"].items())) or "none"
+    tokens = stats["llm_tokens"]
+    sizes = ", ".join(f"{name} {size / 2**20:.1f} MB" for name, size in stats.get("index_bytes", {}).items())
+    rows = [
+        ("Documents", f"{docs['indexed']} indexed, {docs['failed']} failed"),
+        ("Chunks", f"{stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)"),
+        ("Contexts", f"{sources}; {stats.get('contexts_awaiting_upgrade', 0)} rules contexts await the LLM upgrade"),
+        ("Average context", f"{stats['context_avg_words']} words"
+                            + (f", quality {stats['context_avg_quality']}" if stats['context_avg_quality'] else "")),
+        ("LLM", f"{tokens['prompt']} prompt and {tokens['completion']} generated tokens, "
+                f"{stats['context_seconds']} s" + (f" ({', '.join(stats['context_models'])})"
+                                                   if stats["context_models"] else "")),
+        ("Indexes", f"dense {stats.get('dense_index_vectors', 0)} vectors, keyword "
+                    f"{stats.get('keyword_index_chunks', 0)} chunks; on disk {sizes}"),
+        ("Data folder", stats.get("data_dir", "")),
+    ]
+    body = "".join(f"<tr><td><b>{html.escape(k)}</b></td><td>{html.escape(str(v))}</td></tr>" for k, v in rows)
+    return f"<table cellpadding='4'>{body}</table>"
+
+
+class StatsPanel(QWidget):
+    def __init__(self, library, runner, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.library = library
+        self.runner = runner
+        self.view = QTextBrowser()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.view)
+
+    def refresh(self) -> None:
+        self.runner.read(self.library.stats, on_done=lambda stats: self.view.setHtml(stats_html(stats)))

@@ -1,0 +1,93 @@
+"""One task runner for all heavy work (the Anki way): indexing, upgrades, edits and searches run on worker
+threads; their results and progress come back to the GUI thread as queued signals.
+
+Two lanes: writes (index, upgrade, context edits, folder removal) run one at a time in submission order, because
+the library has one writer; reads (searches, stats, review rows) have their own lane, so a search never waits
+behind an hour of indexing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from desktop_rag.ui.errors import readable
+
+log = logging.getLogger(__name__)
+
+
+class _Relay(QObject):
+    """Lives in the GUI thread; a worker emits on it and the connected slots run in the GUI thread."""
+
+    progress = Signal(object)
+    done = Signal(object)
+    failed = Signal(str)
+
+
+class _Job(QRunnable):
+    def __init__(self, work: Callable[[Callable[[Any], None]], Any], relay: _Relay):
+        super().__init__()
+        self.setAutoDelete(True)
+        self._work = work
+        self._relay = relay
+
+    def run(self) -> None:
+        try:
+            result = self._work(self._relay.progress.emit)
+        except Exception as exc:  # reaches the user as a sentence, and the log keeps the traceback
+            log.exception("task failed")
+            self._relay.failed.emit(readable(exc))
+        else:
+            self._relay.done.emit(result)
+
+
+class TaskRunner(QObject):
+    busy_changed = Signal(bool)  # the write lane started or finished work
+    error = Signal(str)  # a task without its own error handler failed: the window shows this
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._lanes = {"write": QThreadPool(self), "read": QThreadPool(self)}
+        for pool in self._lanes.values():
+            pool.setMaxThreadCount(1)
+        self._relays: set[_Relay] = set()  # kept alive until their job reports back
+        self._writes_pending = 0
+
+    def write(self, work, on_done=None, on_error=None, on_progress=None) -> None:
+        """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread."""
+        self._writes_pending += 1
+        if self._writes_pending == 1:
+            self.busy_changed.emit(True)
+        self._submit("write", work, on_done, on_error, on_progress)
+
+    def read(self, work, on_done=None, on_error=None) -> None:
+        self._submit("read", lambda report: work(), on_done, on_error, None)
+
+    @property
+    def busy(self) -> bool:
+        return self._writes_pending > 0
+
+    def wait(self, milliseconds: int = -1) -> bool:
+        """Block until both lanes are idle (shutdown, tests). Pending signals are delivered afterwards."""
+        return all(pool.waitForDone(milliseconds) for pool in self._lanes.values())
+
+    def _submit(self, lane, work, on_done, on_error, on_progress) -> None:
+        relay = _Relay(self)
+        self._relays.add(relay)
+        if on_progress:
+            relay.progress.connect(on_progress)
+        relay.done.connect(lambda result: self._finish(relay, lane, on_done, result))
+        relay.failed.connect(lambda message: self._finish(relay, lane, on_error or self.error.emit, message))
+        self._lanes[lane].start(_Job(work, relay))
+
+    def _finish(self, relay: _Relay, lane: str, callback, value) -> None:
+        self._relays.discard(relay)
+        relay.deleteLater()
+        if lane == "write":
+            self._writes_pending -= 1
+            if self._writes_pending == 0:
+                self.busy_changed.emit(False)
+        if callback:
+            callback(value)

@@ -1,0 +1,162 @@
+"""The desktop app, driven through its real window (offscreen) over a real library: real documents, real
+embedding model, Chroma and BM25. A Qt warning fails the test (qt_log_level_fail in pyproject.toml)."""
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop_rag.config import Settings
+from desktop_rag.ui.main_window import MainWindow
+from documents import write_pdf
+
+WAIT_MS = 180_000
+
+
+@pytest.fixture
+def window(qtbot, make_library):
+    def open_window(settings: Settings | None = None):
+        library = make_library(settings or Settings(contexts="rules"))
+        window = MainWindow(library)
+        qtbot.addWidget(window)
+        with qtbot.waitActive(window):
+            window.show()
+        opened.append(window)
+        return window
+
+    opened = []
+    yield open_window
+    for window in opened:
+        window.close()
+
+
+def heron_folder(docs: Path) -> Path:
+    write_pdf(docs / "birds.pdf", ["Herons\n\nThe grey heron hunts fish in shallow water at dawn.",
+                                   "Swallows\n\nSwallows migrate south in autumn, crossing the Sahara."])
+    (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7 this is not really a PDF")
+    return docs
+
+
+def index_and_wait(qtbot, window, folder: Path) -> None:
+    window.add_folder(str(folder))
+    qtbot.waitUntil(lambda: window.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+
+
+def search_and_wait(qtbot, window, text: str) -> None:
+    window.search.query.clear()
+    qtbot.keyClicks(window.search.query, text)
+    qtbot.waitUntil(lambda: bool(window.search.hits) and window.search._shown_query == text, timeout=WAIT_MS)
+
+
+def test_adding_a_folder_indexes_it_shows_progress_and_the_corrupt_file_with_its_reason(qtbot, window, docs):
+    win = window()
+    qtbot.waitUntil(lambda: "add a folder" in win.progress.title.text())
+    assert win.search.query.hasFocus()  # the query box has the focus on start
+    index_and_wait(qtbot, win, heron_folder(docs))
+    assert "2 files indexed" in win.progress.title.text() and "1 failed" in win.progress.title.text()
+    assert win.progress.bars["embed"].value() == win.progress.bars["embed"].maximum() > 0
+    errors = win.progress.errors.topLevelItem(0)
+    assert win.progress.errors.isVisibleTo(win) and errors.text(0) == "1 files could not be indexed"
+    assert errors.child(0).text(0).endswith("broken.pdf") and errors.child(0).text(1)  # with its reason
+    qtbot.waitUntil(lambda: win.folders.list.count() == 1 and "2 files" in win.folders.list.item(0).text())
+
+
+def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(qtbot, window, docs):
+    win = window()
+    index_and_wait(qtbot, win, heron_folder(docs))
+    search_and_wait(qtbot, win, "heron fish")
+    first = win.search.hits[0]
+    assert Path(first.path).name == "birds.pdf" and first.page == 1
+    label = win.search.results.itemWidget(win.search.results.item(0))
+    html = label.text()
+    # The context prefix: its own background, a CONTEXT label naming its source, before the original text.
+    assert "bgcolor='#" in html and "<b>CONTEXT</b> · rules" in html
+    assert html.index("CONTEXT") < html.index("shallow water")
+    assert "heron</span>" in html and "fish</span>" in html  # query words on a highlight background
+    assert "page 1" in html
+    assert "fused score" in label.toolTip() and "dense" in label.toolTip()
+    preview = win.search.preview.toHtml()
+    assert "shallow water" in preview and "Herons" in preview
+
+    opened = []
+    win.search.open_file = lambda path, page: opened.append((Path(path).name, page))
+    win.search.results.setFocus()
+    qtbot.keyClick(win.search.results, Qt.Key.Key_Return)
+    assert opened == [("birds.pdf", 1)]
+
+    qtbot.keyClick(win.search.query, Qt.Key.Key_Escape)
+    assert win.search.query.text() == "" and win.search.results.count() == 0
+
+
+def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, docs):
+    win = window()
+    index_and_wait(qtbot, win, heron_folder(docs))
+    win.tabs.setCurrentWidget(win.review)
+    qtbot.waitUntil(lambda: win.review.model.rowCount() >= 3, timeout=WAIT_MS)
+    rows = win.review.model.rows
+    target = next(i for i, r in enumerate(rows) if "Compost" in r.context or "garden" in r.path)
+    win.review.table.selectRow(win.review.proxy.mapFromSource(win.review.model.index(target, 0)).row())
+    assert win.review.current.chunk_id == rows[target].chunk_id
+    assert "Turn the compost heap" in win.review.document.toPlainText()
+    assert not win.review.revert_button.isEnabled()  # nothing to revert before an edit
+
+    win.review.editor.setPlainText("Zanzibar gardening routine for the allotment.")
+    qtbot.mouseClick(win.review.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.review.message.text().startswith("Saved"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.review.current is not None and win.review.current.source == "manual")
+    assert win.review.current.reviewed and win.review.revert_button.isEnabled()
+
+    win.tabs.setCurrentWidget(win.search)
+    search_and_wait(qtbot, win, "zanzibar allotment")
+    assert Path(win.search.hits[0].path).name == "garden.md"
+    assert "manual" in win.search.results.itemWidget(win.search.results.item(0)).text()
+
+    win.tabs.setCurrentWidget(win.review)
+    qtbot.waitUntil(lambda: win.review.current is not None and win.review.current.source == "manual")
+    qtbot.mouseClick(win.review.revert_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.review.current is not None and win.review.current.source == "rules",
+                    timeout=WAIT_MS)
+
+
+def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
+    for i in range(40):
+        (docs / f"note{i:02}.md").write_text(f"# Note {i}\n\nParagraph about topic number {i} and herons.\n")
+    win = window()
+    win.add_folder(str(docs))
+    qtbot.waitUntil(lambda: win.progress.control is not None and win.progress.pause_button.isEnabled(),
+                    timeout=WAIT_MS)
+    qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
+    assert win.progress.control.paused and "(paused)" in win.progress.title.text()
+    assert win.progress.pause_button.text() == "Resume"
+    qtbot.wait(300)  # let the worker reach its next checkpoint
+    held = win.library.catalog.stats()["documents"]["indexed"]
+    qtbot.wait(1500)
+    assert win.library.catalog.stats()["documents"]["indexed"] == held < 40  # nothing moves while paused
+    qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+    assert "40 files indexed" in win.progress.title.text()
+
+
+def test_on_start_the_window_reports_earlier_failures_and_finishes_work_a_killed_run_left(qtbot, window, docs,
+                                                                                         make_library):
+    heron_folder(docs)
+    earlier = make_library(Settings(contexts="rules"))
+    earlier.index([docs])
+    earlier.catalog.mark_all_unembedded()  # as if the run had been killed before embedding
+    earlier.vectors.reset()
+    win = window()
+    qtbot.waitUntil(lambda: win.progress.title.text() == "Up to date.", timeout=WAIT_MS)
+    assert win.progress.errors.topLevelItem(0).child(0).text(0).endswith("broken.pdf")
+    assert win.library.stats()["chunks_pending_embedding"] == 0
+    search_and_wait(qtbot, win, "compost heap")
+    assert Path(win.search.hits[0].path).name == "garden.md"
+
+
+def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
+    win = window()
+    chosen = Settings(**{**vars(win.library.settings), "llm_run_budget_seconds": 5.0, "chunk_tokens": 150})
+    win.save_settings(chosen)
+    assert win.library.settings.llm_run_budget_seconds == 5.0
+    assert Settings.load(win.library.data_dir).chunk_tokens == 150
+    assert "chunk_tokens" in win.statusBar().currentMessage()  # says it needs a re-index
