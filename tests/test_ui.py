@@ -57,7 +57,7 @@ def test_adding_a_folder_indexes_it_shows_progress_and_the_corrupt_file_with_its
     assert "2 files indexed" in win.progress.title.text() and "1 failed" in win.progress.title.text()
     assert win.progress.bars["embed"].value() == win.progress.bars["embed"].maximum() > 0
     errors = win.progress.errors.topLevelItem(0)
-    assert win.progress.errors.isVisibleTo(win) and errors.text(0) == "1 files could not be indexed"
+    assert win.progress.errors.isVisibleTo(win) and errors.text(0) == "1 file could not be indexed"
     assert errors.child(0).text(0).endswith("broken.pdf") and errors.child(0).text(1)  # with its reason
     qtbot.waitUntil(lambda: win.folders.list.count() == 1 and "2 files" in win.folders.list.item(0).text())
 
@@ -120,8 +120,8 @@ def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, do
 
 
 def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
-    for i in range(40):
-        (docs / f"note{i:02}.md").write_text(f"# Note {i}\n\nParagraph about topic number {i} and herons.\n")
+    for i in range(150):
+        (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\nParagraph about topic number {i} and herons.\n")
     win = window()
     win.add_folder(str(docs))
     qtbot.waitUntil(lambda: win.progress.control is not None and win.progress.pause_button.isEnabled(),
@@ -129,13 +129,19 @@ def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
     qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
     assert win.progress.control.paused and "(paused)" in win.progress.title.text()
     assert win.progress.pause_button.text() == "Resume"
+
+    def work_done():
+        stats = win.library.catalog.stats()
+        return stats["documents"]["indexed"], stats["chunks"] - stats["chunks_pending_embedding"]
+
     qtbot.wait(300)  # let the worker reach its next checkpoint
-    held = win.library.catalog.stats()["documents"]["indexed"]
+    held = work_done()
     qtbot.wait(1500)
-    assert win.library.catalog.stats()["documents"]["indexed"] == held < 40  # nothing moves while paused
+    assert work_done() == held != (150, 150)  # nothing moves while paused, and the run was not over
+    assert not win.progress.title.text().startswith("Done")
     qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done"), timeout=WAIT_MS)
-    assert "40 files indexed" in win.progress.title.text()
+    assert "150 files indexed" in win.progress.title.text()
 
 
 def test_on_start_the_window_reports_earlier_failures_and_finishes_work_a_killed_run_left(qtbot, window, docs,

@@ -78,7 +78,8 @@ class Indexer:
             for number, found in enumerate(files, start=1):
                 self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
                 self.control.checkpoint()
-                self._index_file(found)
+                self._index_file(found, (number - 1, len(files)))
+                self.on_progress(Progress("contextualize", number, len(files)))
                 if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
                     self._embed_pending()
             self.on_progress(Progress("parse", len(files), len(files)))
@@ -123,7 +124,8 @@ class Indexer:
 
     # -- one file -------------------------------------------------------------------------------------------
 
-    def _index_file(self, found: FoundFile) -> None:
+    def _index_file(self, found: FoundFile, position: tuple[int, int] = (0, 1)) -> None:
+        """`position`: (files done, files in the run), for the contextualize phase's progress."""
         catalog = self.lib.catalog
         path = str(found.path)
         known = catalog.document(path)
@@ -163,7 +165,7 @@ class Indexer:
             return
         t1 = time.perf_counter()
         self.summary.phase_seconds["parse"] += t1 - t0
-        self.on_progress(Progress("contextualize", 0, len(chunks), path))
+        self.on_progress(Progress("contextualize", *position, path))
         contexts = self._cached_contexts(content_hash, document, chunks)
         if contexts is None:
             contexts = self.contextualizer.contextualize(document, chunks)

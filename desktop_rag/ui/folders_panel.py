@@ -51,7 +51,7 @@ class FoldersPanel(QWidget):
         self.hint = QLabel("Add a folder, or drop one here, to index its files.")
         self.hint.setWordWrap(True)
         buttons = QHBoxLayout()
-        buttons.addWidget(QLabel("<b>Folders</b>"), 1)
+        buttons.addStretch(1)
         for button in (self.add_button, self.remove_button, self.rescan_button):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)

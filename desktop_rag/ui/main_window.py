@@ -49,7 +49,8 @@ class MainWindow(QMainWindow):
         self.folders = FoldersPanel()
         self.progress = ProgressPanel()
         self._dock(self.folders, "Folders", Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._dock(self.progress, "Progress", Qt.DockWidgetArea.BottomDockWidgetArea)
+        progress_dock = self._dock(self.progress, "Progress", Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.resizeDocks([progress_dock], [170], Qt.Orientation.Vertical)  # search keeps most of the height
         self._build_actions()
 
         self.folders.add_requested.connect(self.add_folder)
@@ -62,13 +63,14 @@ class MainWindow(QMainWindow):
         self.resize(1200, 800)
         QTimer.singleShot(0, self._start)
 
-    def _dock(self, widget, title: str, area) -> None:
+    def _dock(self, widget, title: str, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(title)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                          | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.addDockWidget(area, dock)
+        return dock
 
     def _build_actions(self) -> None:
         def action(text, slot, shortcut=None, icon_name=None):

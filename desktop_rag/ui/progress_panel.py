@@ -58,17 +58,23 @@ class ProgressPanel(QWidget):
         self.bars: dict[str, QProgressBar] = {}
         self.rates: dict[str, QLabel] = {}
         self._rate_samples: dict[str, _PhaseRate] = {}
+        # One column per phase (label and rate above its bar): two rows of height for the whole pipeline.
         grid = QGridLayout()
-        for row, phase in enumerate(PHASES):
+        grid.setVerticalSpacing(2)
+        for column, phase in enumerate(PHASES):
             bar = QProgressBar()
             bar.setRange(0, 1)
             bar.setValue(0)
             bar.setFormat("%v / %m")
             self.bars[phase] = bar
             self.rates[phase] = QLabel()
-            grid.addWidget(QLabel(PHASE_LABELS[phase]), row, 0)
-            grid.addWidget(bar, row, 1)
-            grid.addWidget(self.rates[phase], row, 2)
+            self.rates[phase].setStyleSheet("color: palette(placeholder-text)")
+            heading = QHBoxLayout()
+            heading.addWidget(QLabel(PHASE_LABELS[phase]))
+            heading.addStretch(1)
+            heading.addWidget(self.rates[phase])
+            grid.addLayout(heading, 0, column)
+            grid.addWidget(bar, 1, column)
         self.pause_button = QPushButton(icon("pause"), "Pause")
         self.cancel_button = QPushButton(icon("cancel"), "Cancel")
         self.pause_button.clicked.connect(self.toggle_pause)
@@ -76,6 +82,7 @@ class ProgressPanel(QWidget):
         self.errors = QTreeWidget()
         self.errors.setHeaderLabels(["File", "Why it was not indexed"])
         self.errors.setRootIsDecorated(True)
+        self.errors.setMaximumHeight(120)
         self.errors.hide()
         buttons = QHBoxLayout()
         buttons.addWidget(self.title, 1)
@@ -115,7 +122,7 @@ class ProgressPanel(QWidget):
         rate = self._rate_samples.setdefault(progress.phase, _PhaseRate())
         rate.add(progress.done, self._clock())
         per_second = rate.per_second()
-        if per_second and progress.total:
+        if per_second and progress.total and progress.total > 1:
             left = max(progress.total - progress.done, 0) / per_second
             self.rates[progress.phase].setText(f"{per_second:.1f}/s · {eta_text(left)} left")
 
@@ -133,7 +140,8 @@ class ProgressPanel(QWidget):
         if not failures:
             self.errors.hide()
             return
-        top = QTreeWidgetItem([f"{len(failures)} files could not be indexed", ""])
+        files = "1 file" if len(failures) == 1 else f"{len(failures)} files"
+        top = QTreeWidgetItem([f"{files} could not be indexed", ""])
         for path, reason in failures:
             child = QTreeWidgetItem([path, reason])
             child.setToolTip(0, path)

@@ -59,6 +59,8 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     if hit.heading_path:
         where.append(html.escape(" › ".join(hit.heading_path)))
     quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
+    if hit.scores.fused is not None:
+        where.append(f"score {hit.scores.fused:.3f}")
     header = f"<b>{html.escape(path.name)}</b> <span style='color:{colors.muted}'>{' · '.join(where)}</span>"
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:

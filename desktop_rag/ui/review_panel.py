@@ -23,7 +23,8 @@ FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rul
 
 def breakdown_text(row: ReviewRow) -> str:
     if row.quality is None:
-        return "Written by hand: not scored." if row.source == "manual" else "Not scored."
+        return {"manual": "Written by hand (not scored).", "rules": "Rules context (not scored)."}.get(
+            row.source, "Not scored.")
     parts = ", ".join(f"{name} {value:.2f}" for name, value in (row.quality_detail or {}).items())
     return f"Quality {row.quality:.2f}" + (f" ({parts})" if parts else "")
 
@@ -79,8 +80,15 @@ class ReviewPanel(QWidget):
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the context takes the room left
+        for column, width in ((0, 170), (1, 50), (3, 60), (4, 60), (5, 70)):
+            header.resizeSection(column, width)
+        self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.filter = QComboBox()
         for name in REVIEW_FILTERS:
             self.filter.addItem(FILTER_LABELS[name], name)
@@ -88,7 +96,6 @@ class ReviewPanel(QWidget):
         self.document = QTextBrowser()
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText("The context placed before this chunk when it is embedded and indexed")
-        self.editor.setMaximumHeight(110)
         self.breakdown = QLabel()
         self.breakdown.setWordWrap(True)
         self.save_button = QPushButton("Save edit")
@@ -105,20 +112,27 @@ class ReviewPanel(QWidget):
         buttons = QHBoxLayout()
         for button in (self.save_button, self.regenerate_button, self.revert_button, self.approve_button):
             buttons.addWidget(button)
+        # The table across the top; below it the chunk in its document, and the context being edited.
+        document = QWidget()
+        left = QVBoxLayout(document)
+        left.setContentsMargins(0, 0, 0, 0)
+        left.addWidget(QLabel("<b>The chunk in its document</b>"))
+        left.addWidget(self.document, 1)
         editor = QWidget()
-        side = QVBoxLayout(editor)
-        side.addWidget(QLabel("<b>The chunk in its document</b>"))
-        side.addWidget(self.document, 1)
-        side.addWidget(QLabel("<b>Context</b>"))
-        side.addWidget(self.editor)
-        side.addWidget(self.breakdown)
-        side.addLayout(buttons)
-        side.addWidget(self.message)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        right = QVBoxLayout(editor)
+        right.setContentsMargins(0, 0, 0, 0)
+        right.addWidget(QLabel("<b>Context</b>"))
+        right.addWidget(self.editor, 1)
+        right.addWidget(self.breakdown)
+        right.addLayout(buttons)
+        right.addWidget(self.message)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(document)
+        bottom.addWidget(editor)
+        split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
-        split.addWidget(editor)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.addWidget(bottom)
+        split.setSizes([300, 250])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(split, 1)
@@ -166,7 +180,7 @@ class ReviewPanel(QWidget):
             self.document.setHtml(preview_html(text, start, end, "", colors_for(self.palette())))
             self.document.scrollToAnchor("hit")
         self.editor.setPlainText(row.context)
-        self.breakdown.setText(f"{breakdown_text(row)} · source {row.source}" + (f" ({row.model})" if row.model else ""))
+        self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))
 
     def _set_editing(self, row: ReviewRow | None) -> None:
         for widget in (self.editor, self.save_button, self.regenerate_button, self.approve_button):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter, QTextBrowser,
@@ -50,7 +50,7 @@ class SearchPanel(QWidget):
         self._update_rerank_availability()
         self.results = QListWidget()
         self.results.setWordWrap(True)
-        self.results.setAlternatingRowColors(False)
+        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
         self.message = QLabel()
@@ -120,9 +120,9 @@ class SearchPanel(QWidget):
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setToolTip(score_tooltip(hit))
             label.setContentsMargins(6, 6, 6, 6)
-            item.setSizeHint(label.sizeHint())
             self.results.addItem(item)
             self.results.setItemWidget(item, label)
+        self._fit_items()
         notices = " ".join(result.notices)
         found = f"{len(result.hits)} results" if result.hits else "No results."
         self.message.setText(f"{found} {notices}".strip())
@@ -131,6 +131,19 @@ class SearchPanel(QWidget):
             self.results.setCurrentRow(0)
         else:
             self.preview.clear()
+
+    def _fit_items(self) -> None:
+        """Each result as tall as its text at the list's current width (a label's own size hint assumes
+        another width, leaving gaps or cutting text)."""
+        width = self.results.viewport().width() - 4
+        for row in range(self.results.count()):
+            item = self.results.item(row)
+            label = self.results.itemWidget(item)
+            item.setSizeHint(QSize(width, label.heightForWidth(width)))
+
+    def resizeEvent(self, event):  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_items()
 
     def _show_error(self, number: int, message: str) -> None:
         if number == self._query_sent:

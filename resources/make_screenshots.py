@@ -1,0 +1,86 @@
+"""Render the app's main views to resources/screenshots/ (offscreen, no display needed).
+
+    .venv/bin/python resources/make_screenshots.py
+
+Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
+contexts, then captures: search results with a preview, the progress panel after the run, context review with
+a chunk selected, stats, and the settings dialog.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from desktop_rag.config import Settings  # noqa: E402
+from desktop_rag.core.library import Library  # noqa: E402
+from desktop_rag.ui.main_window import MainWindow  # noqa: E402
+from desktop_rag.ui.settings_dialog import SettingsDialog  # noqa: E402
+
+OUT = ROOT / "resources" / "screenshots"
+
+
+def wait_until(app: QApplication, condition, timeout_s: float = 300) -> None:
+    loop_timer = QTimer()
+    waited = 0.0
+    while not condition():
+        loop = QEventLoop()
+        loop_timer.singleShot(100, loop.quit)
+        loop.exec()
+        waited += 0.1
+        if waited > timeout_s:
+            raise TimeoutError("the app did not get there in time")
+    app.processEvents()
+
+
+def main() -> None:
+    app = QApplication(sys.argv[:1])
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = Path(tmp) / "Documents"
+        shutil.copytree(ROOT / "resources" / "samples", docs)
+        (docs / "scan-0042.pdf").write_bytes(b"%PDF-1.4 truncated by a failed download")
+        library = Library(Path(tmp) / "data", Settings(contexts="rules"))
+        window = MainWindow(library)
+        window.resize(1280, 820)
+        window.show()
+        window.add_folder(str(docs))
+        wait_until(app, lambda: window.progress.title.text().startswith("Done"))
+        window.search.query.setText("late payment interest")
+        window.search.search_now()
+        wait_until(app, lambda: bool(window.search.hits))
+        window.grab().save(str(OUT / "search.png"))
+        window.progress.grab().save(str(OUT / "progress.png"))
+
+        window.tabs.setCurrentWidget(window.review)
+        wait_until(app, lambda: window.review.model.rowCount() > 0)
+        window.review.table.selectRow(2)
+        wait_until(app, lambda: window.review.current is not None)
+        window.grab().save(str(OUT / "review.png"))
+
+        window.tabs.setCurrentWidget(window.stats)
+        wait_until(app, lambda: "Documents" in window.stats.view.toPlainText())
+        window.grab().save(str(OUT / "stats.png"))
+
+        dialog = SettingsDialog(library.settings, str(library.data_dir), window)
+        dialog.show()
+        app.processEvents()
+        dialog.grab().save(str(OUT / "settings.png"))
+        dialog.close()
+        window.close()
+        library.close()
+    print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))
+
+
+if __name__ == "__main__":
+    main()
