@@ -19,6 +19,7 @@ from desktop_rag.ui.theme import colors_for
 DEBOUNCE_MS = 250
 MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
 RESULTS = 30
+RENDER_SLICE = 4
 
 
 def open_in_system_viewer(path: str, page: int | None) -> None:
@@ -38,6 +39,7 @@ class SearchPanel(QWidget):
         self.open_file = open_in_system_viewer  # replaced in tests: no viewer is launched there
         self.hits: list[Hit] = []
         self._query_sent = 0  # only the newest search's answer is shown
+        self._rendered = 0
         self._shown_query = ""
 
         self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)")
@@ -111,18 +113,9 @@ class SearchPanel(QWidget):
             return  # a newer query is on its way
         self._shown_query = result.query
         self.hits = result.hits
-        colors = colors_for(self.palette())
         self.results.clear()
-        for hit in result.hits:
-            item = QListWidgetItem()
-            label = QLabel(hit_html(hit, result.query, colors))
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setToolTip(score_tooltip(hit))
-            label.setContentsMargins(6, 6, 6, 6)
-            self.results.addItem(item)
-            self.results.setItemWidget(item, label)
-        self._fit_items()
+        self._rendered = 0
+        self._render_more(number)
         notices = " ".join(result.notices)
         found = f"{len(result.hits)} results" if result.hits else "No results."
         self.message.setText(f"{found} {notices}".strip())
@@ -131,6 +124,27 @@ class SearchPanel(QWidget):
             self.results.setCurrentRow(0)
         else:
             self.preview.clear()
+
+    def _render_more(self, number: int) -> None:
+        """Results go in a few at a time, each slice in its own event-loop turn: a rich-text label costs
+        ~7 ms, and 30 at once stalled the window for ~250 ms (bench/ui_responsiveness.py)."""
+        if number != self._query_sent:
+            return
+        colors = colors_for(self.palette())
+        width = self.results.viewport().width() - 4
+        for hit in self.hits[self._rendered:self._rendered + RENDER_SLICE]:
+            item = QListWidgetItem()
+            label = QLabel(hit_html(hit, self._shown_query, colors))
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setToolTip(score_tooltip(hit))
+            label.setContentsMargins(6, 6, 6, 6)
+            self.results.addItem(item)
+            self.results.setItemWidget(item, label)
+            item.setSizeHint(QSize(width, label.heightForWidth(width)))
+        self._rendered = self.results.count()
+        if self._rendered < len(self.hits):
+            QTimer.singleShot(0, lambda: self._render_more(number))
 
     def _fit_items(self) -> None:
         """Each result as tall as its text at the list's current width (a label's own size hint assumes

@@ -1,0 +1,148 @@
+"""Is the app responsive? Time to a usable window, and how long the event loop stalls while it indexes and
+searches.
+
+    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000]
+
+Offscreen. A 5 ms timer runs in the GUI thread for the whole run; a stall is how much later than due a tick
+fires. During indexing (synthetic Markdown, rules contexts) the query box types a search every second. Prints
+startup time, stall percentiles and the worst stall, and search latency while indexing.
+"""
+
+from __future__ import annotations
+
+import time
+
+STARTED = time.perf_counter()
+
+import argparse  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from synthetic import queries, write_corpus  # noqa: E402
+
+TICK_MS = 5
+
+
+class StallMeter:
+    def __init__(self, phase_now):
+        self.phase_now = phase_now
+        self.by_phase: dict[str, list[int]] = {}
+        self.clock = QElapsedTimer()
+        self.clock.start()
+        self.last = 0
+        self.stalls: list[int] = []
+        self.timer = QTimer(interval=TICK_MS)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = self.clock.elapsed()
+        if self.last:
+            stall = max(0, now - self.last - TICK_MS)
+            self.stalls.append(stall)
+            self.by_phase.setdefault(self.phase_now(), []).append(stall)
+        self.last = now
+
+
+def spin(app, condition, timeout_s: float) -> None:
+    deadline = time.perf_counter() + timeout_s
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("timed out")
+        loop = QEventLoop()
+        QTimer.singleShot(20, loop.quit)
+        loop.exec()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--chunks", type=int, default=3000)
+    args = parser.parse_args()
+
+    from desktop_rag.config import Settings
+    from desktop_rag.core.library import Library
+    from desktop_rag.ui.main_window import MainWindow
+
+    app = QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory() as tmp:
+        library = Library(Path(tmp) / "data", Settings(contexts="rules"))
+        window = MainWindow(library)
+        window.show()
+        spin(app, lambda: window.progress.title.text() != "Ready.", 30)
+        startup = time.perf_counter() - STARTED
+
+        vocab = write_corpus(Path(tmp) / "docs", args.chunks)
+        phase = ["idle"]
+        on_progress = window.progress.on_progress
+
+        def remember_phase(progress):
+            phase[0] = progress.phase
+            on_progress(progress)
+
+        window.progress.on_progress = remember_phase
+        meter = StallMeter(lambda: phase[0])
+        latencies: list[float] = []
+        asked: dict[str, float] = {}
+
+        def ask():
+            if window.search.hits is not None and window.progress.control is not None:
+                text = " ".join(queries(vocab, 1, seed=len(asked))[0].split()[:2])
+                asked[text] = time.perf_counter()
+                window.search.query.setText(text)
+                window.search.search_now()
+
+        def answered(result):
+            if result.query in asked:
+                latencies.append(time.perf_counter() - asked.pop(result.query))
+
+        window.search.runner.read = _observe(window.search.runner.read, answered)
+        searcher = QTimer(interval=1000)
+        searcher.timeout.connect(ask)
+        started = time.perf_counter()
+        window.add_folder(str(Path(tmp) / "docs"))
+        searcher.start()
+        spin(app, lambda: window.progress.title.text().startswith("Done"), 3600)
+        indexing = time.perf_counter() - started
+        searcher.stop()
+        meter.timer.stop()
+        window.close()
+        library.close()
+
+    stalls = sorted(meter.stalls)
+    def pct(p):  # noqa: E306
+        return stalls[min(len(stalls) - 1, int(p * len(stalls)))]
+    print(f"{'startup to a usable window':<44}{startup:>10.2f} s   (target ≤ 2 s)")
+    print(f"{'indexing ' + str(args.chunks) + ' chunks (rules contexts)':<44}{indexing:>10.1f} s")
+    print(f"{'event-loop stall p50 / p99 / max':<44}{pct(0.5):>4} / {pct(0.99)} / {stalls[-1]} ms   (target ≤ 50 ms)")
+    for name, values in meter.by_phase.items():
+        print(f"{'  stall max while ' + name:<44}{max(values):>10} ms   ({sum(v > 50 for v in values)} ticks over 50 ms)")
+    if latencies:
+        print(f"{'search while indexing, median / max':<44}{statistics.median(latencies) * 1000:>6.0f} / "
+              f"{max(latencies) * 1000:.0f} ms   ({len(latencies)} searches)")
+    print(f"({os.cpu_count()} cores; offscreen platform)")
+
+
+def _observe(read, on_result):
+    """Wrap the runner's read lane to see search results as they arrive."""
+    def observed(work, on_done=None, on_error=None):
+        def done(result):
+            if hasattr(result, "hits"):
+                on_result(result)
+            if on_done:
+                on_done(result)
+        read(work, on_done=done, on_error=on_error)
+    return observed
+
+
+if __name__ == "__main__":
+    main()
