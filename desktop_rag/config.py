@@ -61,11 +61,12 @@ class Settings:
     context_max_tokens: int = 64
     contexts: str = "auto"
     # Local model for LLM contexts: a packaged model name (see `desktop_rag.core.llm.models`) or a GGUF file path.
-    llm_model: str = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    # The 1.5B model's per-chunk sentences are the LLM level that measured better than rules (README).
+    llm_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
     llm_threads: int = 0  # 0: all cores
     llm_context_tokens: int = 4096
     # Which LLM contexts: "document" (one summary per document), "chunk" (one sentence per chunk), or both.
-    llm_context_levels: str = "document"
+    llm_context_levels: str = "chunk"
     # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
     # in-process. llm_server_model picks one of the server's models (empty: its first).
     llm_server: str = ""
@@ -74,6 +75,8 @@ class Settings:
     # contexts now and are upgraded later (`desktop-rag contextualize --upgrade`, or the app when idle).
     llm_document_budget_seconds: float = 60.0
     llm_run_budget_seconds: float = 120.0
+    # The app writes the queued LLM contexts by itself when it has nothing else to do.
+    llm_upgrade_when_idle: bool = True
     max_file_mb: float = 50.0
     ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.

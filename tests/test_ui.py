@@ -16,7 +16,7 @@ WAIT_MS = 180_000
 @pytest.fixture
 def window(qtbot, make_library):
     def open_window(settings: Settings | None = None):
-        library = make_library(settings or Settings(contexts="rules"))
+        library = make_library(settings or Settings(contexts="rules", llm_upgrade_when_idle=False))
         window = MainWindow(library)
         qtbot.addWidget(window)
         with qtbot.waitActive(window):
@@ -40,7 +40,8 @@ def heron_folder(docs: Path) -> Path:
 
 def index_and_wait(qtbot, window, folder: Path) -> None:
     window.add_folder(str(folder))
-    qtbot.waitUntil(lambda: window.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.progress.title.text().startswith("Done") and "files indexed" in
+                    window.progress.title.text(), timeout=WAIT_MS)
 
 
 def search_and_wait(qtbot, window, text: str) -> None:
@@ -147,7 +148,7 @@ def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
 def test_on_start_the_window_reports_earlier_failures_and_finishes_work_a_killed_run_left(qtbot, window, docs,
                                                                                          make_library):
     heron_folder(docs)
-    earlier = make_library(Settings(contexts="rules"))
+    earlier = make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
     earlier.index([docs])
     earlier.catalog.mark_all_unembedded()  # as if the run had been killed before embedding
     earlier.vectors.reset()
@@ -166,3 +167,22 @@ def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
     assert win.library.settings.llm_run_budget_seconds == 5.0
     assert Settings.load(win.library.data_dir).chunk_tokens == 150
     assert "chunk_tokens" in win.statusBar().currentMessage()  # says it needs a re-index
+
+
+def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_first(qtbot, window, docs):
+    (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
+    win = window(Settings(contexts="rules", llm_model="smollm2-135m-instruct-q4_1", llm_upgrade_when_idle=True))
+    index_and_wait(qtbot, win, docs)
+    assert win.library.stats()["contexts_awaiting_upgrade"] > 0
+    qtbot.waitUntil(lambda: "in the background" in win.progress.title.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done: ") and "LLM" in win.progress.title.text(),
+                    timeout=WAIT_MS)
+    assert win.library.stats()["contexts_awaiting_upgrade"] == 0
+    model = win.library.catalog._db.execute("SELECT model FROM contexts").fetchone()[0]
+    assert model.lower().startswith("smollm2")  # written, or tried and recorded, by the model
+
+    (docs / "more.md").write_text("# More\n\nHerons hunt fish in shallow water.\n")
+    win._upgrade_when_idle()  # nothing waits any more: no new background run
+    assert win._background is None
+    index_and_wait(qtbot, win, docs)
+    assert "1 files indexed" in win.progress.title.text()

@@ -21,6 +21,9 @@ from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
 
 
+IDLE_UPGRADE_DELAY_MS = 3000
+
+
 def summary_text(summary) -> str:
     state = "Cancelled" if summary.cancelled else "Done"
     text = (f"{state}: {summary.indexed} files indexed ({summary.chunks} chunks), {summary.unchanged} unchanged, "
@@ -36,6 +39,9 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("desktop-rag")
         self.setWindowIcon(icon("app"))
         self._queued_folders: list[str] = []
+        self._background: RunControl | None = None  # the idle-time LLM upgrade, while it runs
+        self._idle_timer = QTimer(self, singleShot=True, interval=IDLE_UPGRADE_DELAY_MS)
+        self._idle_timer.timeout.connect(self._upgrade_when_idle)
 
         self.search = SearchPanel(library, self.runner)
         self.review = ReviewPanel(library, self.runner)
@@ -115,6 +121,7 @@ class MainWindow(QMainWindow):
         self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.", failures)
         if stats["chunks_pending_embedding"] or self.library.catalog.bm25_dirty:
             self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
+        self._idle_timer.start()
 
     def focus_search(self) -> None:
         self.tabs.setCurrentWidget(self.search)
@@ -129,6 +136,7 @@ class MainWindow(QMainWindow):
     def index(self, folders: list[str]) -> None:
         if not folders:
             return
+        self._stop_background()  # the person's request goes first; the upgrade resumes when idle
         control = RunControl()
         self._queued_folders += folders
         self.refresh_views()
@@ -151,6 +159,7 @@ class MainWindow(QMainWindow):
                 self._queued_folders.remove(folder)
         self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
         self.refresh_views()
+        self._idle_timer.start()
         if self.search.query.text().strip():
             self.search.search_now()  # the results may have changed
 
@@ -171,23 +180,48 @@ class MainWindow(QMainWindow):
                               self.refresh_views()),
                           on_progress=self.progress.on_progress)
 
-    def upgrade_contexts(self) -> None:
+    def _upgrade_when_idle(self) -> None:
+        """Queued rules contexts get their LLM contexts while nothing else runs (setting llm_upgrade_when_idle)."""
+        if not self.library.settings.llm_upgrade_when_idle or self.runner.busy or self._background:
+            return
+        self.runner.read(lambda: self.library.reader.stats()["contexts_awaiting_upgrade"],
+                         on_done=lambda waiting: waiting and not self.runner.busy and self.upgrade_contexts(
+                             background=True))
+
+    def _stop_background(self) -> None:
+        self._idle_timer.stop()
+        if self._background is not None:
+            self._background.cancel()  # stops after the document in hand; finished ones are kept
+            self._background = None
+
+    def upgrade_contexts(self, background: bool = False) -> None:
         control = RunControl()
-        self.progress.start("Writing LLM contexts for chunks that have rules contexts…", control)
+        if background:
+            self._background = control
+        self.progress.start("Writing LLM contexts in the background (search works meanwhile)…" if background
+                            else "Writing LLM contexts for chunks that have rules contexts…", control)
         self.runner.write(
             lambda report: self.library.upgrade_contexts(on_progress=report, control=control),
-            on_done=lambda s: (self.progress.finish(
-                f"{'Cancelled' if s.cancelled else 'Done'}: {s.upgraded_chunks} contexts written by the LLM in "
-                f"{s.documents} documents; {s.kept_rules} kept their rules context. {' '.join(s.notices)}"),
-                self.refresh_views()),
+            on_done=lambda s: self._upgraded(control, s),
             on_error=lambda message: (self.progress.finish(message), self.show_error(message)),
             on_progress=self.progress.on_progress,
         )
+
+    def _upgraded(self, control: RunControl, s) -> None:
+        if self._background is control:
+            self._background = None
+        if s.cancelled and control.cancelled and self.progress.control is not control:
+            return  # stopped for a newer task, which owns the panel now
+        self.progress.finish(f"{'Paused until idle' if s.cancelled else 'Done'}: {s.upgraded_chunks} contexts "
+                             f"written by the LLM in {s.documents} documents; {s.kept_rules} kept their rules "
+                             f"context. {' '.join(s.notices)}".strip())
+        self.refresh_views()
 
     def remove_folder(self, folder: str) -> None:
         answer = QMessageBox.question(self, "Stop indexing this folder?",
                                       f"{folder}\n\nIts files stay where they are; they leave the index.")
         if answer == QMessageBox.StandardButton.Yes:
+            self._stop_background()
             self.runner.write(lambda report: self.library.remove_folder(folder),
                               on_done=lambda removed: (self.statusBar().showMessage(
                                   f"Removed {folder} ({removed} files) from the index."), self.refresh_views()))
@@ -228,6 +262,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message)
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        self._stop_background()
         if self.progress.control is not None:
             self.progress.control.cancel()  # finished work is kept; the rest resumes next time
         self.runner.wait(30_000)

@@ -227,4 +227,4 @@ class ReviewPanel(QWidget):
             self.status.emit(text)
             self.refresh(keep=chunk_id)
 
-        self.runner.write(lambda report: work(), on_done=done, on_error=self.message.setText)
+        self.runner.edit(work, on_done=done, on_error=self.message.setText)

@@ -1,9 +1,9 @@
 """One task runner for all heavy work (the Anki way): indexing, upgrades, edits and searches run on worker
 threads; their results and progress come back to the GUI thread as queued signals.
 
-Two lanes: writes (index, upgrade, context edits, folder removal) run one at a time in submission order, because
-the library has one writer; reads (searches, stats, review rows) have their own lane, so a search never waits
-behind an hour of indexing.
+Three lanes, each one task at a time in submission order: runs (index, LLM upgrade, folder removal) share the
+library's one writer; edits of single contexts are short and have their own lane, so a person's edit never
+waits behind a long run; reads (searches, stats, review rows) have theirs, so a search never does either.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._lanes = {"write": QThreadPool(self), "read": QThreadPool(self)}
+        self._lanes = {"write": QThreadPool(self), "edit": QThreadPool(self), "read": QThreadPool(self)}
         for pool in self._lanes.values():
             pool.setMaxThreadCount(1)
         self._relays: set[_Relay] = set()  # kept alive until their job reports back
@@ -62,6 +62,9 @@ class TaskRunner(QObject):
             self.busy_changed.emit(True)
         self._submit("write", work, on_done, on_error, on_progress)
 
+    def edit(self, work, on_done=None, on_error=None) -> None:
+        self._submit("edit", lambda report: work(), on_done, on_error, None)
+
     def read(self, work, on_done=None, on_error=None) -> None:
         self._submit("read", lambda report: work(), on_done, on_error, None)
 
@@ -70,7 +73,7 @@ class TaskRunner(QObject):
         return self._writes_pending > 0
 
     def wait(self, milliseconds: int = -1) -> bool:
-        """Block until both lanes are idle (shutdown, tests). Pending signals are delivered afterwards."""
+        """Block until every lane is idle (shutdown, tests). Pending signals are delivered afterwards."""
         return all(pool.waitForDone(milliseconds) for pool in self._lanes.values())
 
     def _submit(self, lane, work, on_done, on_error, on_progress) -> None:
