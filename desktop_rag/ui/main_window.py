@@ -109,6 +109,8 @@ class MainWindow(QMainWindow):
     def _start(self) -> None:
         self.focus_search()
         self.refresh_views()
+        # Load the embedding model now, in the background: the first search then does not wait seconds for it.
+        self.runner.read(lambda: self.library.embedder.dimension)
         self.runner.read(lambda: (self.library.reader.stats(), self.library.reader.failures()),
                          on_done=self._report_state)
 

@@ -1,0 +1,51 @@
+"""How hits and contexts are rendered as rich text, and the light/dark choice (no window needed)."""
+
+from PySide6.QtGui import QColor, QPalette
+
+from desktop_rag.core.search import Hit, Scores
+from desktop_rag.ui.result_html import DARK, LIGHT, hit_html, preview_html, snippet
+from desktop_rag.ui.theme import colors_for
+
+
+def make_hit(context="Invoice tools — late fees.", source="llm", quality=0.82):
+    return Hit(chunk_id=1, path="/home/ann/work/invoice_tools.py", title="invoice_tools", page=None, chunk_index=3,
+               start_char=0, end_char=10, heading_path=["def late_payment_interest"], context=context,
+               context_source=source, quality=quality, text="def late_payment_interest(amount, days): <b>",
+               scores=Scores(dense=0.61, bm25=7.2, fused=0.0323))
+
+
+def test_the_context_is_a_block_of_its_own_before_the_text_with_source_quality_and_escaped_text():
+    html = hit_html(make_hit(), "late interest", LIGHT)
+    context_at, text_at = html.index("<b>CONTEXT</b> · llm · quality 0.82"), html.index("(amount, days)")
+    assert f"bgcolor='{LIGHT.context_background}'" in html and context_at < text_at
+    assert "</span> fees.</td></tr></table>" in html[context_at:text_at]  # the context closes its own block
+    assert "&lt;b&gt;" in html and "<b>CONTEXT</b>" in html  # document text is escaped, markup is ours
+    assert f"background-color:{LIGHT.mark_background}\">late_payment_interest</span>" in html
+    assert "invoice_tools.py" in html and "score 0.032" in html and "def late_payment_interest" in html
+
+
+def test_a_hit_without_context_has_no_context_block():
+    html = hit_html(make_hit(context="", source="none", quality=None), "interest", LIGHT)
+    assert "CONTEXT" not in html and "bgcolor" not in html
+
+
+def test_long_text_is_cut_around_the_first_match_at_word_boundaries():
+    text = " ".join(f"word{i}" for i in range(200)) + " needle " + " ".join(f"tail{i}" for i in range(200))
+    cut = snippet(text, "needle", width=120)
+    assert "needle" in cut and cut.startswith("…") and cut.endswith("…") and len(cut) <= 122
+    assert not cut.split()[1].startswith("ord")  # no word cut in half
+
+
+def test_the_preview_marks_the_chunk_and_anchors_it():
+    document = "Intro line.\nThe chunk itself.\nAfter it."
+    html = preview_html(document, 12, 29, "", LIGHT, "Context here", "rules")
+    assert "<a name='hit'></a>" in html and LIGHT.chunk_background in html
+    assert html.index("Intro line") < html.index("Context here") < html.index("The chunk itself") < html.index("After")
+
+
+def test_colours_follow_the_palette(qapp):
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202124"))
+    light = QPalette()
+    light.setColor(QPalette.ColorRole.Window, QColor("#f6f6f6"))
+    assert colors_for(dark) == DARK and colors_for(light) == LIGHT
