@@ -109,10 +109,10 @@ class MainWindow(QMainWindow):
     def _start(self) -> None:
         self.focus_search()
         self.refresh_views()
-        # Load the embedding model now, in the background: the first search then does not wait seconds for it.
-        self.runner.read(lambda: self.library.embedder.dimension)
         self.runner.read(lambda: (self.library.reader.stats(), self.library.reader.failures()),
                          on_done=self._report_state)
+        # Then load the embedding model, in the background: the first search does not wait seconds for it.
+        self.runner.read(lambda: self.library.embedder.dimension)
 
     def _report_state(self, state) -> None:
         stats, failures = state
