@@ -49,3 +49,15 @@ def test_colours_follow_the_palette(qapp):
     light = QPalette()
     light.setColor(QPalette.ColorRole.Window, QColor("#f6f6f6"))
     assert colors_for(dark) == DARK and colors_for(light) == LIGHT
+
+
+def test_errors_read_as_sentences_a_person_can_act_on():
+    import errno
+
+    from desktop_rag.core.llm.models import ModelUnavailable
+    from desktop_rag.ui.errors import readable
+
+    assert readable(OSError(errno.ENOSPC, "No space left on device")).startswith("The disk is full.")
+    assert "Permission denied: /srv/docs" in readable(PermissionError(13, "Permission denied", "/srv/docs"))
+    assert readable(ModelUnavailable("no file x.gguf")) == "The language model is not available: no file x.gguf"
+    assert readable(RuntimeError("decode failed")) == "Decode failed"
