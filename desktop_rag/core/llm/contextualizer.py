@@ -98,19 +98,10 @@ class LlmContextualizer:
             own = (self._chunk_sentences(backend, excerpts, chunks, costs, temperature, seed) if want_chunk_level
                    else [""] * len(chunks))
             results = {i: self._result(backend, document, chunks, i, own[i], summary, costs[i]) for i in wanted}
-            # One retry, sampled, for what scored low; the better of the two is kept.
             if want_chunk_level:
-                low = [i for i in wanted if _needs_retry(results[i])]
-                retried = self._chunk_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE,
-                                                seed + 1)
-                for i in low:
-                    results[i] = _better(results[i], self._result(backend, document, chunks, i, retried[i],
-                                                                  summary, costs[i]))
-            elif want_summary and all(_needs_retry(r) for r in results.values()):
-                summary = self._summary(backend, summary_text, costs[wanted[0]], RETRY_TEMPERATURE, seed + 1)
-                for i in wanted:
-                    results[i] = _better(results[i], self._result(backend, document, chunks, i, "", summary,
-                                                                  costs[i]))
+                self._retry_chunks(backend, document, chunks, excerpts, summary, results, costs, seed)
+            elif all(_needs_retry(r) for r in results.values()):
+                self._retry_summary(backend, document, chunks, summary_text, results, costs, seed)
         except ImportError as exc:  # llama-cpp-python is not installed: no document will do better
             self._unavailable = f"llama-cpp-python is not installed ({exc})"
             self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {self._unavailable}")
@@ -131,6 +122,20 @@ class LlmContextualizer:
                                      prompt_tokens=costs[i].prompt_tokens,
                                      completion_tokens=costs[i].completion_tokens, seconds=round(costs[i].seconds, 3)))
         return final
+
+    # One retry, sampled, for what scored low; the better of the two is kept.
+
+    def _retry_chunks(self, backend, document, chunks, excerpts, summary, results, costs, seed) -> None:
+        low = [i for i in results if _needs_retry(results[i])]
+        retried = self._chunk_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE, seed + 1)
+        for i in low:
+            results[i] = _better(results[i], self._result(backend, document, chunks, i, retried[i], summary, costs[i]))
+
+    def _retry_summary(self, backend, document, chunks, summary_text, results, costs, seed) -> None:
+        first = min(results)
+        summary = self._summary(backend, summary_text, costs[first], RETRY_TEMPERATURE, seed + 1)
+        for i in results:
+            results[i] = _better(results[i], self._result(backend, document, chunks, i, "", summary, costs[i]))
 
     def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
                 summary: list[str], cost: "_Cost") -> ContextResult:
