@@ -83,3 +83,32 @@ def test_within_the_budget_auto_asks_the_model_during_indexing(make_library, doc
     row = library.catalog._db.execute("SELECT model, prompt_tokens FROM contexts").fetchone()
     assert row["model"].lower().startswith("smollm2") and row["prompt_tokens"] > 0
     assert library.catalog.llm_seconds_per_chunk() > 0  # the next run plans with this rate
+
+
+def test_an_interrupted_upgrade_resumes_without_asking_again_for_finished_documents(make_library, docs):
+    from desktop_rag.core.control import RunControl
+
+    for name in ("herons", "swallows", "kettles"):
+        (docs / f"{name}.md").write_text(f"# {name.title()}\n\nA short note about {name} and their habits.\n")
+    library = make_library(Settings(llm_model="smollm2-135m-instruct-q4_1", llm_run_budget_seconds=0))
+    library.index([docs])
+    control = RunControl()
+
+    def stop_after_first_document(progress):
+        if progress.phase == "contextualize" and progress.done == 1:
+            control.cancel()  # as a kill would, between two documents
+
+    first = library.upgrade_contexts(on_progress=stop_after_first_document, control=control)
+    assert first.cancelled and first.documents == 1
+    asked = {r[0]: r[1] for r in library.catalog._db.execute(
+        "SELECT c.document_id, x.updated_at FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+        " WHERE x.model IS NOT NULL")}
+    assert len(asked) == 1
+
+    second = library.upgrade_contexts()
+    assert not second.cancelled and second.documents == 2  # only the two documents not done before
+    again = {r[0]: r[1] for r in library.catalog._db.execute(
+        "SELECT c.document_id, x.updated_at FROM contexts x JOIN chunks c ON c.id = x.chunk_id")}
+    for doc_id, updated in asked.items():
+        assert again[doc_id] == updated  # the finished document's context was not written again
+    assert library.stats()["contexts_awaiting_upgrade"] == 0
