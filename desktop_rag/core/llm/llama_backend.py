@@ -88,7 +88,7 @@ class LlamaCppBackend:
             decoder = self._batched_decoder(llama)
             prompts = [self._prompt_tokens(llama, messages) for messages in conversations]
             completions: list[Completion] = []
-            for group in _groups(prompts, decoder.n_parallel, decoder.n_ctx, max_tokens):
+            for group in decoder.groups(prompts, max_tokens):
                 started = time.perf_counter()
                 answers = decoder.generate(group, max_tokens, first_sentence_only, temperature, seed)
                 share = (time.perf_counter() - started) / len(group)
@@ -139,21 +139,3 @@ _CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
-
-
-def _groups(prompts: list[list[int]], n_parallel: int, n_ctx: int, max_tokens: int):
-    """Consecutive groups of at most n_parallel prompts whose shared prefix plus own parts fit n_ctx cells."""
-    group: list[list[int]] = []
-    for prompt in prompts:
-        candidate = group + [prompt]
-        if group and (len(candidate) > n_parallel or _cells(candidate, max_tokens) > n_ctx):
-            yield group
-            candidate = [prompt]
-        group = candidate
-    if group:
-        yield group
-
-
-def _cells(prompts: list[list[int]], max_tokens: int) -> int:
-    shared = len(os.path.commonprefix(prompts))
-    return shared + sum(len(p) - shared + max_tokens for p in prompts)

@@ -52,6 +52,19 @@ class BatchedDecoder:
         self._rng = np.random.default_rng(0)
         self._temperature = 0.0
 
+    def groups(self, prompts: list[list[int]], max_tokens: int):
+        """Consecutive groups of prompts that `generate` takes at once: at most n_parallel, and their shared
+        prefix plus their own parts and answers fit the context."""
+        group: list[list[int]] = []
+        for prompt in prompts:
+            candidate = group + [prompt]
+            if group and (len(candidate) > self.n_parallel or _cells_needed(candidate, max_tokens) > self.n_ctx):
+                yield group
+                candidate = [prompt]
+            group = candidate
+        if group:
+            yield group
+
     def forget_cache(self) -> None:
         self._ctx.kv_cache_clear()
         self._cached = []
@@ -62,10 +75,8 @@ class BatchedDecoder:
             return []
         if len(prompts) > self.n_parallel:
             raise ValueError(f"{len(prompts)} prompts for {self.n_parallel} parallel sequences")
-        # The shared prefix stops one token short of the shortest prompt: every sequence needs a token of its
-        # own to produce logits from.
-        shared = min(_common_prefix(prompts), min(len(p) for p in prompts) - 1)
-        needed = shared + sum(len(p) - shared + max_tokens for p in prompts)
+        shared = _shared_length(prompts)
+        needed = _cells_needed(prompts, max_tokens)
         if needed > self.n_ctx:
             raise ValueError(f"batch needs {needed} KV cells, context has {self.n_ctx}")
         prefix_cost = self._load_prefix(prompts[0][:shared])
@@ -162,6 +173,17 @@ class BatchedDecoder:
 
     def _text(self, tokens: list[int]) -> str:
         return self._llama.detokenize(tokens).decode("utf-8", errors="ignore")
+
+
+def _shared_length(prompts: list[list[int]]) -> int:
+    """The prefix evaluated once for all: it stops one token short of the shortest prompt, because every
+    sequence needs a token of its own to produce logits from."""
+    return min(_common_prefix(prompts), min(len(p) for p in prompts) - 1)
+
+
+def _cells_needed(prompts: list[list[int]], max_tokens: int) -> int:
+    shared = _shared_length(prompts)
+    return shared + sum(len(p) - shared + max_tokens for p in prompts)
 
 
 def _common_prefix(sequences: list[list[int]]) -> int:
