@@ -41,8 +41,8 @@ class ContextEdits:
         hash. Includes rules contexts the model's answers were rejected for (asking again would give the same).
         The title is part of the key because every context opens with it."""
         rows = self._db.execute(
-            "SELECT x.chunk_text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail,"
-            " x.prompt_tokens, x.completion_tokens, x.seconds FROM contexts x"
+            "SELECT x.chunk_text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail"
+            " FROM contexts x"
             " JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
             " WHERE x.document_hash = ? AND d.title IS ? AND x.model = ? AND x.prompt_version = ?"
             " AND x.source IN ('llm', 'rules')",

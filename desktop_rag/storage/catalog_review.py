@@ -72,13 +72,13 @@ class CatalogReview:
         return [ReviewRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]) if r[7] else None, r[8],
                           r[9] is not None) for r in rows]
 
-    def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int, str] | None:
-        """(document text, chunk start, chunk end, chunk text): the chunk inside its document, for review."""
+    def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int] | None:
+        """(document text, chunk start, chunk end): the chunk inside its document, for previews."""
         row = self._db.execute(
-            "SELECT d.text, c.start_char, c.end_char, c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
+            "SELECT d.text, c.start_char, c.end_char FROM chunks c JOIN documents d ON d.id = c.document_id"
             " WHERE c.id = ?", (chunk_id,),
         ).fetchone()
-        return (row[0] or "", row[1], row[2], row[3]) if row else None
+        return (row[0] or "", row[1], row[2]) if row else None
 
     def approve_context(self, chunk_id: int) -> None:
         with self._transaction():

@@ -11,11 +11,12 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QTabWidget
 
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.library import Library
+from desktop_rag.storage.catalog_review import FolderState
 from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
 from desktop_rag.ui.search_panel import SearchPanel
-from desktop_rag.ui.settings_dialog import SettingsDialog, apply_settings
+from desktop_rag.ui.settings_dialog import NEEDS_REINDEX, SettingsDialog, apply_settings
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
@@ -155,10 +156,13 @@ class MainWindow(QMainWindow):
             on_progress=started,
         )
 
-    def _indexed(self, folders, summary) -> None:
+    def _dequeue(self, folders) -> None:
         for folder in folders:
             if folder in self._queued_folders:
                 self._queued_folders.remove(folder)
+
+    def _indexed(self, folders, summary) -> None:
+        self._dequeue(folders)
         self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
         self.refresh_views()
         self._idle_timer.start()
@@ -166,9 +170,7 @@ class MainWindow(QMainWindow):
             self.search.search_now()  # the results may have changed
 
     def _failed(self, folders, message: str) -> None:
-        for folder in folders:
-            if folder in self._queued_folders:
-                self._queued_folders.remove(folder)
+        self._dequeue(folders)
         self.progress.finish(message)
         self.show_error(message)
         self.refresh_views()
@@ -234,10 +236,10 @@ class MainWindow(QMainWindow):
             self.save_settings(dialog.chosen())
 
     def save_settings(self, chosen) -> None:
-        before = vars(self.library.settings).copy()
-        needs_reindex = apply_settings(self.library.settings, chosen)
+        changed = apply_settings(self.library.settings, chosen)
         self.library.settings.save(self.library.data_dir)
-        self.library.settings_changed([k for k, v in before.items() if getattr(chosen, k) != v])
+        self.library.settings_changed(changed)
+        needs_reindex = [name for name in changed if name in NEEDS_REINDEX]
         self.search.settings_changed()
         message = "Settings saved."
         if needs_reindex:
@@ -250,7 +252,8 @@ class MainWindow(QMainWindow):
         queued = set(self._queued_folders)
         self.runner.read(self.library.reader.folder_states,
                          on_done=lambda states: self.folders.show_states(
-                             states + [_pending(f) for f in queued if f not in {s.path for s in states}], queued))
+                             states + [FolderState(f, 0, 0, 0) for f in queued if f not in {s.path for s in states}],
+                             queued))
         self._tab_shown(self.tabs.currentIndex())
 
     def _tab_shown(self, index: int) -> None:
@@ -270,8 +273,3 @@ class MainWindow(QMainWindow):
         self.runner.wait(30_000)
         super().closeEvent(event)
 
-
-def _pending(folder: str):
-    from desktop_rag.storage.catalog_review import FolderState
-
-    return FolderState(folder, 0, 0, 0)

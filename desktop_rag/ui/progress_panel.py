@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
@@ -45,8 +45,6 @@ def eta_text(seconds: float) -> str:
 
 
 class ProgressPanel(QWidget):
-    cancelled = Signal()
-
     def __init__(self, parent: QWidget | None = None, clock=time.monotonic):
         super().__init__(parent)
         self._clock = clock
@@ -172,7 +170,6 @@ class ProgressPanel(QWidget):
         if self.control is not None:
             self.control.cancel()
             self.title.setText("Cancelling… finished work is kept.")
-            self.cancelled.emit()
 
     def _set_running(self, running: bool) -> None:
         self.pause_button.setEnabled(running)

@@ -13,8 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.storage.catalog_review import REVIEW_FILTERS, ReviewRow
-from desktop_rag.ui.result_html import preview_html
-from desktop_rag.ui.theme import colors_for
+from desktop_rag.ui.search_panel import show_in_document
 
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
 FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rules": "Rules contexts",
@@ -174,11 +173,7 @@ class ReviewPanel(QWidget):
         self._set_editing(row)
         if row is None:
             return
-        located = self.library.reader.chunk_in_document(row.chunk_id)
-        if located:
-            text, start, end, _ = located
-            self.document.setHtml(preview_html(text, start, end, "", colors_for(self.palette())))
-            self.document.scrollToAnchor("hit")
+        show_in_document(self.document, self.library.reader, row.chunk_id, "")
         self.editor.setPlainText(row.context)
         self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))
 

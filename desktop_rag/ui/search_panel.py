@@ -29,6 +29,18 @@ def open_in_system_viewer(path: str, page: int | None) -> None:
     QDesktopServices.openUrl(url)
 
 
+def show_in_document(browser: QTextBrowser, reader, chunk_id: int, query: str, context: str = "",
+                     context_source: str = "") -> bool:
+    """The chunk inside its document text in `browser`, scrolled to it; False if the catalog no longer has it."""
+    located = reader.chunk_in_document(chunk_id)
+    if located is None:
+        return False
+    text, start, end = located
+    browser.setHtml(preview_html(text, start, end, query, colors_for(browser.palette()), context, context_source))
+    browser.scrollToAnchor("hit")
+    return True
+
+
 class SearchPanel(QWidget):
     status = Signal(str)
 
@@ -182,14 +194,9 @@ class SearchPanel(QWidget):
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
-        located = self.library.reader.chunk_in_document(hit.chunk_id)
-        if located is None:
+        if not show_in_document(self.preview, self.library.reader, hit.chunk_id, self._shown_query, hit.context,
+                                hit.context_source):
             self.preview.setPlainText(hit.text)
-            return
-        text, start, end, _ = located
-        self.preview.setHtml(preview_html(text, start, end, self._shown_query, colors_for(self.palette()),
-                                          hit.context, hit.context_source))
-        self.preview.scrollToAnchor("hit")
 
     def open_hit(self, row: int) -> None:
         if 0 <= row < len(self.hits):

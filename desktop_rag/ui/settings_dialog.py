@@ -111,8 +111,8 @@ class SettingsDialog(QDialog):
 
 def apply_settings(target: Settings, chosen: Settings) -> list[str]:
     """Copy `chosen` into the running library's settings object (every part holding it sees the change at once);
-    returns the names of changed settings that only a re-index applies."""
+    returns the names of the settings that changed."""
     changed = [f.name for f in fields(Settings) if getattr(target, f.name) != getattr(chosen, f.name)]
     for name in changed:
         setattr(target, name, getattr(chosen, name))
-    return [name for name in changed if name in NEEDS_REINDEX]
+    return changed

@@ -44,7 +44,6 @@ class _Job(QRunnable):
 
 
 class TaskRunner(QObject):
-    busy_changed = Signal(bool)  # the write lane started or finished work
     error = Signal(str)  # a task without its own error handler failed: the window shows this
 
     def __init__(self, parent: QObject | None = None):
@@ -58,8 +57,6 @@ class TaskRunner(QObject):
     def write(self, work, on_done=None, on_error=None, on_progress=None) -> None:
         """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread."""
         self._writes_pending += 1
-        if self._writes_pending == 1:
-            self.busy_changed.emit(True)
         self._submit("write", work, on_done, on_error, on_progress)
 
     def edit(self, work, on_done=None, on_error=None) -> None:
@@ -90,7 +87,5 @@ class TaskRunner(QObject):
         relay.deleteLater()
         if lane == "write":
             self._writes_pending -= 1
-            if self._writes_pending == 0:
-                self.busy_changed.emit(False)
         if callback:
             callback(value)
