@@ -107,10 +107,10 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, keyword {stats['keyword_index_chunks']} chunks\n")
     sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"
     out.write(f"Contexts:    {sources}; average {stats['context_avg_words']} words")
-    if stats.get("contexts_awaiting_upgrade"):
-        out.write(f"; {stats['contexts_awaiting_upgrade']} rules contexts await the LLM upgrade")
     if stats["context_avg_quality"] is not None:
         out.write(f", quality {stats['context_avg_quality']}")
+    if stats.get("contexts_awaiting_upgrade"):
+        out.write(f"; {stats['contexts_awaiting_upgrade']} rules contexts await the LLM upgrade")
     out.write("\n")
     tokens = stats["llm_tokens"]
     if tokens["prompt"] or tokens["completion"]:
