@@ -101,6 +101,11 @@ def test_eval_on_a_small_prechunked_dataset(tmp_path, data_dir):
     assert set(report["recall"]) == {"1", "3"}
     assert report["recall"]["3"] == 1.0 and report["mrr"] > 0.5
     assert report["queries"] == 3 and report["chunks"] == 4 and report["seconds"] > 0
+    # Kept for analysis after the run: every relevant chunk's rank (deeper than the cut-offs), every context.
+    assert report["relevant_ranks"]["q2"]["d2:0"] == report["first_relevant_rank"]["q2"]
+    assert set(report["relevant_ranks"]["q3"]) == {"d1:1"}
+    assert set(report["contexts"]) == {"d1:0", "d1:1", "d2:0", "d2:1"}
+    assert report["contexts"]["d2:0"]["source"] == "rules" and "net.md" in report["contexts"]["d2:0"]["text"]
 
     table = cli(data_dir, "eval", str(dataset), "--all", "-k", "1,3").stdout
     for label in ("plain, dense", "plain, hybrid", "rules contexts, dense", "rules contexts, hybrid"):

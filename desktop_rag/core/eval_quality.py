@@ -14,10 +14,9 @@ BANDS = ((0.75, "≥ 0.75"), (0.6, "0.60–0.75"), (0.0, "< 0.60"))
 FALLBACK = "rules fallback"
 
 
-def context_qualities(library, chunk_names: dict[int, str]) -> dict[str, tuple[str, float | None]]:
-    """Chunk name → (context source, quality) for every chunk of an evaluation library."""
-    rows = library.catalog._db.execute("SELECT chunk_id, source, quality FROM contexts")
-    return {chunk_names[r[0]]: (r[1], r[2]) for r in rows if r[0] in chunk_names}
+def context_qualities(contexts: dict[str, dict]) -> dict[str, tuple[str, float | None]]:
+    """Chunk name → (context source, quality), from an evaluation report's contexts."""
+    return {name: (context["source"], context["quality"]) for name, context in contexts.items()}
 
 
 def quality_vs_retrieval(base_ranks: dict[str, int | None], llm_ranks: dict[str, int | None],

@@ -59,6 +59,8 @@ class EvalReport:
     notices: list[str] = field(default_factory=list)
     first_relevant_rank: dict[str, int | None] = field(default_factory=dict)  # by query id; None: not in the top k
     quality_analysis: list[dict] | None = None  # LLM rows: eval_quality.quality_vs_retrieval against plain
+    relevant_ranks: dict[str, dict[str, int | None]] = field(default_factory=dict)  # query id → chunk → rank
+    contexts: dict[str, dict] | None = None  # chunk name → text, source, quality, breakdown (rows with contexts)
 
 
 def load_dataset(folder: Path) -> Dataset:
@@ -156,17 +158,23 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
     recall_sums = {k: 0.0 for k in cutoffs}
     reciprocal_ranks = 0.0
     first_ranks: dict[str, int | None] = {}
+    relevant_ranks: dict[str, dict[str, int | None]] = {}
+    # Deeper than the cut-offs (without rerank the order of the top k does not depend on k) so the ranks of
+    # relevant chunks can be compared between configurations beyond 20; with rerank, k sets the reranked pool.
+    search_depth = depth if config.rerank else max(depth, lib.settings.candidates)
     notices: set[str] = set(indexed.notices)
     for number, query in enumerate(dataset.queries, start=1):
-        result = lib.search(query["text"], k=depth, mode=config.mode, rerank=config.rerank)
+        result = lib.search(query["text"], k=search_depth, mode=config.mode, rerank=config.rerank)
         notices.update(result.notices)
         ranked = [indexed.chunk_names[h.chunk_id] for h in result.hits]
         relevant = dataset.qrels[query["_id"]]
         for k in cutoffs:
             recall_sums[k] += len(relevant.intersection(ranked[:k])) / len(relevant)
-        first = next((rank for rank, name in enumerate(ranked, start=1) if name in relevant), None)
+        first = next((rank for rank, name in enumerate(ranked[:depth], start=1) if name in relevant), None)
         reciprocal_ranks += 1.0 / first if first else 0.0
         first_ranks[query["_id"]] = first
+        positions = {name: rank for rank, name in enumerate(ranked, start=1)}
+        relevant_ranks[query["_id"]] = {name: positions.get(name) for name in sorted(relevant)}
         if log and number % 50 == 0:
             log.write(f"  {config.label}: {number}/{len(dataset.queries)} queries\n")
     n = len(dataset.queries)
@@ -193,7 +201,15 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         context_sources=stats["contexts_by_source"],
         context_seconds=stats["context_seconds"],
         first_relevant_rank=first_ranks,
+        relevant_ranks=relevant_ranks,
+        contexts=stored_contexts(lib, indexed.chunk_names) if config.contexts != "none" else None,
     )
+
+
+def stored_contexts(library, chunk_names: dict[int, str]) -> dict[str, dict]:
+    """Chunk name → the context the evaluation indexed, for analysis after the run (the library is temporary)."""
+    return {chunk_names[chunk_id]: context for chunk_id, context in library.catalog.all_contexts().items()
+            if chunk_id in chunk_names}
 
 
 def evaluate(dataset: Dataset, config: EvalConfig, cutoffs: list[int], settings: Settings,
@@ -222,8 +238,7 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
                 rows.append(_score(indexed, dataset, config, cutoffs, log))
                 indexed.build_seconds = 0.0  # the build is counted once, on the first row that used it
             if contexts == "llm":
-                _add_quality_analysis(rows, context_qualities(indexed.library, indexed.chunk_names), dataset,
-                                      max(cutoffs))
+                _add_quality_analysis(rows, context_qualities(rows[-1].contexts or {}), dataset, max(cutoffs))
         finally:
             indexed.close()
     return rows

@@ -54,6 +54,13 @@ class ContextEdits:
             # Reused, not generated: this copy cost nothing.
         ) for r in rows}
 
+    def all_contexts(self) -> dict[int, dict]:
+        """Chunk id → text, source, quality and breakdown of every context (evaluation reads them all)."""
+        rows = self._db.execute("SELECT chunk_id, text, source, quality, quality_detail FROM contexts")
+        return {chunk_id: {"text": text, "source": source, "quality": quality,
+                           "breakdown": json.loads(detail) if detail else None}
+                for chunk_id, text, source, quality, detail in rows}
+
     def llm_seconds_per_chunk(self) -> float | None:
         """What a chunk's LLM context has cost on this machine so far (None before the first): `auto` plans
         with it."""
