@@ -26,10 +26,11 @@ class SlowFakeLlm:
     def cache_key(self):
         return ("fake", "v")
 
-    def contextualize(self, document, chunks):
+    def contextualize(self, document, chunks, only=None):
         self.documents.append(document.title)
-        self.clock.now += self.seconds_per_chunk * len(chunks)
-        return [ContextResult(text=f"llm {c.index}", source="llm") for c in chunks]
+        wanted = range(len(chunks)) if only is None else only
+        self.clock.now += self.seconds_per_chunk * len(wanted)
+        return [ContextResult(text=f"llm {c.index}", source="llm" if c.index in wanted else "rules") for c in chunks]
 
 
 def document(title, n):

@@ -29,15 +29,20 @@ _COMMENT_LINE = re.compile(r"^\s*(?://[/!]?|#+|\*|/\*\*?|--|;+)\s?")
 
 
 class Contextualizer(Protocol):
+    """`only`: the positions of the chunks that need a context (a changed document keeps the others'); the
+    result still has one entry per chunk. Cheap contextualizers ignore it."""
+
     name: str
 
-    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]: ...
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
+                      only: Sequence[int] | None = None) -> list[ContextResult]: ...
 
 
 class NoContextualizer:
     name = "none"
 
-    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
+                      only: Sequence[int] | None = None) -> list[ContextResult]:
         return [ContextResult(text="", source="none") for _ in chunks]
 
 
@@ -57,7 +62,8 @@ class RulesContextualizer:
         self.max_tokens = max_tokens
         self.counter = counter
 
-    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
+                      only: Sequence[int] | None = None) -> list[ContextResult]:
         body = without_legal_notices(document.text)
         summary = informative_lines(body, document.title, prose=document.parser != "code")
         terms = key_terms(body, self.key_term_count, exclude=document.title)

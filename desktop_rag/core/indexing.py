@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
 from desktop_rag.core import parsers
+from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.core.chunking import chunk_document
 from desktop_rag.core.contexts import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
 from desktop_rag.core.scan import FoundFile, ScanProblem, scan
+from desktop_rag.storage.catalog import DocumentRecord
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +51,11 @@ class IndexSummary:
     unchanged: int = 0
     failed: list[FileFailure] = field(default_factory=list)
     removed: int = 0
+    moved: int = 0  # recognised by path events or by content: chunks, contexts and vectors kept
+    busy: list[str] = field(default_factory=list)  # changed while being read: not indexed half-written
     chunks: int = 0
     reused_contexts: int = 0  # found in the context cache: no model call
+    kept_contexts: int = 0  # chunks of changed files whose text did not change: context kept, no model call
     embedded: int = 0
     keyword_chunks: int | None = None
     seconds: float = 0.0
@@ -72,30 +78,59 @@ class Indexer:
         self.summary = IndexSummary()
 
     def run(self, roots: Sequence[Path]) -> IndexSummary:
+        """Index the files under `roots` (folders are remembered as watched folders) and forget what is gone
+        from them: the `index` command, and the reconciliation scan when watching starts."""
+        roots = [Path(r).expanduser().resolve() for r in roots]
+        return self._timed(lambda: self._update(*self._scan(roots, register=True)))
+
+    def apply_changes(self, changes: ChangeBatch) -> IndexSummary:
+        """What a file watcher saw: moves are applied to the catalog first (nothing is re-read), then every
+        touched path is brought in line with the disk: indexed, re-indexed, or forgotten."""
+
+        def work():
+            for source, destination in changes.moves:
+                self.summary.moved += self.lib.catalog.move_path(source, destination)
+            dirty = changes.outermost_dirty()
+            existing = [Path(p) for p in dirty if os.path.exists(p)]
+            missing = [p for p in dirty if not os.path.exists(p)]
+            files, gone = self._scan(existing, register=False)
+            for path in missing:
+                gone.extend(self.lib.catalog.documents_under(path))
+            self._update(files, gone)
+
+        return self._timed(work)
+
+    def _timed(self, work: Callable[[], None]) -> IndexSummary:
         started = time.perf_counter()
         try:
-            files = self._scan(roots)
-            for number, found in enumerate(files, start=1):
-                self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
-                self.control.checkpoint()
-                self._index_file(found, (number - 1, len(files)))
-                self.on_progress(Progress("contextualize", number, len(files)))
-                if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
-                    self._embed_pending()
-            self.on_progress(Progress("parse", len(files), len(files)))
-            self.sync_indexes()
+            work()
         except Cancelled:
             self.summary.cancelled = True
         finally:
             self.summary.seconds = time.perf_counter() - started
         return self.summary
 
+    def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:
+        for number, found in enumerate(files, start=1):
+            self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
+            self.control.checkpoint()
+            self._index_file(found, (number - 1, len(files)))
+            self.on_progress(Progress("contextualize", number, len(files)))
+            if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
+                self._embed_pending()
+        self.on_progress(Progress("parse", len(files), len(files)))
+        # Forgotten after the files are indexed: one of them may have been recognised as a gone one, moved.
+        catalog = self.lib.catalog
+        still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
+        self.summary.removed += catalog.remove_documents(still_gone)
+        self.sync_indexes()
+
     # -- scan -----------------------------------------------------------------------------------------------
 
-    def _scan(self, roots: Sequence[Path]) -> list[FoundFile]:
+    def _scan(self, roots: list[Path], register: bool) -> tuple[list[FoundFile], list[DocumentRecord]]:
+        """The files under `roots`, and the documents the catalog has under them that are no longer there."""
         t0 = time.perf_counter()
         problems: list[ScanProblem] = []
-        roots = [Path(r).expanduser().resolve() for r in roots]
         files: list[FoundFile] = []
         for found in scan(roots, self.settings.ignore_patterns, problems):
             files.append(found)
@@ -104,14 +139,15 @@ class Indexer:
         self.on_progress(Progress("scan", len(files), len(files)))
         for problem in problems:
             self.summary.failed.append(FileFailure(str(problem.path), problem.reason))
-        for root in roots:
-            if root.is_dir():
-                self.lib.catalog.add_folder(str(root))
-        self._forget_removed(roots, {str(f.path) for f in files}, [str(p.path) for p in problems])
+        if register:
+            for root in roots:
+                if root.is_dir():
+                    self.lib.catalog.add_folder(str(root))
+        gone = self._gone(roots, {str(f.path) for f in files}, [str(p.path) for p in problems])
         self.summary.phase_seconds["scan"] += time.perf_counter() - t0
-        return files
+        return files, gone
 
-    def _forget_removed(self, roots: list[Path], seen: set[str], unreadable: list[str]) -> None:
+    def _gone(self, roots: list[Path], seen: set[str], unreadable: list[str]) -> list[DocumentRecord]:
         gone = []
         for root in roots:
             if not root.is_dir():
@@ -119,8 +155,8 @@ class Indexer:
             for doc in self.lib.catalog.documents_under(str(root)):
                 # A file in a folder we could not list is not known to be gone: keep it.
                 if doc.path not in seen and not any(doc.path.startswith(u) for u in unreadable):
-                    gone.append(doc.id)
-        self.summary.removed += self.lib.catalog.remove_documents(gone)
+                    gone.append(doc)
+        return gone
 
     # -- one file -------------------------------------------------------------------------------------------
 
@@ -146,7 +182,12 @@ class Indexer:
         except OSError as exc:
             self._fail(found, None, f"cannot read file: {exc.strerror or exc}")
             return
+        if not _unchanged_since(found, len(data)):  # still being written: index it once it is complete
+            self.summary.busy.append(path)
+            return
         content_hash = hashlib.sha256(data).hexdigest()
+        if known is None and self._moved_here(found, content_hash):
+            return
         if known and known.status == "indexed" and known.content_hash == content_hash:
             catalog.touch_document(known.id, found.size, found.mtime_ns)  # touched or copied, same content
             self.summary.unchanged += 1
@@ -168,7 +209,7 @@ class Indexer:
         self.on_progress(Progress("contextualize", *position, path))
         contexts = self._cached_contexts(content_hash, document, chunks)
         if contexts is None:
-            contexts = self.contextualizer.contextualize(document, chunks)
+            contexts = self._contexts(document, chunks, known)
         self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
         catalog.save_document(
             path=path, size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, parser=document.parser,
@@ -190,6 +231,28 @@ class Indexer:
             return None
         self.summary.reused_contexts += len(chunks)
         return [cached[chunk.text_hash] for chunk in chunks]
+
+    def _moved_here(self, found: FoundFile, content_hash: str) -> bool:
+        """A new file with the content of a document whose file is gone is that document, moved (while nobody
+        watched, or between folders whose events arrive apart): it keeps its chunks, contexts and vectors."""
+        catalog = self.lib.catalog
+        vanished = next((doc for doc in catalog.documents_with_content(content_hash) if not os.path.exists(doc.path)),
+                        None)
+        if vanished is None:
+            return False
+        self.summary.moved += catalog.move_path(vanished.path, str(found.path))
+        catalog.touch_document(vanished.id, found.size, found.mtime_ns)
+        return True
+
+    def _contexts(self, document, chunks, known: DocumentRecord | None) -> list:
+        """New contexts only for chunks whose text is new: a changed document's other chunks keep theirs."""
+        previous = self.lib.catalog.reusable_contexts(known.id) if known and known.status == "indexed" else {}
+        missing = [i for i, chunk in enumerate(chunks) if chunk.text_hash not in previous]
+        if len(missing) == len(chunks):
+            return self.contextualizer.contextualize(document, chunks)
+        fresh = self.contextualizer.contextualize(document, chunks, only=missing) if missing else []
+        self.summary.kept_contexts += len(chunks) - len(missing)
+        return [previous[c.text_hash] if c.text_hash in previous else fresh[i] for i, c in enumerate(chunks)]
 
     def _fail(self, found: FoundFile, content_hash: str | None, reason: str) -> None:
         self.lib.catalog.save_failure(
@@ -243,3 +306,12 @@ class Indexer:
             self.summary.phase_seconds["embed"] += time.perf_counter() - t0
         if total:
             self.on_progress(Progress("embed", done, total))
+
+
+def _unchanged_since(found: FoundFile, bytes_read: int) -> bool:
+    """The file still has the size and mtime the scan saw, and we read all of it."""
+    try:
+        st = found.path.stat()
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime_ns) == (found.size, found.mtime_ns) and bytes_read == found.size

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from desktop_rag.config import Settings, models_cache_dir
+from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.core.contexts import NoContextualizer, make_contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
@@ -112,6 +113,15 @@ class Library:
             )
         summary.notices = notices
         return summary
+
+    def apply_changes(self, changes: ChangeBatch, on_progress: ProgressCallback | None = None,
+                      control: RunControl | None = None) -> IndexSummary:
+        """Bring the catalog and indexes in line with what a file watcher saw. With `auto` contexts, changed
+        files get rules contexts (searchable in seconds); the background upgrade writes their LLM contexts."""
+        choice = "rules" if self.settings.contexts == "auto" else self.settings.contexts
+        contextualizer = self.contextualizer(choice)
+        with self._lock:
+            return Indexer(self, contextualizer, on_progress, control).apply_changes(changes)
 
     def contextualizer(self, choice: str, on_notice=None):
         s = self.settings

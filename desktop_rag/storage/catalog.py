@@ -16,6 +16,7 @@ from typing import Iterable, Iterator, Sequence
 
 from desktop_rag.core.models import Chunk, ContextResult
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
+from desktop_rag.storage.catalog_files import CatalogFiles
 from desktop_rag.storage.catalog_review import CatalogReview
 
 
@@ -58,7 +59,7 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class Catalog(ContextEdits, CatalogReview):
+class Catalog(ContextEdits, CatalogReview, CatalogFiles):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -148,7 +149,8 @@ class Catalog(ContextEdits, CatalogReview):
         chunks: Sequence[Chunk],
         contexts: Sequence[ContextResult],
     ) -> int:
-        """Store one parsed document with its chunks and contexts, replacing what the path had, atomically."""
+        """Store one parsed document with its chunks and contexts, replacing what the path had, atomically
+        (chunks whose text and context are unchanged keep their rows and vectors)."""
         assert len(chunks) == len(contexts)
         now = time.time()
         with self._transaction():
@@ -156,20 +158,7 @@ class Catalog(ContextEdits, CatalogReview):
             doc_id = self._upsert_document(
                 path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
             )
-            self._drop_chunks(doc_id)
-            for chunk, context in zip(chunks, contexts):
-                cur = self._db.execute(
-                    "INSERT INTO chunks(document_id, idx, text, text_hash, start_char, end_char, page, heading_path,"
-                    " token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        doc_id, chunk.index, chunk.text, chunk.text_hash, chunk.start_char, chunk.end_char,
-                        chunk.page, json.dumps(chunk.heading_path), chunk.token_count,
-                    ),
-                )
-                self._insert_context(cur.lastrowid, context, chunk.text_hash, content_hash, now)
-                if chunk.text_hash in manual:
-                    # A person's edit outlives automatic work: same chunk text, same hand-written context.
-                    self._apply_manual(cur.lastrowid, manual[chunk.text_hash], now)
+            self._replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
             self._set_meta("bm25_dirty", "1")
         return doc_id
 

@@ -47,19 +47,21 @@ class BudgetedContextualizer:
         # Cached LLM contexts are free: reuse them whatever the budget says.
         return self.llm.cache_key() if self.run_budget_s > 0 else None
 
-    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk]) -> list[ContextResult]:
-        expected = len(chunks) * self.seconds_per_chunk
+    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
+                      only: Sequence[int] | None = None) -> list[ContextResult]:
+        wanted = len(chunks) if only is None else len(only)
+        expected = wanted * self.seconds_per_chunk
         if (not chunks or self.llm.unavailable or expected > self.document_budget_s
                 or self.spent_s + expected > self.run_budget_s):
             self._defer()
             return self.rules.contextualize(document, chunks)
         started = self._clock()
-        contexts = self.llm.contextualize(document, chunks)
+        contexts = self.llm.contextualize(document, chunks, only=only)
         seconds = self._clock() - started
         self.spent_s += seconds
         if self.llm.unavailable is None:
             self._measured_seconds += seconds
-            self._measured_chunks += len(chunks)
+            self._measured_chunks += wanted
         return contexts
 
     def _defer(self) -> None:

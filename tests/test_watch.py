@@ -1,0 +1,250 @@
+"""Folder watching: real files under watched folders, real watchdog observers, real catalog, Chroma and BM25.
+Search results must follow creates, edits, renames, moves and deletes, and keep what did not change."""
+
+import threading
+import time
+
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.core.changes import ChangeBatch
+from desktop_rag.core.models import ContextResult
+from desktop_rag.core.watch import FolderWatcher
+
+PUMP = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
+
+
+class Applied:
+    """Applies each batch to the library, as the CLI's `watch` does, and keeps the summaries."""
+
+    def __init__(self, library):
+        self.library, self.summaries, self.batches = library, [], []
+        self.lock = threading.Lock()
+        self.watcher = None
+
+    def __call__(self, batch: ChangeBatch):
+        summary = self.library.apply_changes(batch)
+        with self.lock:
+            self.batches.append(batch)
+            self.summaries.append(summary)
+        if summary.busy:
+            self.watcher.retry_later(summary.busy, 0.2)
+
+
+@pytest.fixture
+def rules_library(make_library):
+    return make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
+
+
+@pytest.fixture
+def watching(rules_library):
+    started = []
+
+    def watch(*folders):
+        applied = Applied(rules_library)
+        watcher = FolderWatcher(folders, rules_library.settings.ignore_patterns, applied, quiet_seconds=0.2)
+        applied.watcher = watcher
+        watcher.start()
+        started.append(watcher)
+        return applied
+
+    yield watch
+    for watcher in started:
+        watcher.stop()
+
+
+def eventually(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not true after {timeout} s: {predicate.__doc__ or predicate}")
+
+
+def paths(library, query, mode="bm25"):
+    """The files of the hits, best first, each once."""
+    return list(dict.fromkeys(h.path for h in library.search(query, k=10, mode=mode).hits))
+
+
+def test_search_follows_create_edit_rename_and_delete(rules_library, watching, docs):
+    lib = rules_library
+    (docs / "other.md").write_text("# Other\n\nNothing about machines here.\n")
+    lib.index([docs], contexts="rules")
+    applied = watching(docs)
+
+    (docs / "pump.md").write_text(PUMP)
+    eventually(lambda: paths(lib, "prime pump") == [str(docs / "pump.md")])
+    (docs / "pump.md").write_text(PUMP.replace("Drain it for winter.", "Drain it and store it dry for winter."))
+    eventually(lambda: paths(lib, "store dry") == [str(docs / "pump.md")])
+    assert paths(lib, "for winter", mode="bm25") == [str(docs / "pump.md")]
+    assert lib.vectors.count() == lib.catalog.chunk_count()  # the old version's chunks left Chroma
+
+    # A hand-edited chunk whose text does not change keeps its row (so its vector) and its context.
+    start_up = next(h for h in lib.search("prime", k=10, mode="bm25").hits if "Prime" in h.text)
+    lib.set_context(start_up.chunk_id, "Zanzibar station checklist.")
+    (docs / "pump.md").write_text(PUMP.replace("Drain it for winter.", "Empty it before the frost."))
+    eventually(lambda: paths(lib, "frost") == [str(docs / "pump.md")])
+    kept = lib.search("zanzibar", k=1, mode="bm25").hits[0]
+    assert (kept.chunk_id, kept.context_source) == (start_up.chunk_id, "manual")
+
+    (docs / "pump.md").rename(docs / "pump-guide.md")
+    eventually(lambda: paths(lib, "zanzibar") == [str(docs / "pump-guide.md")])
+    renamed = lib.search("zanzibar", k=1, mode="bm25").hits[0]
+    assert (renamed.chunk_id, renamed.context_source) == (start_up.chunk_id, "manual")  # nothing redone
+    assert renamed.title == "Pump manual"
+    assert lib.search("zanzibar", k=1, mode="dense").hits[0].chunk_id == start_up.chunk_id  # its vector too
+    rename = applied.summaries[-1]
+    assert (rename.moved, rename.indexed, rename.embedded) == (1, 0, 0)
+
+    (docs / "pump-guide.md").unlink()
+    eventually(lambda: lib.catalog.document(str(docs / "pump-guide.md")) is None)
+    eventually(lambda: paths(lib, "prime zanzibar pump") == [])
+    assert lib.vectors.count() == lib.catalog.chunk_count() == 1  # only other.md is left, in every index
+    assert paths(lib, "machines") == [str(docs / "other.md")]
+
+
+
+def test_a_move_between_watched_folders_keeps_everything(rules_library, watching, tmp_path):
+    inbox, archive = tmp_path / "inbox", tmp_path / "archive"
+    (inbox / "2025").mkdir(parents=True)
+    archive.mkdir()
+    (inbox / "2025" / "pump.md").write_text(PUMP)
+    (inbox / "2025" / "valve.md").write_text("# Valve\n\nClose the valve slowly.\n")
+    lib = rules_library
+    lib.index([inbox, archive], contexts="rules")
+    ids = {h.text: h.chunk_id for h in lib.search("pump valve", k=10, mode="bm25").hits}
+    applied = watching(inbox, archive)
+
+    (inbox / "2025").rename(archive / "2025")  # a whole folder, into another watched folder
+    eventually(lambda: set(paths(lib, "pump valve")) == {str(archive / "2025" / "pump.md"),
+                                                         str(archive / "2025" / "valve.md")})
+    assert {h.text: h.chunk_id for h in lib.search("pump valve", k=10, mode="bm25").hits} == ids
+    assert sum(s.embedded for s in applied.summaries) == 0 and sum(s.moved for s in applied.summaries) == 2
+
+
+def test_an_editor_save_dance_indexes_the_result_and_never_the_temp_file(rules_library, watching, docs):
+    lib = rules_library
+    (docs / "pump.md").write_text(PUMP)
+    lib.index([docs], contexts="rules")
+    applied = watching(docs)
+
+    # What many editors do: write a temp file beside the original, then rename it over the original.
+    temp = docs / ".pump.md.swp"
+    temp.write_text(PUMP.replace("Prime", "Flush"))
+    temp.rename(docs / "pump.md")
+    (docs / "notes.tmp").write_text("scratch")  # an ignored name: no work at all
+    eventually(lambda: paths(lib, "flush") == [str(docs / "pump.md")])
+    assert paths(lib, "prime") == []
+    assert {d.path for d in lib.catalog.documents_under(str(docs))} == {str(docs / "pump.md")}
+    dirty = set().union(*(b.dirty for b in applied.batches))
+    assert not any(p.endswith((".swp", ".tmp")) for p in dirty)
+
+
+def test_an_event_storm_settles_to_the_right_state(rules_library, watching, docs):
+    lib = rules_library
+    lib.index([docs], contexts="rules")
+    applied = watching(docs)
+    batch = docs / "batch"
+    batch.mkdir()
+    for i in range(1000):
+        (batch / f"note{i:04d}.md").write_text(f"# Note {i}\n\nstormword{i} appears only in note {i}.\n")
+    for i in range(0, 1000, 10):
+        (batch / f"note{i:04d}.md").unlink()  # created and deleted within the storm
+    for i in range(5, 1000, 10):
+        (batch / f"note{i:04d}.md").rename(batch / f"renamed{i:04d}.md")
+
+    def settled():
+        return lib.catalog.chunk_count() == 900 and lib.vectors.count() == 900
+    eventually(settled, timeout=300)
+    time.sleep(1)  # nothing more arrives and nothing is undone
+    assert lib.catalog.chunk_count() == 900
+    names = {d.path.rsplit("/", 1)[-1] for d in lib.catalog.documents_under(str(batch))}
+    assert "note0000.md" not in names and "renamed0005.md" in names and "note0005.md" not in names
+    assert paths(lib, "stormword15") == [str(batch / "renamed0015.md")]
+    assert paths(lib, "stormword20") == []
+    assert len(applied.batches) < 100  # coalesced, not one batch per event
+
+
+def test_the_reconciliation_scan_catches_what_changed_while_nobody_watched(rules_library, docs, tmp_path):
+    lib = rules_library
+    for name in ("a", "b", "c", "d"):
+        (docs / f"{name}.md").write_text(f"# {name}\n\nword{name} is written in {name}.\n")
+    lib.index([docs], contexts="rules")
+    moved_id = lib.search("wordc", k=1, mode="bm25").hits[0].chunk_id
+
+    (docs / "a.md").write_text("# a\n\nworda changed while the app was closed.\n")
+    (docs / "b.md").unlink()
+    (docs / "sub").mkdir()
+    (docs / "c.md").rename(docs / "sub" / "c-renamed.md")
+    (docs / "e.md").write_text("# e\n\nworde is new.\n")
+
+    summary = lib.index([docs], contexts="rules")
+    assert (summary.indexed, summary.removed, summary.moved, summary.unchanged) == (2, 1, 1, 1)
+    moved = lib.search("wordc", k=1, mode="bm25").hits[0]
+    assert (moved.chunk_id, moved.path) == (moved_id, str(docs / "sub" / "c-renamed.md"))
+    assert paths(lib, "wordb") == [] and paths(lib, "worde") == [str(docs / "e.md")]
+
+
+def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, docs):
+    from desktop_rag.core.contexts import RulesContextualizer
+    from desktop_rag.core.indexing import Indexer
+    from desktop_rag.core.scan import FoundFile
+
+    lib = rules_library
+    path = docs / "growing.md"
+    path.write_text("# Growing\n\nfirst half")
+    seen = FoundFile(path.resolve(), path.stat().st_size, path.stat().st_mtime_ns)  # what the scan saw
+    with path.open("a") as more:
+        more.write(" and the second half, still being written")
+    indexer = Indexer(lib, RulesContextualizer())
+    indexer._index_file(seen)
+    assert indexer.summary.busy == [str(path.resolve())] and indexer.summary.indexed == 0
+    assert lib.catalog.document(str(path.resolve())) is None  # not half-indexed
+
+
+def test_only_indexable_paths_under_no_ignored_name_are_relevant(tmp_path):
+    watcher = FolderWatcher([tmp_path], Settings().ignore_patterns, lambda batch: None)
+    assert watcher.relevant(str(tmp_path / "notes" / "a.md"), is_directory=False)
+    assert watcher.relevant(str(tmp_path / "notes"), is_directory=True)
+    assert not watcher.relevant(str(tmp_path / ".git" / "objects" / "ab.md"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path / "node_modules" / "x" / "README.md"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path / "~$report.docx"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path / "a.md.tmp"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path / "photo.jpg"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path.parent / "elsewhere.md"), is_directory=False)
+
+
+class CountingFakeLlmContextualizer:
+    """Orchestration fake: answers like the LLM contextualizer and records which chunks it was asked about."""
+
+    name = "llm"
+
+    def __init__(self):
+        self.asked: list[list[int]] = []
+
+    def contextualize(self, document, chunks, only=None):
+        wanted = list(range(len(chunks))) if only is None else list(only)
+        self.asked.append(wanted)
+        return [ContextResult(f"Model context {i} of {document.title}.", "llm" if i in wanted else "rules",
+                              model="fake") for i in range(len(chunks))]
+
+
+def test_a_changed_file_asks_the_model_only_about_its_changed_chunks(rules_library, docs):
+    from desktop_rag.core.indexing import Indexer
+
+    lib = rules_library
+    (docs / "pump.md").write_text(PUMP)
+    fake = CountingFakeLlmContextualizer()
+    Indexer(lib, fake).run([docs])
+    ids = {h.text: h.chunk_id for h in lib.search("pump", k=10, mode="bm25").hits}
+    assert fake.asked == [[0, 1, 2]]
+
+    (docs / "pump.md").write_text(PUMP.replace("Drain it for winter.", "Empty it before the frost."))
+    summary = Indexer(lib, fake).run([docs])
+    assert fake.asked[-1] == [2]  # only the storage section changed
+    assert (summary.kept_contexts, summary.embedded) == (2, 1)
+    after = {h.text: h.chunk_id for h in lib.search("pump frost", k=10, mode="bm25").hits}
+    unchanged = [text for text in ids if "Drain" not in text]
+    assert all(after[text] == ids[text] for text in unchanged)  # same rows: vectors and contexts kept
