@@ -46,6 +46,14 @@ def build_parser() -> argparse.ArgumentParser:
     stats = commands.add_parser("stats", help="what is indexed")
     stats.add_argument("--json", action="store_true")
 
+    watch = commands.add_parser("watch", help="keep the index in line with folders as files change (Ctrl-C stops)")
+    watch.add_argument("paths", nargs="*", type=Path, metavar="FOLDER",
+                       help="folders to watch (default: every folder indexed so far)")
+    watch.add_argument("--upgrade", action=argparse.BooleanOptionalAction, default=None,
+                       help="write LLM contexts while the folders are quiet (default: the llm_upgrade_when_idle "
+                            "setting, with contexts auto)")
+    watch.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
+
     commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
 
     upgrade = commands.add_parser("contextualize", help="write LLM contexts for chunks that have rules contexts")
@@ -127,6 +135,14 @@ def _terminate_as_interrupt() -> None:
 
 def _raise_keyboard_interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def cmd_watch(args, data_dir: Path) -> int:
+    from desktop_rag.cli_watch import watch
+
+    _terminate_as_interrupt()
+    with _open(data_dir) as library:
+        return watch(library, args.paths, args.upgrade, args.json)
 
 
 # -- search ---------------------------------------------------------------------------------------------------
@@ -300,6 +316,7 @@ def cmd_demo(args, data_dir: Path) -> int:
 
 _COMMANDS = {
     "index": cmd_index,
+    "watch": cmd_watch,
     "search": cmd_search,
     "stats": cmd_stats,
     "reindex": cmd_reindex,

@@ -57,8 +57,11 @@ def print_index_summary(s: IndexSummary, out: TextIO) -> None:
     state = "Interrupted" if s.cancelled else "Done"
     out.write(
         f"{state}: {s.indexed} files indexed ({s.chunks} chunks), {s.unchanged} unchanged, "
-        f"{len(s.failed)} failed, {s.removed} removed, in {s.seconds:.1f} s\n"
+        f"{len(s.failed)} failed, {s.removed} removed" + (f", {s.moved} moved" if s.moved else "")
+        + f", in {s.seconds:.1f} s\n"
     )
+    if s.busy:
+        out.write(f"  {len(s.busy)} files changed while being read; the next run (or the watcher) takes them\n")
     out.write(f"  embedded {s.embedded} chunks")
     if s.keyword_chunks is not None:
         out.write(f"; keyword index rebuilt with {s.keyword_chunks} chunks")

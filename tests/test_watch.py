@@ -248,3 +248,35 @@ def test_a_changed_file_asks_the_model_only_about_its_changed_chunks(rules_libra
     after = {h.text: h.chunk_id for h in lib.search("pump frost", k=10, mode="bm25").hits}
     unchanged = [text for text in ids if "Drain" not in text]
     assert all(after[text] == ids[text] for text in unchanged)  # same rows: vectors and contexts kept
+
+
+def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_dir, docs):
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    from cli_runner import cli
+
+    cli(data_dir, "settings", "contexts", "rules")
+    (docs / "old.md").write_text("# Old\n\nwritten before watching started.\n")
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "watch", str(docs), "--no-upgrade",
+         "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        catch_up = json.loads(watcher.stdout.readline())
+        assert (catch_up["event"], catch_up["indexed"]) == ("catch-up", 1)
+        assert json.loads(watcher.stdout.readline())["event"] == "watching"
+        (docs / "new.md").write_text("# New\n\nquokka sightings on the island.\n")
+        change = json.loads(watcher.stdout.readline())
+        assert (change["event"], change["indexed"], change["failed"]) == ("change", 1, [])
+        (docs / "broken.pdf").write_bytes(b"%PDF-1.7 this is not really a PDF")
+        change = json.loads(watcher.stdout.readline())
+        assert change["indexed"] == 0 and change["failed"][0]["path"].endswith("broken.pdf")
+        found = json.loads(cli(data_dir, "search", "quokka", "--mode", "bm25", "--json").stdout)["results"]
+        assert found[0]["path"] == str((docs / "new.md").resolve())
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        _, stderr = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0 and "Stopped watching." in stderr

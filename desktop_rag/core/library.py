@@ -118,10 +118,13 @@ class Library:
                       control: RunControl | None = None) -> IndexSummary:
         """Bring the catalog and indexes in line with what a file watcher saw. With `auto` contexts, changed
         files get rules contexts (searchable in seconds); the background upgrade writes their LLM contexts."""
-        choice = "rules" if self.settings.contexts == "auto" else self.settings.contexts
-        contextualizer = self.contextualizer(choice)
         with self._lock:
-            return Indexer(self, contextualizer, on_progress, control).apply_changes(changes)
+            return Indexer(self, self.contextualizer(self.watch_contexts), on_progress, control).apply_changes(changes)
+
+    @property
+    def watch_contexts(self) -> str:
+        """The contexts written while following changes: with `auto`, rules now and the LLM's in the upgrade."""
+        return "rules" if self.settings.contexts == "auto" else self.settings.contexts
 
     def contextualizer(self, choice: str, on_notice=None):
         s = self.settings

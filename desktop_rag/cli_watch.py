@@ -1,0 +1,62 @@
+"""`desktop-rag watch`: catch up with what changed while nobody watched, then follow the folders until Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from desktop_rag.cli_output import ProgressPrinter, print_index_summary
+
+
+def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> int:
+    from desktop_rag.core.watch_loop import WatchLoop
+
+    folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.catalog.folders()]
+    not_folders = [str(f) for f in folders if not f.is_dir()]
+    if not folders or not_folders:
+        raise ValueError(f"not a folder: {', '.join(not_folders)}" if not_folders else
+                         "nothing to watch: give folders, or index some first")
+    # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
+    summary = library.index(folders, contexts=library.watch_contexts, on_progress=ProgressPrinter(sys.stderr))
+    _report(summary, as_json, "catch-up")
+    if upgrade is None:
+        upgrade = library.settings.contexts == "auto" and library.settings.llm_upgrade_when_idle
+    loop = WatchLoop(library, folders, upgrade, on_batch=lambda batch, s: _report(s, as_json, "change"),
+                     on_upgrade=lambda u: _report_upgrade(u, as_json))
+    def started():
+        if as_json:
+            print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)
+        print(f"Watching {len(folders)} folder(s); Ctrl-C stops.", file=sys.stderr, flush=True)
+
+    try:
+        loop.run(on_started=started)
+    except KeyboardInterrupt:  # the normal way to stop watching; what was applied is saved
+        print("Stopped watching.", file=sys.stderr)
+    return 0
+
+
+def _report(summary, as_json: bool, kind: str) -> None:
+    if as_json:
+        print(json.dumps({"event": kind, **asdict(summary)}), flush=True)
+        return
+    if kind == "catch-up":
+        print_index_summary(summary, sys.stdout)
+    else:
+        parts = [f"{n} {label}" for n, label in ((summary.indexed, "indexed"), (summary.moved, "moved"),
+                                                 (summary.removed, "removed"), (len(summary.failed), "failed"),
+                                                 (len(summary.busy), "still being written")) if n]
+        print(f"{time.strftime('%H:%M:%S')}  {', '.join(parts) or 'nothing changed'} ({summary.seconds:.1f} s)")
+        for failure in summary.failed:
+            print(f"  {failure.path}: {failure.reason}")
+    sys.stdout.flush()
+
+
+def _report_upgrade(summary, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"event": "upgrade", **asdict(summary)}), flush=True)
+    else:
+        print(f"{time.strftime('%H:%M:%S')}  LLM contexts: {summary.upgraded_chunks} upgraded, "
+              f"{summary.kept_rules} kept rules", flush=True)
