@@ -181,8 +181,29 @@ def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_fir
     model = win.library.catalog._db.execute("SELECT model FROM contexts").fetchone()[0]
     assert model.lower().startswith("smollm2")  # written, or tried and recorded, by the model
 
+    # A file saved meanwhile is indexed by the watcher (rules first); a person's run goes before the upgrade.
     (docs / "more.md").write_text("# More\n\nHerons hunt fish in shallow water.\n")
-    win._upgrade_when_idle()  # nothing waits any more: no new background run
-    assert win._background is None
+    qtbot.waitUntil(lambda: "Updated from disk: 1 indexed" in win.statusBar().currentMessage(), timeout=WAIT_MS)
+    win.index([str(docs)])
+    assert win._background is None  # the idle upgrade, if it had started, was told to stop
+    qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done: 0 files indexed"), timeout=WAIT_MS)
+    assert "2 unchanged" in win.progress.title.text()
+
+
+def test_the_window_follows_files_saved_renamed_and_deleted_in_its_folders(qtbot, window, docs):
+    win = window()
+    (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
     index_and_wait(qtbot, win, docs)
-    assert "1 files indexed" in win.progress.title.text()
+    qtbot.waitUntil(lambda: win.follower.watching, timeout=WAIT_MS)
+    search_and_wait(qtbot, win, "nettle")
+    (docs / "weeds.md").write_text("# Weeds\n\nNettle soup is made from young nettle leaves.\n")
+    # No click: the watcher indexes the new file and the open search shows it.
+    qtbot.waitUntil(lambda: any(Path(h.path).name == "weeds.md" for h in win.search.hits), timeout=WAIT_MS)
+    weeds = next(h for h in win.search.hits if Path(h.path).name == "weeds.md")
+    (docs / "weeds.md").rename(docs / "nettles.md")
+    qtbot.waitUntil(lambda: any(Path(h.path).name == "nettles.md" for h in win.search.hits), timeout=WAIT_MS)
+    renamed = next(h for h in win.search.hits if Path(h.path).name == "nettles.md")
+    assert renamed.chunk_id == weeds.chunk_id  # the same chunk, moved: nothing was redone
+    (docs / "nettles.md").unlink()
+    qtbot.waitUntil(lambda: all("nettle" not in h.text.lower() for h in win.search.hits), timeout=WAIT_MS)
+    assert win.library.catalog.document(str(docs.resolve() / "nettles.md")) is None

@@ -20,6 +20,7 @@ from desktop_rag.ui.settings_dialog import NEEDS_REINDEX, SettingsDialog, apply_
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
+from desktop_rag.ui.watching import FolderFollower
 
 
 IDLE_UPGRADE_DELAY_MS = 3000
@@ -27,9 +28,18 @@ IDLE_UPGRADE_DELAY_MS = 3000
 
 def summary_text(summary) -> str:
     state = "Cancelled" if summary.cancelled else "Done"
+    moved = f", {summary.moved} moved" if summary.moved else ""
     text = (f"{state}: {summary.indexed} files indexed ({summary.chunks} chunks), {summary.unchanged} unchanged, "
-            f"{len(summary.failed)} failed, {summary.removed} removed, in {summary.seconds:.1f} s.")
+            f"{len(summary.failed)} failed, {summary.removed} removed{moved}, in {summary.seconds:.1f} s.")
     return " ".join([text, *summary.notices])
+
+
+def changes_text(summary) -> str:
+    """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
+    parts = [f"{n} {label}" for n, label in ((summary.indexed, "indexed"), (summary.moved, "moved"),
+                                             (summary.removed, "removed"), (len(summary.failed), "failed"))
+             if n]
+    return f"Updated from disk: {', '.join(parts)}." if parts else ""
 
 
 class MainWindow(QMainWindow):
@@ -66,6 +76,10 @@ class MainWindow(QMainWindow):
         self.search.status.connect(self.statusBar().showMessage)
         self.review.status.connect(self.statusBar().showMessage)
         self.runner.error.connect(self.show_error)
+        self.follower = FolderFollower(library, self.runner, self)
+        self.follower.arrived.connect(self._stop_background)  # a saved file goes before the LLM upgrade
+        self.follower.applied.connect(self._changes_applied)
+        self.follower.failed.connect(self.show_error)
         self.tabs.currentChanged.connect(self._tab_shown)
         self.resize(1200, 800)
         QTimer.singleShot(0, self._start)
@@ -120,11 +134,37 @@ class MainWindow(QMainWindow):
         docs = stats["documents"]
         if not docs["indexed"] and not docs["failed"]:
             self.progress.finish("Nothing indexed yet: add a folder to start.")
+            self.follower.start()  # watches what gets added
             return
         self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.", failures)
-        if stats["chunks_pending_embedding"] or self.library.catalog.bm25_dirty:
-            self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
+        if stats["folders"]:
+            self._catch_up(stats["folders"], stats["chunks_pending_embedding"])
+        else:
+            if stats["chunks_pending_embedding"] or self.library.catalog.bm25_dirty:
+                self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
+            self.follower.start()
         self._idle_timer.start()
+
+    def _catch_up(self, folders: list[str], pending: int) -> None:
+        """What changed while the app was closed (the reconciliation scan: a stat per unchanged file), and what
+        a killed run left; then the folders are watched."""
+        control = RunControl()
+        self.progress.start(f"Resuming: {pending} chunks left by the last run…" if pending
+                            else "Checking the folders for changes made while the app was closed…", control)
+        self.runner.write(
+            lambda report: self.library.index(folders, contexts=self.library.watch_contexts, on_progress=report,
+                                              control=control),
+            on_done=self._caught_up,
+            on_error=lambda message: (self.progress.finish(message), self.follower.start()),
+            on_progress=self.progress.on_progress,
+        )
+
+    def _caught_up(self, summary) -> None:
+        changed = summary.indexed or summary.removed or summary.moved  # old failures are listed either way
+        self.progress.finish(summary_text(summary) if changed else "Up to date.",
+                             [(f.path, f.reason) for f in summary.failed])
+        self.follower.start()
+        self.refresh_views()
 
     def focus_search(self) -> None:
         self.tabs.setCurrentWidget(self.search)
@@ -163,6 +203,7 @@ class MainWindow(QMainWindow):
 
     def _indexed(self, folders, summary) -> None:
         self._dequeue(folders)
+        self.follower.folders_changed()
         self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
         self.refresh_views()
         self._idle_timer.start()
@@ -228,7 +269,8 @@ class MainWindow(QMainWindow):
             self._stop_background()
             self.runner.write(lambda report: self.library.remove_folder(folder),
                               on_done=lambda removed: (self.statusBar().showMessage(
-                                  f"Removed {folder} ({removed} files) from the index."), self.refresh_views()))
+                                  f"Removed {folder} ({removed} files) from the index."),
+                                  self.follower.folders_changed(), self.refresh_views()))
 
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
@@ -245,6 +287,18 @@ class MainWindow(QMainWindow):
         if needs_reindex:
             message += f" {', '.join(needs_reindex)} apply to files indexed from now on; re-index to apply them to all."
         self.statusBar().showMessage(message)
+
+    def _changes_applied(self, summary) -> None:
+        message = changes_text(summary)
+        if not message:
+            return
+        self.statusBar().showMessage(message)
+        if summary.failed:
+            self.progress.finish(message, [(f.path, f.reason) for f in summary.failed])
+        self.refresh_views()
+        self._idle_timer.start()
+        if self.search.query.text().strip():
+            self.search.search_now()  # the results may have changed
 
     # -- views ----------------------------------------------------------------------------------------------
 
@@ -267,6 +321,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message)
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        self.follower.stop()
         self._stop_background()
         if self.progress.control is not None:
             self.progress.control.cancel()  # finished work is kept; the rest resumes next time
