@@ -25,3 +25,20 @@ def test_unknown_words_and_an_empty_index_give_no_hits(tmp_path):
     assert index.search("zeta omega", 5) == []
     index.rebuild([])
     assert index.search("alpha", 5) == [] and len(index) == 0
+
+
+def test_a_rebuild_after_a_change_scores_exactly_like_a_fresh_index(tmp_path):
+    from desktop_rag.core.lexical import lexical_tokens
+
+    texts = {1: "The grey heron hunts fish.", 2: "Swallows migrate south.", 3: "", 4: "Herons and swallows nest."}
+    kept = KeywordIndex(tmp_path / "kept", lexical_tokens)
+    kept.rebuild(texts.items())
+    texts[2] = "Swallows migrate south in autumn, like herons."  # one changed text; 3 has no words at all
+    del texts[1]
+    kept.rebuild(texts.items())  # reuses the tokens of 3 and 4, tokenizes only 2
+    fresh = KeywordIndex(tmp_path / "fresh", lexical_tokens)
+    fresh.rebuild(texts.items())
+    for query in ("heron", "swallows autumn", "grey fish"):
+        assert kept.search(query, 5) == fresh.search(query, 5)
+    assert {chunk for chunk, _ in kept.search("herons", 5)} == {2, 4}
+    assert kept.search("grey fish", 5) == []  # the removed text's words find nothing

@@ -1,8 +1,10 @@
 """The keyword index: bm25s over every chunk's context + text, rebuilt from the catalog and swapped atomically.
 
-bm25s has no incremental add, and a rebuild takes ~1.2 s per 10k chunks, so the index is rebuilt after a batch
-of changes, never per query. Each build goes into a new generation folder; a one-line CURRENT file names the
-live one and is replaced atomically, so a reader sees either the old or the new index, never half of one.
+bm25s has no incremental add, so the index is rebuilt after a batch of changes, never per query. Tokenizing is
+three quarters of a rebuild (measured at 10k chunks: 1.3 s of 1.8), so each chunk text's tokens are kept, as ids
+into one vocabulary, between rebuilds in this process: after a file watcher's batch only the changed chunks are
+tokenized again. Each build goes into a new generation folder; a one-line CURRENT file names the live one and is
+replaced atomically, so a reader sees either the old or the new index, never half of one.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from array import array
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -17,6 +20,8 @@ import numpy as np
 
 CURRENT = "CURRENT"
 _IDS_FILE = "chunk_ids.npy"
+_EMPTY = ""  # the tokenizer never yields it: the one token of a text without words
+_MAX_VOCABULARY = 2_000_000  # words of removed texts stay in the vocabulary; past this, start afresh
 
 
 class KeywordIndex:
@@ -26,22 +31,34 @@ class KeywordIndex:
         self._loaded_generation: str | None = None
         self._retriever = None
         self._chunk_ids = np.zeros(0, dtype=np.int64)
+        self._vocabulary: dict[str, int] = {}
+        self._tokens_by_text: dict[int, array] = {}  # hash(text) → token ids, for the texts of the last build
 
     # -- building -------------------------------------------------------------------------------------------
 
     def rebuild(self, items: Iterable[tuple[int, str]]) -> int:
         import bm25s
 
-        ids, corpus = [], []
+        if len(self._vocabulary) > _MAX_VOCABULARY:
+            self._vocabulary, self._tokens_by_text = {}, {}
+        ids, corpus, kept = [], [], {}
         for chunk_id, text in items:
+            key = hash(text)
+            tokens = self._tokens_by_text.get(key)
+            if tokens is None:
+                words = self._tokenize(text) or [_EMPTY]
+                tokens = array("i", (self._vocabulary.setdefault(w, len(self._vocabulary)) for w in words))
+            kept[key] = tokens
             ids.append(chunk_id)
-            corpus.append(self._tokenize(text))
+            corpus.append(tokens)
+        self._tokens_by_text = kept
         self.folder.mkdir(parents=True, exist_ok=True)
         generation = f"g{time.time_ns()}"
         if ids:
             target = self.folder / generation
             retriever = bm25s.BM25()
-            retriever.index(corpus, show_progress=False)
+            # A copy: bm25s adds its own empty token to the dictionary it is given.
+            retriever.index((corpus, dict(self._vocabulary)), show_progress=False)
             retriever.save(str(target), show_progress=False)
             np.save(target / _IDS_FILE, np.asarray(ids, dtype=np.int64))
         else:
