@@ -155,9 +155,32 @@ def test_an_event_storm_settles_to_the_right_state(rules_library, watching, docs
     for i in range(5, 1000, 10):
         (batch / f"note{i:04d}.md").rename(batch / f"renamed{i:04d}.md")
 
+    # Searching goes on throughout: never an error, and every hit is a file as it is (or was) on disk.
+    problems, checked, stop = [], [], threading.Event()
+
+    def search_meanwhile():
+        while not stop.is_set():
+            try:
+                for hit in lib.search("stormword appears only", k=20, mode="hybrid").hits:
+                    checked.append(hit.path)
+                    number = int(hit.path.rsplit("/", 1)[-1][-7:-3])
+                    if f"stormword{number} " not in hit.text:
+                        problems.append(f"{hit.path} shows another file's text: {hit.text!r}")
+            except Exception as exc:  # noqa: BLE001 (any failure is the finding)
+                problems.append(repr(exc))
+            time.sleep(0.05)
+
+    searcher = threading.Thread(target=search_meanwhile)
+    searcher.start()
+
     def settled():
         return lib.catalog.chunk_count() == 900 and lib.vectors.count() == 900
-    eventually(settled, timeout=300)
+    try:
+        eventually(settled, timeout=300)
+    finally:
+        stop.set()
+        searcher.join()
+    assert problems == [] and len(checked) > 100
     time.sleep(1)  # nothing more arrives and nothing is undone
     assert lib.catalog.chunk_count() == 900
     names = {d.path.rsplit("/", 1)[-1] for d in lib.catalog.documents_under(str(batch))}
