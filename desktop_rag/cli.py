@@ -15,6 +15,8 @@ from pathlib import Path
 from desktop_rag.config import Settings, resolve_data_dir
 from desktop_rag.core.contexts import CONTEXT_CHOICES
 from desktop_rag.core.search import MODES, NoIndexError
+from desktop_rag.storage import writer_lock
+from desktop_rag.storage.writer_lock import DataFolderBusy
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -96,13 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args.command = "gui"
     data_dir = resolve_data_dir(args.data_dir)
+    if args.command != "gui":
+        writer_lock.process_role = args.command
     try:
         handler = _COMMANDS[args.command]
         return handler(args, data_dir) or 0
     except KeyboardInterrupt:
         print("\ninterrupted: finished work is saved; run the same command again to continue", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (NoIndexError, ValueError, FileNotFoundError) as exc:
+    except (NoIndexError, ValueError, FileNotFoundError, DataFolderBusy) as exc:
         print(f"desktop-rag: {exc}", file=sys.stderr)
         return EXIT_ERROR
 

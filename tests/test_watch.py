@@ -299,6 +299,9 @@ def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_di
         assert change["indexed"] == 0 and change["failed"][0]["path"].endswith("broken.pdf")
         found = json.loads(cli(data_dir, "search", "quokka", "--mode", "bm25", "--json").stdout)["results"]
         assert found[0]["path"] == str((docs / "new.md").resolve())
+        # Another process may search, but not write: its vectors would overwrite the watcher's.
+        refused = cli(data_dir, "index", str(docs), check=False)
+        assert refused.returncode == 1 and "desktop-rag watch" in refused.stderr and "is writing" in refused.stderr
     finally:
         watcher.send_signal(signal.SIGINT)
         _, stderr = watcher.communicate(timeout=60)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Sequence
@@ -25,6 +26,7 @@ from desktop_rag.core.search import SearchResult, Searcher
 from desktop_rag.core.tokens import token_counter
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
+from desktop_rag.storage import writer_lock
 from desktop_rag.storage.vector_store import VectorStore
 
 CATALOG_FILE = "catalog.sqlite3"
@@ -38,8 +40,12 @@ class Library:
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
         self._lock = threading.Lock()
         self._llm_backend = None
+        self._writer_claim = None
 
     def close(self) -> None:
+        if self._writer_claim is not None:
+            writer_lock.release(self._writer_claim)
+            self._writer_claim = None
         self.catalog.close()
         if "reader" in self.__dict__:
             self.reader.close()
@@ -49,6 +55,17 @@ class Library:
 
     def __exit__(self, *exc):
         self.close()
+
+    @contextmanager
+    def _writing(self):
+        """One writer at a time: per library (threads), and per data folder (processes; see writer_lock)."""
+        self._claim_writer()
+        with self._lock:
+            yield
+
+    def _claim_writer(self) -> None:
+        if self._writer_claim is None and not self.settings.chroma_server:  # a server serialises writes itself
+            self._writer_claim = writer_lock.acquire(self.data_dir)
 
     # -- parts, created on first use ------------------------------------------------------------------------
 
@@ -102,7 +119,7 @@ class Library:
               control: RunControl | None = None) -> IndexSummary:
         notices: list[str] = []
         contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
-        with self._lock:  # one writer at a time per library
+        with self._writing():
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
         deferred = getattr(contextualizer, "deferred_documents", 0)
         if deferred and not getattr(contextualizer.llm, "unavailable", None):
@@ -118,7 +135,7 @@ class Library:
                       control: RunControl | None = None) -> IndexSummary:
         """Bring the catalog and indexes in line with what a file watcher saw. With `auto` contexts, changed
         files get rules contexts (searchable in seconds); the background upgrade writes their LLM contexts."""
-        with self._lock:
+        with self._writing():
             return Indexer(self, self.contextualizer(self.watch_contexts), on_progress, control).apply_changes(changes)
 
     @property
@@ -165,7 +182,7 @@ class Library:
 
     def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
-        with self._lock:
+        with self._writing():
             self.vectors.reset()
             self.catalog.mark_all_unembedded()
             self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
@@ -175,15 +192,17 @@ class Library:
     def set_context(self, chunk_id: int, text: str) -> None:
         """A person's context for a chunk: it replaces the generated one, survives re-indexing while the chunk's
         text is unchanged, and is searchable as soon as this returns."""
+        self._claim_writer()  # before the catalog changes: the index update must not fail after it
         self.catalog.set_manual_context(chunk_id, " ".join(text.split()))
-        with self._lock:
+        with self._writing():
             self._sync()
 
     def revert_context(self, chunk_id: int) -> bool:
         """Back to the generated context; False if the chunk had no hand edit."""
+        self._claim_writer()
         reverted = self.catalog.revert_context(chunk_id)
         if reverted:
-            with self._lock:
+            with self._writing():
                 self._sync()
         return reverted
 
@@ -193,6 +212,7 @@ class Library:
         the model is unavailable or its answer is rejected, nothing changes and the rules result is returned."""
         from desktop_rag.core.upgrade import stored_document
 
+        self._claim_writer()
         current = self.catalog.context(chunk_id)
         if current is None:
             raise KeyError(f"no chunk with id {chunk_id}")
@@ -206,7 +226,7 @@ class Library:
         )[position]
         if result.source == "llm":
             self.catalog.replace_context(chunk_id, result)
-            with self._lock:
+            with self._writing():
                 self._sync()
         return result
 
@@ -216,7 +236,7 @@ class Library:
 
     def remove_folder(self, folder: str) -> int:
         """Stop indexing a folder and drop what was indexed from it (its files are not touched)."""
-        with self._lock:
+        with self._writing():
             removed = self.catalog.remove_folder(folder)
             self._sync()
         return removed
@@ -226,10 +246,11 @@ class Library:
         """Give documents indexed with rules contexts LLM contexts (see core/upgrade.py)."""
         from desktop_rag.core.upgrade import upgrade_contexts
 
+        self._claim_writer()
         return upgrade_contexts(self, on_progress, control, limit)
 
     def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        with self._lock:
+        with self._writing():
             return self._sync(on_progress, control)
 
     def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
@@ -259,3 +280,4 @@ def _size(path: Path) -> int:
     if path.is_dir():
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
     return 0
+
