@@ -306,3 +306,30 @@ def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_di
         watcher.send_signal(signal.SIGINT)
         _, stderr = watcher.communicate(timeout=60)
     assert watcher.returncode == 0 and "Stopped watching." in stderr
+
+
+def test_the_watch_loop_applies_changes_and_upgrades_contexts_while_quiet(make_library, docs):
+    from desktop_rag.core.watch_loop import WatchLoop
+
+    lib = make_library(Settings(contexts="auto", llm_model="smollm2-135m-instruct-q4_1"))
+    (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
+    lib.index([docs], contexts="rules")
+    assert lib.stats()["contexts_awaiting_upgrade"] > 0
+    batches, upgrades, started = [], [], threading.Event()
+    loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.5,
+                     on_batch=lambda batch, summary: batches.append(summary), on_upgrade=upgrades.append)
+    thread = threading.Thread(target=loop.run, kwargs={"on_started": started.set})
+    thread.start()
+    try:
+        assert started.wait(30)
+        eventually(lambda: upgrades, timeout=120)
+        assert upgrades[0].documents == 1  # written (or tried and recorded) by the model
+        assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
+        (docs / "weeds.md").write_text("# Weeds\n\nNettle soup is made from young nettle leaves.\n")
+        eventually(lambda: batches and batches[-1].indexed == 1)
+        assert lib.catalog.context(lib.search("nettle", k=1, mode="bm25").hits[0].chunk_id)["source"] == "rules"
+        eventually(lambda: len(upgrades) == 2, timeout=120)  # then upgraded, once the folder is quiet
+        assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
+    finally:
+        loop.stop_requested.set()
+        thread.join(60)
