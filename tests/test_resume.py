@@ -34,7 +34,9 @@ def counts(data_dir):
 
 def start_index(data_dir, docs):
     return subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "index", str(docs),
-                             "--contexts", "rules", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--contexts", "rules", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # A test run started in the background ignores SIGINT, and children inherit that.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_until_some_embedded(data_dir, process, timeout=240):

@@ -194,7 +194,7 @@ def test_the_window_follows_files_saved_renamed_and_deleted_in_its_folders(qtbot
     win = window()
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
     index_and_wait(qtbot, win, docs)
-    qtbot.waitUntil(lambda: win.follower.watching, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.watching_label.text() == "Watching 1 folder", timeout=WAIT_MS)
     search_and_wait(qtbot, win, "nettle")
     (docs / "weeds.md").write_text("# Weeds\n\nNettle soup is made from young nettle leaves.\n")
     # No click: the watcher indexes the new file and the open search shows it.

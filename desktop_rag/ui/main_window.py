@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.library import Library
@@ -80,6 +80,10 @@ class MainWindow(QMainWindow):
         self.follower.arrived.connect(self._stop_background)  # a saved file goes before the LLM upgrade
         self.follower.applied.connect(self._changes_applied)
         self.follower.failed.connect(self.show_error)
+        self.watching_label = QLabel()
+        self.statusBar().addPermanentWidget(self.watching_label)
+        self.follower.folders_watched.connect(
+            lambda n: self.watching_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}" if n else ""))
         self.tabs.currentChanged.connect(self._tab_shown)
         self.resize(1200, 800)
         QTimer.singleShot(0, self._start)

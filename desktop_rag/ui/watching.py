@@ -15,6 +15,7 @@ class FolderFollower(QObject):
     arrived = Signal()  # changes were seen (background work should make way)
     applied = Signal(object)  # the IndexSummary of a batch
     failed = Signal(str)
+    folders_watched = Signal(int)  # how many folders are watched now
     _seen = Signal(object)  # emitted on the watcher's thread, delivered in the GUI thread
 
     def __init__(self, library, runner, parent: QObject | None = None):
@@ -35,10 +36,12 @@ class FolderFollower(QObject):
             self._watcher = FolderWatcher([Path(f) for f in self.library.reader.folders()],
                                           self.library.settings.ignore_patterns, self._seen.emit)
             self._watcher.start()
+            self.folders_watched.emit(len(self._watcher.folders))
 
     def folders_changed(self) -> None:
         if self._watcher is not None:
             self._watcher.set_folders([Path(f) for f in self.library.reader.folders()])
+            self.folders_watched.emit(len(self._watcher.folders))
 
     def stop(self) -> None:
         if self._watcher is not None:
