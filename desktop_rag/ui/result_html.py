@@ -21,10 +21,11 @@ class Colors:
     mark_background: str
     muted: str
     chunk_background: str
+    selection: str  # a selected hit: a tint, so the hit's own colours stay readable on it
 
 
-LIGHT = Colors("#e8eefb", "#3b5998", "#ffe27a", "#6b6b6b", "#fff6cc")
-DARK = Colors("#263047", "#9db4e8", "#8a6d00", "#a0a0a0", "#4a4220")
+LIGHT = Colors("#e8eefb", "#3b5998", "#ffe27a", "#6b6b6b", "#fff6cc", "#c9dcf7")
+DARK = Colors("#263047", "#9db4e8", "#8a6d00", "#a0a0a0", "#4a4220", "#3a4d73")
 
 
 def marked(text: str, query: str, colors: Colors) -> str:

@@ -65,6 +65,9 @@ class SearchPanel(QWidget):
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
+        self.results.setStyleSheet(
+            f"QListWidget::item:selected {{ background: {colors_for(self.palette()).selection}; }}")
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
         self.message = QLabel()
