@@ -77,8 +77,8 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     assert "heron</span>" in html and "fish</span>" in html  # query words on a highlight background
     assert "page 1" in html
     assert "fused score" in label.toolTip() and "dense" in label.toolTip()
-    preview = win.search.preview.toHtml()
-    assert "shallow water" in preview and "Herons" in preview
+    qtbot.waitUntil(lambda: "shallow water" in win.search.preview.toHtml(), timeout=WAIT_MS)  # read off-thread
+    assert "Herons" in win.search.preview.toHtml()
 
     opened = []
     win.search.open_file = lambda path, page: opened.append((Path(path).name, page))
@@ -99,7 +99,7 @@ def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, do
     target = next(i for i, r in enumerate(rows) if "Compost" in r.context or "garden" in r.path)
     win.review.table.selectRow(win.review.proxy.mapFromSource(win.review.model.index(target, 0)).row())
     assert win.review.current.chunk_id == rows[target].chunk_id
-    assert "Turn the compost heap" in win.review.document.toPlainText()
+    qtbot.waitUntil(lambda: "Turn the compost heap" in win.review.document.toPlainText(), timeout=WAIT_MS)
     assert not win.review.revert_button.isEnabled()  # nothing to revert before an edit
 
     win.review.editor.setPlainText("Zanzibar gardening routine for the allotment.")

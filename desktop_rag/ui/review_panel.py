@@ -173,7 +173,7 @@ class ReviewPanel(QWidget):
         self._set_editing(row)
         if row is None:
             return
-        show_in_document(self.document, self.library.reader, row.chunk_id, "")
+        show_in_document(self.document, self.runner, self.library.reader, row.chunk_id, "")
         self.editor.setPlainText(row.context)
         self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))
 

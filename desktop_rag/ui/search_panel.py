@@ -29,16 +29,21 @@ def open_in_system_viewer(path: str, page: int | None) -> None:
     QDesktopServices.openUrl(url)
 
 
-def show_in_document(browser: QTextBrowser, reader, chunk_id: int, query: str, context: str = "",
-                     context_source: str = "") -> bool:
-    """The chunk inside its document text in `browser`, scrolled to it; False if the catalog no longer has it."""
-    located = reader.chunk_in_document(chunk_id)
-    if located is None:
-        return False
-    text, start, end = located
-    browser.setHtml(preview_html(text, start, end, query, colors_for(browser.palette()), context, context_source))
-    browser.scrollToAnchor("hit")
-    return True
+def show_in_document(browser: QTextBrowser, runner, reader, chunk_id: int, query: str, context: str = "",
+                     context_source: str = "", fallback: str = "") -> None:
+    """The chunk inside its document text in `browser`, scrolled to it. The document is read on the runner's read
+    lane (a long document must not hold the window); `fallback` is shown if the catalog no longer has it."""
+
+    def show(located) -> None:
+        if located is None:
+            browser.setPlainText(fallback)
+            return
+        text, start, end = located
+        browser.setHtml(preview_html(text, start, end, query, colors_for(browser.palette()), context,
+                                     context_source))
+        browser.scrollToAnchor("hit")
+
+    runner.read(lambda: reader.chunk_in_document(chunk_id), on_done=show)
 
 
 class SearchPanel(QWidget):
@@ -197,9 +202,8 @@ class SearchPanel(QWidget):
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
-        if not show_in_document(self.preview, self.library.reader, hit.chunk_id, self._shown_query, hit.context,
-                                hit.context_source):
-            self.preview.setPlainText(hit.text)
+        show_in_document(self.preview, self.runner, self.library.reader, hit.chunk_id, self._shown_query,
+                         hit.context, hit.context_source, fallback=hit.text)
 
     def open_hit(self, row: int) -> None:
         if 0 <= row < len(self.hits):
