@@ -67,6 +67,9 @@ class Settings:
     llm_context_tokens: int = 4096
     # Which LLM contexts: "document" (one summary per document), "chunk" (one sentence per chunk), or both.
     llm_context_levels: str = "chunk"
+    # Quote at most this many characters of a chunk in its question (0: all of it). Reading the quoted chunk is
+    # most of what a chunk context costs once the document is cached; fewer is faster, at some cost in quality.
+    llm_chunk_quote_chars: int = 0
     # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
     # in-process. llm_server_model picks one of the server's models (empty: its first).
     llm_server: str = ""

@@ -144,3 +144,18 @@ def test_long_documents_show_the_head_and_the_section_around_each_chunk():
     assert len(second) < 8000 < len(text)  # bounded, not the whole document
     assert first.startswith("<document>\nLedger tools header.") and second.startswith(first[:2000])
     assert "def settle_account" in second
+
+
+def test_a_chunk_question_can_quote_only_the_chunk_s_beginning():
+    from desktop_rag.core.llm.prompts import chunk_question, quoted
+
+    text = "def late_payment_interest(amount, days_late):\n    rate = LATE_INTEREST_PER_DAY\n    return amount * rate"
+    assert quoted(text, 0) == text and quoted(text, 500) == text
+    short = quoted(text, 40)
+    assert short == "def late_payment_interest(amount, …" and len(short) <= 42  # cut between words
+    question = chunk_question(text, 40)
+    assert "late_payment_interest(amount," in question and "LATE_INTEREST_PER_DAY" not in question
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    quoting = LlmContextualizer(lambda: FakeBackend(), rules, levels="chunk", quote_chars=300)
+    assert quoting.prompt_version == "ctx-3q300/chunk"  # a different question: cached contexts are not mixed up
+    assert LlmContextualizer(lambda: FakeBackend(), rules, levels="chunk").prompt_version == "ctx-3/chunk"

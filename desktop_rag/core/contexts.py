@@ -173,7 +173,7 @@ def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
 def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
                         counter: TokenCounter | None = None, llm_backend_factory=None,
                         on_notice=None, llm_levels: str = "document", budget_seconds: tuple[float, float] = (0, 0),
-                        seconds_per_chunk: float | None = None) -> Contextualizer:
+                        seconds_per_chunk: float | None = None, llm_quote_chars: int = 0) -> Contextualizer:
     """`budget_seconds` is (per document, per run) for `auto`; `seconds_per_chunk` what the LLM cost before."""
     if choice == "none":
         return NoContextualizer()
@@ -185,7 +185,7 @@ def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None
 
         if llm_backend_factory is None:
             raise ValueError("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
-        llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels)
+        llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels, quote_chars=llm_quote_chars)
         if choice == "llm":
             return llm
         from desktop_rag.core.llm.budget import BudgetedContextualizer

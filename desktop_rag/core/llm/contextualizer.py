@@ -43,7 +43,7 @@ class LlmContextualizer:
     name = "llm"
 
     def __init__(self, backend_factory: Callable[[], LlmBackend], rules: RulesContextualizer,
-                 on_notice: Callable[[str], None] | None = None, levels: str = "document"):
+                 on_notice: Callable[[str], None] | None = None, levels: str = "document", quote_chars: int = 0):
         if levels not in LEVELS:
             raise ValueError(f"unknown LLM context levels {levels!r}; pick one of {', '.join(LEVELS)}")
         self._backend_factory = backend_factory
@@ -51,7 +51,8 @@ class LlmContextualizer:
         self._unavailable: str | None = None
         self.rules = rules
         self.levels = set(levels.split("+"))
-        self.prompt_version = f"{PROMPT_VERSION}/{levels}"
+        self.quote_chars = quote_chars
+        self.prompt_version = f"{PROMPT_VERSION}{f'q{quote_chars}' if quote_chars else ''}/{levels}"
         self.on_notice = on_notice or (lambda message: None)
 
     @property
@@ -161,7 +162,7 @@ class LlmContextualizer:
         """One situating sentence per chunk, all of an excerpt's questions asked together after its text."""
         sentences = [""] * len(chunks)
         for excerpt in excerpts:
-            conversations = [document_messages(excerpt.text, chunk_question(chunks[i].text))
+            conversations = [document_messages(excerpt.text, chunk_question(chunks[i].text, self.quote_chars))
                              for i in excerpt.chunk_indexes]
             completions = ask_together(backend, conversations, CHUNK_MAX_TOKENS, temperature, seed)
             for i, completion in zip(excerpt.chunk_indexes, completions):

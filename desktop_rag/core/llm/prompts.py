@@ -29,8 +29,16 @@ CHUNK_CONTEXT = (
 )
 
 
-def chunk_question(chunk_text: str) -> str:
-    return CHUNK_CONTEXT.format(passage=chunk_text)
+def chunk_question(chunk_text: str, quote_chars: int = 0) -> str:
+    """The chunk question; with `quote_chars`, only the chunk's beginning is quoted (cut between words)."""
+    return CHUNK_CONTEXT.format(passage=quoted(chunk_text, quote_chars))
+
+
+def quoted(text: str, limit: int) -> str:
+    if not limit or len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit].rstrip() + " …"
 
 
 def document_messages(document_excerpt: str, question: str) -> list[dict]:
