@@ -95,6 +95,7 @@ def main() -> None:
         print(f"  {'feature':<38}{'band':>16}{'pairs':>7}{'helped':>8}{'hurt':>6}{'same':>6}{'mean gain':>11}")
         for feature in pairs[0][0]:
             cuts = bands([f[feature] for f, _ in pairs])
+            named = False
             for band in range(3):
                 low = -math.inf if band == 0 else cuts[band - 1]
                 high = math.inf if band == 2 else cuts[band]
@@ -104,8 +105,9 @@ def main() -> None:
                 label = f"< {high:.3g}" if band == 0 else f">= {low:.3g}" if band == 2 else f"{low:.3g}–{high:.3g}"
                 helped = sum(g > 0 for g in members)
                 hurt = sum(g < 0 for g in members)
-                print(f"  {feature if band == 0 else '':<38}{label:>16}{len(members):>7}{helped:>8}{hurt:>6}"
+                print(f"  {'' if named else feature:<38}{label:>16}{len(members):>7}{helped:>8}{hurt:>6}"
                       f"{len(members) - helped - hurt:>6}{sum(members) / len(members):>11.3f}")
+                named = True
 
 
 if __name__ == "__main__":
