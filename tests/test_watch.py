@@ -231,7 +231,7 @@ def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, d
 
 
 def test_only_indexable_paths_under_no_ignored_name_are_relevant(tmp_path):
-    watcher = FolderWatcher([tmp_path], Settings().ignore_patterns, lambda batch: None)
+    watcher = FolderWatcher([tmp_path], Settings().ignore_patterns, lambda batch: None, exclude=[tmp_path / "data"])
     assert watcher.relevant(str(tmp_path / "notes" / "a.md"), is_directory=False)
     assert watcher.relevant(str(tmp_path / "notes"), is_directory=True)
     assert not watcher.relevant(str(tmp_path / ".git" / "objects" / "ab.md"), is_directory=False)
@@ -240,6 +240,7 @@ def test_only_indexable_paths_under_no_ignored_name_are_relevant(tmp_path):
     assert not watcher.relevant(str(tmp_path / "a.md.tmp"), is_directory=False)
     assert not watcher.relevant(str(tmp_path / "photo.jpg"), is_directory=False)
     assert not watcher.relevant(str(tmp_path.parent / "elsewhere.md"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path / "data" / "notes.md"), is_directory=False)  # our own data folder
 
 
 class CountingFakeLlmContextualizer:

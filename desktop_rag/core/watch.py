@@ -32,8 +32,10 @@ _MAX_RETRIES = 20
 class FolderWatcher:
     def __init__(self, folders: Iterable[Path], ignore_patterns: Iterable[str],
                  on_changes: Callable[[ChangeBatch], None], quiet_seconds: float = 0.3,
-                 max_delay_seconds: float = 2.0):
+                 max_delay_seconds: float = 2.0, exclude: Iterable[Path] = ()):
+        """`exclude`: folders whose events never count (the data folder: our own writes must not trigger work)."""
         self._patterns = tuple(ignore_patterns)
+        self._exclude = [Path(e).resolve() for e in exclude]
         self._on_changes = on_changes
         self._quiet = quiet_seconds
         self._max_delay = max_delay_seconds
@@ -101,6 +103,8 @@ class FolderWatcher:
         """Inside a watched folder, under no ignored name, and (for a file) of a type we index."""
         p = Path(path)
         root = next((f for f in self._folders if p == f or f in p.parents), None)
+        if any(p == e or e in p.parents for e in self._exclude):
+            return False
         if root is None or any(is_ignored(part, self._patterns) for part in p.relative_to(root).parts):
             return False
         return is_directory or is_supported(p)

@@ -36,7 +36,8 @@ class WatchLoop:
     def run(self, on_started: Callable[[], None] = lambda: None) -> None:
         """Until stop_requested is set (or KeyboardInterrupt). `on_started`: changes from now on are seen."""
         batches: queue.Queue[ChangeBatch] = queue.Queue()
-        watcher = FolderWatcher(self.folders, self.library.settings.ignore_patterns, batches.put)
+        watcher = FolderWatcher(self.folders, self.library.settings.ignore_patterns, batches.put,
+                                exclude=[self.library.data_dir])
         watcher.start()
         on_started()
         last_change = time.monotonic()

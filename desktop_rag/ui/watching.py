@@ -34,7 +34,8 @@ class FolderFollower(QObject):
         """Watch the library's folders (those it has when this runs; set_folders follows later changes)."""
         if self._watcher is None:
             self._watcher = FolderWatcher([Path(f) for f in self.library.reader.folders()],
-                                          self.library.settings.ignore_patterns, self._seen.emit)
+                                          self.library.settings.ignore_patterns, self._seen.emit,
+                                          exclude=[self.library.data_dir])
             self._watcher.start()
             self.folders_watched.emit(len(self._watcher.folders))
 
