@@ -98,9 +98,10 @@ def every_nth_document(dataset: Dataset, n: int) -> Dataset:
 class _IndexedDataset:
     """The dataset loaded into a temporary library with one contexts choice."""
 
-    def __init__(self, dataset: Dataset, contexts: str, settings: Settings):
+    def __init__(self, dataset: Dataset, contexts: str, settings: Settings, log: TextIO | None = None):
         from desktop_rag.core.library import Library
 
+        self.log = log
         self._tmp = tempfile.TemporaryDirectory(prefix="desktop-rag-eval-")
         self.library = Library(Path(self._tmp.name), replace(settings, contexts=contexts, chroma_server=""))
         self.notices: list[str] = []
@@ -114,7 +115,10 @@ class _IndexedDataset:
         by_doc: dict[str, list[dict]] = {}
         for chunk in dataset.chunks:
             by_doc.setdefault(chunk["doc_id"], []).append(chunk)
-        for doc in dataset.documents:
+        for number, doc in enumerate(dataset.documents, start=1):
+            if self.log and number % 10 == 0:
+                self.log.write(f"  {contexts} contexts: {number}/{len(dataset.documents)} documents\n")
+                self.log.flush()
             parsed = parse_code(doc["text"].encode("utf-8"), doc["title"])
             parsed = ParsedDocument(parsed.text, doc["title"], "code", parsed.headings)
             raw_chunks = sorted(by_doc.get(doc["_id"], []), key=lambda c: c["index"])
@@ -214,7 +218,7 @@ def stored_contexts(library, chunk_names: dict[int, str]) -> dict[str, dict]:
 
 def evaluate(dataset: Dataset, config: EvalConfig, cutoffs: list[int], settings: Settings,
              log: TextIO | None = None) -> EvalReport:
-    indexed = _IndexedDataset(dataset, config.contexts, settings)
+    indexed = _IndexedDataset(dataset, config.contexts, settings, log)
     try:
         return _score(indexed, dataset, config, cutoffs, log)
     finally:
@@ -229,7 +233,7 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
     the LLM rows fall back to rules and their notice says so."""
     rows = []
     for contexts in ("none", "rules", "llm"):
-        indexed = _IndexedDataset(dataset, contexts, settings)
+        indexed = _IndexedDataset(dataset, contexts, settings, log)
         try:
             configs = [EvalConfig(contexts, "dense"), EvalConfig(contexts, "hybrid")]
             if contexts != "none" and settings.rerank_model:
