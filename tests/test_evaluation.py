@@ -14,15 +14,17 @@ def test_every_nth_document_keeps_only_queries_answered_inside_the_subset():
     assert every_nth_document(subset, 1) is subset
 
 
-def test_questions_are_filed_by_the_quality_of_their_relevant_contexts_and_counted_helped_or_hurt():
+def test_relevant_chunks_are_filed_by_their_context_quality_in_equal_bands_and_counted_helped_or_hurt():
     from desktop_rag.core.eval_quality import quality_vs_retrieval
 
-    qrels = {"q1": {"a"}, "q2": {"b"}, "q3": {"c"}, "q4": {"d", "e"}}
-    qualities = {"a": ("llm", 0.9), "b": ("llm", 0.5), "c": ("rules", None), "d": ("llm", 0.7), "e": ("llm", 0.8)}
-    plain = {"q1": 5, "q2": 1, "q3": None, "q4": 3}
-    with_llm = {"q1": 1, "q2": 4, "q3": 2, "q4": 3}
-    rows = {r["band"]: r for r in quality_vs_retrieval(plain, with_llm, qrels, qualities, depth=20)}
-    assert rows["≥ 0.75"] == {"band": "≥ 0.75", "questions": 2, "helped": 1, "hurt": 0, "same": 1}  # q1; q4 (0.75)
-    assert rows["< 0.60"]["hurt"] == 1 and rows["< 0.60"]["questions"] == 1
-    assert rows["rules fallback"]["helped"] == 1  # not found before (rank 21), found at 2 after
-    assert "0.60–0.75" not in rows
+    qualities = {"a": ("llm", 0.5), "b": ("llm", 0.6), "c": ("llm", 0.7), "d": ("llm", 0.8), "e": ("llm", 0.9),
+                 "f": ("llm", 0.95), "g": ("rules", None)}
+    plain = {"q1": {"a": 4, "b": 2}, "q2": {"c": 3, "d": None}, "q3": {"e": 8, "f": 2, "g": None}}
+    with_llm = {"q1": {"a": 8, "b": 2}, "q2": {"c": 3, "d": 50}, "q3": {"e": 1, "f": 1, "g": 5}}
+    rows = {r["band"]: r for r in quality_vs_retrieval(plain, with_llm, qualities, depth=100)}
+    assert list(rows) == ["0.50–0.60", "0.70–0.80", "0.90–0.95", "rules fallback"]
+    assert (rows["0.50–0.60"]["hurt"], rows["0.50–0.60"]["same"]) == (1, 1)  # a fell from 4 to 8
+    assert rows["0.70–0.80"]["helped"] == 1 and rows["0.70–0.80"]["mean_gain"] > 0  # d: not found (101) → 50
+    assert (rows["0.90–0.95"]["helped"], rows["0.90–0.95"]["mean_gain"]) == (2, 2.0)  # log2 8 and log2 2, halved
+    assert rows["rules fallback"] == {"band": "rules fallback", "pairs": 1, "helped": 1, "hurt": 0, "same": 0,
+                                      "mean_gain": 4.336}  # log2(101 / 5): not found before, 5th after

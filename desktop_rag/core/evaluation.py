@@ -242,20 +242,19 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
                 rows.append(_score(indexed, dataset, config, cutoffs, log))
                 indexed.build_seconds = 0.0  # the build is counted once, on the first row that used it
             if contexts == "llm":
-                _add_quality_analysis(rows, context_qualities(rows[-1].contexts or {}), dataset, max(cutoffs))
+                _add_quality_analysis(rows, context_qualities(rows[-1].contexts or {}),
+                                      max(max(cutoffs), settings.candidates))
         finally:
             indexed.close()
     return rows
 
 
-def _add_quality_analysis(rows: list[EvalReport], qualities, dataset: Dataset, depth: int) -> None:
+def _add_quality_analysis(rows: list[EvalReport], qualities, depth: int) -> None:
     plain = {r.config["mode"]: r for r in rows if r.config["contexts"] == "none"}
     for row in rows:
         if row.config["contexts"] == "llm" and not row.config["rerank"] and row.config["mode"] in plain:
-            row.quality_analysis = quality_vs_retrieval(
-                plain[row.config["mode"]].first_relevant_rank, row.first_relevant_rank, dataset.qrels, qualities,
-                depth,
-            )
+            row.quality_analysis = quality_vs_retrieval(plain[row.config["mode"]].relevant_ranks,
+                                                        row.relevant_ranks, qualities, depth)
 
 
 def print_table(rows: list[EvalReport], cutoffs: list[int], out: TextIO) -> None:
