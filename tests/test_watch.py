@@ -339,3 +339,20 @@ def test_the_watch_loop_applies_changes_and_upgrades_contexts_while_quiet(make_l
     finally:
         loop.stop_requested.set()
         thread.join(60)
+
+
+def test_events_are_coalesced_and_filtered_before_any_work(tmp_path):
+    from watchdog.events import DirModifiedEvent, FileCreatedEvent, FileModifiedEvent, FileMovedEvent
+
+    watcher = FolderWatcher([tmp_path], Settings().ignore_patterns, lambda batch: None)
+    a, b = str(tmp_path / "a.md"), str(tmp_path / "b.md")
+    for event in (FileCreatedEvent(a), FileModifiedEvent(a), FileModifiedEvent(a),  # one dirty path
+                  DirModifiedEvent(str(tmp_path)),  # a folder "modified" by its files: no work of its own
+                  FileMovedEvent(str(tmp_path / ".a.md.swp"), b),  # temp file renamed over b: b is dirty
+                  FileMovedEvent(a, str(tmp_path / "sub" / "a.md")),  # a real move: recorded as a move
+                  FileMovedEvent(str(tmp_path / "x.md"), str(tmp_path / "y.md"), is_synthetic=True)):
+        watcher.on_event(event)
+    pending = watcher._pending
+    assert pending.moves == [(a, str(tmp_path / "sub" / "a.md"))]
+    assert pending.dirty == {a, b, str(tmp_path / "sub" / "a.md")}
+    assert ChangeBatch(dirty={str(tmp_path), a, str(tmp_path / "sub")}).outermost_dirty() == [str(tmp_path)]
