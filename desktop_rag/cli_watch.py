@@ -26,6 +26,7 @@ def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> in
         upgrade = library.settings.contexts == "auto" and library.settings.llm_upgrade_when_idle
     loop = WatchLoop(library, folders, upgrade, on_batch=lambda batch, s: _report(s, as_json, "change"),
                      on_upgrade=lambda u: _report_upgrade(u, as_json))
+
     def started():
         if as_json:
             print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)
@@ -45,9 +46,7 @@ def _report(summary, as_json: bool, kind: str) -> None:
     if kind == "catch-up":
         print_index_summary(summary, sys.stdout)
     else:
-        parts = [f"{n} {label}" for n, label in ((summary.indexed, "indexed"), (summary.moved, "moved"),
-                                                 (summary.removed, "removed"), (len(summary.failed), "failed"),
-                                                 (len(summary.busy), "still being written")) if n]
+        parts = summary.changes() + ([f"{len(summary.busy)} still being written"] if summary.busy else [])
         print(f"{time.strftime('%H:%M:%S')}  {', '.join(parts) or 'nothing changed'} ({summary.seconds:.1f} s)")
         for failure in summary.failed:
             print(f"  {failure.path}: {failure.reason}")

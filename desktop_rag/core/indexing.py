@@ -63,6 +63,12 @@ class IndexSummary:
     cancelled: bool = False
     notices: list[str] = field(default_factory=list)
 
+    def changes(self) -> list[str]:
+        """What the run changed, in words ("2 indexed", "1 moved", …), the counts that are not zero."""
+        counts = ((self.indexed, "indexed"), (self.moved, "moved"), (self.removed, "removed"),
+                  (len(self.failed), "failed"))
+        return [f"{n} {label}" for n, label in counts if n]
+
 
 ProgressCallback = Callable[[Progress], None]
 

@@ -24,9 +24,9 @@ from desktop_rag.core.models import ContextResult, index_text
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
 from desktop_rag.core.tokens import token_counter
+from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
-from desktop_rag.storage import writer_lock
 from desktop_rag.storage.vector_store import VectorStore
 
 CATALOG_FILE = "catalog.sqlite3"
@@ -281,4 +281,3 @@ def _size(path: Path) -> int:
     if path.is_dir():
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
     return 0
-

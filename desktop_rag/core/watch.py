@@ -130,6 +130,8 @@ class FolderWatcher:
             if self.relevant(source, event.is_directory):
                 batch.dirty.add(source)
         if batch:
+            for path in batch.dirty:
+                self._retries.pop(path, None)  # a real event: the file is alive, its retries start afresh
             self._add(batch)
 
     def _add(self, batch: ChangeBatch) -> None:
@@ -160,6 +162,11 @@ class FolderWatcher:
                 self._on_changes(batch)
             except Exception:  # a failing batch must not stop watching; its files are reported by the indexer
                 log.exception("applying %d changes failed", len(batch))
+
+
+def library_watcher(library, folders: Iterable[Path], on_changes: Callable[[ChangeBatch], None]) -> FolderWatcher:
+    """A watcher over a library's folders, with its ignore patterns and never its own data folder."""
+    return FolderWatcher(folders, library.settings.ignore_patterns, on_changes, exclude=[library.data_dir])
 
 
 class _Handler(FileSystemEventHandler):

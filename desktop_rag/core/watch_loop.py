@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.core.indexing import IndexSummary
 from desktop_rag.core.upgrade import UpgradeSummary
-from desktop_rag.core.watch import FolderWatcher
+from desktop_rag.core.watch import library_watcher
 
 IDLE_SECONDS_BEFORE_UPGRADE = 5.0
 
@@ -36,8 +36,7 @@ class WatchLoop:
     def run(self, on_started: Callable[[], None] = lambda: None) -> None:
         """Until stop_requested is set (or KeyboardInterrupt). `on_started`: changes from now on are seen."""
         batches: queue.Queue[ChangeBatch] = queue.Queue()
-        watcher = FolderWatcher(self.folders, self.library.settings.ignore_patterns, batches.put,
-                                exclude=[self.library.data_dir])
+        watcher = library_watcher(self.library, self.folders, batches.put)
         watcher.start()
         on_started()
         last_change = time.monotonic()

@@ -31,6 +31,9 @@ class DocumentRecord:
     error: str | None
 
 
+_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error"  # DocumentRecord's fields
+
+
 @dataclass(frozen=True)
 class ChunkRecord:
     """A chunk as search shows it: the original text, its place, and the context it was indexed with."""
@@ -114,17 +117,21 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
     # -- documents ------------------------------------------------------------------------------------------
 
     def document(self, path: str) -> DocumentRecord | None:
-        row = self._db.execute(
-            "SELECT id, path, size, mtime_ns, content_hash, status, error FROM documents WHERE path = ?", (path,)
-        ).fetchone()
+        row = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE path = ?", (path,)).fetchone()
         return DocumentRecord(**dict(row)) if row else None
 
     def documents_under(self, folder: str) -> list[DocumentRecord]:
         prefix = folder.rstrip("/\\")
         rows = self._db.execute(
-            "SELECT id, path, size, mtime_ns, content_hash, status, error FROM documents "
-            "WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
+            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
             (prefix, len(prefix) + 1, prefix, prefix),
+        )
+        return [DocumentRecord(**dict(r)) for r in rows]
+
+    def documents_with_content(self, content_hash: str) -> list[DocumentRecord]:
+        """Indexed documents with this content (a moved file is recognised by it)."""
+        rows = self._db.execute(
+            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE content_hash = ? AND status = 'indexed'", (content_hash,)
         )
         return [DocumentRecord(**dict(r)) for r in rows]
 

@@ -34,16 +34,6 @@ class CatalogFiles:
                 moved += 1
         return moved
 
-    def documents_with_content(self, content_hash: str) -> list:
-        """Indexed documents with this content (a moved file is recognised by it)."""
-        from desktop_rag.storage.catalog import DocumentRecord
-
-        rows = self._db.execute(
-            "SELECT id, path, size, mtime_ns, content_hash, status, error FROM documents"
-            " WHERE content_hash = ? AND status = 'indexed'", (content_hash,),
-        )
-        return [DocumentRecord(**dict(r)) for r in rows]
-
     def reusable_contexts(self, doc_id: int) -> dict[str, ContextResult]:
         """Chunk text hash → the model's or a person's context that the document's chunk with that text has now.
         When the document changes, chunks whose text did not change keep these (no model call). Rules contexts

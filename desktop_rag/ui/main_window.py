@@ -36,9 +36,7 @@ def summary_text(summary) -> str:
 
 def changes_text(summary) -> str:
     """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
-    parts = [f"{n} {label}" for n, label in ((summary.indexed, "indexed"), (summary.moved, "moved"),
-                                             (summary.removed, "removed"), (len(summary.failed), "failed"))
-             if n]
+    parts = summary.changes()
     return f"Updated from disk: {', '.join(parts)}." if parts else ""
 
 

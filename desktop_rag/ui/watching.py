@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.watch import FolderWatcher
+from desktop_rag.core.watch import FolderWatcher, library_watcher
 
 
 class FolderFollower(QObject):
@@ -33,9 +33,8 @@ class FolderFollower(QObject):
     def start(self) -> None:
         """Watch the library's folders (those it has when this runs; set_folders follows later changes)."""
         if self._watcher is None:
-            self._watcher = FolderWatcher([Path(f) for f in self.library.reader.folders()],
-                                          self.library.settings.ignore_patterns, self._seen.emit,
-                                          exclude=[self.library.data_dir])
+            self._watcher = library_watcher(self.library, [Path(f) for f in self.library.reader.folders()],
+                                            self._seen.emit)
             self._watcher.start()
             self.folders_watched.emit(len(self._watcher.folders))
 
