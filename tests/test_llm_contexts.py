@@ -167,3 +167,21 @@ def test_a_copied_file_reuses_the_contexts_of_its_original_without_asking_the_mo
     assert copy == original
     assert all(r["model"] for r in rows)  # the model wrote or tried every context (rejected ones say so too)
     assert all(r["prompt_tokens"] == 0 for r in rows if "/b/espresso" in r["path"])  # the copy cost nothing
+
+
+def test_a_long_document_s_later_sections_are_each_asked_about_once(make_library, docs):
+    # ~4,000 tokens: past the 1,500-token budget, so the model sees the head plus one section at a time.
+    long_guide = "# Espresso guide\n\n" + "\n\n".join(
+        DOCUMENT.replace("## Step", f"## Part {part} step") for part in range(4))
+    (docs / "guide.md").write_text(long_guide)
+    library = make_library(Settings(llm_model="smollm2-135m-instruct-q4_1", llm_context_levels="document+section"))
+    summary = library.index([docs], contexts="llm")
+    assert summary.indexed == 1 and summary.chunks > 4
+    rows = library.catalog._db.execute(
+        "SELECT c.idx, x.prompt_version, x.model, x.prompt_tokens FROM contexts x"
+        " JOIN chunks c ON c.id = x.chunk_id ORDER BY c.idx").fetchall()
+    assert all(r["model"] and r["prompt_version"] == "ctx-3/document+section" for r in rows)
+    asked = [r["idx"] for r in rows if r["prompt_tokens"] > 0]
+    # The summary is counted on the first chunk, each later section's question on its first chunk: more than
+    # one call, fewer than one per chunk.
+    assert asked[0] == 0 and 1 < len(asked) < len(rows)

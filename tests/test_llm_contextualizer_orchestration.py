@@ -159,3 +159,42 @@ def test_a_chunk_question_can_quote_only_the_chunk_s_beginning():
     quoting = LlmContextualizer(lambda: FakeBackend(), rules, levels="chunk", quote_chars=300)
     assert quoting.prompt_version == "ctx-3q300/chunk"  # a different question: cached contexts are not mixed up
     assert LlmContextualizer(lambda: FakeBackend(), rules, levels="chunk").prompt_version == "ctx-3/chunk"
+
+
+class SectionAwareFakeBackend(RecordingFakeBackend):
+    """Summarises the ledger; names the section it was shown (the text after the gap) when asked about one."""
+
+    def chat(self, messages, max_tokens, temperature=0.0, seed=0):
+        self.messages.append(messages)
+        document, question = messages[-1]["content"].split("</document>")
+        if "later section" in question:
+            section = document.split("\n[…]\n", 1)[1]
+            name = next(w for w in section.split() if w.startswith("settle_"))
+            self.answer = f"Settles accounts with {name.split('(')[0]} in the ledger."
+        else:
+            self.answer = "Ledger tools header and notes of the ledger, with settle_account for ledger accounts."
+        return FakeBackend.chat(self, messages, max_tokens, temperature, seed)
+
+
+def test_long_documents_get_a_sentence_per_section_besides_the_summary():
+    filler = "".join(f"Line {i} of the ledger notes.\n" for i in range(2000))
+    text = "Ledger tools header.\n" + filler + "def settle_account(x): pass\n" + filler
+    start = text.index("def settle_account")
+    far = Chunk(1, "def settle_account(x): pass", start, start + 27, None, [], 8, "s")
+    near = Chunk(0, "Line 5 of the ledger notes.", 21, 48, None, [], 8, "t")
+    backend = SectionAwareFakeBackend()
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    llm = LlmContextualizer(lambda: backend, rules, levels="document+section")
+    assert llm.prompt_version == "ctx-3/document+section"
+    near_context, far_context = llm.contextualize(ParsedDocument(text=text, title="ledger", parser="code"),
+                                                  [near, far])
+    questions = [m[-1]["content"].split("</document>")[1] for m in backend.messages]
+    # One summary, one section question (for the far chunk's section; the head is what the summary read).
+    assert len(questions) == 2 and "later section" in questions[1] and "<passage>" not in questions[1]
+    assert "Settles accounts with settle_account in the ledger." in far_context.text
+    summary = "Ledger tools header and notes of the ledger"
+    assert summary in far_context.text and summary in near_context.text
+    assert "Settles accounts" not in near_context.text
+    summary_prompt, section_prompt = (m[-1]["content"].split("</document>")[0] for m in backend.messages)
+    assert section_prompt.startswith(summary_prompt[:2000])  # the head is the shared, cached prefix
+    assert far_context.prompt_tokens == 100 and near_context.prompt_tokens == 100  # each call counted once

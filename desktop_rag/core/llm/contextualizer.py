@@ -1,6 +1,7 @@
 """Contexts written by a local model, at the levels asked for: one summary per document (cheap: one call per
-document) and/or one situating sentence per chunk (the published recipe: dearer, measured best with the 1.5B
-model), placed after the rules' title, section and position.
+document), one sentence per section of a long document (what the model sees of it besides its head), and/or one
+situating sentence per chunk (the published recipe: dearer, measured best with the 1.5B model), placed after the
+rules' title, section and position.
 
 Whatever goes wrong with the model (missing file, crash, an answer that cleans up to nothing, a score below the
 threshold) the chunk gets its rules context instead: search never waits on the model and never gets worse than
@@ -19,7 +20,8 @@ from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
 from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.models import ModelUnavailable
-from desktop_rag.core.llm.prompts import DOCUMENT_SUMMARY, PROMPT_VERSION, chunk_question, document_messages
+from desktop_rag.core.llm.prompts import (DOCUMENT_SUMMARY, PROMPT_VERSION, SECTION_SUMMARY, chunk_question,
+                                          document_messages)
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.quality import score_context
 
@@ -36,7 +38,8 @@ RETRY_TEMPERATURE = 0.7
 # for the 1.5B, on 2 cores), so 1,500 tokens keep a document's first call near 8-15 s. A longer document is shown
 # as its head plus windows of its chunks (excerpts.py): the head stays a shared, cached prefix.
 DOCUMENT_BUDGET_TOKENS = 1500
-LEVELS = ("document", "chunk", "document+chunk")
+# A section sentence supplements the document summary (a short document has no sections), so it comes with it.
+LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
 
 
 class LlmContextualizer:
@@ -86,23 +89,25 @@ class LlmContextualizer:
         wanted = sorted(set(only)) if only is not None else list(range(len(chunks)))
         # A single chunk is the document: its summary is its context, no per-chunk call.
         want_chunk_level = "chunk" in self.levels and len(chunks) > 1
+        want_sections = "section" in self.levels and len(chunks) > 1
         want_summary = "document" in self.levels or not want_chunk_level
         costs = [_Cost() for _ in chunks]
         try:
             excerpts = (_only(document_excerpts(document.text, chunks, backend, DOCUMENT_BUDGET_TOKENS), wanted)
-                        if want_chunk_level else [])
+                        if want_chunk_level or want_sections else [])
             # With chunk questions to follow, the summary reads the first excerpt: the same cached prefix.
             summary_text = excerpts[0].text if excerpts else document_head(document.text, backend,
                                                                             DOCUMENT_BUDGET_TOKENS)
             summary = (self._summary(backend, summary_text, costs[wanted[0]], temperature, seed)
                        if want_summary else [])
-            own = (self._chunk_sentences(backend, excerpts, chunks, costs, temperature, seed) if want_chunk_level
-                   else [""] * len(chunks))
-            results = {i: self._result(backend, document, chunks, i, own[i], summary, costs[i]) for i in wanted}
+            own, sections = self._excerpt_sentences(backend, excerpts, chunks, costs, temperature, seed,
+                                                    chunk_level=want_chunk_level, section_level=want_sections)
+            results = {i: self._result(backend, document, chunks, i, own[i], sections[i], summary, costs[i])
+                       for i in wanted}
             if want_chunk_level:
-                self._retry_chunks(backend, document, chunks, excerpts, summary, results, costs, seed)
+                self._retry_chunks(backend, document, chunks, excerpts, sections, summary, results, costs, seed)
             elif all(_needs_retry(r) for r in results.values()):
-                self._retry_summary(backend, document, chunks, summary_text, results, costs, seed)
+                self._retry_summary(backend, document, chunks, sections, summary_text, results, costs, seed)
         except ImportError as exc:  # llama-cpp-python is not installed: no document will do better
             self._unavailable = f"llama-cpp-python is not installed ({exc})"
             self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {self._unavailable}")
@@ -126,24 +131,27 @@ class LlmContextualizer:
 
     # One retry, sampled, for what scored low; the better of the two is kept.
 
-    def _retry_chunks(self, backend, document, chunks, excerpts, summary, results, costs, seed) -> None:
+    def _retry_chunks(self, backend, document, chunks, excerpts, sections, summary, results, costs, seed) -> None:
         low = [i for i in results if _needs_retry(results[i])]
-        retried = self._chunk_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE, seed + 1)
+        retried, _ = self._excerpt_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE,
+                                             seed + 1, chunk_level=True, section_level=False)
         for i in low:
-            results[i] = _better(results[i], self._result(backend, document, chunks, i, retried[i], summary, costs[i]))
+            retry = self._result(backend, document, chunks, i, retried[i], sections[i], summary, costs[i])
+            results[i] = _better(results[i], retry)
 
-    def _retry_summary(self, backend, document, chunks, summary_text, results, costs, seed) -> None:
+    def _retry_summary(self, backend, document, chunks, sections, summary_text, results, costs, seed) -> None:
         first = min(results)
         summary = self._summary(backend, summary_text, costs[first], RETRY_TEMPERATURE, seed + 1)
         for i in results:
-            results[i] = _better(results[i], self._result(backend, document, chunks, i, "", summary, costs[i]))
+            retry = self._result(backend, document, chunks, i, "", sections[i], summary, costs[i])
+            results[i] = _better(results[i], retry)
 
     def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
-                summary: list[str], cost: "_Cost") -> ContextResult:
+                section: str, summary: list[str], cost: "_Cost") -> ContextResult:
         """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
-        if not summary and not own:
+        if not summary and not own and not section:
             return ContextResult(text="", source="rules", quality=0.0)
-        text = self._compose(document, chunks[i], len(chunks), own, summary)
+        text = self._compose(document, chunks[i], len(chunks), [own, section], summary)
         quality, detail = score_context(text, chunks[i].text, f"{document.title}\n{document.text}")
         return ContextResult(
             text=text, source="llm" if quality >= MIN_QUALITY else "rules", model=backend.name,
@@ -157,25 +165,37 @@ class LlmContextualizer:
         cost.add(completion)
         return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length"))
 
-    def _chunk_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list["_Cost"],
-                         temperature: float, seed: int) -> list[str]:
-        """One situating sentence per chunk, all of an excerpt's questions asked together after its text."""
-        sentences = [""] * len(chunks)
+    def _excerpt_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list["_Cost"],
+                           temperature: float, seed: int, chunk_level: bool,
+                           section_level: bool) -> tuple[list[str], list[str]]:
+        """Per chunk, its own situating sentence and its section's sentence (or ""). An excerpt's questions are
+        asked together after its text, so its section question shares the chunk questions' cached prefix."""
+        own, sections = [""] * len(chunks), [""] * len(chunks)
         for excerpt in excerpts:
-            conversations = [document_messages(excerpt.text, chunk_question(chunks[i].text, self.quote_chars))
-                             for i in excerpt.chunk_indexes]
-            completions = ask_together(backend, conversations, CHUNK_MAX_TOKENS, temperature, seed)
+            asks_section = section_level and excerpt.section
+            questions = ([SECTION_SUMMARY] if asks_section else []) + (
+                [chunk_question(chunks[i].text, self.quote_chars) for i in excerpt.chunk_indexes] if chunk_level
+                else [])
+            if not questions:
+                continue
+            completions = ask_together(backend, [document_messages(excerpt.text, q) for q in questions],
+                                       CHUNK_MAX_TOKENS, temperature, seed)
+            if asks_section:
+                section = completions.pop(0)
+                costs[excerpt.chunk_indexes[0]].add(section)
+                for i in excerpt.chunk_indexes:
+                    sections[i] = _first_sentence(section)
             for i, completion in zip(excerpt.chunk_indexes, completions):
                 costs[i].add(completion)
-                cleaned = clean_context(completion.text, passage=chunks[i].text,
-                                        truncated=completion.finish_reason == "length")
-                sentences[i] = split_sentences(cleaned)[0] if cleaned else ""
-        return sentences
+                own[i] = _first_sentence(completion, passage=chunks[i].text)
+        return own, sections
 
-    def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, own: str, summary: list[str]) -> str:
-        """Situation, the chunk's own sentence, then as many whole summary sentences as fit: never half a one."""
+    def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, specific: list[str],
+                 summary: list[str]) -> str:
+        """Situation, the chunk's and its section's sentences, then as many whole summary sentences as fit: never
+        half a one."""
         head = self.rules.situation(document, chunk, total)
-        sentences = ([own] if own else []) + list(summary)
+        sentences = [s for s in specific if s] + list(summary)
         while sentences:
             text = f"{head} {' '.join(sentences)}"
             if self.rules.fit(text) == text or len(sentences) == 1:
@@ -196,9 +216,14 @@ class _Cost:
 
 
 
+def _first_sentence(completion: Completion, passage: str = "") -> str:
+    cleaned = clean_context(completion.text, passage=passage, truncated=completion.finish_reason == "length")
+    return split_sentences(cleaned)[0] if cleaned else ""
+
+
 def _only(excerpts: list[Excerpt], wanted: Sequence[int]) -> list[Excerpt]:
     keep = set(wanted)
-    narrowed = [Excerpt(e.text, [i for i in e.chunk_indexes if i in keep]) for e in excerpts]
+    narrowed = [Excerpt(e.text, [i for i in e.chunk_indexes if i in keep], e.section) for e in excerpts]
     return [e for e in narrowed if e.chunk_indexes]
 
 

@@ -24,6 +24,7 @@ _GAP = "\n[…]\n"
 class Excerpt:
     text: str
     chunk_indexes: list[int]  # positions in the chunk list whose marks this text contains
+    section: bool = False  # the text is the document's head, a gap, then a section of it (a long document)
 
 
 def mark(number: int) -> str:
@@ -63,8 +64,8 @@ def document_excerpts(text: str, chunks: Sequence[Chunk], backend: LlmBackend, b
             run.append(run[-1] + 1)
         end = min(ends[run[-1]], start + room)  # one chunk longer than the room is cut, its mark kept
         prefix = marked[:head_end] if start > head_end else ""
-        gap = _GAP if prefix else ""
-        excerpts.append(Excerpt(f"{prefix}{gap}{marked[start:end]}" if prefix else marked[:end], run))
+        excerpts.append(Excerpt(f"{prefix}{_GAP}{marked[start:end]}", run, True) if prefix
+                        else Excerpt(marked[:end], run))
         index = run[-1] + 1
     return excerpts
 

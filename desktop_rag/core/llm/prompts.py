@@ -20,6 +20,12 @@ DOCUMENT_SUMMARY = (
     "types, functions, people or topics."
 )
 
+# A long document is shown as its head, "[…]", then one section; its chunks get this sentence besides the summary.
+SECTION_SUMMARY = (
+    "The document is shown as its beginning, then, after […], one later section. In 1 sentence of your own "
+    "words, say what that section covers, naming its key identifiers."
+)
+
 # The chunk is repeated after the document: naming it by a mark in the document instead (ctx-2) saved its
 # prompt tokens, but the 1.5B model then situated it less well.
 CHUNK_CONTEXT = (
