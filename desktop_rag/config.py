@@ -42,13 +42,31 @@ def models_cache_dir() -> Path:
     return Path(user_cache_dir("desktop-rag", appauthor=False)) / "models"
 
 
+def chosen_data_dir_file() -> Path:
+    """Where the data folder picked in the app is remembered: outside any data folder, since it names one."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("desktop-rag", appauthor=False)) / "data-folder.txt"
+
+
+def remember_data_dir(folder: Path) -> None:
+    target = chosen_data_dir_file()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(str(folder), encoding="utf-8")
+
+
 def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:
-    """--data-dir wins over $DESKTOP_RAG_DATA_DIR, which wins over the platform's user data folder."""
+    """--data-dir wins over $DESKTOP_RAG_DATA_DIR, which wins over the folder picked in the app, which wins over
+    the platform's user data folder. The CLI and the app resolve alike, so both see the same library."""
     if cli_value:
         return Path(cli_value).expanduser().resolve()
     if os.environ.get(DATA_DIR_ENV):
         return Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
-    return default_data_dir()
+    try:
+        chosen = chosen_data_dir_file().read_text(encoding="utf-8").strip()
+    except OSError:
+        chosen = ""
+    return Path(chosen) if chosen else default_data_dir()
 
 
 @dataclass

@@ -20,6 +20,14 @@ def models_cache(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def user_config(tmp_path_factory):
+    """The data folder the app remembers lives in the user's config folder: here, a temporary one."""
+    folder = tmp_path_factory.mktemp("config")
+    os.environ["XDG_CONFIG_HOME"] = str(folder)
+    return folder
+
+
 @pytest.fixture
 def data_dir(tmp_path):
     return tmp_path / "data"

@@ -207,3 +207,38 @@ def test_the_window_follows_files_saved_renamed_and_deleted_in_its_folders(qtbot
     (docs / "nettles.md").unlink()
     qtbot.waitUntil(lambda: all("nettle" not in h.text.lower() for h in win.search.hits), timeout=WAIT_MS)
     assert win.library.catalog.document(str(docs.resolve() / "nettles.md")) is None
+
+
+def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtbot, tmp_path, docs, monkeypatch):
+    from desktop_rag.config import resolve_data_dir
+    from desktop_rag.ui.app import AppSession
+
+    monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        Settings(contexts="rules", llm_upgrade_when_idle=False).save(folder)
+    session = AppSession(first)
+    try:
+        old = session.window
+        with qtbot.waitActive(old):
+            old.show()
+        index_and_wait(qtbot, old, heron_folder(docs))
+
+        assert session.switch(str(second))
+        assert session.library.data_dir == second and session.window is not old and not old.isVisible()
+        qtbot.waitUntil(lambda: "add a folder" in session.window.progress.title.text(), timeout=WAIT_MS)
+        assert session.library.catalog.chunk_count() == 0  # the other library: nothing of the first shows
+        assert resolve_data_dir() == second  # remembered, for the next start and for the CLI
+
+        blocked = tmp_path / "a-file"
+        blocked.write_text("not a folder")
+        assert not session.switch(str(blocked / "data"))
+        assert "Cannot use" in session.window.statusBar().currentMessage()
+        assert session.library.data_dir == second and resolve_data_dir() == second
+
+        assert session.switch(str(first))
+        search_and_wait(qtbot, session.window, "heron")
+        assert session.window.search.hits[0].path.endswith("birds.pdf")
+    finally:
+        session.window.close()
+        session.close()

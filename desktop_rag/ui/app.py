@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import sys
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
@@ -16,25 +18,77 @@ from desktop_rag.ui.theme import icon
 LOG_FILE = "desktop-rag.log"
 
 
+class AppSession:
+    """The open library and its window. Choosing another data folder opens it in a new window and closes the old
+    one (its work is cancelled, finished work kept), so nothing of one library lingers in the other's views."""
+
+    def __init__(self, data_dir: Path):
+        self._log_handler: logging.Handler | None = None
+        self.library, self.window = self._open(data_dir)
+
+    def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self._log_to(data_dir)
+        library = Library(data_dir)  # opens the catalog only: Chroma and the models load on first use
+        window = MainWindow(library)
+        window.data_folder_chosen.connect(self.switch)
+        return library, window
+
+    def switch(self, folder: str) -> bool:
+        target = Path(folder).expanduser().resolve()
+        if target == self.library.data_dir.resolve():
+            return False
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            probe = target / ".desktop-rag-write-test"
+            probe.write_text("")
+            probe.unlink()
+            library, window = self._open(target)
+        except (OSError, ValueError, sqlite3.Error) as exc:
+            self.window.show_error(f"Cannot use {target} as the data folder: {readable(exc)}")
+            return False
+        old_library, old_window = self.library, self.window
+        self.library, self.window = library, window
+        remember_data_dir(target)
+        window.setGeometry(old_window.geometry())
+        window.show()  # first, so closing the old window does not leave the app without one (and quit it)
+        old_window.close()
+        old_window.deleteLater()
+        old_library.close()
+        return True
+
+    def _log_to(self, data_dir: Path) -> None:
+        root = logging.getLogger()
+        if self._log_handler is not None:
+            root.removeHandler(self._log_handler)
+            self._log_handler.close()
+        self._log_handler = logging.FileHandler(data_dir / LOG_FILE, encoding="utf-8")
+        self._log_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(self._log_handler)
+        root.setLevel(logging.INFO)
+
+    def report_unexpected(self, kind, exc, tb) -> None:
+        """A bug in a slot must not pass silently nor show a traceback: one readable line, the details in the
+        log."""
+        logging.getLogger("desktop_rag").error("unexpected error", exc_info=(kind, exc, tb))
+        self.window.show_error(f"Something went wrong: {readable(exc)} (details in {LOG_FILE} in the data folder)")
+
+    def close(self) -> None:
+        self.library.close()
+        if self._log_handler is not None:
+            logging.getLogger().removeHandler(self._log_handler)
+            self._log_handler.close()
+
+
 def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(filename=data_dir / LOG_FILE, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("desktop-rag")
     app.setOrganizationName("desktop-rag")
     app.setWindowIcon(icon("app"))
-    library = Library(data_dir)  # opens the catalog only: Chroma and the models load on first use
-    window = MainWindow(library)
-    sys.excepthook = lambda kind, exc, tb: _report_unexpected(window, exc, (kind, exc, tb))
-    window.show()
+    session = AppSession(data_dir)
+    sys.excepthook = session.report_unexpected
+    session.window.show()
     try:
         return app.exec()
     finally:
-        library.close()
-
-
-def _report_unexpected(window: MainWindow, exc: BaseException, exc_info) -> None:
-    """A bug in a slot must not pass silently nor show a traceback: one readable line, the details in the log."""
-    logging.getLogger("desktop_rag").error("unexpected error", exc_info=exc_info)
-    window.show_error(f"Something went wrong: {readable(exc)} (details in {LOG_FILE} in the data folder)")
+        session.close()

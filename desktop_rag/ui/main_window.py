@@ -5,7 +5,7 @@ truth about the library: failures from earlier runs, and work a killed run left 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
@@ -41,6 +41,8 @@ def changes_text(summary) -> str:
 
 
 class MainWindow(QMainWindow):
+    data_folder_chosen = Signal(str)  # the person picked another data folder in the settings: the app opens it
+
     def __init__(self, library: Library):
         super().__init__()
         self.library = library
@@ -277,7 +279,9 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
         if dialog.exec():
-            self.save_settings(dialog.chosen())
+            self.save_settings(dialog.chosen())  # into this data folder, before another one is opened
+            if dialog.chosen_data_dir() and dialog.chosen_data_dir() != str(self.library.data_dir):
+                self.data_folder_chosen.emit(dialog.chosen_data_dir())
 
     def save_settings(self, chosen) -> None:
         changed = apply_settings(self.library.settings, chosen)

@@ -1,13 +1,14 @@
-"""Settings: model file and threads, embedding model, chunk size, context length, LLM time budget, rerank,
-ignore patterns. Saved to the data folder and applied to the running library where that needs no restart."""
+"""Settings: data folder, model file and threads, embedding model, chunk size, context length, LLM time budget,
+rerank, ignore patterns. Saved to the data folder and applied to the running library where that needs no restart;
+a different data folder is opened in place of this one (each keeps its own index and settings)."""
 
 from __future__ import annotations
 
 from dataclasses import fields, replace
 
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-    QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit,
+    QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from desktop_rag.config import Settings
@@ -61,7 +62,10 @@ class SettingsDialog(QDialog):
         self.ignore.setMaximumHeight(90)
 
         form = QFormLayout()
-        form.addRow("Data folder", QLabel(data_dir))
+        self.data_dir = QLineEdit(data_dir)
+        self.data_dir.setToolTip("Where the index and these settings live. Another folder opens its own library "
+                                 "(an empty one starts afresh); this one stays as it is.")
+        form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
         form.addRow("Language model", _path_row(self.model.lineEdit(), self._choose_model))
         form.addRow("Model threads", self.threads)
         form.addRow("Or an OpenAI-compatible server", self.server)
@@ -81,6 +85,14 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(buttons)
+
+    def _choose_data_dir(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose a data folder", self.data_dir.text())
+        if folder:
+            self.data_dir.setText(folder)
+
+    def chosen_data_dir(self) -> str:
+        return self.data_dir.text().strip()
 
     def _choose_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model file", "", "GGUF models (*.gguf)")
