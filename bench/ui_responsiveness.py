@@ -67,7 +67,13 @@ def spin(app, condition, timeout_s: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=3000)
+    parser.add_argument("--torch-threads", type=int, default=0,
+                        help="threads for the embedder (default: what the app sets)")
     args = parser.parse_args()
+    if args.torch_threads:
+        import torch
+
+        torch.set_num_threads(args.torch_threads)
 
     from desktop_rag.config import Settings
     from desktop_rag.core.library import Library

@@ -4,7 +4,8 @@
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
 contexts, then captures: search results with a preview, the progress panel after the run, context review with
-a chunk selected, stats, and the settings dialog.
+a chunk selected, stats, the settings dialog, and the search again after the palette turned dark (as when the
+system switches while the app runs).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_rag.config import Settings  # noqa: E402
@@ -41,6 +43,18 @@ def wait_until(app: QApplication, condition, timeout_s: float = 300) -> None:
         if waited > timeout_s:
             raise TimeoutError("the app did not get there in time")
     app.processEvents()
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    for role, colour in (("Window", "#202124"), ("WindowText", "#e8eaed"), ("Base", "#292a2d"),
+                         ("AlternateBase", "#303134"), ("Text", "#e8eaed"), ("Button", "#303134"),
+                         ("ButtonText", "#e8eaed"), ("Highlight", "#3a4d73"), ("HighlightedText", "#ffffff"),
+                         ("ToolTipBase", "#303134"), ("ToolTipText", "#e8eaed"), ("PlaceholderText", "#9aa0a6")):
+        palette.setColor(getattr(QPalette.ColorRole, role), QColor(colour))
+    for role in ("WindowText", "Text", "ButtonText"):
+        palette.setColor(QPalette.ColorGroup.Disabled, getattr(QPalette.ColorRole, role), QColor("#6f7378"))
+    return palette
 
 
 def main() -> None:
@@ -77,6 +91,13 @@ def main() -> None:
         app.processEvents()
         dialog.grab().save(str(OUT / "settings.png"))
         dialog.close()
+
+        window.tabs.setCurrentWidget(window.search)
+        app.setStyle("Fusion")  # the offscreen platform's own style ignores palette colours for some parts
+        app.setPalette(dark_palette())
+        wait_until(app, lambda: "#263047" in window.search.results.itemWidget(window.search.results.item(0)).text())
+        wait_until(app, lambda: "#4a4220" in window.search.preview.toHtml())
+        window.grab().save(str(OUT / "search-dark.png"))
         window.close()
         library.close()
     print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))

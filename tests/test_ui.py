@@ -242,3 +242,28 @@ def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtb
     finally:
         session.window.close()
         session.close()
+
+
+def test_shown_results_follow_a_switch_to_a_dark_palette(qtbot, window, docs, qapp):
+    from PySide6.QtGui import QColor, QPalette
+
+    from desktop_rag.ui.result_html import DARK, LIGHT
+
+    win = window()
+    index_and_wait(qtbot, win, heron_folder(docs))
+    search_and_wait(qtbot, win, "heron fish")
+    first_label = lambda: win.search.results.itemWidget(win.search.results.item(0)).text()  # noqa: E731
+    assert LIGHT.context_background in first_label()
+    light = qapp.palette()
+    dark = QPalette(light)
+    for role, colour in ((QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.WindowText, "#e8eaed"),
+                         (QPalette.ColorRole.Base, "#292a2d"), (QPalette.ColorRole.Text, "#e8eaed")):
+        dark.setColor(role, QColor(colour))
+    try:
+        qapp.setPalette(dark)  # as when the system turns dark while the app runs
+        qtbot.waitUntil(lambda: win.search.results.count() > 0 and DARK.context_background in first_label())
+        assert DARK.selection in win.search.results.styleSheet()
+        qtbot.waitUntil(lambda: DARK.chunk_background in win.search.preview.toHtml(), timeout=WAIT_MS)
+        assert win.search.results.currentRow() == 0
+    finally:
+        qapp.setPalette(light)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
@@ -66,7 +67,8 @@ class ProgressPanel(QWidget):
             bar.setFormat("%v / %m")
             self.bars[phase] = bar
             self.rates[phase] = QLabel()
-            self.rates[phase].setStyleSheet("color: palette(placeholder-text)")
+            # A role, not a style sheet colour: it follows the palette when the system turns light or dark.
+            self.rates[phase].setForegroundRole(QPalette.ColorRole.PlaceholderText)
             heading = QHBoxLayout()
             heading.addWidget(QLabel(PHASE_LABELS[phase]))
             heading.addStretch(1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter, QTextBrowser,
@@ -70,9 +70,8 @@ class SearchPanel(QWidget):
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
-        self.results.setStyleSheet(
-            f"QListWidget::item:selected {{ background: {colors_for(self.palette()).selection}; }}")
+        self._colors = None
+        self._use_palette_colors()
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
         self.message = QLabel()
@@ -104,6 +103,28 @@ class SearchPanel(QWidget):
         self.results.currentRowChanged.connect(self._show_preview)
         self.results.itemActivated.connect(lambda item: self.open_hit(self.results.row(item)))
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear)
+
+    def _use_palette_colors(self) -> bool:
+        """Take the colours of the current palette; True if they changed (light ↔ dark)."""
+        colors = colors_for(self.palette())
+        if colors == self._colors:
+            return False
+        self._colors = colors
+        # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
+        self.results.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
+        return True
+
+    def changeEvent(self, event):  # noqa: N802 (Qt's name)
+        """The system switched between light and dark: shown hits and the preview are drawn again in its colours."""
+        super().changeEvent(event)
+        # A closed window (its library closed too) must not start work; an open one on another tab redraws.
+        if (event.type() == QEvent.Type.PaletteChange and self.window().isVisible() and self._use_palette_colors()
+                and self.hits):
+            row = min(max(0, self.results.currentRow()), RENDER_SLICE - 1)
+            self.results.clear()
+            self._rendered = 0
+            self._render_more(self._query_sent)
+            self.results.setCurrentRow(row)
 
     # -- searching ------------------------------------------------------------------------------------------
 
@@ -150,7 +171,7 @@ class SearchPanel(QWidget):
         ~7 ms, and 30 at once stalled the window for ~250 ms (bench/ui_responsiveness.py)."""
         if number != self._query_sent:
             return
-        colors = colors_for(self.palette())
+        colors = self._colors
         width = self.results.viewport().width() - 4
         for hit in self.hits[self._rendered:self._rendered + RENDER_SLICE]:
             item = QListWidgetItem()
