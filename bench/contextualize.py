@@ -1,6 +1,7 @@
 """Contextualization throughput of the local model: KV-cache prefix reuse and batched decoding, measured.
 
     .venv/bin/python bench/contextualize.py [--model qwen2.5-coder-1.5b-instruct-q4_k_m] [--docs 3] [--chunks 6]
+                                            [--quote-chars 300]
 
 For the first documents of the codebase set (../shared/datasets/codebase, else the bundled samples) it asks the
 chunk-level question the product asks (the document, then the chunk, "say which part this is") in three ways,
@@ -64,7 +65,7 @@ def load_documents(limit: int, chunks_per_doc: int) -> list[tuple[str, list[Chun
     return result
 
 
-def questions(backend, text: str, chunks: list[Chunk], marks: bool) -> list[list[list[dict]]]:
+def questions(backend, text: str, chunks: list[Chunk], marks: bool, quote_chars: int) -> list[list[list[dict]]]:
     """Per excerpt, the conversations for its chunks (only the chunks asked about in this run)."""
     groups = []
     for excerpt in document_excerpts(text, chunks, backend, BUDGET_TOKENS, marks=marks):
@@ -72,17 +73,17 @@ def questions(backend, text: str, chunks: list[Chunk], marks: bool) -> list[list
             groups.append([document_messages(excerpt.text, _MARK_QUESTION.format(
                 mark=mark(i + 1), opening=" ".join(chunks[i].text.split()[:10]))) for i in excerpt.chunk_indexes])
         else:
-            groups.append([document_messages(excerpt.text, chunk_question(chunks[i].text))
+            groups.append([document_messages(excerpt.text, chunk_question(chunks[i].text, quote_chars))
                            for i in excerpt.chunk_indexes])
     return groups
 
 
-def run(backend: LlamaCppBackend, docs, mode: str) -> dict:
+def run(backend: LlamaCppBackend, docs, mode: str, quote_chars: int) -> dict:
     evaluated = generated = 0
     started = time.perf_counter()
     for text, chunks in docs:
         backend.forget_cache()
-        for group in questions(backend, text, chunks, marks=mode == "marks+batch"):
+        for group in questions(backend, text, chunks, marks=mode == "marks+batch", quote_chars=quote_chars):
             if mode.endswith("+batch"):
                 completions = backend.chat_batch(group, MAX_TOKENS, first_sentence_only=True)
             else:
@@ -107,20 +108,24 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=3)
     parser.add_argument("--chunks", type=int, default=6)
     parser.add_argument("--modes", default="no reuse,reuse,reuse+batch,marks+batch")
+    parser.add_argument("--quote-chars", type=int, default=0,
+                        help="quote only the chunk's beginning in its question (setting llm_chunk_quote_chars)")
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         backend = LlamaCppBackend(resolve_model(args.model, Path(tmp)), n_ctx=4096)
         docs = load_documents(args.docs, args.chunks)
         backend.chat_batch([[{"role": "user", "content": "hi"}]], max_tokens=1)  # load outside the timing
-        results = {mode: run(backend, docs, mode) for mode in modes}
+        results = {mode: run(backend, docs, mode, args.quote_chars) for mode in modes}
     print(f"{'':<26}" + "".join(f"{mode:>15}" for mode in modes))
     for key in results[modes[0]]:
         print(f"{key:<26}" + "".join(f"{results[mode][key]:>15}" for mode in modes))
     if "no reuse" in results:
         base = results["no reuse"]["seconds"]
         print("speed-up vs no reuse: " + ", ".join(f"{m} {base / results[m]['seconds']:.2f}x" for m in modes))
-    print(f"(model {args.model}, {os.cpu_count()} cores, {MAX_TOKENS}-token cap, answers stop at a sentence end)")
+    quoting = f"first {args.quote_chars} characters of each chunk quoted" if args.quote_chars else "whole chunk quoted"
+    print(f"(model {args.model}, {os.cpu_count()} cores, {MAX_TOKENS}-token cap, answers stop at a sentence end, "
+          f"{quoting})")
 
 
 if __name__ == "__main__":
