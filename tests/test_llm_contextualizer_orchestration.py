@@ -1,6 +1,8 @@
 """How the LLM contextualizer composes, scores and falls back, with a fake backend standing in for the model
 (the real model's behaviour is covered in test_llm_contexts.py)."""
 
+from dataclasses import replace
+
 from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.contextualizer import LlmContextualizer
@@ -130,12 +132,19 @@ def test_a_single_chunk_document_gets_one_call_even_at_chunk_level():
     assert contexts[0].source == "llm"
 
 
-def test_long_documents_show_the_head_and_the_section_around_each_chunk():
+def long_ledger() -> tuple[str, Chunk, Chunk]:
+    """A document far past the prompt budget; a chunk near its head and one deep inside it."""
     filler = "".join(f"Line {i} of the ledger notes.\n" for i in range(2000))
     text = "Ledger tools header.\n" + filler + "def settle_account(x): pass\n" + filler
     start = text.index("def settle_account")
-    chunk = Chunk(0, "def settle_account(x): pass", start, start + 27, None, [], 8, "s")
-    other = Chunk(1, "Line 5 of the ledger notes.", 21, 48, None, [], 8, "t")
+    near = Chunk(0, "Line 5 of the ledger notes.", 21, 48, None, [], 8, "t")
+    far = Chunk(1, "def settle_account(x): pass", start, start + 27, None, [], 8, "s")
+    return text, near, far
+
+
+def test_long_documents_show_the_head_and_the_section_around_each_chunk():
+    text, other, chunk = long_ledger()
+    chunk, other = replace(chunk, index=0), replace(other, index=1)
     backend, notices = RecordingFakeBackend(), []
     rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
     LlmContextualizer(lambda: backend, rules, notices.append, levels="chunk").contextualize(
@@ -177,11 +186,7 @@ class SectionAwareFakeBackend(RecordingFakeBackend):
 
 
 def test_long_documents_get_a_sentence_per_section_besides_the_summary():
-    filler = "".join(f"Line {i} of the ledger notes.\n" for i in range(2000))
-    text = "Ledger tools header.\n" + filler + "def settle_account(x): pass\n" + filler
-    start = text.index("def settle_account")
-    far = Chunk(1, "def settle_account(x): pass", start, start + 27, None, [], 8, "s")
-    near = Chunk(0, "Line 5 of the ledger notes.", 21, 48, None, [], 8, "t")
+    text, near, far = long_ledger()
     backend = SectionAwareFakeBackend()
     rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
     llm = LlmContextualizer(lambda: backend, rules, levels="document+section")
