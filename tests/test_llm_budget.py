@@ -113,3 +113,53 @@ def test_an_interrupted_upgrade_resumes_without_asking_again_for_finished_docume
     for doc_id, updated in asked.items():
         assert again[doc_id] == updated  # the finished document's context was not written again
     assert library.stats()["contexts_awaiting_upgrade"] == 0
+
+
+class StepRecordingFakeLlm:
+    """Stands in for the model at chunk level: records which chunks each call asks about; can cancel a run."""
+
+    levels = {"chunk"}
+    unavailable = None
+
+    def __init__(self, on_call=None):
+        self.asked: list[list[int]] = []
+        self.on_call = on_call or (lambda: None)
+
+    def cache_key(self):
+        return ("fake-model", "ctx-fake/chunk")
+
+    def contextualize(self, document, chunks, only=None):
+        self.asked.append(list(only))
+        self.on_call()
+        return [ContextResult(text=f"Fake context for part {i}.", source="llm" if i in only else "rules",
+                              model="fake-model", prompt_version="ctx-fake/chunk", quality=0.9)
+                for i in range(len(chunks))]
+
+
+def test_an_upgrade_stops_between_steps_of_a_long_document_and_resumes_with_the_chunks_still_waiting(
+        make_library, docs):
+    from desktop_rag.core.control import RunControl
+    from desktop_rag.core.upgrade import CHUNKS_PER_STEP
+
+    (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6
+        for i in range(20)))
+    library = make_library(Settings(contexts="rules", chunk_tokens=64, chunk_overlap_tokens=0))
+    chunks = library.index([docs]).chunks
+    assert chunks > 2 * CHUNKS_PER_STEP
+    control = RunControl()
+    interrupted = StepRecordingFakeLlm(on_call=control.cancel)  # a saved file arrives during the first step
+    library.contextualizer = lambda choice, on_notice=None: interrupted
+    first = library.upgrade_contexts(control=control)
+    assert first.cancelled and interrupted.asked == [list(range(CHUNKS_PER_STEP))]
+    assert first.upgraded_chunks == CHUNKS_PER_STEP  # the step in hand was finished and kept
+
+    resumed = StepRecordingFakeLlm()
+    library.contextualizer = lambda choice, on_notice=None: resumed
+    second = library.upgrade_contexts()
+    asked = [i for step in resumed.asked for i in step]
+    assert asked == list(range(CHUNKS_PER_STEP, chunks))  # only the chunks still waiting, in order
+    assert all(len(step) <= CHUNKS_PER_STEP for step in resumed.asked)
+    assert not second.cancelled and second.upgraded_chunks == chunks - CHUNKS_PER_STEP
+    assert {r[0] for r in library.catalog._db.execute("SELECT source FROM contexts")} == {"llm"}
+    assert library.stats()["contexts_awaiting_upgrade"] == 0

@@ -1,8 +1,9 @@
 """The background upgrade: documents indexed with rules contexts get LLM contexts later, when there is time.
 
 Works from the catalog alone (no file is read): the stored text and chunks are enough. Only the upgraded chunks
-are re-embedded; hand-edited contexts are never touched. Each document is committed on its own, so an
-interrupted upgrade resumes where it stopped.
+are re-embedded; hand-edited contexts are never touched. Per-chunk contexts are asked a few chunks at a time and
+each step is committed: whoever interrupts (a saved file, a person's request, Ctrl-C) waits for one step, not a
+whole long document, and the next upgrade asks only about the chunks still waiting.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from dataclasses import dataclass, field
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.indexing import Progress, ProgressCallback
 from desktop_rag.core.models import Chunk, ParsedDocument
+
+# Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
+CHUNKS_PER_STEP = 8
 
 
 @dataclass
@@ -49,7 +53,8 @@ def upgrade_contexts(library, on_progress: ProgressCallback | None = None, contr
     control = control or RunControl()
     summary = UpgradeSummary()
     contextualizer = library.contextualizer("llm", on_notice=summary.notices.append)
-    doc_ids = library.catalog.documents_with_rules_contexts(attempted_by=contextualizer.cache_key())[:limit]
+    key = contextualizer.cache_key()
+    doc_ids = library.catalog.documents_with_rules_contexts(attempted_by=key)[:limit]
     try:
         for number, doc_id in enumerate(doc_ids):
             stored = stored_document(library.catalog, doc_id)
@@ -58,15 +63,14 @@ def upgrade_contexts(library, on_progress: ProgressCallback | None = None, contr
             if stored is None:
                 continue
             document, chunks, rows = stored.document, stored.chunks, stored.rows
-            for row, context in zip(rows, contextualizer.contextualize(document, chunks)):
-                if row["source"] != "rules":
-                    continue
-                if context.source == "llm" and library.catalog.upgrade_context(row["id"], context):
-                    summary.upgraded_chunks += 1
-                else:
-                    summary.kept_rules += 1
-                    if context.model:  # the model's answer was rejected: remember, so it is not asked again
-                        library.catalog.record_attempt(row["id"], context)
+            waiting = [i for i, row in enumerate(rows)
+                       if row["source"] == "rules" and (key is None or (row["model"], row["prompt_version"]) != key)]
+            for step_number, step in enumerate(_steps(waiting, contextualizer)):
+                if step_number:
+                    control.checkpoint()
+                contexts = contextualizer.contextualize(document, chunks, only=step)
+                for i in step:
+                    _store(library.catalog, rows[i]["id"], contexts[i], summary)
             summary.documents += 1
             if contextualizer.unavailable:
                 break  # no model: every further document would fall back to rules too
@@ -75,4 +79,21 @@ def upgrade_contexts(library, on_progress: ProgressCallback | None = None, contr
         summary.cancelled = True
     library.sync(on_progress, control)
     return summary
+
+
+def _steps(waiting: list[int], contextualizer) -> list[list[int]]:
+    """The waiting chunks in steps. Only per-chunk questions split: a document summary would be asked again in
+    every step (the document's text stays in the model's cache between steps, so splitting costs little else)."""
+    if getattr(contextualizer, "levels", None) != {"chunk"}:
+        return [waiting] if waiting else []
+    return [waiting[k:k + CHUNKS_PER_STEP] for k in range(0, len(waiting), CHUNKS_PER_STEP)]
+
+
+def _store(catalog, chunk_id: int, context, summary: UpgradeSummary) -> None:
+    if context.source == "llm" and catalog.upgrade_context(chunk_id, context):
+        summary.upgraded_chunks += 1
+    else:
+        summary.kept_rules += 1
+        if context.model:  # the model's answer was rejected: remember, so it is not asked again
+            catalog.record_attempt(chunk_id, context)
 

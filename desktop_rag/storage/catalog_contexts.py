@@ -92,7 +92,7 @@ class ContextEdits:
             return None
         chunks = self._db.execute(
             "SELECT c.id, c.idx, c.text, c.text_hash, c.start_char, c.end_char, c.page, c.heading_path,"
-            " c.token_count, x.source FROM chunks c JOIN contexts x ON x.chunk_id = c.id"
+            " c.token_count, x.source, x.model, x.prompt_version FROM chunks c JOIN contexts x ON x.chunk_id = c.id"
             " WHERE c.document_id = ? ORDER BY c.idx",
             (doc_id,),
         ).fetchall()

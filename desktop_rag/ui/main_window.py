@@ -240,7 +240,7 @@ class MainWindow(QMainWindow):
     def _stop_background(self) -> None:
         self._idle_timer.stop()
         if self._background is not None:
-            self._background.cancel()  # stops after the document in hand; finished ones are kept
+            self._background.cancel()  # stops after the step in hand (a few chunks); finished ones are kept
             self._background = None
 
     def upgrade_contexts(self, background: bool = False) -> None:
