@@ -358,3 +358,51 @@ def test_events_are_coalesced_and_filtered_before_any_work(tmp_path):
     assert pending.dirty == {a, b, str(tmp_path / "sub" / "a.md")}
     assert a not in watcher._retries  # …and a real event for it starts them afresh
     assert ChangeBatch(dirty={str(tmp_path), a, str(tmp_path / "sub")}).outermost_dirty() == [str(tmp_path)]
+
+
+def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_library, docs):
+    from desktop_rag.core.upgrade import CHUNKS_PER_STEP
+    from desktop_rag.core.watch_loop import WatchLoop
+
+    (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6
+        for i in range(20)))
+    lib = make_library(Settings(contexts="rules", chunk_tokens=64, chunk_overlap_tokens=0))
+    chunks = lib.index([docs]).chunks
+    events = []
+    loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.3,
+                     on_batch=lambda batch, summary: events.append(("batch", summary.indexed)))
+
+    class SlowFakeModel:
+        """Chunk-level contexts; its first step lasts until a save arrives (the step a save has to wait for)."""
+        levels = {"chunk"}
+        unavailable = None
+
+        def cache_key(self):
+            return ("fake-model", "ctx-fake/chunk")
+
+        def contextualize(self, document, doc_chunks, only=None):
+            events.append(("ask", list(only)))
+            if len(events) == 1:
+                (docs / "saved.md").write_text("# Saved\n\nThe quokka file saved during the upgrade.\n")
+                eventually(lambda: loop._upgrade is not None and loop._upgrade.cancelled, timeout=30)
+            return [ContextResult(text=f"Fake context for part {i}.", source="llm" if i in only else "rules",
+                                  model="fake-model", prompt_version="ctx-fake/chunk", quality=0.9)
+                    for i in range(len(doc_chunks))]
+
+    real = lib.contextualizer
+    lib.contextualizer = lambda choice, on_notice=None: SlowFakeModel() if choice == "llm" else real(choice, on_notice)
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+    try:
+        eventually(lambda: lib.reader.stats()["contexts_awaiting_upgrade"] == 0, timeout=60)
+    finally:
+        loop.stop_requested.set()
+        thread.join(60)
+    # The first step finished, then the save was applied, then the upgrade went on with what was still waiting.
+    assert events[0] == ("ask", list(range(CHUNKS_PER_STEP))) and events[1] == ("batch", 1)
+    asked_after = [step for kind, step in events[2:] if kind == "ask"]
+    # The manual's remaining chunks, then the saved file's one chunk (its rules context, upgraded in turn).
+    assert [i for step in asked_after[:-1] for i in step] == list(range(CHUNKS_PER_STEP, chunks))
+    assert asked_after[-1] == [0]
+    assert paths(lib, "quokka") == [str((docs / "saved.md").resolve())]
