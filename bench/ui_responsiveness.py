@@ -67,6 +67,8 @@ def spin(app, condition, timeout_s: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=3000)
+    parser.add_argument("--vectors-in-process", action="store_true",
+                        help="Chroma in the app's own process (as before; its inserts hold the GIL)")
     parser.add_argument("--torch-threads", type=int, default=0,
                         help="threads for the embedder (default: what the app sets)")
     args = parser.parse_args()
@@ -81,7 +83,8 @@ def main() -> None:
 
     app = QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as tmp:
-        library = Library(Path(tmp) / "data", Settings(contexts="rules"))
+        library = Library(Path(tmp) / "data", Settings(contexts="rules"),
+                          vectors_in_child_process=not args.vectors_in_process)
         window = MainWindow(library)
         window.show()
         spin(app, lambda: window.progress.title.text() != "Ready.", 30)

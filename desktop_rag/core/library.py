@@ -27,14 +27,18 @@ from desktop_rag.core.tokens import token_counter
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
+from desktop_rag.storage.vector_process import VectorStoreProcess
 from desktop_rag.storage.vector_store import VectorStore
 
 CATALOG_FILE = "catalog.sqlite3"
 
 
 class Library:
-    def __init__(self, data_dir: Path, settings: Settings | None = None):
+    def __init__(self, data_dir: Path, settings: Settings | None = None, vectors_in_child_process: bool = False):
+        """`vectors_in_child_process`: the app's choice, so that writing vectors never holds up its window
+        (storage/vector_process.py)."""
         self.data_dir = Path(data_dir)
+        self.vectors_in_child_process = vectors_in_child_process
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
@@ -49,6 +53,8 @@ class Library:
         self.catalog.close()
         if "reader" in self.__dict__:
             self.reader.close()
+        if isinstance(self.__dict__.get("vectors"), VectorStoreProcess):
+            self.vectors.close()
 
     def __enter__(self):
         return self
@@ -79,7 +85,9 @@ class Library:
         return token_counter(self.embedder.model_path)
 
     @cached_property
-    def vectors(self) -> VectorStore:
+    def vectors(self) -> VectorStore | VectorStoreProcess:
+        if self.vectors_in_child_process and not self.settings.chroma_server:
+            return VectorStoreProcess(self.data_dir / "chroma")
         return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
 
     @cached_property

@@ -29,7 +29,9 @@ class AppSession:
     def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
         data_dir.mkdir(parents=True, exist_ok=True)
         self._log_to(data_dir)
-        library = Library(data_dir)  # opens the catalog only: Chroma and the models load on first use
+        # Opens the catalog only: Chroma and the models load on first use. Chroma in a child process: its inserts
+        # hold the GIL and froze the window while indexing.
+        library = Library(data_dir, vectors_in_child_process=True)
         window = MainWindow(library)
         window.data_folder_chosen.connect(self.switch)
         return library, window

@@ -1,0 +1,47 @@
+"""The app's vector store in a child process: real Chroma behind a pipe, same answers as in-process."""
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from desktop_rag.storage.vector_process import VectorStoreError, VectorStoreProcess
+from desktop_rag.storage.vector_store import VectorStore
+
+
+def unit(rows):
+    rows = np.asarray(rows, dtype=np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_the_child_answers_like_the_store_itself_and_a_dead_child_is_replaced(tmp_path):
+    vectors = unit(np.random.default_rng(0).normal(size=(40, 16)))
+    store = VectorStoreProcess(tmp_path / "chroma")
+    try:
+        store.add(list(range(1, 41)), vectors)
+        assert store.count() == 40
+        assert store.query(vectors[6], 3)[0][0] == 7  # a vector is nearest to itself
+        store.delete([7])
+        assert store.count() == 39 and 7 not in [c for c, _ in store.query(vectors[6], 5)]
+
+        os.kill(store._process.pid, signal.SIGKILL)  # the child dies (a crash, the OS reclaiming memory)
+        store._process.join(10)
+        assert store.count() == 39  # a new child opens the store from disk: nothing written is lost
+        with pytest.raises(VectorStoreError, match="(?i)dimension"):
+            store.add([99], unit(np.ones((1, 8))))  # Chroma's own complaint, readable; the child keeps serving
+        assert store.query(vectors[0], 1)[0][0] == 1
+    finally:
+        store.close()
+    assert store._process is None  # closed: no child left behind
+    # What the child wrote is the store on disk, as the CLI opens it in its own process.
+    assert VectorStore(tmp_path / "chroma").query(vectors[10], 1)[0][0] == 11
+
+
+def test_a_store_that_cannot_be_opened_says_why(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    store = VectorStoreProcess(blocked / "chroma")
+    with pytest.raises(VectorStoreError, match="cannot open the vector store"):
+        store.count()
+    store.close()
