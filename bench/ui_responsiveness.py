@@ -1,11 +1,12 @@
 """Is the app responsive? Time to a usable window, and how long the event loop stalls while it indexes and
 searches.
 
-    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000]
+    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000] [--vectors-in-process] [--torch-threads N]
 
 Offscreen. A 5 ms timer runs in the GUI thread for the whole run; a stall is how much later than due a tick
 fires. During indexing (synthetic Markdown, rules contexts) the query box types a search every second. Prints
-startup time, stall percentiles and the worst stall, and search latency while indexing.
+startup time, stall percentiles and the worst stall, and search latency while indexing. The library is set up
+as the app sets it up (Chroma in a child process); the options try what was measured against that.
 """
 
 from __future__ import annotations
