@@ -100,7 +100,10 @@ def main() -> None:
             on_progress(progress)
 
         window.progress.on_progress = remember_phase
-        meter = StallMeter(lambda: phase[0])
+        # Importing torch and loading the model (on a worker thread, started with the window) holds the GIL in
+        # long stretches: stalls in those first seconds are told apart from those of indexing itself.
+        meter = StallMeter(lambda: phase[0] if library.embedder._model is not None
+                           else f"{phase[0]}, embedding model loading")
         latencies: list[float] = []
         asked: dict[str, float] = {}
 
