@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag.config import Settings, resolve_data_dir
+from desktop_rag.config import Settings, check_setting, resolve_data_dir
 from desktop_rag.core.contexts import CONTEXT_CHOICES
 from desktop_rag.core.search import MODES, NoIndexError
 from desktop_rag.storage import writer_lock
@@ -263,7 +263,9 @@ def cmd_settings(args, data_dir: Path) -> int:
     if args.value is None:
         print(json.dumps(current[args.key]))
         return 0
-    setattr(settings, args.key, _coerce(args.value, current[args.key]))
+    value = _coerce(args.value, current[args.key])
+    check_setting(args.key, value)
+    setattr(settings, args.key, value)
     settings.save(data_dir)
     print(f"{args.key} = {json.dumps(getattr(settings, args.key))}")
     return 0

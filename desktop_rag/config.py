@@ -26,6 +26,21 @@ DEFAULT_IGNORE_PATTERNS = (
 )
 
 
+# How chunk contexts are written (README: `--contexts`).
+CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
+# Which LLM contexts. A section sentence supplements the document summary (a short document has no sections), so it
+# comes with it.
+LLM_CONTEXT_LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
+_CHOICES = {"contexts": CONTEXT_CHOICES, "llm_context_levels": LLM_CONTEXT_LEVELS}
+
+
+def check_setting(name: str, value) -> None:
+    """Refuse a value the library could not use, when it is set rather than when it is first needed."""
+    choices = _CHOICES.get(name)
+    if choices is not None and value not in choices:
+        raise ValueError(f"{name} cannot be {value!r}; pick one of {', '.join(choices)}")
+
+
 def default_data_dir() -> Path:
     from platformdirs import user_data_dir
 
@@ -83,7 +98,8 @@ class Settings:
     llm_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
     llm_threads: int = 0  # 0: all cores
     llm_context_tokens: int = 4096
-    # Which LLM contexts: "document" (one summary per document), "chunk" (one sentence per chunk), or both.
+    # Which LLM contexts (LLM_CONTEXT_LEVELS): "document" (one summary per document), "section" (one sentence per
+    # section of a long document), "chunk" (one sentence per chunk).
     llm_context_levels: str = "chunk"
     # Quote at most this many characters of a chunk in its question (0: all of it). Reading the quoted chunk is
     # most of what a chunk context costs once the document is cached; fewer is faster, at some cost in quality.

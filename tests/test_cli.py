@@ -74,6 +74,10 @@ def test_settings_are_persisted_and_validated(data_dir):
     assert cli(data_dir, "settings", "rerank_candidates").stdout.strip() == "50"
     bad = cli(data_dir, "settings", "no_such_thing", "1", check=False)
     assert bad.returncode == 1 and "unknown setting" in bad.stderr
+    cli(data_dir, "settings", "llm_context_levels", "document+section")
+    wrong = cli(data_dir, "settings", "llm_context_levels", "sections", check=False)
+    assert wrong.returncode == 1 and "document+section+chunk" in wrong.stderr  # refused, with the choices
+    assert cli(data_dir, "settings", "llm_context_levels").stdout.strip() == '"document+section"'  # unchanged
 
 
 def test_eval_on_a_small_prechunked_dataset(tmp_path, data_dir):

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from typing import Protocol, Sequence
 
+from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.keyterms import CODE_WORDS, key_terms
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.tokens import TokenCounter
 
 RULES_VERSION = "rules-1"
-CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
 
 _MIN_INFORMATIVE_WORDS = 3
 _NOISE_LINE = re.compile(

@@ -11,8 +11,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.config import Settings
-from desktop_rag.core.llm.contextualizer import LEVELS
+from desktop_rag.config import LLM_CONTEXT_LEVELS, Settings
 from desktop_rag.core.llm.models import PACKAGED_MODELS
 
 # Changing these changes what is stored in the indexes: the next re-index (or `reindex`) applies them.
@@ -43,7 +42,7 @@ class SettingsDialog(QDialog):
         self.threads = QSpinBox(minimum=0, maximum=256, value=settings.llm_threads, specialValueText="all cores")
         self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
         self.levels = QComboBox()
-        self.levels.addItems(list(LEVELS))
+        self.levels.addItems(list(LLM_CONTEXT_LEVELS))
         self.levels.setCurrentText(settings.llm_context_levels)
         self.run_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_run_budget_seconds,
                                          suffix=" s", decimals=0)

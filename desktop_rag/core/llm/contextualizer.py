@@ -14,6 +14,7 @@ import logging
 from dataclasses import replace
 from typing import Callable, Sequence
 
+from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
 from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
@@ -38,8 +39,6 @@ RETRY_TEMPERATURE = 0.7
 # for the 1.5B, on 2 cores), so 1,500 tokens keep a document's first call near 8-15 s. A longer document is shown
 # as its head plus windows of its chunks (excerpts.py): the head stays a shared, cached prefix.
 DOCUMENT_BUDGET_TOKENS = 1500
-# A section sentence supplements the document summary (a short document has no sections), so it comes with it.
-LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
 
 
 class LlmContextualizer:
