@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -39,19 +41,23 @@ class Embedder:
             if self._model is None:
                 if not (self.model_path / "modules.json").exists() and not (self.model_path / "config.json").exists():
                     raise FileNotFoundError(f"no sentence-transformers model in {self.model_path}")
+                with _without_full_collections():
+                    model = self._load_model()
                 import torch
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as transformers_logging
 
-                transformers_logging.disable_progress_bar()  # its "Loading weights" bar would litter CLI output
-
-                model = SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True)
                 use_bf16 = self.precision == "bfloat16" or (self.precision == "auto" and bfloat16_is_fast())
                 if use_bf16:
                     model = model.to(torch.bfloat16)
                 self.effective_precision = "bfloat16" if use_bf16 else "float32"
                 self._model = model
         return self._model
+
+    def _load_model(self):
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # its "Loading weights" bar would litter CLI output
+        return SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True)
 
     @property
     def dimension(self) -> int:
@@ -79,6 +85,23 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+@contextmanager
+def _without_full_collections():
+    """Importing torch and sentence-transformers creates millions of objects, so the cyclic garbage collector ran
+    full collections of the whole heap during the load, each holding the GIL 60-170 ms: the app's window froze
+    (bench/ui_responsiveness.py). No collection runs during the load; afterwards everything it created is moved out
+    of the collector's sight (gc.freeze): those objects live as long as the process, and later collections no
+    longer scan them."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 _shared: dict[tuple, Embedder] = {}
