@@ -43,7 +43,11 @@ class VectorStoreProcess:
         if not self._conn.poll(_START_TIMEOUT_S):
             self._stop()
             raise VectorStoreError("the vector store did not start")
-        self._answer()  # the child's "ready", or why it could not open the store
+        try:
+            self._answer()  # the child's "ready", or why it could not open the store
+        except VectorStoreError:
+            self._stop()  # the child has returned; its pipe is closed too
+            raise
 
     def _answer(self):
         try:
