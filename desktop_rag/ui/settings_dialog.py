@@ -33,6 +33,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, data_dir: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        self.setMinimumWidth(640)  # room for a path or a model name without cutting it
         self.original = settings
         self.model = QComboBox()
         self.model.setEditable(True)
