@@ -21,22 +21,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from desktop_rag.core.eval_quality import tertile_cuts  # noqa: E402
 from desktop_rag.core.evaluation import load_dataset  # noqa: E402
-from desktop_rag.core.keyterms import STOPWORDS  # noqa: E402
+from desktop_rag.core.quality import content_words  # noqa: E402
 from desktop_rag.core.tokens import token_counter  # noqa: E402
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z_][A-Za-z0-9_]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|\w+\.\w+)\b")
 NOT_FOUND = 101
 
 
-def words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text) if w.lower() not in STOPWORDS and len(w) > 2}
-
-
 def features(context: dict, chunk: str, document: str, pieces: tuple[int, int]) -> dict[str, float]:
     text = context["text"]
-    own, in_chunk, in_doc = words(text), words(chunk), words(document)
+    own, in_chunk, in_doc = content_words(text), content_words(chunk), content_words(document)
     identifiers = set(_IDENTIFIER.findall(text))
     chunk_pieces, both_pieces = pieces
     row = {
@@ -51,11 +47,6 @@ def features(context: dict, chunk: str, document: str, pieces: tuple[int, int]) 
     for name, value in (context.get("breakdown") or {}).items():
         row[f"quality: {name}"] = value
     return row
-
-
-def bands(values: list[float]) -> list[float]:
-    ordered = sorted(values)
-    return [ordered[len(ordered) // 3], ordered[2 * len(ordered) // 3]]
 
 
 def main() -> None:
@@ -94,7 +85,7 @@ def main() -> None:
               f"gain = log2(rank before) - log2(rank after), > 0 helped")
         print(f"  {'feature':<38}{'band':>16}{'pairs':>7}{'helped':>8}{'hurt':>6}{'same':>6}{'mean gain':>11}")
         for feature in pairs[0][0]:
-            cuts = bands([f[feature] for f, _ in pairs])
+            cuts = tertile_cuts([f[feature] for f, _ in pairs])
             named = False
             for band in range(3):
                 low = -math.inf if band == 0 else cuts[band - 1]

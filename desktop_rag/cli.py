@@ -12,8 +12,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag.config import Settings, check_setting, resolve_data_dir
-from desktop_rag.core.contexts import CONTEXT_CHOICES
+from desktop_rag.config import CONTEXT_CHOICES, Settings, check_setting, resolve_data_dir
 from desktop_rag.core.search import MODES, NoIndexError
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.writer_lock import DataFolderBusy

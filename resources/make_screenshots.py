@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from desktop_rag.config import Settings  # noqa: E402
 from desktop_rag.core.library import Library  # noqa: E402
 from desktop_rag.ui.main_window import MainWindow  # noqa: E402
+from desktop_rag.ui.result_html import DARK  # noqa: E402
 from desktop_rag.ui.settings_dialog import SettingsDialog  # noqa: E402
 
 OUT = ROOT / "resources" / "screenshots"
@@ -95,8 +96,10 @@ def main() -> None:
         window.tabs.setCurrentWidget(window.search)
         app.setStyle("Fusion")  # the offscreen platform's own style ignores palette colours for some parts
         app.setPalette(dark_palette())
-        wait_until(app, lambda: "#263047" in window.search.results.itemWidget(window.search.results.item(0)).text())
-        wait_until(app, lambda: "#4a4220" in window.search.preview.toHtml())
+        # The hits are drawn again (new widgets) when the palette changes: look each time.
+        wait_until(app, lambda: DARK.context_background in
+                   window.search.results.itemWidget(window.search.results.item(0)).text())
+        wait_until(app, lambda: DARK.chunk_background in window.search.preview.toHtml())
         window.grab().save(str(OUT / "search-dark.png"))
         window.close()
         library.close()

@@ -36,8 +36,7 @@ def quality_vs_retrieval(base_ranks: dict[str, dict[str, int | None]], llm_ranks
                 fallback.append(gain)
     bands: list[tuple[str, list[float]]] = []
     if scored:
-        values = sorted(q for q, _ in scored)
-        cuts = [values[len(values) // 3], values[2 * len(values) // 3]]
+        cuts = tertile_cuts([q for q, _ in scored])
         limits = [(-math.inf, cuts[0]), (cuts[0], cuts[1]), (cuts[1], math.inf)]
         for low, high in limits:
             gains = [g for q, g in scored if low <= q < high]
@@ -49,6 +48,12 @@ def quality_vs_retrieval(base_ranks: dict[str, dict[str, int | None]], llm_ranks
     return [{"band": label, "pairs": len(gains), "helped": sum(g > 0 for g in gains),
              "hurt": sum(g < 0 for g in gains), "same": sum(g == 0 for g in gains),
              "mean_gain": round(sum(gains) / len(gains), 3)} for label, gains in bands]
+
+
+def tertile_cuts(values: list[float]) -> list[float]:
+    """The two values that cut `values` into three bands of about equal count (a band is [low, high))."""
+    ordered = sorted(values)
+    return [ordered[len(ordered) // 3], ordered[2 * len(ordered) // 3]]
 
 
 def print_quality_analysis(label: str, rows: list[dict], out: TextIO) -> None:

@@ -96,9 +96,10 @@ def _faithfulness(context: str, document: str) -> float:
 def _adds(context: str, chunk: str, document: str) -> float:
     """Words of the context that the chunk lacks and the document has: what the context tells the index that
     the chunk alone would not."""
-    own, in_chunk, in_document = _words(context), _words(chunk), _words(document)
+    own, in_chunk, in_document = content_words(context), content_words(chunk), content_words(document)
     return min(1.0, len((own - in_chunk) & in_document) / 3)
 
 
-def _words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """Lower-cased words and identifiers of three letters or more, stop words left out."""
     return {w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS}

@@ -96,4 +96,3 @@ def _store(catalog, chunk_id: int, context, summary: UpgradeSummary) -> None:
         summary.kept_rules += 1
         if context.model:  # the model's answer was rejected: remember, so it is not asked again
             catalog.record_attempt(chunk_id, context)
-

@@ -121,9 +121,7 @@ class SearchPanel(QWidget):
         if (event.type() == QEvent.Type.PaletteChange and self.window().isVisible() and self._use_palette_colors()
                 and self.hits):
             row = min(max(0, self.results.currentRow()), RENDER_SLICE - 1)
-            self.results.clear()
-            self._rendered = 0
-            self._render_more(self._query_sent)
+            self._render_hits(self._query_sent)
             self.results.setCurrentRow(row)
 
     # -- searching ------------------------------------------------------------------------------------------
@@ -154,9 +152,7 @@ class SearchPanel(QWidget):
             return  # a newer query is on its way
         self._shown_query = result.query
         self.hits = result.hits
-        self.results.clear()
-        self._rendered = 0
-        self._render_more(number)
+        self._render_hits(number)
         notices = " ".join(result.notices)
         found = f"{len(result.hits)} results" if result.hits else "No results."
         self.message.setText(f"{found} {notices}".strip())
@@ -165,6 +161,11 @@ class SearchPanel(QWidget):
             self.results.setCurrentRow(0)
         else:
             self.preview.clear()
+
+    def _render_hits(self, number: int) -> None:
+        self.results.clear()
+        self._rendered = 0
+        self._render_more(number)
 
     def _render_more(self, number: int) -> None:
         """Results go in a few at a time, each slice in its own event-loop turn: a rich-text label costs
