@@ -1,12 +1,13 @@
 """Is the app responsive? Time to a usable window, and how long the event loop stalls while it indexes and
 searches.
 
-    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000] [--vectors-in-process] [--torch-threads N]
+    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000] [--in-process] [--torch-threads N]
+                                                [--default-switch-interval] [--trace-stalls FILE]
 
 Offscreen. A 5 ms timer runs in the GUI thread for the whole run; a stall is how much later than due a tick
 fires. During indexing (synthetic Markdown, rules contexts) the query box types a search every second. Prints
 startup time, stall percentiles and the worst stall, and search latency while indexing. The library is set up
-as the app sets it up (Chroma in a child process); the options try what was measured against that.
+as the app sets it up (Chroma and the models in child processes); the options try what was measured against that.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import time
 STARTED = time.perf_counter()
 
 import argparse  # noqa: E402
+import faulthandler  # noqa: E402
+import gc  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
@@ -32,16 +35,20 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from synthetic import queries, write_corpus  # noqa: E402
 
 TICK_MS = 5
+STALL_TARGET_MS = 50
 
 
 class StallMeter:
-    def __init__(self, phase_now):
+    def __init__(self, phase_now, trace=None):
+        self.trace = trace
         self.phase_now = phase_now
         self.by_phase: dict[str, list[int]] = {}
         self.clock = QElapsedTimer()
         self.clock.start()
         self.last = 0
+        self.last_cpu = time.thread_time()
         self.stalls: list[int] = []
+        self.busy_stalls = 0  # stalls over the target in which the GUI thread itself used the CPU most of the time
         self.timer = QTimer(interval=TICK_MS)
         self.timer.timeout.connect(self._tick)
         self.timer.start()
@@ -52,7 +59,30 @@ class StallMeter:
             stall = max(0, now - self.last - TICK_MS)
             self.stalls.append(stall)
             self.by_phase.setdefault(self.phase_now(), []).append(stall)
+            cpu_ms = (time.thread_time() - self.last_cpu) * 1000
+            if stall > STALL_TARGET_MS and cpu_ms > (stall + TICK_MS) / 2:
+                self.busy_stalls += 1
         self.last = now
+        self.last_cpu = time.thread_time()
+        if self.trace:
+            # faulthandler's watchdog is a C thread that needs no GIL: if the next tick is late by more than the
+            # target, it writes every thread's Python stack, showing the one that held the GIL at that moment.
+            faulthandler.dump_traceback_later((TICK_MS + STALL_TARGET_MS) / 1000, file=self.trace)
+
+
+class CollectionTimer:
+    """How long the cyclic garbage collector's passes take: every pass holds the GIL, whichever thread runs it."""
+
+    def __init__(self):
+        self.by_generation: dict[int, list[float]] = {}
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase, info):
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.by_generation.setdefault(info["generation"], []).append(time.perf_counter() - self._started)
 
 
 def spin(app, condition, timeout_s: float) -> None:
@@ -68,10 +98,14 @@ def spin(app, condition, timeout_s: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=3000)
-    parser.add_argument("--vectors-in-process", action="store_true",
-                        help="Chroma in the app's own process (as before; its inserts hold the GIL)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="Chroma and the models in the app's own process (as before; they hold the GIL)")
     parser.add_argument("--torch-threads", type=int, default=0,
-                        help="threads for the embedder (default: what the app sets)")
+                        help="threads for the embedder, with --in-process (default: what the app sets)")
+    parser.add_argument("--default-switch-interval", action="store_true",
+                        help="keep Python's 5 ms GIL switch interval (the app sets 1 ms)")
+    parser.add_argument("--trace-stalls", type=argparse.FileType("w"),
+                        help="write every thread's stack to this file whenever the event loop stalls past the target")
     args = parser.parse_args()
     if args.torch_threads:
         import torch
@@ -80,12 +114,16 @@ def main() -> None:
 
     from desktop_rag.config import Settings
     from desktop_rag.core.library import Library
+    from desktop_rag.ui.app import favour_the_window
     from desktop_rag.ui.main_window import MainWindow
 
     app = QApplication(sys.argv[:1])
+    if not args.default_switch_interval:
+        favour_the_window()  # as the app does
+    collections = CollectionTimer()
     with tempfile.TemporaryDirectory() as tmp:
         library = Library(Path(tmp) / "data", Settings(contexts="rules"),
-                          vectors_in_child_process=not args.vectors_in_process)
+                          child_processes=not args.in_process)
         window = MainWindow(library)
         window.show()
         spin(app, lambda: window.progress.title.text() != "Ready.", 30)
@@ -100,10 +138,10 @@ def main() -> None:
             on_progress(progress)
 
         window.progress.on_progress = remember_phase
-        # Importing torch and loading the model (on a worker thread, started with the window) holds the GIL in
-        # long stretches: stalls in those first seconds are told apart from those of indexing itself.
-        meter = StallMeter(lambda: phase[0] if library.embedder._model is not None
-                           else f"{phase[0]}, embedding model loading")
+        # In-process, importing torch and loading the model (on a worker thread, started with the window) held the
+        # GIL in long stretches: stalls in those first seconds are told apart from those of indexing itself.
+        meter = StallMeter(lambda: phase[0] if library.embedder.loaded
+                           else f"{phase[0]}, embedding model loading", args.trace_stalls)
         latencies: list[float] = []
         asked: dict[str, float] = {}
 
@@ -128,6 +166,7 @@ def main() -> None:
         indexing = time.perf_counter() - started
         searcher.stop()
         meter.timer.stop()
+        faulthandler.cancel_dump_traceback_later()
         window.close()
         library.close()
 
@@ -136,12 +175,19 @@ def main() -> None:
         return stalls[min(len(stalls) - 1, int(p * len(stalls)))]
     print(f"{'startup to a usable window':<44}{startup:>10.2f} s   (target ≤ 2 s)")
     print(f"{'indexing ' + str(args.chunks) + ' chunks (rules contexts)':<44}{indexing:>10.1f} s")
-    print(f"{'event-loop stall p50 / p99 / max':<44}{pct(0.5):>4} / {pct(0.99)} / {stalls[-1]} ms   (target ≤ 50 ms)")
+    print(f"{'event-loop stall p50 / p99 / max':<44}{pct(0.5):>4} / {pct(0.99)} / {stalls[-1]} ms   (target ≤ {STALL_TARGET_MS} ms)")
     for name, values in meter.by_phase.items():
-        print(f"{'  stall max while ' + name:<44}{max(values):>10} ms   ({sum(v > 50 for v in values)} ticks over 50 ms)")
+        print(f"{'  stall max while ' + name:<44}{max(values):>10} ms   ({sum(v > STALL_TARGET_MS for v in values)} ticks over {STALL_TARGET_MS} ms)")
     if latencies:
         print(f"{'search while indexing, median / max':<44}{statistics.median(latencies) * 1000:>6.0f} / "
               f"{max(latencies) * 1000:.0f} ms   ({len(latencies)} searches)")
+    over = sum(v > STALL_TARGET_MS for v in stalls)
+    print(f"{'  stalls over target, GUI thread busy / waiting':<44}{meter.busy_stalls:>10} / {over - meter.busy_stalls}"
+          "   (waiting: for the GIL or a CPU)")
+    for generation, seconds in sorted(collections.by_generation.items()):
+        print(f"{'  garbage collections of generation ' + str(generation):<44}{len(seconds):>10}   "
+              f"(longest {max(seconds) * 1000:.0f} ms)")
+    print(f"{'torch imported by the app process':<44}{'yes' if 'torch' in sys.modules else 'no':>10}")
     print(f"({os.cpu_count()} cores; offscreen platform)")
 
 

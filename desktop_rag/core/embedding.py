@@ -34,7 +34,11 @@ class Embedder:
 
     @property
     def name(self) -> str:
-        return self.model_path.name if self.model_path.name != "model" else self.model_path.parent.name
+        return model_name(self.model_path)
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
 
     def _load(self):
         with self._lock:
@@ -85,6 +89,11 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+
+def model_name(model_path: Path) -> str:
+    """A model folder's name as people know it (packages ship models in a folder called `model`)."""
+    return model_path.name if model_path.name != "model" else model_path.parent.name
 
 
 @contextmanager

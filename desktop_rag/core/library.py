@@ -20,10 +20,11 @@ from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.core.models import ContextResult, index_text
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
-from desktop_rag.core.tokens import token_counter
+from desktop_rag.core.tokens import default_embedding_model_path, token_counter
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
@@ -34,11 +35,11 @@ CATALOG_FILE = "catalog.sqlite3"
 
 
 class Library:
-    def __init__(self, data_dir: Path, settings: Settings | None = None, vectors_in_child_process: bool = False):
-        """`vectors_in_child_process`: the app's choice, so that writing vectors never holds up its window
-        (storage/vector_process.py)."""
+    def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False):
+        """`child_processes`: the app's choice — the vector store and the models run in child processes, so that
+        work holding Python's GIL never holds up its window (storage/vector_process.py, core/model_process.py)."""
         self.data_dir = Path(data_dir)
-        self.vectors_in_child_process = vectors_in_child_process
+        self.child_processes = child_processes
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
@@ -53,8 +54,9 @@ class Library:
         self.catalog.close()
         if "reader" in self.__dict__:
             self.reader.close()
-        if isinstance(self.__dict__.get("vectors"), VectorStoreProcess):
-            self.vectors.close()
+        for part in ("vectors", "embedder"):
+            if isinstance(self.__dict__.get(part), (VectorStoreProcess, EmbedderProcess)):
+                self.__dict__[part].close()
 
     def __enter__(self):
         return self
@@ -76,8 +78,10 @@ class Library:
     # -- parts, created on first use ------------------------------------------------------------------------
 
     @cached_property
-    def embedder(self) -> Embedder:
+    def embedder(self) -> Embedder | EmbedderProcess:
         path = Path(self.settings.embedding_model) if self.settings.embedding_model else None
+        if self.child_processes:
+            return EmbedderProcess(path or default_embedding_model_path(), batch_size=self.settings.embed_batch_size)
         return shared_embedder(path, batch_size=self.settings.embed_batch_size)
 
     @cached_property
@@ -86,7 +90,7 @@ class Library:
 
     @cached_property
     def vectors(self) -> VectorStore | VectorStoreProcess:
-        if self.vectors_in_child_process and not self.settings.chroma_server:
+        if self.child_processes and not self.settings.chroma_server:
             return VectorStoreProcess(self.data_dir / "chroma")
         return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
 
@@ -95,8 +99,12 @@ class Library:
         return KeywordIndex(self.data_dir / "bm25", lexical_tokens)
 
     @cached_property
-    def reranker(self) -> Reranker | None:
-        return Reranker(self.settings.rerank_model) if self.settings.rerank_model else None
+    def reranker(self) -> Reranker | RerankerInChild | None:
+        if not self.settings.rerank_model:
+            return None
+        if self.child_processes:
+            return self.embedder.reranker(self.settings.rerank_model)
+        return Reranker(self.settings.rerank_model)
 
     @cached_property
     def reader(self) -> Catalog:
@@ -117,9 +125,11 @@ class Library:
         if "rerank_model" in changed:
             stale |= {"reranker", "searcher"}
         if "embedding_model" in changed:
-            stale |= {"embedder", "token_counter", "searcher"}
+            stale |= {"embedder", "token_counter", "reranker", "searcher"}  # the app's reranker is in the model's child
         for name in stale:
-            self.__dict__.pop(name, None)
+            part = self.__dict__.pop(name, None)
+            if isinstance(part, EmbedderProcess):
+                part.close()  # waits for a batch being embedded; the old model's child then ends
 
     # -- operations -----------------------------------------------------------------------------------------
 

@@ -32,6 +32,7 @@ class DocumentRecord:
 
 
 _DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error"  # DocumentRecord's fields
+_ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (see iter_index_texts)
 
 
 @dataclass(frozen=True)
@@ -243,14 +244,18 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             self._db.executemany("DELETE FROM dense_deletions WHERE chunk_id = ?", [(i,) for i in chunk_ids])
 
     def iter_index_texts(self) -> Iterator[tuple[int, str, str]]:
-        """(chunk id, context, chunk text) of every chunk, for rebuilding the keyword index."""
-        yield from (
-            tuple(r)
-            for r in self._db.execute(
-                "SELECT c.id, COALESCE(x.text, ''), c.text FROM chunks c"
-                " LEFT JOIN contexts x ON x.chunk_id = c.id ORDER BY c.id"
-            )
+        """(chunk id, context, chunk text) of every chunk, for rebuilding the keyword index.
+
+        Rows come in blocks, not one by one: sqlite3 lets go of the GIL for every row it reads and takes it back at
+        once, and between rows the caller tokenized for less than Python's switch interval, so a thread waiting for
+        the GIL — the app's window — never got it: 150–280 ms stalls (bench/ui_responsiveness.py). Tokenizing a
+        whole block runs long enough for Python to hand the GIL over."""
+        cursor = self._db.execute(
+            "SELECT c.id, COALESCE(x.text, ''), c.text FROM chunks c LEFT JOIN contexts x ON x.chunk_id = c.id"
+            " ORDER BY c.id"
         )
+        while rows := cursor.fetchmany(_ROWS_PER_BLOCK):
+            yield from (tuple(r) for r in rows)
 
     @property
     def bm25_dirty(self) -> bool:

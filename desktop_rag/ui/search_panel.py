@@ -3,6 +3,7 @@ prefixes set apart, and a preview of the hit inside its document."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
@@ -19,7 +20,7 @@ from desktop_rag.ui.theme import colors_for
 DEBOUNCE_MS = 250
 MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
 RESULTS = 30
-RENDER_SLICE = 4
+RENDER_BUDGET_S = 0.012
 
 
 def open_in_system_viewer(path: str, page: int | None) -> None:
@@ -120,9 +121,9 @@ class SearchPanel(QWidget):
         # A closed window (its library closed too) must not start work; an open one on another tab redraws.
         if (event.type() == QEvent.Type.PaletteChange and self.window().isVisible() and self._use_palette_colors()
                 and self.hits):
-            row = min(max(0, self.results.currentRow()), RENDER_SLICE - 1)
+            row = max(0, self.results.currentRow())
             self._render_hits(self._query_sent)
-            self.results.setCurrentRow(row)
+            self.results.setCurrentRow(min(row, self.results.count() - 1))  # the first hits are drawn at once
 
     # -- searching ------------------------------------------------------------------------------------------
 
@@ -168,13 +169,16 @@ class SearchPanel(QWidget):
         self._render_more(number)
 
     def _render_more(self, number: int) -> None:
-        """Results go in a few at a time, each slice in its own event-loop turn: a rich-text label costs
-        ~7 ms, and 30 at once stalled the window for ~250 ms (bench/ui_responsiveness.py)."""
+        """Results go in as many as fit in RENDER_BUDGET_S, then the event loop has a turn: a rich-text label costs
+        ~7 ms (twice that while indexing shares the GIL), and 30 at once stalled the window for ~250 ms
+        (bench/ui_responsiveness.py)."""
         if number != self._query_sent:
             return
         colors = self._colors
         width = self.results.viewport().width() - 4
-        for hit in self.hits[self._rendered:self._rendered + RENDER_SLICE]:
+        started = time.perf_counter()
+        while self._rendered < len(self.hits) and time.perf_counter() - started < RENDER_BUDGET_S:
+            hit = self.hits[self._rendered]
             item = QListWidgetItem()
             label = QLabel(hit_html(hit, self._shown_query, colors))
             label.setWordWrap(True)
@@ -184,7 +188,7 @@ class SearchPanel(QWidget):
             self.results.addItem(item)
             self.results.setItemWidget(item, label)
             item.setSizeHint(QSize(width, label.heightForWidth(width)))
-        self._rendered = self.results.count()
+            self._rendered += 1
         if self._rendered < len(self.hits):
             QTimer.singleShot(0, lambda: self._render_more(number))
 

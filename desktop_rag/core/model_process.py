@@ -1,0 +1,106 @@
+"""The embedding model and the reranker in a child process, for the app: the app's own process never imports
+torch.
+
+Importing torch and sentence-transformers on a worker thread still froze the window (its C extension's start-up
+holds the GIL ~200 ms at a time), and so did the Python side of every model call, shared with the GUI thread
+(bench/ui_responsiveness.py). Indexing embeds on one lane and search on another, so a query is not queued behind a
+batch of chunks; the child runs both at once, as the in-process embedder did on two threads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from desktop_rag.core.child_process import ChildObject
+from desktop_rag.core.embedding import Embedder, model_name
+from desktop_rag.core.rerank import Reranker
+
+_INDEXING, _SEARCH = "indexing", "search"
+
+
+class ModelsInChild:
+    """What the child holds: one embedder, and rerankers by folder as searches ask for them."""
+
+    def __init__(self, embedding_model: str, precision: str, batch_size: int):
+        self.embedder = Embedder(Path(embedding_model), precision, batch_size)
+        self.rerankers: dict[str, Reranker] = {}
+
+    def describe(self) -> dict:
+        return {"dimension": self.embedder.dimension, "max_tokens": self.embedder.max_tokens,
+                "effective_precision": self.embedder.effective_precision}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.embedder.embed(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embedder.embed_query(text)
+
+    def rerank(self, model_path: str, query: str, passages: list[str]) -> list[float]:
+        return self.rerankers.setdefault(model_path, Reranker(model_path)).score(query, passages)
+
+
+class EmbedderProcess:
+    """The Embedder's interface, its model in a child process (started on first use)."""
+
+    def __init__(self, model_path: Path, precision: str = "auto", batch_size: int = 32):
+        self.model_path = Path(model_path)
+        self.precision, self.batch_size = precision, batch_size
+        # A failure raises the child's own exception (e.g. FileNotFoundError for a missing model), as in-process.
+        self._child = ChildObject(ModelsInChild, (str(self.model_path), precision, batch_size),
+                                  name="the embedding model", lanes=(_INDEXING, _SEARCH), error=None)
+        self._facts: dict | None = None
+
+    @property
+    def name(self) -> str:
+        return model_name(self.model_path)
+
+    @property
+    def loaded(self) -> bool:
+        return self._facts is not None
+
+    def _described(self) -> dict:
+        if self._facts is None:
+            self._facts = self._child.call("describe", lane=_SEARCH)  # loads the model
+        return self._facts
+
+    @property
+    def dimension(self) -> int:
+        return self._described()["dimension"]
+
+    @property
+    def max_tokens(self) -> int:
+        return self._described()["max_tokens"]
+
+    @property
+    def effective_precision(self) -> str:
+        return self._described()["effective_precision"]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self._child.call("embed", list(texts), lane=_INDEXING)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._child.call("embed_query", text, lane=_SEARCH)
+
+    def reranker(self, model_path: str | Path) -> RerankerInChild:
+        return RerankerInChild(self, Path(model_path).expanduser())
+
+    def close(self) -> None:
+        self._child.close()
+
+
+class RerankerInChild:
+    """The Reranker's interface, its cross-encoder in the embedding model's child (RerankerUnavailable crosses
+    the pipe as itself)."""
+
+    def __init__(self, models: EmbedderProcess, model_path: Path):
+        self.model_path = model_path
+        self._models = models
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        if not passages:
+            return []
+        return self._models._child.call("rerank", str(self.model_path), query, list(passages), lane=_SEARCH)

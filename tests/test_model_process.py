@@ -1,0 +1,69 @@
+"""The app's embedding model and reranker in a child process: the real model behind a pipe, the same vectors and
+the same errors as in-process, and a query answered while a batch is being embedded."""
+
+import os
+import signal
+import threading
+
+import numpy as np
+import pytest
+
+from desktop_rag.core.embedding import shared_embedder
+from desktop_rag.core.model_process import EmbedderProcess
+from desktop_rag.core.rerank import RerankerUnavailable
+from desktop_rag.core.tokens import default_embedding_model_path
+
+TEXTS = ["The grey heron stands in shallow water waiting for fish.",
+         "Quarterly revenue grew by four percent on services.",
+         "def parse(data: bytes) -> Document: ..."]
+
+
+@pytest.fixture
+def models():
+    process = EmbedderProcess(default_embedding_model_path())
+    yield process
+    process.close()
+    assert not process._child.running  # closed: no child left behind
+
+
+def test_the_child_embeds_as_the_model_does_in_process(models):
+    in_process = shared_embedder()
+    assert not models.loaded
+    assert models.dimension == in_process.dimension and models.max_tokens == in_process.max_tokens
+    assert models.loaded and models.name == in_process.name
+    assert np.allclose(models.embed(TEXTS), in_process.embed(TEXTS), atol=1e-5)
+    assert np.allclose(models.embed_query("heron"), in_process.embed_query("heron"), atol=1e-5)
+    assert models.embed([]).shape == (0, in_process.dimension)
+
+
+def test_a_query_is_answered_while_a_long_batch_is_embedded_and_a_dead_child_is_replaced(models):
+    models.embed_query("warm up")  # the model loaded, so the race below is between the two calls alone
+    batch = [f"{TEXTS[i % 3]} Paragraph {i} goes on about herons, revenue and parsers. " * 6 for i in range(600)]
+    embedded = []
+    indexing = threading.Thread(target=lambda: embedded.append(models.embed(batch)))
+    indexing.start()
+    try:
+        vector = models.embed_query("heron")
+        assert indexing.is_alive()  # the query did not wait for the batch: it has its own lane
+        assert vector.shape == (models.dimension,)
+    finally:
+        indexing.join()
+    assert embedded[0].shape == (600, models.dimension)
+
+    os.kill(models._child._process.pid, signal.SIGKILL)  # the child dies (a crash, the OS reclaiming memory)
+    models._child._process.join(10)
+    assert np.allclose(models.embed_query("heron"), vector, atol=1e-5)  # a new child loads the model again
+
+
+def test_failures_cross_the_pipe_as_the_same_exceptions(tmp_path, models):
+    with pytest.raises(RerankerUnavailable, match="config.json missing"):
+        models.reranker(tmp_path).score("heron", ["a passage"])
+    assert models.reranker(tmp_path).score("heron", []) == []
+    missing = EmbedderProcess(tmp_path / "no-model")
+    try:
+        with pytest.raises(FileNotFoundError, match="no sentence-transformers model"):
+            missing.embed_query("heron")
+    finally:
+        missing.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        missing.embed_query("heron")  # a closed child is not started again behind its owner's back
