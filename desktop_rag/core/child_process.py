@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import signal
 import threading
 from typing import Callable, Sequence
 
@@ -56,7 +57,8 @@ class ChildObject:
             try:
                 conn.send((method, args))
             except (BrokenPipeError, OSError) as exc:
-                self._stop()
+                with self._start_lock:
+                    self._stop()
                 raise ChildFailed(f"{self.name} process stopped unexpectedly") from exc
             return self._answer(conn)
 
@@ -127,6 +129,8 @@ class ChildObject:
 def _serve(conns, factory, args, name: str) -> None:
     if hasattr(os, "nice"):  # not on Windows, where the child keeps the app's priority
         os.nice(_NICENESS)
+    # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     first, others = conns[0], conns[1:]
     try:
         served = factory(*args)
