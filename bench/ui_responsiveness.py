@@ -2,7 +2,8 @@
 searches.
 
     .venv/bin/python bench/ui_responsiveness.py [--chunks 3000] [--in-process] [--torch-threads N]
-                                                [--default-switch-interval] [--trace-stalls FILE]
+                                                [--default-switch-interval] [--upgrade-seconds N]
+                                                [--trace-stalls FILE]
 
 Offscreen. A 5 ms timer runs in the GUI thread for the whole run; a stall is how much later than due a tick
 fires. During indexing (synthetic Markdown, rules contexts) the query box types a search every second. Prints
@@ -104,6 +105,8 @@ def main() -> None:
                         help="threads for the embedder, with --in-process (default: what the app sets)")
     parser.add_argument("--default-switch-interval", action="store_true",
                         help="keep Python's 5 ms GIL switch interval (the app sets 1 ms)")
+    parser.add_argument("--upgrade-seconds", type=int, default=0,
+                        help="after indexing, let the LLM upgrade contexts for this long while searching goes on")
     parser.add_argument("--trace-stalls", type=argparse.FileType("w"),
                         help="write every thread's stack to this file whenever the event loop stalls past the target")
     args = parser.parse_args()
@@ -122,7 +125,7 @@ def main() -> None:
         favour_the_window()  # as the app does
     collections = CollectionTimer()
     with tempfile.TemporaryDirectory() as tmp:
-        library = Library(Path(tmp) / "data", Settings(contexts="rules"),
+        library = Library(Path(tmp) / "data", Settings(contexts="rules", llm_upgrade_when_idle=False),
                           child_processes=not args.in_process)
         window = MainWindow(library)
         window.show()
@@ -133,8 +136,10 @@ def main() -> None:
         phase = ["idle"]
         on_progress = window.progress.on_progress
 
+        upgrading = [False]
+
         def remember_phase(progress):
-            phase[0] = progress.phase
+            phase[0] = f"LLM upgrade, {progress.phase}" if upgrading[0] else progress.phase
             on_progress(progress)
 
         window.progress.on_progress = remember_phase
@@ -164,6 +169,18 @@ def main() -> None:
         searcher.start()
         spin(app, lambda: window.progress.title.text().startswith("Done"), 3600)
         indexing = time.perf_counter() - started
+        upgraded = ""
+        if args.upgrade_seconds:
+            # The LLM writes chunk contexts (the product's default model) while searches go on, as when the app
+            # upgrades in the background; cancelled after the given time, finished steps kept.
+            upgrading[0] = True
+            window.upgrade_contexts()
+            deadline = time.perf_counter() + args.upgrade_seconds
+            spin(app, lambda: time.perf_counter() > deadline or not window.runner.busy, args.upgrade_seconds + 60)
+            if window.progress.control is not None:
+                window.progress.control.cancel()
+            spin(app, lambda: not window.runner.busy, 600)
+            upgraded = window.progress.title.text()
         searcher.stop()
         meter.timer.stop()
         faulthandler.cancel_dump_traceback_later()
@@ -175,6 +192,8 @@ def main() -> None:
         return stalls[min(len(stalls) - 1, int(p * len(stalls)))]
     print(f"{'startup to a usable window':<44}{startup:>10.2f} s   (target ≤ 2 s)")
     print(f"{'indexing ' + str(args.chunks) + ' chunks (rules contexts)':<44}{indexing:>10.1f} s")
+    if upgraded:
+        print(f"{'LLM upgrade for ' + str(args.upgrade_seconds) + ' s':<44}{upgraded}")
     print(f"{'event-loop stall p50 / p99 / max':<44}{pct(0.5):>4} / {pct(0.99)} / {stalls[-1]} ms   (target ≤ {STALL_TARGET_MS} ms)")
     for name, values in meter.by_phase.items():
         print(f"{'  stall max while ' + name:<44}{max(values):>10} ms   ({sum(v > STALL_TARGET_MS for v in values)} ticks over {STALL_TARGET_MS} ms)")

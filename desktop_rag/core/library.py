@@ -54,6 +54,7 @@ class Library:
         self.catalog.close()
         if "reader" in self.__dict__:
             self.reader.close()
+        self._close_llm_backend()
         for part in ("vectors", "embedder"):
             if isinstance(self.__dict__.get(part), (VectorStoreProcess, EmbedderProcess)):
                 self.__dict__[part].close()
@@ -120,7 +121,7 @@ class Library:
         """Settings were changed in place: drop the parts built from old values; they are rebuilt on next use."""
         changed = set(names)
         if any(name.startswith("llm_") for name in changed):
-            self._llm_backend = None
+            self._close_llm_backend()
         stale = set()
         if "rerank_model" in changed:
             stale |= {"reranker", "searcher"}
@@ -171,6 +172,11 @@ class Library:
             llm_quote_chars=s.llm_chunk_quote_chars,
         )
 
+    def _close_llm_backend(self) -> None:
+        backend, self._llm_backend = self._llm_backend, None
+        if hasattr(backend, "close"):  # the app's model child ends; a run holding the old backend sees it closed
+            backend.close()
+
     def llm_backend(self):
         """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.
         An OpenAI-compatible server when one is set, else the local GGUF model."""
@@ -181,10 +187,12 @@ class Library:
                 self._llm_backend = OpenAiServerBackend(self.settings.llm_server, self.settings.llm_server_model)
                 return self._llm_backend
             from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+            from desktop_rag.core.llm.llama_process import LlamaInChild
             from desktop_rag.core.llm.models import resolve_model
 
             path = resolve_model(self.settings.llm_model, models_cache_dir())
-            self._llm_backend = LlamaCppBackend(
+            backend = LlamaInChild if self.child_processes else LlamaCppBackend
+            self._llm_backend = backend(
                 path, n_ctx=self.settings.llm_context_tokens, n_threads=self.settings.llm_threads or None
             )
         return self._llm_backend

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
+from desktop_rag.core.child_process import ChildFailed
 from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
@@ -110,6 +111,10 @@ class LlmContextualizer:
         except ImportError as exc:  # llama-cpp-python is not installed: no document will do better
             self._unavailable = f"llama-cpp-python is not installed ({exc})"
             self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {self._unavailable}")
+            return rules
+        except ChildFailed as exc:  # the app's model process was closed (its settings changed) or died
+            self._unavailable = str(exc)
+            self.on_notice(f"LLM contexts stopped for this run, rules contexts used until the next upgrade: {exc}")
             return rules
         except Exception as exc:  # a model crash on one document must not end the run
             log.exception("LLM contexts failed for %s", document.title)

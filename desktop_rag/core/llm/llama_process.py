@@ -1,0 +1,44 @@
+"""The local GGUF model in a child process, for the app.
+
+llama.cpp keeps every core busy while it writes contexts; in the app's process its threads took the CPU from the
+window's thread: during a background upgrade the window stalled past 50 ms ~56 times in 150 s and searches took
+~200 ms instead of ~30 (bench/ui_responsiveness.py --upgrade-seconds). In a child running at a lower priority
+(core/child_process.py) the model gets all the CPU the window does not want. The KV cache lives in the child, so
+a document's prefix is still reused across its chunks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_rag.core.child_process import ChildObject
+from desktop_rag.core.llm.backend import Completion
+from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+
+
+class LlamaInChild:
+    """LlamaCppBackend's interface; the model is loaded by the child on first use."""
+
+    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None):
+        self.model_path = Path(model_path)
+        self.name = self.model_path.stem  # as LlamaCppBackend names it: stored with every context
+        # Failures come back as the child's own exceptions (ImportError, ValueError for a file llama.cpp cannot
+        # load), which the contextualizer handles as it does in-process.
+        self._child = ChildObject(LlamaCppBackend, (str(self.model_path), n_ctx, n_threads),
+                                  name="the language model", error=None)
+
+    def count_tokens(self, text: str) -> int:
+        return self._child.call("count_tokens", text)
+
+    def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0) -> Completion:
+        return self._child.call("chat", messages, max_tokens, temperature, seed)
+
+    def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
+                   temperature: float = 0.0, seed: int = 0) -> list[Completion]:
+        return self._child.call("chat_batch", conversations, max_tokens, first_sentence_only, temperature, seed)
+
+    def forget_cache(self) -> None:
+        self._child.call("forget_cache")
+
+    def close(self) -> None:
+        self._child.close()
