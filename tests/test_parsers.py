@@ -21,6 +21,20 @@ def test_markdown_keeps_its_own_text_and_finds_headings_outside_code_fences():
     assert doc.text[install.start_char:].startswith("## Install")
 
 
+def test_markdown_heading_forms_and_very_long_lines():
+    long_line = "word " * 40_000  # 200 KB on one line: the former heading patterns took minutes on it
+    text = (f"## C# tips ##\n\n{long_line}\n\nSetext title\n============\n\n# {'#' * 50_000} x\n\n"
+            "---\n\nRule above, not a heading.\n\n#\n\n## ###\n")
+    doc = parse_bytes("tips.md", text.encode())
+    assert [(h.level, h.title) for h in doc.headings] == [
+        (2, "C# tips"),  # closing hashes dropped, the hash in "C#" kept
+        (1, "Setext title"),
+        (1, f"{'#' * 50_000} x"),
+    ]
+    assert doc.title == "Setext title"
+    assert doc.text[doc.headings[1].start_char:].startswith("Setext title\n===")
+
+
 def test_rst_headings_rank_by_first_appearance_of_their_underline():
     text = "Title\n=====\n\nIntro.\n\nPart\n----\n\nBody.\n\nOther\n=====\n\nMore.\n"
     doc = parse_bytes("doc.rst", text.encode())

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 
 from desktop_rag.core.models import Heading, ParsedDocument
 from desktop_rag.core.parsers.decoding import decode_text
 
-_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
-_SETEXT = re.compile(r"^([^\n]*\S[^\n]*)\n(=+|-+)[ \t]*$", re.M)
+# Each pattern matches within one line and cannot backtrack across it: the former `(.+?)[ \t#]*$` and
+# `^([^\n]*\S[^\n]*)\n` took time quadratic in a line's length (a 260 KB one-line file: 193 s with the GIL held).
+_ATX = re.compile(r"^(#{1,6})[ \t]+([^\n]*)$", re.M)
+_ATX_CLOSING = re.compile(r"(?:^|[ \t])#+[ \t]*$")  # "## Title ##": the closing hashes are not the title
+_SETEXT_UNDERLINE = re.compile(r"^(?:=+|-+)[ \t]*$", re.M)  # the line under a Setext heading's title
 _FENCE = re.compile(r"^(```|~~~)", re.M)
 _RST_UNDERLINE_CHARS = "=-~^\"'`#*+:._"
 
@@ -23,11 +28,17 @@ def parse_markdown(data: bytes, stem: str) -> ParsedDocument:
     fenced = _fenced_ranges(text)
     headings = []
     for m in _ATX.finditer(text):
-        if not _inside(m.start(), fenced):
-            headings.append(Heading(m.start(), len(m.group(1)), m.group(2).strip()))
-    for m in _SETEXT.finditer(text):
-        if not _inside(m.start(), fenced) and not m.group(1).lstrip().startswith(("#", "-", "*", "|")):
-            headings.append(Heading(m.start(), 1 if m.group(2)[0] == "=" else 2, m.group(1).strip()))
+        title = _ATX_CLOSING.sub("", m.group(2)).strip()
+        if title and not _inside(m.start(), fenced):
+            headings.append(Heading(m.start(), len(m.group(1)), title))
+    for m in _SETEXT_UNDERLINE.finditer(text):
+        if m.start() == 0:
+            continue
+        start = text.rfind("\n", 0, m.start() - 1) + 1
+        line = text[start:m.start() - 1]
+        if (line.strip() and not line.lstrip().startswith(("#", "-", "*", "|", "="))
+                and not _inside(start, fenced)):
+            headings.append(Heading(start, 1 if m.group(0)[0] == "=" else 2, line.strip()))
     headings.sort(key=lambda h: h.start_char)
     title = next((h.title for h in headings if h.level == 1), None) or _first_line(text) or stem
     return ParsedDocument(text=text, title=title, parser="markdown", headings=headings)
@@ -73,7 +84,9 @@ def _fenced_ranges(text: str) -> list[tuple[int, int]]:
 
 
 def _inside(pos: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(a <= pos <= b for a, b in ranges)
+    """Whether pos falls in one of the sorted, disjoint ranges (a bisection: a file may have thousands)."""
+    i = bisect.bisect_right(ranges, (pos, math.inf)) - 1
+    return i >= 0 and ranges[i][0] <= pos <= ranges[i][1]
 
 
 def _first_line(text: str, max_chars: int = 120) -> str:
