@@ -95,7 +95,8 @@ class ChildObject:
         try:
             ok, value = conn.recv()
         except (EOFError, OSError) as exc:
-            raise ChildFailed(f"{self.name} process stopped unexpectedly") from exc
+            reason = "was closed" if self._closed else "process stopped unexpectedly"
+            raise ChildFailed(f"{self.name} {reason}") from exc
         if ok:
             return value
         message, original = value
@@ -103,9 +104,19 @@ class ChildObject:
             raise original
         raise (self._error or ChildFailed)(message)
 
-    def close(self) -> None:
+    def close(self, interrupt: bool = False) -> None:
+        """End the child. A call in progress is waited for; with `interrupt` (for a child with nothing to save,
+        such as a model, closed from the GUI thread when a setting changes) it is cut short instead, and its
+        caller gets ChildFailed."""
         first = self._lanes[0]
-        with self._lane_locks[first]:
+        if not self._lane_locks[first].acquire(blocking=not interrupt):
+            with self._start_lock:
+                self._closed = True
+                if self._process is not None:
+                    self._process.terminate()  # the caller waiting on the pipe sees it close
+                    self._process.join(10)
+            return
+        try:
             with self._start_lock:
                 self._closed = True
                 if self.running:
@@ -115,6 +126,8 @@ class ChildObject:
                     except OSError:
                         pass
                 self._stop()
+        finally:
+            self._lane_locks[first].release()
 
     def _stop(self) -> None:
         if self._process is not None:

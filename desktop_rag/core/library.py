@@ -121,7 +121,7 @@ class Library:
         """Settings were changed in place: drop the parts built from old values; they are rebuilt on next use."""
         changed = set(names)
         if any(name.startswith("llm_") for name in changed):
-            self._close_llm_backend()
+            self._close_llm_backend(interrupt=True)
         stale = set()
         if "rerank_model" in changed:
             stale |= {"reranker", "searcher"}
@@ -130,7 +130,7 @@ class Library:
         for name in stale:
             part = self.__dict__.pop(name, None)
             if isinstance(part, EmbedderProcess):
-                part.close()  # waits for a batch being embedded; the old model's child then ends
+                part.close(interrupt=True)  # called from the GUI thread: a batch being embedded is cut short
 
     # -- operations -----------------------------------------------------------------------------------------
 
@@ -172,10 +172,10 @@ class Library:
             llm_quote_chars=s.llm_chunk_quote_chars,
         )
 
-    def _close_llm_backend(self) -> None:
+    def _close_llm_backend(self, interrupt: bool = False) -> None:
         backend, self._llm_backend = self._llm_backend, None
         if hasattr(backend, "close"):  # the app's model child ends; a run holding the old backend sees it closed
-            backend.close()
+            backend.close(interrupt=interrupt)
 
     def llm_backend(self):
         """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.

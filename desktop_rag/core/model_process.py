@@ -88,8 +88,8 @@ class EmbedderProcess:
     def reranker(self, model_path: str | Path) -> RerankerInChild:
         return RerankerInChild(self, Path(model_path).expanduser())
 
-    def close(self) -> None:
-        self._child.close()
+    def close(self, interrupt: bool = False) -> None:
+        self._child.close(interrupt)
 
 
 class RerankerInChild:

@@ -29,8 +29,8 @@ class AppSession:
     def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
         data_dir.mkdir(parents=True, exist_ok=True)
         self._log_to(data_dir)
-        # Opens the catalog only: Chroma and the models load on first use. Chroma in a child process: its inserts
-        # hold the GIL and froze the window while indexing.
+        # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
+        # holds the GIL or the CPU and froze the window; core/child_process.py).
         library = Library(data_dir, child_processes=True)
         window = MainWindow(library)
         window.data_folder_chosen.connect(self.switch)

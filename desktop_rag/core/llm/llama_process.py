@@ -40,5 +40,5 @@ class LlamaInChild:
     def forget_cache(self) -> None:
         self._child.call("forget_cache")
 
-    def close(self) -> None:
-        self._child.close()
+    def close(self, interrupt: bool = False) -> None:
+        self._child.close(interrupt)

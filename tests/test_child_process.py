@@ -1,0 +1,44 @@
+"""ChildObject, the app's way of running work in a child process: closing it while a call is in progress."""
+
+import threading
+import time
+
+import pytest
+
+from desktop_rag.core.child_process import ChildFailed, ChildObject
+
+
+def test_an_interrupting_close_cuts_a_call_short_and_a_polite_one_waits_for_it():
+    # threading.Event's wait() stands in for a long model call: it blocks in the child until its timeout.
+    child = ChildObject(threading.Event, name="the test child")
+    outcome = []
+
+    def long_call():
+        try:
+            outcome.append(child.call("wait", 60))
+        except ChildFailed as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=long_call)
+    caller.start()
+    while not child.running:
+        time.sleep(0.01)
+    time.sleep(0.5)  # the call is on its way: the child has it
+    child.close(interrupt=True)  # returns at once, not after the call's 60 s
+    caller.join(10)
+    assert not caller.is_alive() and not child.running
+    assert isinstance(outcome[0], ChildFailed) and "was closed" in str(outcome[0])
+    with pytest.raises(ChildFailed, match="closed"):
+        child.call("is_set")
+
+    polite = ChildObject(threading.Event, name="the test child")
+    finished = []
+    caller = threading.Thread(target=lambda: finished.append(polite.call("wait", 1)))
+    caller.start()
+    while not polite.running:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    polite.close()  # waits for the call in progress, which then ends normally
+    caller.join(10)
+    assert finished == [False]  # wait(1) timed out in the child and said so
+    assert not polite.running
