@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_rag.config import Settings
+from desktop_rag.core.library import Library
 from desktop_rag.ui.main_window import MainWindow
 from documents import write_pdf
 
@@ -239,6 +240,33 @@ def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtb
         assert session.switch(str(first))
         search_and_wait(qtbot, session.window, "heron")
         assert session.window.search.hits[0].path.endswith("birds.pdf")
+    finally:
+        session.window.close()
+        session.close()
+
+
+def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qtbot, tmp_path, docs, monkeypatch):
+    from desktop_rag.ui.app import AppSession
+
+    monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
+    data = tmp_path / "data"
+    settings = Settings(contexts="rules", llm_upgrade_when_idle=False)
+    settings.save(data)
+    with Library(data, settings) as indexed_before:  # as by an earlier session
+        indexed_before.index([heron_folder(docs)])
+    session = AppSession(data)  # as the app starts: its embedding model loads in a child process, for seconds
+    try:
+        win = session.window
+        with qtbot.waitActive(win):
+            win.show()
+        search_and_wait(qtbot, win, "heron fish")  # in milliseconds: starting the model's child alone takes seconds
+        assert "Keyword matches for now" in win.search.message.text()
+        assert win.search.hits[0].scores.dense is None and win.search.hits[0].scores.bm25 is not None
+        # Once loaded, the shown results are searched again, by meaning and keywords (the chosen hybrid).
+        qtbot.waitUntil(lambda: bool(win.search.hits) and win.search.hits[0].scores.dense is not None,
+                        timeout=WAIT_MS)
+        assert "Keyword matches" not in win.search.message.text()
+        assert win.search.hits[0].path.endswith("birds.pdf")
     finally:
         session.window.close()
         session.close()

@@ -130,8 +130,13 @@ class MainWindow(QMainWindow):
         self.refresh_views()
         self.runner.read(lambda: (self.library.reader.stats(), self.library.reader.failures()),
                          on_done=self._report_state)
-        # Then load the embedding model, in the background: the first search does not wait seconds for it.
-        self.runner.read(lambda: self.library.embedder.dimension)
+        self._load_embedding_model()
+
+    def _load_embedding_model(self) -> None:
+        """In the background: the first search does not wait seconds for it (it matches keywords meanwhile)."""
+        self.search.meaning_model_loading = True
+        self.runner.load(lambda: self.library.embedder.dimension, on_done=lambda _: self.search.meaning_model_ready(),
+                         on_error=lambda message: (self.search.meaning_model_ready(), self.show_error(message)))
 
     def _report_state(self, state) -> None:
         stats, failures = state
@@ -287,6 +292,8 @@ class MainWindow(QMainWindow):
         changed = apply_settings(self.library.settings, chosen)
         self.library.settings.save(self.library.data_dir)
         self.library.settings_changed(changed)
+        if "embedding_model" in changed:
+            self._load_embedding_model()
         needs_reindex = [name for name in changed if name in NEEDS_REINDEX]
         self.search.settings_changed()
         message = "Settings saved."

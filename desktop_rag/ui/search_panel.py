@@ -59,6 +59,8 @@ class SearchPanel(QWidget):
         self._query_sent = 0  # only the newest search's answer is shown
         self._rendered = 0
         self._shown_query = ""
+        self.meaning_model_loading = False  # set by the window while the embedding model loads
+        self._keywords_only_for_now = False  # the shown results matched keywords only, the model being loaded
 
         self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)")
         self.query.setClearButtonEnabled(True)
@@ -135,12 +137,23 @@ class SearchPanel(QWidget):
             return
         self._query_sent += 1
         number, mode, rerank = self._query_sent, self.mode.currentData(), self.rerank.isChecked()
+        # Right after start the embedding model is still loading (seconds): keyword matches now, the chosen
+        # search again once it is ready (meaning_model_ready).
+        self._keywords_only_for_now = mode != "bm25" and self.meaning_model_loading
+        if self._keywords_only_for_now:
+            mode, rerank = "bm25", False
         self.status.emit("Searching…")
         self.runner.read(
             lambda: self.library.search(text, k=RESULTS, mode=mode, rerank=rerank),
             on_done=lambda result: self._show(number, result),
             on_error=lambda message: self._show_error(number, message),
         )
+
+    def meaning_model_ready(self) -> None:
+        """The embedding model has loaded (or failed to: the chosen search then says why)."""
+        self.meaning_model_loading = False
+        if self._keywords_only_for_now and self.query.text().strip():
+            self.search_now()
 
     def _enter_in_query(self) -> None:
         if self.hits and self.query.text().strip() == self._shown_query:
@@ -155,6 +168,8 @@ class SearchPanel(QWidget):
         self.hits = result.hits
         self._render_hits(number)
         notices = " ".join(result.notices)
+        if self._keywords_only_for_now:
+            notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
         found = f"{len(result.hits)} results" if result.hits else "No results."
         self.message.setText(f"{found} {notices}".strip())
         self.status.emit(found)

@@ -1,9 +1,10 @@
 """One task runner for all heavy work (the Anki way): indexing, upgrades, edits and searches run on worker
 threads; their results and progress come back to the GUI thread as queued signals.
 
-Three lanes, each one task at a time in submission order: runs (index, LLM upgrade, folder removal) share the
+Four lanes, each one task at a time in submission order: runs (index, LLM upgrade, folder removal) share the
 library's one writer; edits of single contexts are short and have their own lane, so a person's edit never
-waits behind a long run; reads (searches, stats, review rows) have theirs, so a search never does either.
+waits behind a long run; reads (searches, stats, review rows) have theirs, so a search never does either; and
+loading a model at start has its own, so searches typed meanwhile are not queued behind seconds of loading.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._lanes = {"write": QThreadPool(self), "edit": QThreadPool(self), "read": QThreadPool(self)}
+        self._lanes = {lane: QThreadPool(self) for lane in ("write", "edit", "read", "load")}
         for pool in self._lanes.values():
             pool.setMaxThreadCount(1)
         self._relays: set[_Relay] = set()  # kept alive until their job reports back
@@ -64,6 +65,9 @@ class TaskRunner(QObject):
 
     def read(self, work, on_done=None, on_error=None) -> None:
         self._submit("read", lambda report: work(), on_done, on_error, None)
+
+    def load(self, work, on_done=None, on_error=None) -> None:
+        self._submit("load", lambda report: work(), on_done, on_error, None)
 
     @property
     def busy(self) -> bool:
