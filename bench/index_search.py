@@ -24,9 +24,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # its random-weight cross-encoder
 
 import numpy as np  # noqa: E402
 
+from documents import write_random_cross_encoder  # noqa: E402
 from synthetic import queries, write_corpus  # noqa: E402
 
 
@@ -62,21 +64,6 @@ class SampledEmbedder:
         return self.real.embed_query(text)
 
 
-def random_cross_encoder(folder: Path) -> Path:
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    from desktop_rag.core.tokens import default_embedding_model_path
-
-    tokenizer = AutoTokenizer.from_pretrained(str(default_embedding_model_path()))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
-                        intermediate_size=1536, num_labels=1)
-    BertForSequenceClassification(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
-
 def percentile(values, q):
     return float(np.percentile(np.asarray(values) * 1000, q))
 
@@ -88,7 +75,7 @@ def run_size(size: int, embed_sample: int, query_count: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         tmp = Path(tmp)
         vocab = write_corpus(tmp / "docs", size)
-        reranker_dir = random_cross_encoder(tmp / "reranker")
+        reranker_dir = write_random_cross_encoder(tmp / "reranker", hidden=384, layers=6)
         library = Library(tmp / "data", Settings(rerank_model=str(reranker_dir)))
         sampled = SampledEmbedder(library.embedder, embed_sample)
         library.__dict__["embedder"] = sampled  # replaces the cached property for this run only

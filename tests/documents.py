@@ -1,5 +1,6 @@
 """Real documents made inside the tests: PDFs, EPUBs and DOCX files built with the same libraries users' tools
-produce them with, so the parsers meet the real formats."""
+produce them with, so the parsers meet the real formats. And a cross-encoder folder of random weights, since no
+package ships a real one (also used by bench/index_search.py)."""
 
 from __future__ import annotations
 
@@ -70,3 +71,21 @@ def write_epub(path: Path, chapters: list[tuple[str, str]], title: str = "Book")
                        '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml">'
                        f"<head><title>{heading}</title></head><body><h1>{heading}</h1><p>{body}</p></body></html>")
     return path
+
+
+def write_random_cross_encoder(folder: Path, hidden: int = 64, layers: int = 2) -> Path:
+    """A cross-encoder folder in the format users supply, with random weights: its scores mean nothing, but
+    computing them costs what a real model of that shape costs (the ms-marco-MiniLM-L-6 shape: 384 wide, 6
+    layers)."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    from desktop_rag.core.tokens import default_embedding_model_path
+
+    tokenizer = AutoTokenizer.from_pretrained(str(default_embedding_model_path()))
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=hidden, num_hidden_layers=layers,
+                        num_attention_heads=max(1, hidden // 32), intermediate_size=hidden * 4, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

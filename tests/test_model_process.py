@@ -12,6 +12,7 @@ from desktop_rag.core.embedding import shared_embedder
 from desktop_rag.core.model_process import EmbedderProcess
 from desktop_rag.core.rerank import RerankerUnavailable
 from desktop_rag.core.tokens import default_embedding_model_path
+from documents import write_random_cross_encoder
 
 TEXTS = ["The grey heron stands in shallow water waiting for fish.",
          "Quarterly revenue grew by four percent on services.",
@@ -69,25 +70,12 @@ def test_failures_cross_the_pipe_as_the_same_exceptions(tmp_path, models):
         missing.embed_query("heron")  # a closed child is not started again behind its owner's back
 
 
-def random_weight_cross_encoder(folder):
-    """A cross-encoder of random weights (no package ships a real one): its scores mean nothing, but the same
-    scores must come out of the child as in-process."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
-
-    tokenizer = AutoTokenizer.from_pretrained(str(default_embedding_model_path()))
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=128, num_labels=1)
-    BertForSequenceClassification(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
-
 
 def test_the_reranker_scores_in_the_child_as_in_process(tmp_path, models):
     from desktop_rag.core.rerank import Reranker
 
-    folder = random_weight_cross_encoder(tmp_path / "cross-encoder")
+    # Random weights (no package ships a real cross-encoder): the scores mean nothing, but must be the same.
+    folder = write_random_cross_encoder(tmp_path / "cross-encoder")
     in_child = models.reranker(folder).score("heron", TEXTS)
     assert len(in_child) == 3 and len(set(in_child)) == 3  # three passages, three different scores
     assert np.allclose(in_child, Reranker(folder).score("heron", TEXTS), atol=1e-4)
