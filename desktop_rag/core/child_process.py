@@ -4,8 +4,9 @@ Some work holds Python's GIL for long stretches whatever thread it runs on: Chro
 importing torch (its C extension's start-up alone ~200 ms) and the Python side of running a model. In the app's
 process each stretch froze the window; in a child, the caller's worker thread waits on a pipe without the GIL.
 
-A child runs at a lower CPU priority than the app (on 2 cores the model's threads otherwise took the CPU from the
-GUI thread, or from the thread holding the GIL it waited for), and uses all the CPU nobody else wants.
+A child runs at a lower CPU priority than the app (on 2 cores the models' threads — llama.cpp's most of all —
+otherwise took the CPU from the GUI thread, or from the thread holding the GIL it waited for), and uses all the
+CPU nobody else wants.
 
 A child has one or more lanes (a pipe each, served by its own thread in the child) so that a short call, such as
 embedding a query, does not queue behind a long one, such as embedding a batch of chunks. Calls on one lane are
