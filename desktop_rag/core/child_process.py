@@ -141,8 +141,7 @@ class ChildObject:
 
 
 def _serve(conns, factory, args, name: str) -> None:
-    if hasattr(os, "nice"):  # not on Windows, where the child keeps the app's priority
-        os.nice(_NICENESS)
+    _lower_priority()
     # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     first, others = conns[0], conns[1:]
@@ -155,6 +154,16 @@ def _serve(conns, factory, args, name: str) -> None:
     for conn in others:
         threading.Thread(target=_serve_lane, args=(served, conn), daemon=True).start()
     _serve_lane(served, first)  # the process ends when the first lane closes
+
+
+def _lower_priority() -> None:
+    import psutil
+
+    me = psutil.Process()
+    try:
+        me.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS if os.name == "nt" else max(me.nice(), _NICENESS))
+    except psutil.Error:  # not allowed here: the child works as well at the app's priority
+        pass
 
 
 def _serve_lane(served, conn) -> None:
