@@ -68,7 +68,7 @@ class CatalogReview:
             " x.reviewed_at FROM contexts x JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
             f" WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
             (limit,),
-        )
+        ).fetchall()  # all rows first, then the work on them (see Catalog.iter_index_texts: the GIL)
         return [ReviewRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]) if r[7] else None, r[8],
                           r[9] is not None) for r in rows]
 
