@@ -77,3 +77,21 @@ def test_heading_path_pops_siblings_and_deeper_levels():
     assert heading_path(headings, 25) == ["A", "B", "C"]
     assert heading_path(headings, 35) == ["A", "D"]
     assert heading_path(headings, 5) == ["A"]
+
+
+def test_long_texts_are_tokenized_in_pieces_with_the_same_result_as_whole():
+    from desktop_rag.core.tokens import PIECE_CHARS, pieces
+
+    counter = token_counter()
+    words = ["heron", "Schiphol,", "naïve", "x86_64;", "über-long", "3.14", "(see", "below)"]
+    text = " ".join(words[i % len(words)] + ("\n" if i % 17 == 0 else "") for i in range(PIECE_CHARS // 2))
+    blob = "QUJD" * (PIECE_CHARS // 2)  # no whitespace anywhere: cut where the limit falls
+    assert len(text) > 3 * PIECE_CHARS and len(pieces(text)) > 3
+    whole = counter._tokenizer.encode(text, add_special_tokens=False)
+    assert counter.count([text, "short one", text[:500]]) == [
+        len(whole.ids), 2, len(counter._tokenizer.encode(text[:500], add_special_tokens=False).ids)]
+    assert counter._offsets(text) == whole.offsets  # windows are cut from these: the same windows as whole
+    assert sum(b - a for a, b in pieces(blob)) == len(blob) and len(pieces(blob)) == 2
+    spans = counter.windows(text + " " + blob, 190)
+    assert spans[0][0] == 0 and spans[-1][1] == len(text) + 1 + len(blob)
+    assert all(a == b for (_, a), (b, _) in zip(spans, spans[1:]))  # consecutive, nothing lost

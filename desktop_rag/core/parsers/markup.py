@@ -8,6 +8,7 @@ import re
 
 from desktop_rag.core.models import Heading, ParsedDocument
 from desktop_rag.core.parsers.decoding import decode_text
+from desktop_rag.core.parsers.lines import line_matches
 
 # Each pattern matches within one line and cannot backtrack across it: the former `(.+?)[ \t#]*$` and
 # `^([^\n]*\S[^\n]*)\n` took time quadratic in a line's length (a 260 KB one-line file: 193 s with the GIL held).
@@ -27,11 +28,11 @@ def parse_markdown(data: bytes, stem: str) -> ParsedDocument:
     text = decode_text(data)
     fenced = _fenced_ranges(text)
     headings = []
-    for m in _ATX.finditer(text):
+    for m in line_matches(_ATX, text):
         title = _ATX_CLOSING.sub("", m.group(2)).strip()
         if title and not _inside(m.start(), fenced):
             headings.append(Heading(m.start(), len(m.group(1)), title))
-    for m in _SETEXT_UNDERLINE.finditer(text):
+    for m in line_matches(_SETEXT_UNDERLINE, text):
         if m.start() == 0:
             continue
         start = text.rfind("\n", 0, m.start() - 1) + 1
@@ -79,7 +80,7 @@ def _line_offsets(lines: list[str]) -> list[int]:
 
 
 def _fenced_ranges(text: str) -> list[tuple[int, int]]:
-    marks = [m.start() for m in _FENCE.finditer(text)]
+    marks = [m.start() for m in line_matches(_FENCE, text)]
     return [(marks[i], marks[i + 1]) for i in range(0, len(marks) - 1, 2)]
 
 
