@@ -30,6 +30,14 @@ class ChildFailed(RuntimeError):
     pass
 
 
+class ChildDied(ChildFailed):
+    """The child ended during a call (a crash in a C library, the OS reclaiming memory)."""
+
+
+class ChildTimedOut(ChildFailed):
+    pass
+
+
 class ChildObject:
     def __init__(self, factory: Callable, args: tuple = (), *, name: str, lanes: Sequence[str] = ("main",),
                  error: type[Exception] | None = ChildFailed):
@@ -51,7 +59,9 @@ class ChildObject:
     def running(self) -> bool:
         return self._process is not None and self._process.is_alive()
 
-    def call(self, method: str, *args, lane: str | None = None):
+    def call(self, method: str, *args, lane: str | None = None, timeout: float | None = None):
+        """`timeout`: seconds after which the child is ended (it is started again for the next call) and
+        ChildTimedOut raised — for work that may get stuck on bad input."""
         lane = lane or self._lanes[0]
         with self._lane_locks[lane]:
             conn = self._started()[lane]
@@ -60,7 +70,13 @@ class ChildObject:
             except (BrokenPipeError, OSError) as exc:
                 with self._start_lock:
                     self._stop()
-                raise ChildFailed(f"{self.name} process stopped unexpectedly") from exc
+                raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
+            if timeout is not None and not conn.poll(timeout):
+                with self._start_lock:
+                    if self._process is not None:
+                        self._process.kill()
+                    self._stop()
+                raise ChildTimedOut(f"{self.name} took longer than {timeout:g} s")
             return self._answer(conn)
 
     def _started(self) -> dict:
@@ -88,6 +104,9 @@ class ChildObject:
             raise ChildFailed(f"{self.name} did not start")
         try:
             self._answer(first)  # the child's "ready", or why it could not build the object
+        except ChildDied as exc:
+            self._stop()
+            raise ChildFailed(f"{self.name} did not start") from exc
         except Exception:
             self._stop()  # the child has returned; its pipes are closed too
             raise
@@ -96,8 +115,9 @@ class ChildObject:
         try:
             ok, value = conn.recv()
         except (EOFError, OSError) as exc:
-            reason = "was closed" if self._closed else "process stopped unexpectedly"
-            raise ChildFailed(f"{self.name} {reason}") from exc
+            if self._closed:
+                raise ChildFailed(f"{self.name} was closed") from exc
+            raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
         if ok:
             return value
         message, original = value

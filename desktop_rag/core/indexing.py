@@ -17,7 +17,6 @@ from typing import Callable, Sequence
 
 from desktop_rag.core import parsers
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.chunking import chunk_document
 from desktop_rag.core.contexts import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
@@ -199,9 +198,8 @@ class Indexer:
             self.summary.unchanged += 1
             return
         try:
-            document = parsers.parse(found.path, data)
-            chunks = chunk_document(
-                document, self.lib.token_counter, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens
+            document, chunks = self.lib.document_reader.read(
+                found.path, data, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens
             )
         except parsers.ParseError as exc:
             self._fail(found, content_hash, str(exc))

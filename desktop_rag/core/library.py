@@ -22,6 +22,7 @@ from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.lexical import lexical_tokens
 from desktop_rag.core.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.core.models import ContextResult, index_text
+from desktop_rag.core.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
 from desktop_rag.core.tokens import default_embedding_model_path, token_counter
@@ -55,8 +56,8 @@ class Library:
         if "reader" in self.__dict__:
             self.reader.close()
         self._close_llm_backend()
-        for part in ("vectors", "embedder"):
-            if isinstance(self.__dict__.get(part), (VectorStoreProcess, EmbedderProcess)):
+        for part in ("vectors", "embedder", "document_reader"):
+            if isinstance(self.__dict__.get(part), (VectorStoreProcess, EmbedderProcess, ReaderProcess)):
                 self.__dict__[part].close()
 
     def __enter__(self):
@@ -88,6 +89,13 @@ class Library:
     @cached_property
     def token_counter(self):
         return token_counter(self.embedder.model_path)
+
+    @cached_property
+    def document_reader(self) -> DocumentReader | ReaderProcess:
+        """Files into documents and chunks (core/reading.py)."""
+        if self.child_processes:
+            return ReaderProcess(self.embedder.model_path)
+        return DocumentReader(self.embedder.model_path)
 
     @cached_property
     def vectors(self) -> VectorStore | VectorStoreProcess:
@@ -126,10 +134,11 @@ class Library:
         if "rerank_model" in changed:
             stale |= {"reranker", "searcher"}
         if "embedding_model" in changed:
-            stale |= {"embedder", "token_counter", "reranker", "searcher"}  # the app's reranker is in the model's child
+            # The app's reranker is in the model's child; the reader counts the model's word pieces.
+            stale |= {"embedder", "token_counter", "reranker", "searcher", "document_reader"}
         for name in stale:
             part = self.__dict__.pop(name, None)
-            if isinstance(part, EmbedderProcess):
+            if isinstance(part, (EmbedderProcess, ReaderProcess)):
                 part.close(interrupt=True)  # called from the GUI thread: a batch being embedded is cut short
 
     # -- operations -----------------------------------------------------------------------------------------

@@ -1,0 +1,71 @@
+"""The app reads files (parse + chunk) in a child process: the same documents as in-process, and a reader that
+crashes or hangs on one file costs that file only (the crash and the hang are injected by a fault-injecting
+reader, since no real file is known to do either)."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.core.library import Library
+from desktop_rag.core.parsers import ParseError
+from desktop_rag.core.reading import DocumentReader, ReaderProcess
+from desktop_rag.core.tokens import default_embedding_model_path
+from documents import write_pdf
+
+
+class FaultInjectingReader(DocumentReader):
+    """Reads like the real one, except: a file named crash.* kills its process, one named hang.* never ends."""
+
+    def read(self, path, data, chunk_tokens, overlap_tokens):
+        name = os.path.basename(path)
+        if name.startswith("crash."):
+            os.kill(os.getpid(), signal.SIGKILL)  # as a segfault in a C parser ends it (without a core file)
+        if name.startswith("hang."):
+            time.sleep(3600)
+        return super().read(path, data, chunk_tokens, overlap_tokens)
+
+
+def test_the_child_reads_as_in_process(tmp_path):
+    pdf = write_pdf(tmp_path / "birds.pdf", ["Herons\n\nThe grey heron hunts fish.", "Swallows\n\nThey migrate."])
+    model = default_embedding_model_path()
+    reader = ReaderProcess(model)
+    try:
+        document, chunks = reader.read(pdf, pdf.read_bytes(), 190, 30)
+        expected_document, expected_chunks = DocumentReader(model).read(pdf, pdf.read_bytes(), 190, 30)
+        assert document == expected_document and chunks == expected_chunks and document.page_count == 2
+        with pytest.raises(ParseError, match="corrupt or unreadable PDF"):  # the parser's own reason, as in-process
+            reader.read(tmp_path / "broken.pdf", b"%PDF-1.7 not really", 190, 30)
+    finally:
+        reader.close()
+
+
+def test_a_crash_or_a_hang_on_one_file_fails_that_file_and_the_next_is_read(tmp_path):
+    reader = ReaderProcess(default_embedding_model_path(), timeout_s=3, reader=FaultInjectingReader)
+    good = b"# Herons\n\nThe grey heron hunts fish in shallow water."
+    try:
+        with pytest.raises(ParseError, match="parser crashed on this file"):
+            reader.read(tmp_path / "crash.md", good, 190, 30)
+        assert reader.read(tmp_path / "herons.md", good, 190, 30)[0].title == "Herons"  # a new child
+        started = time.monotonic()
+        with pytest.raises(ParseError, match="took longer than 3 s"):
+            reader.read(tmp_path / "hang.md", good, 190, 30)
+        assert time.monotonic() - started < 60  # stopped, not waited for
+        assert reader.read(tmp_path / "herons.md", good, 190, 30)[1][0].text.startswith("# Herons")
+    finally:
+        reader.close()
+
+
+def test_the_app_library_indexes_through_the_child_reader_and_records_failures(data_dir, docs):
+    (docs / "herons.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water.\n")
+    (docs / "empty.txt").write_text("")
+    library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False), child_processes=True)
+    try:
+        summary = library.index([docs])
+        assert isinstance(library.document_reader, ReaderProcess)
+        assert summary.indexed == 1 and [f.reason for f in summary.failed] == ["empty file"]
+        assert library.search("heron fish").hits[0].path.endswith("herons.md")
+    finally:
+        library.close()
