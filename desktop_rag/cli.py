@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 def _open(data_dir: Path):
     from desktop_rag.core.library import Library
 
-    return Library(data_dir)
+    return Library(data_dir, read_in_child=True)  # a parser crashing on one file must not end the run
 
 
 # -- index ----------------------------------------------------------------------------------------------------

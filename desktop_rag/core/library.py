@@ -36,11 +36,15 @@ CATALOG_FILE = "catalog.sqlite3"
 
 
 class Library:
-    def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False):
-        """`child_processes`: the app's choice — the vector store and the models run in child processes, so that
-        work holding Python's GIL never holds up its window (storage/vector_process.py, core/model_process.py)."""
+    def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False,
+                 read_in_child: bool | None = None):
+        """`child_processes`: the app's choice — the vector store, the models and the reading of files run in
+        child processes, so that work holding Python's GIL never holds up its window (storage/vector_process.py,
+        core/model_process.py, core/reading.py). `read_in_child` alone: the CLI's, so that a parser crashing on
+        a file fails that file instead of ending the run (default: as `child_processes`)."""
         self.data_dir = Path(data_dir)
         self.child_processes = child_processes
+        self.read_in_child = child_processes if read_in_child is None else read_in_child
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
@@ -93,7 +97,7 @@ class Library:
     @cached_property
     def document_reader(self) -> DocumentReader | ReaderProcess:
         """Files into documents and chunks (core/reading.py)."""
-        if self.child_processes:
+        if self.read_in_child:
             return ReaderProcess(self.embedder.model_path)
         return DocumentReader(self.embedder.model_path)
 
