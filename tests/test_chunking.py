@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from desktop_rag.core.chunking import chunk_document, heading_path
+from desktop_rag.core.chunking import HeadingPaths, chunk_document
 from desktop_rag.core.models import Heading, ParsedDocument
 from desktop_rag.core.parsers import parse
 from desktop_rag.core.tokens import token_counter
@@ -74,9 +74,11 @@ def test_code_is_split_by_lines_under_its_definitions():
 
 def test_heading_path_pops_siblings_and_deeper_levels():
     headings = [Heading(0, 1, "A"), Heading(10, 2, "B"), Heading(20, 3, "C"), Heading(30, 2, "D")]
-    assert heading_path(headings, 25) == ["A", "B", "C"]
-    assert heading_path(headings, 35) == ["A", "D"]
-    assert heading_path(headings, 5) == ["A"]
+    paths = HeadingPaths(headings)
+    assert paths.at(25) == ["A", "B", "C"]
+    assert paths.at(35) == ["A", "D"]
+    assert paths.at(5) == ["A"] and paths.at(0) == ["A"]
+    assert HeadingPaths([Heading(8, 1, "Later")]).at(3) == []  # before the first heading: none
 
 
 def test_long_texts_are_tokenized_in_pieces_with_the_same_result_as_whole():

@@ -166,7 +166,3 @@ class HeadingPaths:
         i = bisect.bisect_right(self._starts, offset)
         return list(self._paths[i - 1]) if i else []
 
-
-def heading_path(headings: list[Heading], offset: int) -> list[str]:
-    """The headings enclosing `offset`, outermost first."""
-    return HeadingPaths(headings).at(offset)

@@ -139,8 +139,9 @@ class _IndexedDataset:
 
 
 def _locate_chunks(doc: ParsedDocument, raw_chunks: list[dict], counter) -> list[Chunk]:
-    from desktop_rag.core.chunking import heading_path
+    from desktop_rag.core.chunking import HeadingPaths
 
+    paths = HeadingPaths(doc.headings)
     chunks, cursor = [], 0
     counts = counter.count([c["text"] for c in raw_chunks])
     for raw, tokens in zip(raw_chunks, counts):
@@ -149,7 +150,7 @@ def _locate_chunks(doc: ParsedDocument, raw_chunks: list[dict], counter) -> list
             start = max(doc.text.find(raw["text"]), 0)
         end = start + len(raw["text"])
         cursor = max(cursor, start)
-        chunks.append(Chunk(raw["index"], raw["text"], start, end, None, heading_path(doc.headings, start), tokens,
+        chunks.append(Chunk(raw["index"], raw["text"], start, end, None, paths.at(start), tokens,
                             text_hash(raw["text"])))
     return chunks
 

@@ -1,4 +1,5 @@
-"""Reading a file into a document and its chunks: in-process for the CLI, in a child process for the app.
+"""Reading a file into a document and its chunks: in a child process for the app and the CLI, in-process for
+evaluations, the demo and tests.
 
 Parsing and chunking meet people's files as they are, and run in C for long stretches: PyMuPDF, lxml, the
 tokenizer. In a child, the app's window never waits for them, a parser that crashes on a file (a segfault in a
