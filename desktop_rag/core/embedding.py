@@ -99,10 +99,11 @@ def model_name(model_path: Path) -> str:
 @contextmanager
 def _without_full_collections():
     """Importing torch and sentence-transformers creates millions of objects, so the cyclic garbage collector ran
-    full collections of the whole heap during the load, each holding the GIL 60-170 ms: the app's window froze
-    (bench/ui_responsiveness.py). No collection runs during the load; afterwards everything it created is moved out
-    of the collector's sight (gc.freeze): those objects live as long as the process, and later collections no
-    longer scan them."""
+    full collections of the whole heap during the load, each holding the GIL 60-170 ms (when the app loaded the
+    model in its own process, its window froze; the app now loads it in a child, core/model_process.py, but a
+    process with the model in it still pays for scanning them). No collection runs during the load; afterwards
+    everything it created is moved out of the collector's sight (gc.freeze): those objects live as long as the
+    process, and later collections no longer scan them."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
