@@ -1,7 +1,7 @@
 """Contextualization throughput of the local model: KV-cache prefix reuse and batched decoding, measured.
 
     .venv/bin/python bench/contextualize.py [--model qwen2.5-coder-1.5b-instruct-q4_k_m] [--docs 3] [--chunks 6]
-                                            [--quote-chars 300]
+                                            [--quote-chars 300] [--whole-set]
 
 For the first documents of the codebase set (../shared/datasets/codebase, else the bundled samples) it asks the
 chunk-level question the product asks (the document, then the chunk, "say which part this is") in three ways,
@@ -12,6 +12,11 @@ plus one cheaper prompt that was measured and rejected:
   marks+batch   chunks marked in the document and asked by mark, batched: cheaper, but it situated chunks less
                 well (eval subset hybrid R@20 96.1 vs 98.4), so not used
 Prints chunks/min, evaluated prompt and generated tokens and their rates, and speed-ups against "no reuse".
+
+The few documents timed are not the set's mix (most of its chunks are in long files, read as head + section
+excerpts). `--whole-set` counts, with the model's tokenizer, the prompt tokens every question of the whole set
+would evaluate with and without reuse, and projects each mode's minutes from this run's own rates: the prompt
+rate measured alone, and each mode's answering seconds per chunk (its time less its prompt time).
 """
 
 from __future__ import annotations
@@ -41,7 +46,9 @@ _MARK_QUESTION = (
 )
 
 
-def load_documents(limit: int, chunks_per_doc: int) -> list[tuple[str, list[Chunk]]]:
+def load_documents(limit: int, chunks_per_doc: int, every_chunk: bool = False) -> list[tuple[str, list[Chunk]]]:
+    """The first `limit` documents with at least `chunks_per_doc` chunks, with that many of their chunks (all of
+    them with `every_chunk`)."""
     if (DATASET / "documents.jsonl").exists():
         docs = [json.loads(line) for line in (DATASET / "documents.jsonl").open()]
         texts: dict[str, list[str]] = {}
@@ -57,7 +64,7 @@ def load_documents(limit: int, chunks_per_doc: int) -> list[tuple[str, list[Chun
     result = []
     for text, pieces in pairs:
         chunks, cursor = [], 0
-        for number, piece in enumerate(pieces[:chunks_per_doc]):
+        for number, piece in enumerate(pieces if every_chunk else pieces[:chunks_per_doc]):
             start = max(cursor, text.find(piece[:60], cursor))
             chunks.append(Chunk(number, piece, start, start + len(piece), None, [], len(piece) // 4, str(number)))
             cursor = start + 1
@@ -102,6 +109,57 @@ def run(backend: LlamaCppBackend, docs, mode: str, quote_chars: int) -> dict:
             "generated/chunk": round(generated / n, 1)}
 
 
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def whole_set_tokens(backend: LlamaCppBackend, quote_chars: int) -> dict:
+    """Prompt tokens the chunk level evaluates over every multi-chunk document of the set (single-chunk
+    documents get no chunk question): each question whole (no reuse), and as reuse+batch does — an excerpt's
+    shared prefix once, less what the previous excerpt left cached, then each question's own suffix."""
+    llama = backend._load()
+    no_reuse = batched = chunks_asked = 0
+    for text, chunks in load_documents(limit=10**6, chunks_per_doc=2, every_chunk=True):
+        cached: list[int] = []
+        for group in questions(backend, text, chunks, marks=False, quote_chars=quote_chars):
+            prompts = [backend._prompt_tokens(llama, messages) for messages in group]
+            shared = min(_common_prefix(prompts[0], p) for p in prompts)
+            batched += shared - _common_prefix(cached, prompts[0][:shared]) + sum(len(p) - shared for p in prompts)
+            cached = prompts[0][:shared]
+            no_reuse += sum(len(p) for p in prompts)
+            chunks_asked += len(prompts)
+    return {"chunks": chunks_asked, "no reuse": no_reuse, "reuse+batch": batched}
+
+
+def prompt_rate(backend: LlamaCppBackend, text: str) -> float:
+    """Prompt tokens per second, one ~1,000-token prompt evaluated from an empty cache with a 1-token answer."""
+    messages = document_messages(text[:3500], "Say OK.")
+    backend.forget_cache()
+    started = time.perf_counter()
+    completion = backend.chat_batch([messages], max_tokens=1)[0]
+    return completion.evaluated_prompt_tokens / (time.perf_counter() - started)
+
+
+def project(results: dict, rate: float, whole: dict) -> None:
+    print(f"\nwhole set projected ({whole['chunks']} chunk questions; prompt {rate:.0f} tokens/s measured alone):")
+    minutes = {}
+    for mode in ("no reuse", "reuse+batch"):
+        if mode not in results:
+            continue
+        r = results[mode]
+        answer_seconds = max(0.0, r["seconds"] - r["evaluated prompt tokens"] / rate) / r["chunks"]
+        minutes[mode] = (whole[mode] / rate + answer_seconds * whole["chunks"]) / 60
+        print(f"  {mode:<12} {whole[mode] / whole['chunks']:>6.0f} prompt tokens/chunk, "
+              f"{answer_seconds:.2f} s/chunk answering -> {minutes[mode]:.0f} min")
+    if len(minutes) == 2:
+        print(f"  speed-up of reuse+batch on the whole set: {minutes['no reuse'] / minutes['reuse+batch']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="qwen2.5-coder-1.5b-instruct-q4_k_m")
@@ -110,6 +168,8 @@ def main() -> None:
     parser.add_argument("--modes", default="no reuse,reuse,reuse+batch,marks+batch")
     parser.add_argument("--quote-chars", type=int, default=0,
                         help="quote only the chunk's beginning in its question (setting llm_chunk_quote_chars)")
+    parser.add_argument("--whole-set", action="store_true",
+                        help="also project each mode's time over the whole set from its token counts")
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +177,9 @@ def main() -> None:
         docs = load_documents(args.docs, args.chunks)
         backend.chat_batch([[{"role": "user", "content": "hi"}]], max_tokens=1)  # load outside the timing
         results = {mode: run(backend, docs, mode, args.quote_chars) for mode in modes}
+        if args.whole_set:
+            rate = prompt_rate(backend, docs[0][0])
+            whole = whole_set_tokens(backend, args.quote_chars)
     print(f"{'':<26}" + "".join(f"{mode:>15}" for mode in modes))
     for key in results[modes[0]]:
         print(f"{key:<26}" + "".join(f"{results[mode][key]:>15}" for mode in modes))
@@ -126,6 +189,8 @@ def main() -> None:
     quoting = f"first {args.quote_chars} characters of each chunk quoted" if args.quote_chars else "whole chunk quoted"
     print(f"(model {args.model}, {os.cpu_count()} cores, {MAX_TOKENS}-token cap, answers stop at a sentence end, "
           f"{quoting})")
+    if args.whole_set:
+        project(results, rate, whole)
 
 
 if __name__ == "__main__":
