@@ -1,5 +1,5 @@
-"""ChildObject, the app's way of running work in a child process: its priority, and closing it while a call is
-in progress."""
+"""ChildObject, the app's way of running work in a child process: its priority, closing it while a call is
+in progress, and a child that dies during a call."""
 
 import os
 import threading
@@ -8,7 +8,32 @@ import time
 import psutil
 import pytest
 
-from desktop_rag.core.child_process import ChildFailed, ChildObject
+from desktop_rag.core.child_process import ChildDied, ChildFailed, ChildObject
+
+
+class LingeringDeathFaultChild:
+    """Fault injection: `die` closes the child's end of every pipe, then lingers before exiting — the moment
+    after a crash when the parent already reads the end of the pipe but the process is not gone yet."""
+
+    def die(self, linger_s):
+        os.closerange(3, 65536)
+        time.sleep(linger_s)
+        os._exit(1)
+
+    def pid(self):
+        return os.getpid()
+
+
+def test_the_call_after_a_child_died_gets_a_new_child_even_before_the_old_one_is_gone():
+    child = ChildObject(LingeringDeathFaultChild, name="the test child")
+    try:
+        first = child.call("pid")
+        with pytest.raises(ChildDied, match="stopped unexpectedly"):
+            child.call("die", 2)
+        second = child.call("pid")  # not written into the dying child's closed pipe
+        assert second != first and child.running
+    finally:
+        child.close()
 
 
 def test_an_interrupting_close_cuts_a_call_short_and_a_polite_one_waits_for_it():

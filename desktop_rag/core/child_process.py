@@ -77,7 +77,14 @@ class ChildObject:
                         self._process.kill()
                     self._stop()
                 raise ChildTimedOut(f"{self.name} took longer than {timeout:g} s")
-            return self._answer(conn)
+            try:
+                return self._answer(conn)
+            except ChildDied:
+                # A dying child's pipes close before the process can be reaped (is_alive() stays true for a
+                # moment, longer on a loaded machine): forget it now, or the next call writes into its pipe.
+                with self._start_lock:
+                    self._stop()
+                raise
 
     def _started(self) -> dict:
         with self._start_lock:
