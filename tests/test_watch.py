@@ -110,7 +110,7 @@ def test_search_follows_create_edit_rename_and_delete(rules_library, watching, d
     (docs / "pump-guide.md").unlink()
     eventually(lambda: lib.catalog.document(str(docs / "pump-guide.md")) is None)
     eventually(lambda: paths(lib, "prime zanzibar pump") == [])
-    # Chroma is brought in line after the catalog and BM25, within the same batch: wait for the batch's end.
+    # Searches stop showing the file once the catalog forgets it; Chroma drops its vectors later in the batch.
     eventually(lambda: lib.vectors.count() == lib.catalog.chunk_count() == 1)  # only other.md is left
     assert paths(lib, "machines") == [str(docs / "other.md")]
 
