@@ -2,6 +2,7 @@
 in progress, and a child that dies during a call."""
 
 import os
+import socket
 import threading
 import time
 
@@ -20,11 +21,33 @@ class LingeringDeathFaultChild:
         time.sleep(linger_s)
         os._exit(1)
 
+    def die_soon(self, linger_s):
+        """Returns at once; the child then dies between calls, as one killed while idle (out of memory) would.
+        Its pipes are shut down (closing them would not wake the thread waiting on one); a non-daemon thread
+        keeps the process for `linger_s` more."""
+
+        def shut_down_and_linger():
+            time.sleep(0.2)
+            for fd in range(3, 1024):
+                try:
+                    pipe = socket.socket(fileno=fd)
+                except OSError:
+                    continue  # not an open socket
+                try:
+                    pipe.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                pipe.detach()
+            time.sleep(linger_s)
+            os._exit(1)
+
+        threading.Thread(target=shut_down_and_linger).start()
+
     def pid(self):
         return os.getpid()
 
 
-def test_the_call_after_a_child_died_gets_a_new_child_even_before_the_old_one_is_gone():
+def test_a_call_after_a_child_died_gets_a_new_child_even_before_the_old_one_is_gone():
     child = ChildObject(LingeringDeathFaultChild, name="the test child")
     try:
         first = child.call("pid")
@@ -32,6 +55,11 @@ def test_the_call_after_a_child_died_gets_a_new_child_even_before_the_old_one_is
             child.call("die", 2)
         second = child.call("pid")  # not written into the dying child's closed pipe
         assert second != first and child.running
+
+        child.call("die_soon", 5)
+        time.sleep(1)  # its pipes are closed now, and it has not exited yet
+        third = child.call("pid")  # the call the dead child never got goes to a new one
+        assert third not in (first, second)
     finally:
         child.close()
 

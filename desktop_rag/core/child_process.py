@@ -64,13 +64,7 @@ class ChildObject:
         ChildTimedOut raised — for work that may get stuck on bad input."""
         lane = lane or self._lanes[0]
         with self._lane_locks[lane]:
-            conn = self._started()[lane]
-            try:
-                conn.send((method, args))
-            except (BrokenPipeError, OSError) as exc:
-                with self._start_lock:
-                    self._stop()
-                raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
+            conn = self._sent(lane, (method, args))
             if timeout is not None and not conn.poll(timeout):
                 with self._start_lock:
                     if self._process is not None:
@@ -85,6 +79,23 @@ class ChildObject:
                 with self._start_lock:
                     self._stop()
                 raise
+
+    def _sent(self, lane: str, message: tuple):
+        """The lane's pipe, `message` sent on it. Between calls a lane has nothing to read — unless the child
+        closed it by dying since the last call (killed while idle, out of memory): such a child is replaced
+        first, so the message goes to one that will answer."""
+        conn = self._started()[lane]
+        if conn.poll(0):
+            with self._start_lock:
+                self._stop()
+            conn = self._started()[lane]
+        try:
+            conn.send(message)
+            return conn
+        except OSError as exc:  # BrokenPipeError among them
+            with self._start_lock:
+                self._stop()
+            raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
 
     def _started(self) -> dict:
         with self._start_lock:
