@@ -70,7 +70,6 @@ def test_failures_cross_the_pipe_as_the_same_exceptions(tmp_path, models):
         missing.embed_query("heron")  # a closed child is not started again behind its owner's back
 
 
-
 def test_the_reranker_scores_in_the_child_as_in_process(tmp_path, models):
     from desktop_rag.core.rerank import Reranker
 

@@ -66,18 +66,14 @@ class ChildObject:
         with self._lane_locks[lane]:
             conn = self._sent(lane, (method, args))
             if timeout is not None and not conn.poll(timeout):
-                with self._start_lock:
-                    if self._process is not None:
-                        self._process.kill()
-                    self._stop()
+                self._forget_child(kill=True)
                 raise ChildTimedOut(f"{self.name} took longer than {timeout:g} s")
             try:
                 return self._answer(conn)
             except ChildDied:
                 # A dying child's pipes close before the process can be reaped (is_alive() stays true for a
                 # moment, longer on a loaded machine): forget it now, or the next call writes into its pipe.
-                with self._start_lock:
-                    self._stop()
+                self._forget_child()
                 raise
 
     def _sent(self, lane: str, message: tuple):
@@ -86,16 +82,21 @@ class ChildObject:
         first, so the message goes to one that will answer."""
         conn = self._started()[lane]
         if conn.poll(0):
-            with self._start_lock:
-                self._stop()
+            self._forget_child()
             conn = self._started()[lane]
         try:
             conn.send(message)
             return conn
         except OSError as exc:  # BrokenPipeError among them
-            with self._start_lock:
-                self._stop()
+            self._forget_child()
             raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
+
+    def _forget_child(self, kill: bool = False) -> None:
+        """End the child (at once with `kill`) and drop its pipes; the next call starts a new one."""
+        with self._start_lock:
+            if kill and self._process is not None:
+                self._process.kill()
+            self._stop()
 
     def _started(self) -> dict:
         with self._start_lock:

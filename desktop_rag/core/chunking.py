@@ -165,4 +165,3 @@ class HeadingPaths:
     def at(self, offset: int) -> list[str]:
         i = bisect.bisect_right(self._starts, offset)
         return list(self._paths[i - 1]) if i else []
-

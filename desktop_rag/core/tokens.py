@@ -30,16 +30,14 @@ class TokenCounter:
         batch: list[str] = []
         batch_chars = 0
         for text in texts:
+            if batch_chars + len(text) > PIECE_CHARS:  # always so for a text longer than a piece
+                counts.extend(self._count_batch(batch))
+                batch, batch_chars = [], 0
             if len(text) > PIECE_CHARS:
-                counts.extend(self._count_batch(batch))
-                batch, batch_chars = [], 0
                 counts.append(sum(self._count_batch([text[a:b] for a, b in pieces(text)])))
-                continue
-            if batch_chars + len(text) > PIECE_CHARS:
-                counts.extend(self._count_batch(batch))
-                batch, batch_chars = [], 0
-            batch.append(text)
-            batch_chars += len(text)
+            else:
+                batch.append(text)
+                batch_chars += len(text)
         counts.extend(self._count_batch(batch))
         return counts
 
