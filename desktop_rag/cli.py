@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="folders to watch (default: every folder indexed so far)")
     watch.add_argument("--upgrade", action=argparse.BooleanOptionalAction, default=None,
                        help="write LLM contexts while the folders are quiet (default: the llm_upgrade_when_idle "
-                            "setting, with contexts auto)")
+                            "setting, with contexts auto, when the computer is idle as the settings say; "
+                            "--upgrade: whenever the folders are quiet)")
     watch.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
 
     commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")

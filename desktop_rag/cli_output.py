@@ -45,8 +45,12 @@ class ProgressPrinter:
         eta = ""
         if p.total and p.done and elapsed > 1 and p.done < p.total:
             eta = f"  ETA {(p.total - p.done) * elapsed / p.done:.0f} s"
-        where = f"  {_shorten(p.path)}" if p.path else ""
-        return f"{p.phase:<13} {count}{rate}{eta}{where}"
+        where = f"  {_shorten(p.note or p.path)}" if p.note or p.path else ""
+        overall = ""
+        if p.overall is not None:  # the whole run's share and time left (core/run_meter.py)
+            left = f", ~{p.seconds_left:.0f} s left" if p.seconds_left is not None and p.overall < 1 else ""
+            overall = f"  [run {p.overall:.0%}{left}]"
+        return f"{p.phase:<13} {count}{rate}{eta}{overall}{where}"
 
 
 def _shorten(path: str, width: int = 60) -> str:
@@ -58,6 +62,7 @@ def print_index_summary(s: IndexSummary, out: TextIO) -> None:
     out.write(
         f"{state}: {s.indexed} files indexed ({s.chunks} chunks), {s.unchanged} unchanged, "
         f"{len(s.failed)} failed, {s.removed} removed" + (f", {s.moved} moved" if s.moved else "")
+        + (f", {s.skipped} skipped (not text, or a format not read)" if s.skipped else "")
         + f", in {s.seconds:.1f} s\n"
     )
     if s.busy:
@@ -105,7 +110,8 @@ def _one_line(text: str, width: int) -> str:
 def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> None:
     docs = stats["documents"]
     out.write(f"Data folder: {stats['data_dir']}\n")
-    out.write(f"Documents:   {docs['indexed']} indexed, {docs['failed']} failed\n")
+    out.write(f"Documents:   {docs['indexed']} indexed, {docs['failed']} failed, {docs.get('skipped', 0)} skipped "
+              "(not text, or a format not read)\n")
     out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
     out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, keyword {stats['keyword_index_chunks']} chunks\n")
     sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"

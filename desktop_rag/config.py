@@ -112,8 +112,24 @@ class Settings:
     # contexts now and are upgraded later (`desktop-rag contextualize --upgrade`, or the app when idle).
     llm_document_budget_seconds: float = 60.0
     llm_run_budget_seconds: float = 120.0
-    # The app writes the queued LLM contexts by itself when it has nothing else to do.
+    # Background LLM contexts: the app (and `watch`) write the queued LLM contexts by themselves. Cancel in the
+    # progress panel turns this off until the person starts them again; Pause holds them, across restarts.
     llm_upgrade_when_idle: bool = True
+    llm_upgrade_paused: bool = False
+    # When they may run (core/schedule.py). Defaults for a 4-core laptop whose owner should never notice them:
+    # - only when idle: no keyboard or mouse input, and other programs under a quarter of the CPU, for 3 minutes.
+    #   Contexts take hours of CPU for a real folder; a person at the keyboard wants the fan quiet and the CPU
+    #   theirs, and an away person's laptop finishes the backlog. Three minutes: past a pause to read or think,
+    #   short enough that a lunch break counts. Any input stops the model within a second.
+    # - only on mains power: a 1.5B model at full CPU would empty a battery in an hour or two.
+    # - no hourly cap: with the two conditions above the work already happens only when nobody is there, and a
+    #   cap would only stretch hours of work into days. It is there for those who want the machine cool anyway.
+    # - threads (llm_threads above): all cores. The model runs at low priority and only when idle, where more
+    #   threads finish sooner; it yields the CPU to anything the person starts.
+    llm_only_when_idle: bool = True
+    llm_idle_minutes: float = 3.0
+    llm_only_on_mains: bool = True
+    llm_cap_minutes_per_hour: float = 0.0  # 0: no cap
     max_file_mb: float = 50.0
     ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.

@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from desktop_rag.core.child_process import ChildDied, ChildFailed, ChildObject
+from desktop_rag.core.child_process import CallAbandoned, ChildClosed, ChildDied, ChildFailed, ChildObject
 
 
 class LingeringDeathFaultChild:
@@ -101,3 +101,52 @@ def test_an_interrupting_close_cuts_a_call_short_and_a_polite_one_waits_for_it()
     caller.join(10)
     assert finished == [False]  # wait(1) timed out in the child and said so
     assert not polite.running
+
+
+class SlowStartFaultChild:
+    """Fault injection: a child that takes a minute to build its object, as loading a big model can."""
+
+    def __init__(self, seconds):
+        time.sleep(seconds)
+
+    def pid(self):
+        return os.getpid()
+
+
+def test_an_interrupting_close_ends_a_child_that_is_still_starting():
+    child = ChildObject(SlowStartFaultChild, (60,), name="the test child")
+    outcome = []
+
+    def first_call():
+        try:
+            outcome.append(child.call("pid"))
+        except ChildFailed as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=first_call)
+    caller.start()
+    while child._process is None:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    started = time.monotonic()
+    child.close(interrupt=True)  # the quit path: not after the minute of start-up
+    caller.join(10)
+    assert time.monotonic() - started < 3 and not caller.is_alive()
+    assert isinstance(outcome[0], ChildClosed)
+
+
+def test_a_call_given_up_returns_at_once_and_its_late_answer_never_reaches_the_next_call():
+    # threading.Event stands in for the model: wait() blocks in the child for as long as a step of contexts.
+    child = ChildObject(threading.Event, name="the test child")
+    try:
+        give_up = threading.Event()
+        threading.Timer(0.5, give_up.set).start()
+        started = time.monotonic()
+        with pytest.raises(CallAbandoned):
+            child.call("wait", 2, abandon=give_up.is_set)
+        assert time.monotonic() - started < 1.5  # not the 2 s the child still spends on it
+        assert child.call("is_set") is False  # its own answer, after the abandoned call's (False) was dropped
+        child.call("set")
+        assert child.call("is_set") is True
+    finally:
+        child.close()

@@ -11,13 +11,16 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     (docs / "heron.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water.")
     write_pdf(docs / "router.pdf", ["Router manual", "Update the router firmware every month."])
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
+    (docs / "LICENSE").write_text("Permission is hereby granted, free of charge, to any person.\n")  # text: indexed
+    (docs / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))  # not read: skipped
 
     human = cli(data_dir, "index", str(docs), "--contexts", "rules")
-    assert "2 files indexed" in human.stdout and "1 failed" in human.stdout
+    assert "3 files indexed" in human.stdout and "1 failed" in human.stdout and "1 skipped" in human.stdout
     assert "broken.pdf: corrupt or unreadable PDF" in human.stdout
 
     again = cli_json(data_dir, "index", str(docs), "--contexts", "rules", "--json")
-    assert again["unchanged"] == 2 and again["indexed"] == 0 and len(again["failed"]) == 1
+    assert again["unchanged"] == 3 and again["indexed"] == 0 and len(again["failed"]) == 1
+    assert again["skipped"] == 1
 
     found = cli_json(data_dir, "search", "firmware update", "-k", "2", "--json")
     top = found["results"][0]
@@ -41,11 +44,11 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     assert answers[1]["results"][0]["path"].endswith("router.pdf")
 
     stats = cli_json(data_dir, "stats", "--json")
-    assert stats["documents"] == {"indexed": 2, "failed": 1}
+    assert stats["documents"] == {"indexed": 3, "failed": 1, "skipped": 1}
     assert stats["chunks"] == stats["dense_index_vectors"] == stats["keyword_index_chunks"] > 0
     assert stats["contexts_by_source"] == {"rules": stats["chunks"]}
     assert stats["failures"][0]["path"].endswith("broken.pdf")
-    assert "Documents:   2 indexed, 1 failed" in cli(data_dir, "stats").stdout
+    assert "Documents:   3 indexed, 1 failed, 1 skipped" in cli(data_dir, "stats").stdout
 
     rebuilt = cli(data_dir, "reindex")
     assert f"{stats['chunks']} chunks embedded" in rebuilt.stdout

@@ -192,3 +192,37 @@ def test_cancelling_a_reindex_stops_cleanly_and_a_later_sync_finishes(library, d
     assert library.catalog.count_pending_embeddings() == library.catalog.chunk_count()
     finished = library.sync()
     assert not finished.cancelled and finished.embedded == library.catalog.chunk_count()
+
+
+def test_files_without_a_known_extension_are_indexed_when_text_and_the_rest_are_counted_as_skipped(
+        library, docs, monkeypatch):
+    import desktop_rag.core.indexing as indexing
+
+    (docs / "LICENSE").write_text("Permission is hereby granted, free of charge, to any person obtaining a copy.\n")
+    (docs / "Makefile").write_text("build:\n\tcc -o quokkatool main.c\n")
+    (docs / "notes.log").write_text("2026-11-02 backup of the wombat archive finished\n")
+    (docs / "blob").write_bytes(bytes(range(256)) * 4)  # no extension, binary
+    (docs / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))  # never opened
+    (docs / "keep.md").write_text("# Keep\n\nA markdown note.\n")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(docs / "pipe")  # opening a FIFO would wait forever: never opened
+
+    summary = library.index([docs], contexts="rules")
+    assert (summary.indexed, summary.failed) == (4, [])
+    assert summary.skipped == (3 if hasattr(os, "mkfifo") else 2)
+    assert library.stats()["documents"]["skipped"] == summary.skipped
+    assert paths_in_results(library, "permission granted free of charge", mode="bm25")[0] == "LICENSE"
+    assert paths_in_results(library, "quokkatool", mode="bm25") == ["Makefile"]
+    assert paths_in_results(library, "wombat", mode="bm25") == ["notes.log"]
+    assert library.catalog.folder_states()[0].skipped == summary.skipped
+
+    sniffed = []
+    real_sniff = indexing.looks_like_text
+    monkeypatch.setattr(indexing, "looks_like_text", lambda head: sniffed.append(head) or real_sniff(head))
+    again = library.index([docs], contexts="rules")
+    assert again.skipped == summary.skipped and again.unchanged == 4 and sniffed == []  # remembered, not reopened
+
+    (docs / "blob").unlink()
+    (docs / "photo.png").write_text("now the name lies, but it is still not read")
+    third = library.index([docs], contexts="rules")
+    assert third.skipped == summary.skipped - 1 and library.stats()["documents"]["skipped"] == third.skipped

@@ -1,5 +1,7 @@
 """`auto` contexts: the LLM within the time budget, rules now for the rest (queued for the upgrade)."""
 
+from pathlib import Path
+
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.budget import BudgetedContextualizer
@@ -163,3 +165,23 @@ def test_an_upgrade_stops_between_steps_of_a_long_document_and_resumes_with_the_
     assert not second.cancelled and second.upgraded_chunks == chunks - CHUNKS_PER_STEP
     assert {r[0] for r in library.catalog._db.execute("SELECT source FROM contexts")} == {"llm"}
     assert library.stats()["contexts_awaiting_upgrade"] == 0
+
+
+def test_a_run_says_it_is_loading_the_language_model_instead_of_sitting_at_its_first_document(make_library, docs):
+    from desktop_rag.core.indexing import LOADING_NOTE
+
+    (docs / "herons.md").write_text("# Herons\n\nA short note about herons and their habits.\n")
+    (docs / "kettles.md").write_text("# Kettles\n\nA short note about kettles and their limescale.\n")
+    library = make_library(Settings(llm_model="smollm2-135m-instruct-q4_1"))
+    seen = []
+    library.index([docs], contexts="llm", on_progress=lambda p: seen.append((p.note, p.path)))
+    notes = [(note, Path(path).name) for note, path in seen if note]
+    assert notes == [(LOADING_NOTE, "herons.md")]  # once, at the first document that asks the model
+
+    library.index([docs], contexts="rules")  # nothing changed: nothing to load for
+    upgrade = []
+    library.release_llm_model()
+    (docs / "swallows.md").write_text("# Swallows\n\nSwallows fly south in autumn.\n")
+    library.index([docs], contexts="rules")
+    library.upgrade_contexts(on_progress=lambda p: upgrade.append(p.note))
+    assert upgrade[0] == LOADING_NOTE

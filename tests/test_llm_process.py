@@ -1,5 +1,8 @@
 """The app's set-up: the GGUF model (here the real small SmolLM2) in a child process, writing contexts that are
-stored and found; a model setting changed mid-run closes that child without losing anything."""
+stored and found; a model setting changed mid-run closes that child without losing anything; a call is cut
+short by its caller's control within a second."""
+
+import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.core.library import Library
@@ -35,3 +38,35 @@ def test_contexts_from_the_model_in_a_child_and_a_settings_change_mid_run(data_d
         assert "kettle" in library.search("kettles habits").hits[0].path
     finally:
         library.close()
+
+
+def test_the_model_s_call_in_the_child_is_cut_short_by_its_caller_s_control_and_the_next_call_works(tmp_path):
+    import threading
+    import time
+
+    from desktop_rag.core.control import RunControl
+    from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+    from desktop_rag.core.llm.models import resolve_model
+
+    path = resolve_model("smollm2-135m-instruct-q4_1", tmp_path)
+    model = LlamaInChild(path, n_ctx=8192)
+    document = " ".join(f"Paragraph {i} is about herons, fish and the water level of the lake." for i in range(250))
+    questions = [[{"role": "user", "content": f"{document}\n\nQuestion {k}: what is this about?"}] for k in range(8)]
+    try:
+        model.load()
+        control = RunControl()
+        threading.Timer(1.0, control.cancel).start()  # a saved file arrives a second into the step
+        started = time.monotonic()
+        with calls_controlled_by(control), pytest.raises(Interrupted):
+            model.chat_batch(questions, max_tokens=200)  # ~2,800 prompt tokens, 8 answers: many seconds
+        assert time.monotonic() - started < 2.0
+
+        with calls_controlled_by(control), pytest.raises(Interrupted):
+            model.chat_batch(questions[:1], max_tokens=5)  # a cancelled caller gets no more calls
+        other = RunControl()  # another caller (a person's "regenerate") is not held by the first one's cancel
+        with calls_controlled_by(other):
+            answers = model.chat_batch(questions[:2], max_tokens=8)
+        assert len(answers) == 2 and all(a.completion_tokens > 0 for a in answers)
+        assert model.count_tokens("one two three") > 0  # the lane carries this call's own answer
+    finally:
+        model.close()

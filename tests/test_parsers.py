@@ -129,7 +129,23 @@ def test_pdf_without_text_is_reported(tmp_path):
 
 
 def test_supported_types():
+    from desktop_rag.core.parsers import DOCUMENT, MAYBE_TEXT, NOT_READ, file_kind
+
     for name in ["a.PDF", "b.md", "c.docx", "d.rs", "e.html", "f.rst", "g.epub", "h.txt"]:
-        assert is_supported(Path(name)), name
-    for name in ["a.png", "b.zip", "c", "d.exe"]:
-        assert not is_supported(Path(name)), name
+        assert is_supported(Path(name)) and file_kind(Path(name)) == DOCUMENT, name
+    for name in ["LICENSE", "Makefile", "notes.log", "data.csv"]:  # read as text if their bytes are text
+        assert is_supported(Path(name)) and file_kind(Path(name)) == MAYBE_TEXT, name
+    for name in ["a.png", "b.zip", "d.exe"]:
+        assert not is_supported(Path(name)) and file_kind(Path(name)) == NOT_READ, name
+
+
+def test_text_is_told_from_binary_by_the_first_bytes():
+    from desktop_rag.core.parsers.decoding import looks_like_text
+
+    assert looks_like_text("Permission is hereby granted — free of charge.\n".encode())
+    assert looks_like_text("Ünïcödé in Latin-1".encode("latin-1"))
+    assert looks_like_text("日本語のメモ".encode("utf-8")[:-1])  # a character cut by the end of the sample
+    assert looks_like_text("\ufeffwith a BOM".encode("utf-16"))
+    assert not looks_like_text(bytes(range(256)))
+    assert not looks_like_text(b"\x7fELF\x02\x01\x01\x00" + bytes(100))
+    assert not looks_like_text(b"")

@@ -161,6 +161,21 @@ def test_on_start_the_window_reports_earlier_failures_and_finishes_work_a_killed
     assert Path(win.search.hits[0].path).name == "garden.md"
 
 
+def test_the_settings_dialog_sets_when_background_llm_work_may_run(qtbot):
+    from desktop_rag.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings(), "/tmp/data")
+    qtbot.addWidget(dialog)
+    assert dialog.background.isChecked() and dialog.only_idle.isChecked() and dialog.only_mains.isChecked()
+    assert dialog.cap.text() == "no limit"
+    dialog.only_idle.setChecked(False)
+    dialog.cap.setValue(20)
+    dialog.idle_minutes.setValue(10)
+    chosen = dialog.chosen()
+    assert (chosen.llm_only_when_idle, chosen.llm_cap_minutes_per_hour, chosen.llm_idle_minutes) == (False, 20, 10)
+    assert chosen.llm_upgrade_when_idle and chosen.llm_only_on_mains
+
+
 def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
     win = window()
     chosen = Settings(**{**vars(win.library.settings), "llm_run_budget_seconds": 5.0, "chunk_tokens": 150})
@@ -172,7 +187,8 @@ def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
 
 def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_first(qtbot, window, docs):
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
-    win = window(Settings(contexts="rules", llm_model="smollm2-135m-instruct-q4_1", llm_upgrade_when_idle=True))
+    win = window(Settings(contexts="rules", llm_model="smollm2-135m-instruct-q4_1", llm_upgrade_when_idle=True,
+                          llm_only_when_idle=False))
     index_and_wait(qtbot, win, docs)
     assert win.library.stats()["contexts_awaiting_upgrade"] > 0
     qtbot.waitUntil(lambda: "in the background" in win.progress.title.text(), timeout=WAIT_MS)
@@ -186,7 +202,7 @@ def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_fir
     (docs / "more.md").write_text("# More\n\nHerons hunt fish in shallow water.\n")
     qtbot.waitUntil(lambda: "Updated from disk: 1 indexed" in win.statusBar().currentMessage(), timeout=WAIT_MS)
     win.index([str(docs)])
-    assert win._background is None  # the idle upgrade, if it had started, was told to stop
+    assert win.background.control is None or win.background.control.cancelled  # told to make way, if it ran
     qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done: 0 files indexed"), timeout=WAIT_MS)
     assert "2 unchanged" in win.progress.title.text()
 
@@ -295,3 +311,32 @@ def test_shown_results_follow_a_switch_to_a_dark_palette(qtbot, window, docs, qa
         assert win.search.results.currentRow() == 0
     finally:
         qapp.setPalette(light)
+
+
+def test_a_run_shows_one_overall_bar_with_readable_counts_and_says_what_is_being_indexed(qtbot, window, docs):
+    for i in range(150):
+        (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\nParagraph about topic number {i} and herons.\n")
+    win = window()
+    first = docs.parent / "first"
+    first.mkdir()
+    index_and_wait(qtbot, win, heron_folder(first))  # something searchable already
+    win.add_folder(str(docs))
+    qtbot.waitUntil(lambda: win.progress.control is not None and win.progress.bars["parse"].value() > 5,
+                    timeout=WAIT_MS)
+    qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)  # hold it mid-run to look
+    qtbot.waitUntil(lambda: any("indexing…" in win.folders.list.item(i).text()
+                                for i in range(win.folders.list.count())), timeout=WAIT_MS)
+    assert win.progress.overall.isVisible() and 0 < win.progress.overall_fraction < 1
+    assert "%" in win.progress.overall_label.text()
+    parse = win.progress.counts["parse"].text()  # beside the bar, not drawn over it
+    assert " / 150" in parse and not win.progress.bars["parse"].isTextVisible()
+
+    search_and_wait(qtbot, win, "heron")
+    assert "still being built" in win.search.message.text() and "% done" in win.search.message.text()
+
+    qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: all("indexing" not in win.folders.list.item(i).text()
+                                for i in range(win.folders.list.count())), timeout=WAIT_MS)
+    search_and_wait(qtbot, win, "herons topic")
+    assert "still being built" not in win.search.message.text()

@@ -417,3 +417,46 @@ def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_l
     assert [i for step in asked_after[:-1] for i in step] == list(range(CHUNKS_PER_STEP, chunks))
     assert asked_after[-1] == [0]
     assert paths(lib, "quokka") == [str((docs / "saved.md").resolve())]
+
+
+def test_watch_applies_saves_renames_and_deletes_within_3_s_while_the_llm_works(make_library, docs):
+    from desktop_rag.core.watch_loop import WatchLoop
+    from fake_models import SlowFakeModel
+
+    (docs / "manual.md").write_text("# Boiler manual\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler pressure valve. " * 6
+        for i in range(12)))
+    lib = make_library(Settings(contexts="rules", chunk_tokens=64, chunk_overlap_tokens=0))
+    lib.index([docs])
+    model = SlowFakeModel(fast_calls=1)  # its second step lasts two minutes unless cut short
+    lib.llm_backend = lambda: model
+    loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.3)
+    thread = threading.Thread(target=loop.run)
+    thread.start()
+
+    def seconds_until(predicate):
+        started = time.monotonic()
+        eventually(predicate)
+        return time.monotonic() - started
+
+    try:
+        eventually(model.working.is_set, timeout=60)
+        quokka = docs / "quokka.md"
+        quokka.write_text("# Quokkas\n\nThe quokka is a small wallaby of Rottnest Island.\n")
+        # Keyword hits come last in a batch (after its vectors): found by them, the file is in both indexes.
+        assert seconds_until(lambda: paths(lib, "quokka") == [str(quokka.resolve())]) <= 3.0
+        eventually(model.working.is_set, timeout=60)  # the upgrade went on once the folder was quiet
+        wallaby = docs / "wallaby.md"
+        quokka.rename(wallaby)
+        assert seconds_until(lambda: paths(lib, "quokka") == [str(wallaby.resolve())]) <= 3.0
+        eventually(model.working.is_set, timeout=60)
+        wallaby.unlink()
+        assert seconds_until(lambda: not paths(lib, "quokka")) <= 3.0
+        eventually(model.working.is_set, timeout=60)
+    finally:
+        asked_to_stop = time.monotonic()
+        loop.stop()  # what Ctrl-C does
+        thread.join(60)
+    assert time.monotonic() - asked_to_stop <= 2.0 and not thread.is_alive()
+    assert model.interrupted >= 4  # three changes and the stop each cut a step short
+    assert lib.reader.stats()["contexts_by_source"]["llm"] >= 8  # the first step's contexts are kept

@@ -11,6 +11,10 @@ CPU nobody else wants.
 A child has one or more lanes (a pipe each, served by its own thread in the child) so that a short call, such as
 embedding a query, does not queue behind a long one, such as embedding a batch of chunks. Calls on one lane are
 taken one at a time. A child that died is started again on the next call.
+
+A caller may give up waiting for an answer (`abandon`: the language model's call was interrupted, and a child at
+low priority on a busy machine can take seconds to notice): the answer is owed, and read and dropped before the
+lane's next call is sent.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ import os
 import pickle
 import signal
 import threading
+import time
 from typing import Callable, Sequence
 
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
+_ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
 _NICENESS = 10  # of 19: background work, as a desktop counts it
 
 
@@ -36,6 +42,14 @@ class ChildDied(ChildFailed):
 
 class ChildTimedOut(ChildFailed):
     pass
+
+
+class ChildClosed(ChildFailed):
+    """The object was closed (the app quits, a setting changed): not the fault of the work that was asked."""
+
+
+class CallAbandoned(Exception):
+    """The caller stopped waiting (its `abandon` said so); the child's answer will be dropped."""
 
 
 class ChildObject:
@@ -53,21 +67,23 @@ class ChildObject:
         self._lane_locks = {lane: threading.Lock() for lane in self._lanes}
         self._process = None
         self._conns: dict[str, object] = {}
+        self._owed: dict[str, int] = {}  # answers to abandoned calls, per lane, still to be read and dropped
         self._closed = False
 
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.is_alive()
 
-    def call(self, method: str, *args, lane: str | None = None, timeout: float | None = None):
+    def call(self, method: str, *args, lane: str | None = None, timeout: float | None = None,
+             abandon: Callable[[], bool] | None = None):
         """`timeout`: seconds after which the child is ended (it is started again for the next call) and
-        ChildTimedOut raised — for work that may get stuck on bad input."""
+        ChildTimedOut raised — for work that may get stuck on bad input. `abandon()`: checked while waiting;
+        when true the call raises CallAbandoned at once and the child's answer is dropped when it comes."""
         lane = lane or self._lanes[0]
         with self._lane_locks[lane]:
             conn = self._sent(lane, (method, args))
-            if timeout is not None and not conn.poll(timeout):
-                self._forget_child(kill=True)
-                raise ChildTimedOut(f"{self.name} took longer than {timeout:g} s")
+            if abandon is not None or timeout is not None:
+                self._wait(conn, lane, timeout, abandon)
             try:
                 return self._answer(conn)
             except ChildDied:
@@ -76,10 +92,40 @@ class ChildObject:
                 self._forget_child()
                 raise
 
+    def _wait(self, conn, lane: str, timeout: float | None, abandon: Callable[[], bool] | None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = _ABANDON_POLL_S if deadline is None else min(deadline - time.monotonic(),
+                                                                _ABANDON_POLL_S if abandon else timeout)
+            if conn.poll(max(left, 0)):
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                self._forget_child(kill=True)
+                raise ChildTimedOut(f"{self.name} took longer than {timeout:g} s")
+            if abandon is not None and abandon():
+                self._owed[lane] = self._owed.get(lane, 0) + 1
+                raise CallAbandoned(f"stopped waiting for {self.name}")
+
+    def settle(self, lane: str | None = None) -> None:
+        """Read and drop the answers owed to abandoned calls on `lane` (waiting for the child to finish them)."""
+        lane = lane or self._lanes[0]
+        with self._lane_locks[lane]:
+            self._settled(lane)
+
+    def _settled(self, lane: str) -> None:
+        while self._owed.get(lane) and self._conns:
+            try:
+                self._conns[lane].recv()
+            except (EOFError, OSError):  # it died meanwhile: nothing more is owed by a new child
+                self._forget_child()
+                return
+            self._owed[lane] -= 1
+
     def _sent(self, lane: str, message: tuple):
         """The lane's pipe, `message` sent on it. Between calls a lane has nothing to read — unless the child
         closed it by dying since the last call (killed while idle, out of memory): such a child is replaced
         first, so the message goes to one that will answer."""
+        self._settled(lane)
         conn = self._started()[lane]
         if conn.poll(0):
             self._forget_child()
@@ -101,7 +147,7 @@ class ChildObject:
     def _started(self) -> dict:
         with self._start_lock:
             if self._closed:
-                raise ChildFailed(f"{self.name} is closed")
+                raise ChildClosed(f"{self.name} is closed")
             if not self.running:
                 self._stop()  # a dead child's pipes; nothing if it never ran
                 self._start()
@@ -135,7 +181,7 @@ class ChildObject:
             ok, value = conn.recv()
         except (EOFError, OSError) as exc:
             if self._closed:
-                raise ChildFailed(f"{self.name} was closed") from exc
+                raise ChildClosed(f"{self.name} was closed") from exc
             raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
         if ok:
             return value
@@ -145,29 +191,33 @@ class ChildObject:
         raise (self._error or ChildFailed)(message)
 
     def close(self, interrupt: bool = False) -> None:
-        """End the child. A call in progress is waited for; with `interrupt` (for a child with nothing to save,
-        such as a model, closed from the GUI thread when a setting changes) it is cut short instead, and its
-        caller gets ChildFailed."""
-        first = self._lanes[0]
-        if not self._lane_locks[first].acquire(blocking=not interrupt):
-            with self._start_lock:
-                self._closed = True
-                if self._process is not None:
-                    self._process.terminate()  # the caller waiting on the pipe sees it close
-                    self._process.join(10)
+        """End the child. A call in progress is waited for; with `interrupt` (for a child with nothing to save: a
+        model, the reader; closed when the app quits or a setting changes) the child is ended at once, even while
+        it starts, and callers waiting on it get ChildClosed."""
+        if interrupt:
+            self._closed = True
+            process = self._process
+            if process is not None:
+                process.terminate()  # callers waiting on a pipe, or for "ready", see it close
+                process.join(2)
+                if process.is_alive():
+                    process.kill()
+            if self._start_lock.acquire(blocking=False):  # else the starter, told it was closed, cleans up
+                try:
+                    self._stop()
+                finally:
+                    self._start_lock.release()
             return
-        try:
-            with self._start_lock:
-                self._closed = True
-                if self.running:
-                    try:
-                        self._conns[first].send(("close", ()))
-                        self._conns[first].poll(10)
-                    except OSError:
-                        pass
-                self._stop()
-        finally:
-            self._lane_locks[first].release()
+        first = self._lanes[0]
+        with self._lane_locks[first], self._start_lock:
+            self._closed = True
+            if self.running:
+                try:
+                    self._conns[first].send(("close", ()))
+                    self._conns[first].poll(10)
+                except OSError:
+                    pass
+            self._stop()
 
     def _stop(self) -> None:
         if self._process is not None:
@@ -176,7 +226,7 @@ class ChildObject:
                 self._process.kill()
         for conn in self._conns.values():
             conn.close()
-        self._process, self._conns = None, {}
+        self._process, self._conns, self._owed = None, {}, {}
 
 
 def _serve(conns, factory, args, name: str) -> None:

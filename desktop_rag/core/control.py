@@ -1,9 +1,16 @@
 """Pause, resume and cancel for long runs. The worker calls checkpoint() between units of work; whoever drives
-it (the CLI's Ctrl-C handler, the app's buttons) calls the other methods from any thread."""
+it (the CLI's Ctrl-C handler, the app's buttons, a saved file that must go first) calls the other methods from
+any thread.
+
+A unit of work can be long — one step of LLM contexts takes 15-30 s on 2 cores — so pause() and cancel() also
+tell the parts registered with on_stop(): the model's call in progress is cut short (core/llm/interrupt.py) and
+the worker reaches its checkpoint within a second instead of after the step.
+"""
 
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 
 class Cancelled(Exception):
@@ -15,13 +22,17 @@ class RunControl:
         self._cancelled = threading.Event()
         self._running = threading.Event()
         self._running.set()
+        self._stop_hooks: list[Callable[["RunControl"], None]] = []
+        self._hooks_lock = threading.Lock()
 
     def cancel(self) -> None:
         self._cancelled.set()
         self._running.set()  # a paused worker must wake up to notice
+        self._tell_stop_hooks()
 
     def pause(self) -> None:
         self._running.clear()
+        self._tell_stop_hooks()
 
     def resume(self) -> None:
         self._running.set()
@@ -33,6 +44,24 @@ class RunControl:
     @property
     def cancelled(self) -> bool:
         return self._cancelled.is_set()
+
+    @property
+    def stopping(self) -> bool:
+        """Paused or cancelled: work in hand should stop at once."""
+        return self.paused or self.cancelled
+
+    def on_stop(self, hook: Callable[["RunControl"], None]) -> None:
+        """`hook(control)` runs (on the thread that pauses or cancels) each time the run is paused or cancelled,
+        after the state has changed; registering the same hook twice keeps one."""
+        with self._hooks_lock:
+            if hook not in self._stop_hooks:
+                self._stop_hooks.append(hook)
+
+    def _tell_stop_hooks(self) -> None:
+        with self._hooks_lock:
+            hooks = list(self._stop_hooks)
+        for hook in hooks:
+            hook(self)
 
     def checkpoint(self) -> None:
         self._running.wait()

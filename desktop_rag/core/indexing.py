@@ -16,16 +16,21 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from desktop_rag.core import parsers
+from desktop_rag.core.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.changes import ChangeBatch
+from desktop_rag.core.child_process import ChildClosed
 from desktop_rag.core.contexts import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
+from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.run_meter import RunMeter
 from desktop_rag.core.scan import FoundFile, ScanProblem, scan
 from desktop_rag.storage.catalog import DocumentRecord
 
 log = logging.getLogger(__name__)
 
 PHASES = ("scan", "parse", "contextualize", "embed", "index")
+LOADING_NOTE = "Loading the language model…"
 # Embed as soon as this many chunks wait: bounds memory and makes finished work durable during long runs.
 _EMBED_FLUSH_CHUNKS = 512
 
@@ -36,6 +41,9 @@ class Progress:
     done: int
     total: int | None
     path: str | None = None
+    note: str | None = None  # what the counts do not say ("Loading the language model…")
+    overall: float | None = None  # the whole run's share done, where the run can estimate it
+    seconds_left: float | None = None  # and its estimate of the time left
 
 
 @dataclass
@@ -50,6 +58,7 @@ class IndexSummary:
     unchanged: int = 0
     failed: list[FileFailure] = field(default_factory=list)
     removed: int = 0
+    skipped: int = 0  # not text, or a format nothing here reads (parsers.file_kind)
     moved: int = 0  # recognised by path events or by content: chunks, contexts and vectors kept
     busy: list[str] = field(default_factory=list)  # changed while being read: not indexed half-written
     chunks: int = 0
@@ -65,7 +74,7 @@ class IndexSummary:
     def changes(self) -> list[str]:
         """What the run changed, in words ("2 indexed", "1 moved", …), the counts that are not zero."""
         counts = ((self.indexed, "indexed"), (self.moved, "moved"), (self.removed, "removed"),
-                  (len(self.failed), "failed"))
+                  (len(self.failed), "failed"), (self.skipped, "skipped"))
         return [f"{n} {label}" for n, label in counts if n]
 
 
@@ -78,9 +87,15 @@ class Indexer:
         self.lib = library
         self.settings = library.settings
         self.contextualizer = contextualizer
-        self.on_progress = on_progress or (lambda progress: None)
+        self._report = on_progress or (lambda progress: None)
         self.control = control or RunControl()
         self.summary = IndexSummary()
+        self.meter = RunMeter()
+
+    def on_progress(self, progress: Progress) -> None:
+        """Each report carries the whole run's share done and time left, once the run knows its files."""
+        progress.overall, progress.seconds_left = self.meter.estimate()
+        self._report(progress)
 
     def run(self, roots: Sequence[Path]) -> IndexSummary:
         """Index the files under `roots` (folders are remembered as watched folders) and forget what is gone
@@ -101,6 +116,7 @@ class Indexer:
             files, gone = self._scan(existing, register=False)
             for path in missing:
                 gone.extend(self.lib.catalog.documents_under(path))
+                self.lib.catalog.forget_skipped(path)
             self._update(files, gone)
 
         return self._timed(work)
@@ -108,7 +124,8 @@ class Indexer:
     def _timed(self, work: Callable[[], None]) -> IndexSummary:
         started = time.perf_counter()
         try:
-            work()
+            with calls_controlled_by(self.control):  # a pause or cancel cuts a model call short
+                work()
         except Cancelled:
             self.summary.cancelled = True
         finally:
@@ -116,16 +133,21 @@ class Indexer:
         return self.summary
 
     def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:
+        catalog = self.lib.catalog
+        to_read = {f.path for f in files if not catalog.unchanged(str(f.path), f.size, f.mtime_ns)}
+        self.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
         for number, found in enumerate(files, start=1):
             self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
             self.control.checkpoint()
+            started, chunks = time.perf_counter(), self.summary.chunks
             self._index_file(found, (number - 1, len(files)))
+            if found.path in to_read:
+                self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
             self.on_progress(Progress("contextualize", number, len(files)))
             if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
-                self._embed_pending()
+                self.embed_pending()
         self.on_progress(Progress("parse", len(files), len(files)))
         # Forgotten after the files are indexed: one of them may have been recognised as a gone one, moved.
-        catalog = self.lib.catalog
         still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
         self.summary.removed += catalog.remove_documents(still_gone)
         self.sync_indexes()
@@ -141,6 +163,7 @@ class Indexer:
             files.append(found)
             if len(files) % 500 == 0:
                 self.on_progress(Progress("scan", len(files), None, str(found.path)))
+                self.control.checkpoint()  # a scan of a big tree takes seconds: Pause and Quit must not wait
         self.on_progress(Progress("scan", len(files), len(files)))
         for problem in problems:
             self.summary.failed.append(FileFailure(str(problem.path), problem.reason))
@@ -148,7 +171,11 @@ class Indexer:
             for root in roots:
                 if root.is_dir():
                     self.lib.catalog.add_folder(str(root))
-        gone = self._gone(roots, {str(f.path) for f in files}, [str(p.path) for p in problems])
+        seen = {str(f.path) for f in files}
+        gone = self._gone(roots, seen, [str(p.path) for p in problems])
+        for root in roots:
+            if root.is_dir() and not problems:  # a folder we could not list may still hold them
+                self.lib.catalog.forget_skipped(str(root), keep=seen)
         self.summary.phase_seconds["scan"] += time.perf_counter() - t0
         return files, gone
 
@@ -175,6 +202,8 @@ class Indexer:
                 self.summary.failed.append(FileFailure(path, f"{known.error} (unchanged since the last attempt)"))
             else:
                 self.summary.unchanged += 1
+            return
+        if found.kind != parsers.DOCUMENT and self._skipped(found):
             return
         limit = int(self.settings.max_file_mb * 1024 * 1024)
         if found.size > limit:
@@ -204,6 +233,8 @@ class Indexer:
         except parsers.ParseError as exc:
             self._fail(found, content_hash, str(exc))
             return
+        except ChildClosed:  # the app quits: not the file's fault, and it is read again next time
+            raise
         except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
             log.exception("parsing %s failed", path)
             self._fail(found, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
@@ -212,8 +243,12 @@ class Indexer:
         self.summary.phase_seconds["parse"] += t1 - t0
         self.on_progress(Progress("contextualize", *position, path))
         contexts = self._cached_contexts(content_hash, document, chunks)
-        if contexts is None:
-            contexts = self._contexts(document, chunks, known)
+        while contexts is None:
+            try:
+                self._prepare_model(len(chunks), position, path)
+                contexts = self._contexts(document, chunks, known)
+            except Interrupted:  # paused (asked again on resume) or cancelled (the file is redone next run)
+                self.control.checkpoint()
         self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
         catalog.save_document(
             path=path, size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, parser=document.parser,
@@ -222,6 +257,40 @@ class Indexer:
         )
         self.summary.indexed += 1
         self.summary.chunks += len(chunks)
+
+    def _skipped(self, found: FoundFile) -> bool:
+        """A file whose name does not make it a document: skipped (and remembered as such) unless its first bytes
+        are text, then it is read as plain text (a LICENSE, a Makefile, notes.log)."""
+        catalog, path = self.lib.catalog, str(found.path)
+        if catalog.is_skipped(path, found.size, found.mtime_ns):
+            self.summary.skipped += 1
+            return True
+        reason = None
+        if found.kind == parsers.NOT_READ:
+            reason = f"not a format desktop-rag reads ({found.path.suffix.lower()})"
+        elif found.kind != parsers.MAYBE_TEXT:
+            reason = found.kind  # scan.NOT_REGULAR: a pipe, a socket, a device
+        else:
+            try:
+                with open(found.path, "rb") as file:
+                    head = file.read(SNIFF_BYTES)
+            except OSError:
+                return False  # the read that follows reports it as the file's error
+            if not looks_like_text(head):
+                reason = "not text (binary content)" if head else "empty file"
+        if reason is None:
+            return False
+        catalog.save_skipped(path, found.size, found.mtime_ns, reason)
+        self.summary.skipped += 1
+        return True
+
+    def _prepare_model(self, chunk_count: int, position: tuple[int, int], path: str) -> None:
+        """A language model that is about to be asked is loaded first, with a word to the person watching."""
+        prepare = getattr(self.contextualizer, "prepare_model", None)
+        if prepare is not None and not self.contextualizer.model_ready:
+            self.on_progress(Progress("contextualize", *position, path, note=LOADING_NOTE))
+            prepare(chunk_count)
+            self.on_progress(Progress("contextualize", *position, path))
 
     def _cached_contexts(self, content_hash: str, document, chunks) -> list | None:
         """The contexts this model and prompt already wrote for the same content (a copy, a file touched or
@@ -270,7 +339,7 @@ class Indexer:
         """Bring Chroma and BM25 in line with the catalog: drop removed vectors, embed pending chunks, rebuild
         the keyword index if anything changed. Safe to call any time; does nothing when all is in sync."""
         catalog = self.lib.catalog
-        self._embed_pending()
+        self.embed_pending()
         if catalog.bm25_dirty:
             self.control.checkpoint()
             t0 = time.perf_counter()
@@ -279,7 +348,7 @@ class Indexer:
             self.on_progress(Progress("index", 1, 1))
             self.summary.phase_seconds["index"] += time.perf_counter() - t0
 
-    def _embed_pending(self) -> None:
+    def embed_pending(self) -> None:
         catalog = self.lib.catalog
         # Deletions first, always: SQLite may give a new chunk the id of a removed one, and the removed one's
         # vectors must be gone before the new ones are written under that id.
@@ -287,16 +356,17 @@ class Indexer:
         if deletions:
             self.lib.vectors.delete(deletions)
             catalog.clear_dense_deletions(deletions)
-        total = catalog.count_pending_embeddings()
-        done = 0
+        done_before = self.summary.embedded  # the embed bar counts the whole run, not this flush alone
         batch_size = max(self.settings.embed_batch_size * 4, 64)
         while True:
             self.control.checkpoint()
+            waiting = catalog.count_pending_embeddings()
             batch = catalog.pending_embeddings(batch_size)
             if not batch:
                 break
             t0 = time.perf_counter()
-            self.on_progress(Progress("embed", done, total))
+            expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
+            self.on_progress(Progress("embed", self.summary.embedded, expected))
             owners, texts = [], []
             for chunk_id, context, text in batch:
                 for window in dense_windows(context, text, self.lib.token_counter):
@@ -305,11 +375,12 @@ class Indexer:
             self.lib.vectors.add(owners, self.lib.embedder.embed(texts))
             ids = [chunk_id for chunk_id, _, _ in batch]
             catalog.mark_embedded(ids)
-            done += len(batch)
             self.summary.embedded += len(batch)
-            self.summary.phase_seconds["embed"] += time.perf_counter() - t0
-        if total:
-            self.on_progress(Progress("embed", done, total))
+            seconds = time.perf_counter() - t0
+            self.summary.phase_seconds["embed"] += seconds
+            self.meter.batch_embedded(len(batch), seconds)
+        if self.summary.embedded > done_before:
+            self.on_progress(Progress("embed", self.summary.embedded, self.summary.embedded))
 
 
 def _unchanged_since(found: FoundFile, bytes_read: int) -> bool:

@@ -33,6 +33,8 @@ from desktop_rag.storage.vector_process import VectorStoreProcess
 from desktop_rag.storage.vector_store import VectorStore
 
 CATALOG_FILE = "catalog.sqlite3"
+# Settings the loaded language model was made with: changing one closes it (the next use loads it anew).
+_MODEL_SETTINGS = {"llm_model", "llm_threads", "llm_context_tokens", "llm_server", "llm_server_model"}
 
 
 class Library:
@@ -52,17 +54,27 @@ class Library:
         self._llm_backend = None
         self._writer_claim = None
 
-    def close(self) -> None:
+    def close(self, keep_catalog: bool = False) -> None:
+        """`keep_catalog`: the app quits while a worker still finishes its step; the process is about to end and
+        SQLite's journal keeps every committed unit, so the catalog is not closed under the worker."""
+        self.end_children(interrupt=keep_catalog)
+        if isinstance(self.__dict__.get("vectors"), VectorStoreProcess):
+            self.vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
         if self._writer_claim is not None:
             writer_lock.release(self._writer_claim)
             self._writer_claim = None
-        self.catalog.close()
-        if "reader" in self.__dict__:
-            self.reader.close()
-        self._close_llm_backend()
-        for part in ("vectors", "embedder", "document_reader"):
-            if isinstance(self.__dict__.get(part), (VectorStoreProcess, EmbedderProcess, ReaderProcess)):
-                self.__dict__[part].close()
+        if not keep_catalog:
+            self.catalog.close()
+            if "reader" in self.__dict__:
+                self.reader.close()
+
+    def end_children(self, interrupt: bool) -> None:
+        """End the language model's, the embedder's and the reader's children; with `interrupt` at once (they
+        hold nothing that is not redone), so a worker waiting on one of them returns (ChildClosed)."""
+        self._close_llm_backend(interrupt=interrupt)
+        for part in ("embedder", "document_reader"):
+            if isinstance(self.__dict__.get(part), (EmbedderProcess, ReaderProcess)):
+                self.__dict__[part].close(interrupt=interrupt)
 
     def __enter__(self):
         return self
@@ -132,7 +144,7 @@ class Library:
     def settings_changed(self, names: Sequence[str]) -> None:
         """Settings were changed in place: drop the parts built from old values; they are rebuilt on next use."""
         changed = set(names)
-        if any(name.startswith("llm_") for name in changed):
+        if changed & _MODEL_SETTINGS:  # when and how often the model runs changes nothing in it
             self._close_llm_backend(interrupt=True)
         stale = set()
         if "rerank_model" in changed:
@@ -189,6 +201,10 @@ class Library:
         backend, self._llm_backend = self._llm_backend, None
         if hasattr(backend, "close"):  # the app's model child ends; a run holding the old backend sees it closed
             backend.close(interrupt=interrupt)
+
+    def release_llm_model(self) -> None:
+        """Give the language model's memory back (it loads again on next use): for when it has nothing to do."""
+        self._close_llm_backend()
 
     def llm_backend(self):
         """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.
@@ -292,6 +308,14 @@ class Library:
     def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         with self._writing():
             return self._sync(on_progress, control)
+
+    def sync_dense(self, control: RunControl | None = None) -> None:
+        """Embed what waits (the keyword index is left for the next sync): cheap, for work that goes on."""
+        with self._writing():
+            try:
+                Indexer(self, NoContextualizer(), None, control).embed_pending()
+            except Cancelled:
+                pass  # the rest stays pending
 
     def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes

@@ -1,14 +1,19 @@
-"""Find the files to index under the given paths, skipping hidden, temporary, VCS and ignored entries."""
+"""Find the files under the given paths, skipping hidden, temporary, VCS and ignored entries. Each comes with
+its kind by name (parsers.file_kind): a document, perhaps text (sniffed when read), or a format nothing here reads
+(counted as skipped, never opened)."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from desktop_rag.core.parsers import is_supported
+from desktop_rag.core.parsers import DOCUMENT, file_kind
+
+NOT_REGULAR = "not a regular file"
 
 
 @dataclass(frozen=True)
@@ -16,6 +21,7 @@ class FoundFile:
     path: Path
     size: int
     mtime_ns: int
+    kind: str = DOCUMENT
 
 
 @dataclass
@@ -29,7 +35,7 @@ def is_ignored(name: str, patterns: Iterable[str]) -> bool:
 
 
 def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[ScanProblem]) -> Iterator[FoundFile]:
-    """Supported files under `roots` (a root may also be a single file). Unreadable folders go to `problems`."""
+    """Files under `roots` (a root may also be a single file). Unreadable folders go to `problems`."""
     patterns = tuple(ignore_patterns)
     for root in roots:
         if root.is_file():
@@ -49,7 +55,7 @@ def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[S
             dirnames[:] = sorted(d for d in dirnames if not is_ignored(d, patterns))
             for name in sorted(filenames):
                 path = Path(folder, name)
-                if is_ignored(name, patterns) or not is_supported(path):
+                if is_ignored(name, patterns):
                     continue
                 found = _stat(path, problems)
                 if found:
@@ -62,4 +68,6 @@ def _stat(path: Path, problems: list[ScanProblem]) -> FoundFile | None:
     except OSError as exc:
         problems.append(ScanProblem(path, f"cannot read file: {exc.strerror or exc}"))
         return None
-    return FoundFile(path.resolve(), st.st_size, st.st_mtime_ns)
+    # A pipe, socket or device is never opened (reading a FIFO waits forever): counted as skipped.
+    kind = file_kind(path) if stat.S_ISREG(st.st_mode) else NOT_REGULAR
+    return FoundFile(path.resolve(), st.st_size, st.st_mtime_ns, kind)

@@ -2,20 +2,25 @@
 
 Works from the catalog alone (no file is read): the stored text and chunks are enough. Only the upgraded chunks
 are re-embedded; hand-edited contexts are never touched. Per-chunk contexts are asked a few chunks at a time and
-each step is committed: whoever interrupts (a saved file, a person's request, Ctrl-C) waits for one step, not a
-whole long document, and the next upgrade asks only about the chunks still waiting.
+each step is committed. Whoever interrupts (a saved file, a person's request, Pause, Ctrl-C, Quit) cuts the step in
+hand short (core/llm/interrupt.py): the steps before it are kept, its chunks are asked again on resume or by the
+next upgrade. Upgraded chunks become searchable as the upgrade goes, not only at its end.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from desktop_rag.core.control import Cancelled, RunControl
-from desktop_rag.core.indexing import Progress, ProgressCallback
+from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
+from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.models import Chunk, ParsedDocument
 
 # Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
 CHUNKS_PER_STEP = 8
+# Upgraded chunks are embedded after each document; the keyword index, rebuilt whole, at most this often.
+KEYWORD_REBUILD_EVERY_S = 300.0
 
 
 @dataclass
@@ -23,7 +28,9 @@ class UpgradeSummary:
     documents: int = 0
     upgraded_chunks: int = 0
     kept_rules: int = 0  # the model's answer scored too low, or the model failed
+    interrupted_steps: int = 0  # cut short by a pause (asked again on resume) or a cancel (by the next upgrade)
     cancelled: bool = False
+    seconds: float = 0.0
     notices: list[str] = field(default_factory=list)
 
 
@@ -51,34 +58,77 @@ def upgrade_contexts(library, on_progress: ProgressCallback | None = None, contr
                      limit: int | None = None) -> UpgradeSummary:
     on_progress = on_progress or (lambda progress: None)
     control = control or RunControl()
-    summary = UpgradeSummary()
-    contextualizer = library.contextualizer("llm", on_notice=summary.notices.append)
-    key = contextualizer.cache_key()
-    doc_ids = library.catalog.documents_with_rules_contexts(attempted_by=key)[:limit]
+    started = time.monotonic()
+    upgrade = _Upgrade(library, on_progress, control)
     try:
-        for number, doc_id in enumerate(doc_ids):
-            stored = stored_document(library.catalog, doc_id)
-            on_progress(Progress("contextualize", number, len(doc_ids), stored.path if stored else None))
-            control.checkpoint()
+        with calls_controlled_by(control):
+            upgrade.run(limit)
+    except Cancelled:
+        upgrade.summary.cancelled = True  # nothing is lost: the next sync embeds what was stored
+    if not upgrade.summary.cancelled:
+        library.sync(on_progress, control)
+    upgrade.summary.seconds = time.monotonic() - started
+    return upgrade.summary
+
+
+class _Upgrade:
+    def __init__(self, library, on_progress: ProgressCallback, control: RunControl):
+        self.library, self.on_progress, self.control = library, on_progress, control
+        self.summary = UpgradeSummary()
+        self.contextualizer = library.contextualizer("llm", on_notice=self.summary.notices.append)
+        self.chunks_done = 0
+        self.chunks_total = 0
+        self._last_keyword_rebuild = time.monotonic()
+
+    def run(self, limit: int | None) -> None:
+        catalog = self.library.catalog
+        prepare = getattr(self.contextualizer, "prepare_model", None)
+        if prepare is not None:  # the load is reported, not hidden in the first step
+            self.on_progress(Progress("contextualize", 0, None, note=LOADING_NOTE))
+            self._until_done(prepare)
+        key = self.contextualizer.cache_key()
+        doc_ids = catalog.documents_with_rules_contexts(attempted_by=key)[:limit]
+        self.chunks_total = catalog.count_rules_contexts(attempted_by=key) if limit is None else None
+        for doc_id in doc_ids:
+            self.control.checkpoint()
+            stored = stored_document(catalog, doc_id)
             if stored is None:
                 continue
-            document, chunks, rows = stored.document, stored.chunks, stored.rows
-            waiting = [i for i, row in enumerate(rows)
-                       if row["source"] == "rules" and (key is None or (row["model"], row["prompt_version"]) != key)]
-            for step_number, step in enumerate(_steps(waiting, contextualizer)):
-                if step_number:
-                    control.checkpoint()
-                contexts = contextualizer.contextualize(document, chunks, only=step)
-                for i in step:
-                    _store(library.catalog, rows[i]["id"], contexts[i], summary)
-            summary.documents += 1
-            if contextualizer.unavailable:
+            self._upgrade_document(stored, key)
+            self.summary.documents += 1
+            if self.contextualizer.unavailable:
                 break  # no model: every further document would fall back to rules too
-        on_progress(Progress("contextualize", len(doc_ids), len(doc_ids)))
-    except Cancelled:
-        summary.cancelled = True
-    library.sync(on_progress, control)
-    return summary
+            self._make_searchable()
+        self.on_progress(Progress("contextualize", self.chunks_done, self.chunks_total or self.chunks_done))
+
+    def _upgrade_document(self, stored: StoredDocument, key) -> None:
+        waiting = [i for i, row in enumerate(stored.rows)
+                   if row["source"] == "rules" and (key is None or (row["model"], row["prompt_version"]) != key)]
+        for step in _steps(waiting, self.contextualizer):
+            self.on_progress(Progress("contextualize", self.chunks_done, self.chunks_total, stored.path))
+            contexts = self._until_done(
+                lambda: self.contextualizer.contextualize(stored.document, stored.chunks, only=step))
+            for i in step:
+                _store(self.library.catalog, stored.rows[i]["id"], contexts[i], self.summary)
+            self.chunks_done += len(step)
+
+    def _until_done(self, work):
+        """`work()`, asked again after a pause cut it short; a cancel ends the upgrade (Cancelled)."""
+        while True:
+            self.control.checkpoint()
+            try:
+                return work()
+            except Interrupted:
+                self.summary.interrupted_steps += 1
+
+    def _make_searchable(self) -> None:
+        """Embed what was upgraded so far (cheap: a document's chunks); rebuild the keyword index now and then."""
+        library = self.library
+        if library.catalog.count_pending_embeddings():
+            library.sync_dense(control=self.control)
+        if library.catalog.bm25_dirty and time.monotonic() - self._last_keyword_rebuild > KEYWORD_REBUILD_EVERY_S:
+            library.sync(control=self.control)
+            self._last_keyword_rebuild = time.monotonic()
 
 
 def _steps(waiting: list[int], contextualizer) -> list[list[int]]:

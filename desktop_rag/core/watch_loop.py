@@ -1,8 +1,10 @@
 """Keeping a library in line with its folders: the loop behind `desktop-rag watch`.
 
 One thread does all the writing, in order: batches of changes as the watcher hands them over and, while the
-folders are quiet, the LLM upgrade of rules contexts one document at a time. A batch arriving during an upgrade
-stops it after the step in hand (a few chunks; what is finished is kept), and the upgrade resumes when quiet.
+folders are quiet and the schedule allows (core/schedule.py: idle computer, mains power, the hourly cap), the LLM
+upgrade of rules contexts one document at a time. A batch arriving during an upgrade, or the schedule turning to
+no, cuts the model's call in hand short (what is finished is kept); the upgrade resumes when allowed. The model's
+memory is given back when there is nothing left to upgrade or the schedule has held it back for a while.
 """
 
 from __future__ import annotations
@@ -16,28 +18,42 @@ from typing import Callable, Sequence
 from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.indexing import IndexSummary
+from desktop_rag.core.schedule import BackgroundSchedule
 from desktop_rag.core.upgrade import UpgradeSummary
 from desktop_rag.core.watch import library_watcher
 
 IDLE_SECONDS_BEFORE_UPGRADE = 5.0
+SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
+RELEASE_MODEL_AFTER_S = 60.0
 
 
 class WatchLoop:
     def __init__(self, library, folders: Sequence[Path], upgrade_when_idle: bool,
                  on_batch: Callable[[ChangeBatch, IndexSummary], None] = lambda batch, summary: None,
                  on_upgrade: Callable[[UpgradeSummary], None] = lambda summary: None,
-                 idle_seconds: float = IDLE_SECONDS_BEFORE_UPGRADE):
+                 idle_seconds: float = IDLE_SECONDS_BEFORE_UPGRADE, schedule: BackgroundSchedule | None = None):
+        """`schedule`: when the upgrade may run (the CLI passes the library's); None: whenever the folders are
+        quiet."""
         self.library = library
         self.folders = list(folders)
         self.upgrade_when_idle = upgrade_when_idle
         self.on_batch, self.on_upgrade = on_batch, on_upgrade
         self.idle_seconds = idle_seconds
+        self.schedule = schedule
         self.stop_requested = threading.Event()
         self._upgrade: RunControl | None = None  # the upgrade in progress, if any
+        self._model_used_at: float | None = None
 
     def _arrived(self, batches: queue.Queue, batch: ChangeBatch) -> None:
         """On the watcher's thread: hand the batch over, and stop an upgrade so that the batch goes first."""
         batches.put(batch)
+        upgrade = self._upgrade
+        if upgrade is not None:
+            upgrade.cancel()
+
+    def stop(self) -> None:
+        """From any thread (Ctrl-C): the loop ends, an upgrade in hand is cut short."""
+        self.stop_requested.set()
         upgrade = self._upgrade
         if upgrade is not None:
             upgrade.cancel()
@@ -64,17 +80,53 @@ class WatchLoop:
                         watcher.retry_later(summary.busy)
                     self.on_batch(batch, summary)
                     last_change, nothing_to_upgrade = time.monotonic(), not self.upgrade_when_idle
-                elif not nothing_to_upgrade and time.monotonic() - last_change >= self.idle_seconds:
-                    self._upgrade = RunControl()
-                    if not batches.empty():  # arrived just before the upgrade could be told
-                        self._upgrade.cancel()
-                    try:
-                        upgraded = self.library.upgrade_contexts(limit=1, control=self._upgrade)
-                    finally:
-                        self._upgrade = None
+                elif (not nothing_to_upgrade and time.monotonic() - last_change >= self.idle_seconds
+                      and self._allowed()):
+                    upgraded = self._upgrade_one(batches)
                     # No progress (nothing left, or no usable model): wait for the next change before trying again.
                     nothing_to_upgrade = upgraded.upgraded_chunks == 0 and not upgraded.cancelled
+                    if nothing_to_upgrade:
+                        self._release_model()
                     if upgraded.documents:
                         self.on_upgrade(upgraded)
+                elif self._model_used_at and time.monotonic() - self._model_used_at > RELEASE_MODEL_AFTER_S:
+                    self._release_model()
         finally:
             watcher.stop()
+
+    def _allowed(self) -> bool:
+        if self.schedule is None:
+            return True
+        self.schedule.observe()
+        return self.schedule.decide().may_run
+
+    def _upgrade_one(self, batches: queue.Queue) -> UpgradeSummary:
+        control = self._upgrade = RunControl()
+        if not batches.empty() or self.stop_requested.is_set():  # arrived just before the upgrade could be told
+            control.cancel()
+        done = threading.Event()
+        watching = threading.Thread(target=self._hold_to_schedule, args=(control, done), daemon=True)
+        if self.schedule is not None:
+            self.schedule.running(True)
+            watching.start()
+        try:
+            return self.library.upgrade_contexts(limit=1, control=control)
+        finally:
+            self._upgrade = None
+            self._model_used_at = time.monotonic()
+            if self.schedule is not None:
+                self.schedule.running(False)
+                done.set()
+                watching.join()
+
+    def _hold_to_schedule(self, control: RunControl, done: threading.Event) -> None:
+        """While the upgrade runs: the person comes back, the laptop goes on battery, the cap is reached → stop."""
+        while not done.wait(SCHEDULE_CHECK_S):
+            if not self._allowed():
+                control.cancel()
+                return
+
+    def _release_model(self) -> None:
+        if self._model_used_at is not None:
+            self.library.release_llm_model()
+            self._model_used_at = None

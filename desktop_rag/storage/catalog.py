@@ -121,6 +121,13 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         row = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE path = ?", (path,)).fetchone()
         return DocumentRecord(**dict(row)) if row else None
 
+    def unchanged(self, path: str, size: int, mtime_ns: int) -> bool:
+        """The catalog has this file (indexed, failed or skipped) with this size and mtime: a run will not read it."""
+        return self._db.execute(
+            "SELECT 1 FROM documents WHERE path = ? AND size = ? AND mtime_ns = ?"
+            " UNION ALL SELECT 1 FROM skipped_files WHERE path = ? AND size = ? AND mtime_ns = ?",
+            (path, size, mtime_ns) * 2).fetchone() is not None
+
     def documents_under(self, folder: str) -> list[DocumentRecord]:
         prefix = folder.rstrip("/\\")
         rows = self._db.execute(
@@ -168,6 +175,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             )
             self._replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
             self._set_meta("bm25_dirty", "1")
+            self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))  # text now, if it was not
         return doc_id
 
     def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str) -> None:
@@ -178,6 +186,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             )
             if self._drop_chunks(doc_id):
                 self._set_meta("bm25_dirty", "1")
+            self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
 
     def remove_documents(self, doc_ids: Iterable[int]) -> int:
         removed = 0
@@ -326,7 +335,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         models = [r[0] for r in q("SELECT DISTINCT model FROM contexts WHERE model IS NOT NULL ORDER BY model")]
         awaiting = q("SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL").fetchone()[0]
         return {
-            "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0)},
+            "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0),
+                          "skipped": self.skipped_count()},  # not text, or a format nothing here reads
             "chunks": self.chunk_count(),
             "chunks_pending_embedding": self.count_pending_embeddings(),
             "contexts_by_source": by_source,

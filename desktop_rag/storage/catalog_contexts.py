@@ -82,6 +82,15 @@ class ContextEdits:
             (model, version, model),
         )]
 
+    def count_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> int:
+        """Chunks an upgrade would ask about (as documents_with_rules_contexts, counted in chunks)."""
+        model, version = attempted_by or (None, None)
+        return self._db.execute(
+            "SELECT COUNT(*) FROM contexts x WHERE x.source = 'rules'"
+            " AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)",
+            (model, version, model),
+        ).fetchone()[0]
+
     def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
         """A document's stored text and chunks, enough to write contexts again without reading the file."""
         doc = self._db.execute(

@@ -1,10 +1,12 @@
 """What the catalog does when files move or change a little: a moved file keeps its chunks, contexts and vectors
 (only its path changes), and a re-indexed file keeps the chunk rows whose text and context did not change, so
-their vectors stay in Chroma. A mixin of Catalog, split out to keep each module small."""
+their vectors stay in Chroma; and the files that are not indexed (skipped). A mixin of Catalog, split out to keep
+each module small."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import PurePath
 
 from desktop_rag.core.models import Chunk, ContextResult
@@ -97,3 +99,47 @@ class CatalogFiles:
             (chunk.index, chunk.start_char, chunk.end_char, chunk.page, json.dumps(chunk.heading_path),
              chunk.token_count, chunk_id),
         )
+
+    # -- files that are not indexed ---------------------------------------------------------------------------
+
+    def is_skipped(self, path: str, size: int, mtime_ns: int) -> bool:
+        """Skipped before with this size and mtime: not opened again."""
+        return self._db.execute("SELECT 1 FROM skipped_files WHERE path = ? AND size = ? AND mtime_ns = ?",
+                                (path, size, mtime_ns)).fetchone() is not None
+
+    def save_skipped(self, path: str, size: int, mtime_ns: int, reason: str) -> None:
+        """A file that is not indexed (not text, or a format nothing reads); what an earlier version of it had
+        indexed is dropped."""
+        with self._transaction():
+            row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+            if row is not None:
+                if self._drop_chunks(row[0]):
+                    self._set_meta("bm25_dirty", "1")
+                self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+            self._db.execute(
+                "INSERT INTO skipped_files(path, size, mtime_ns, reason, updated_at) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns,"
+                " reason = excluded.reason, updated_at = excluded.updated_at",
+                (path, size, mtime_ns, reason, time.time()),
+            )
+
+    def forget_skipped(self, folder_or_path: str, keep: set[str] = frozenset()) -> None:
+        """Skipped files at or under a path, except those in `keep` (still there), are forgotten."""
+        prefix = folder_or_path.rstrip("/\\")
+        rows = self._db.execute(
+            "SELECT path FROM skipped_files WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
+            (prefix, len(prefix) + 1, prefix, prefix),
+        ).fetchall()
+        gone = [(r[0],) for r in rows if r[0] not in keep]
+        if gone:
+            with self._transaction():
+                self._db.executemany("DELETE FROM skipped_files WHERE path = ?", gone)
+
+    def skipped_count(self, folder: str | None = None) -> int:
+        if folder is None:
+            return self._db.execute("SELECT COUNT(*) FROM skipped_files").fetchone()[0]
+        prefix = folder.rstrip("/\\")
+        return self._db.execute(
+            "SELECT COUNT(*) FROM skipped_files WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
+            (prefix, len(prefix) + 1, prefix, prefix),
+        ).fetchone()[0]

@@ -24,6 +24,7 @@ class FolderState:
     indexed: int
     failed: int
     chunks: int
+    skipped: int = 0  # not text, or a format nothing here reads
 
 
 @dataclass
@@ -52,12 +53,13 @@ class CatalogReview:
                 " FROM documents d WHERE d.path = ? OR substr(d.path, 1, ?) IN (? || '/', ? || '\\')",
                 (prefix, len(prefix) + 1, prefix, prefix) * 2,
             ).fetchone()
-            states.append(FolderState(folder, row[0], row[1], row[2]))
+            states.append(FolderState(folder, row[0], row[1], row[2], self.skipped_count(folder)))
         return states
 
     def remove_folder(self, folder: str) -> int:
         """Forget a folder and everything indexed under it (the files themselves are not touched)."""
         removed = self.remove_documents([d.id for d in self.documents_under(folder)])
+        self.forget_skipped(folder)
         self._db.execute("DELETE FROM folders WHERE path = ?", (folder,))
         return removed
 

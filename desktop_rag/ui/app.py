@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -56,7 +57,7 @@ class AppSession:
         window.show()  # first, so closing the old window does not leave the app without one (and quit it)
         old_window.close()
         old_window.deleteLater()
-        old_library.close()
+        _close_library(old_library, old_window.runner)
         return True
 
     def _log_to(self, data_dir: Path) -> None:
@@ -76,10 +77,29 @@ class AppSession:
         self.window.show_error(f"Something went wrong: {readable(exc)} (details in {LOG_FILE} in the data folder)")
 
     def close(self) -> None:
-        self.library.close()
+        """After the window closed (it cancelled every run and gave the workers a second)."""
+        _close_library(self.library, self.window.runner)
         if self._log_handler is not None:
             logging.getLogger().removeHandler(self._log_handler)
             self._log_handler.close()
+
+
+# Quit: after the children a worker may wait on are ended, how long it gets to return before the app goes anyway.
+CHILDREN_ENDED_WAIT_MS = 500
+
+
+def _close_library(library: Library, runner) -> None:
+    """Close a library whose window has closed. A worker still busy (embedding a batch, reading a big file,
+    loading a model) has its child ended under it, which returns it within milliseconds; one still busy after that
+    (rebuilding the keyword index) keeps the catalog, and the app ends without waiting for it: each unit of work
+    is committed on its own and the next start redoes the rest."""
+    if not runner.idle:
+        library.end_children(interrupt=True)
+        runner.wait(CHILDREN_ENDED_WAIT_MS)
+    busy = not runner.idle
+    if busy:
+        logging.getLogger("desktop_rag").info("closing while a task finishes its step; the next start redoes it")
+    library.close(keep_catalog=busy)
 
 
 SWITCH_INTERVAL_S = 0.001
@@ -102,6 +122,12 @@ def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
     sys.excepthook = session.report_unexpected
     session.window.show()
     try:
-        return app.exec()
+        code = app.exec()
     finally:
         session.close()
+    if not session.window.runner.idle:
+        # A worker is still in a step that cannot be cut short: waiting for it (Qt's thread pools would, at
+        # exit) would break "Quit takes at most 2 s". Everything committed is safe; the rest is redone.
+        logging.shutdown()
+        os._exit(code)
+    return code

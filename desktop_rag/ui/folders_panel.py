@@ -86,12 +86,20 @@ class FoldersPanel(QWidget):
         if self.selected():
             self.rescan_requested.emit(self.selected())
 
-    def show_states(self, states: list[FolderState], pending: set[str] = frozenset()) -> None:
+    def show_states(self, states: list[FolderState], pending: set[str] = frozenset(),
+                    indexing: set[str] = frozenset()) -> None:
         current = self.selected()
         self.list.clear()
         for state in states:
-            status = "waiting to be indexed" if state.path in pending else (
-                f"{state.indexed} files, {state.chunks} chunks" + (f", {state.failed} failed" if state.failed else ""))
+            counts = f"{state.indexed} files, {state.chunks} chunks" + (
+                f", {state.failed} failed" if state.failed else "") + (
+                f", {state.skipped} skipped" if state.skipped else "")
+            if state.path in indexing:
+                status = f"indexing… ({counts} so far)" if state.indexed else "indexing…"
+            elif state.path in pending:
+                status = "waiting to be indexed"
+            else:
+                status = counts
             item = QListWidgetItem(f"{Path(state.path).name or state.path}\n{status}")
             item.setToolTip(state.path)
             item.setData(Qt.ItemDataRole.UserRole, state.path)

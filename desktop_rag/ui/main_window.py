@@ -1,17 +1,21 @@
 """The main window: folders on the left, search / context review / stats in tabs, the progress panel below.
 
 Every operation goes through the task runner; the window only shows what comes back. On start it tells the
-truth about the library: failures from earlier runs, and work a killed run left (it resumes that at once)."""
+truth about the library: failures from earlier runs, and work a killed run left (it resumes that at once). The
+background LLM upgrade (ui/background.py) makes way for everything the person does and every file change."""
 
 from __future__ import annotations
 
+import weakref
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.library import Library
 from desktop_rag.storage.catalog_review import FolderState
+from desktop_rag.ui.background import BackgroundUpgrade
 from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
@@ -23,14 +27,13 @@ from desktop_rag.ui.theme import icon
 from desktop_rag.ui.watching import FolderFollower
 
 
-IDLE_UPGRADE_DELAY_MS = 3000
-
 
 def summary_text(summary) -> str:
     state = "Cancelled" if summary.cancelled else "Done"
     moved = f", {summary.moved} moved" if summary.moved else ""
+    skipped = f", {summary.skipped} skipped (not text)" if summary.skipped else ""
     text = (f"{state}: {summary.indexed} files indexed ({summary.chunks} chunks), {summary.unchanged} unchanged, "
-            f"{len(summary.failed)} failed, {summary.removed} removed{moved}, in {summary.seconds:.1f} s.")
+            f"{len(summary.failed)} failed, {summary.removed} removed{moved}{skipped}, in {summary.seconds:.1f} s.")
     return " ".join([text, *summary.notices])
 
 
@@ -38,6 +41,10 @@ def changes_text(summary) -> str:
     """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
     parts = summary.changes()
     return f"Updated from disk: {', '.join(parts)}." if parts else ""
+
+
+# Quit: how long workers get to reach a checkpoint before the children they wait on are ended.
+QUIT_WAIT_MS = 1000
 
 
 class MainWindow(QMainWindow):
@@ -50,9 +57,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("desktop-rag")
         self.setWindowIcon(icon("app"))
         self._queued_folders: list[str] = []
-        self._background: RunControl | None = None  # the idle-time LLM upgrade, while it runs
-        self._idle_timer = QTimer(self, singleShot=True, interval=IDLE_UPGRADE_DELAY_MS)
-        self._idle_timer.timeout.connect(self._upgrade_when_idle)
+        self._indexing_folders: set[str] = set()  # folders of the run in hand
+        self._controls: weakref.WeakSet[RunControl] = weakref.WeakSet()  # of runs started here: Quit cancels all
 
         self.search = SearchPanel(library, self.runner)
         self.review = ReviewPanel(library, self.runner)
@@ -73,11 +79,18 @@ class MainWindow(QMainWindow):
         self.folders.add_requested.connect(self.add_folder)
         self.folders.remove_requested.connect(self.remove_folder)
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
+        self.background = BackgroundUpgrade(library, self.runner, self.progress, self)
+        self.background.changed.connect(
+            lambda: self.progress.show_background(self.background.status_text(), self.background.action))
+        self.background.finished.connect(lambda summary: self.refresh_views())
+        self.progress.background_button.clicked.connect(self.background.act)
+        QApplication.instance().installEventFilter(self.background)  # the person's input: see ui/background.py
+        self.search.building_note = self._building_note
         self.search.status.connect(self.statusBar().showMessage)
         self.review.status.connect(self.statusBar().showMessage)
         self.runner.error.connect(self.show_error)
         self.follower = FolderFollower(library, self.runner, self)
-        self.follower.arrived.connect(self._stop_background)  # a saved file goes before the LLM upgrade
+        self.follower.arrived.connect(self.background.make_way)  # a saved file goes before the LLM upgrade
         self.follower.applied.connect(self._changes_applied)
         self.follower.failed.connect(self.show_error)
         self.watching_label = QLabel()
@@ -110,6 +123,7 @@ class MainWindow(QMainWindow):
         add = action("Add folder…", self.folders.choose_folder, "Ctrl+O", "add-folder")
         rescan = action("Re-scan all folders", lambda: self.index(self.library.reader.folders()), "F5", "rescan")
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
+        upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
         quit_ = action("Quit", self.close, "Ctrl+Q")
         menu = self.menuBar().addMenu("&File")
@@ -144,6 +158,7 @@ class MainWindow(QMainWindow):
         if not docs["indexed"] and not docs["failed"]:
             self.progress.finish("Nothing indexed yet: add a folder to start.")
             self.follower.start()  # watches what gets added
+            self.background.begin()
             return
         self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.", failures)
         if stats["folders"]:
@@ -152,12 +167,12 @@ class MainWindow(QMainWindow):
             if stats["chunks_pending_embedding"] or self.library.catalog.bm25_dirty:
                 self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
             self.follower.start()
-        self._idle_timer.start()
+        self.background.begin()  # it starts once the catch-up is done and the schedule allows
 
     def _catch_up(self, folders: list[str], pending: int) -> None:
         """What changed while the app was closed (the reconciliation scan: a stat per unchanged file), and what
         a killed run left; then the folders are watched."""
-        control = RunControl()
+        control = self._new_control()
         self.progress.start(f"Resuming: {pending} chunks left by the last run…" if pending
                             else "Checking the folders for changes made while the app was closed…", control)
         self.runner.write(
@@ -188,14 +203,16 @@ class MainWindow(QMainWindow):
     def index(self, folders: list[str]) -> None:
         if not folders:
             return
-        self._stop_background()  # the person's request goes first; the upgrade resumes when idle
-        control = RunControl()
+        control = self._new_control()  # the write below makes the LLM upgrade make way: the person goes first
         self._queued_folders += folders
         self.refresh_views()
 
         def started(progress):
             if self.progress.control is not control:
                 self.progress.start(f"Indexing {', '.join(folders)}", control)
+                self._dequeue(folders)
+                self._indexing_folders.update(folders)
+                self._refresh_folders()
             self.progress.on_progress(progress)
 
         self.runner.write(
@@ -212,21 +229,23 @@ class MainWindow(QMainWindow):
 
     def _indexed(self, folders, summary) -> None:
         self._dequeue(folders)
+        self._indexing_folders.difference_update(folders)
         self.follower.folders_changed()
         self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
         self.refresh_views()
-        self._idle_timer.start()
+        self.background.count_waiting()
         if self.search.query.text().strip():
             self.search.search_now()  # the results may have changed
 
     def _failed(self, folders, message: str) -> None:
         self._dequeue(folders)
+        self._indexing_folders.difference_update(folders)
         self.progress.finish(message)
         self.show_error(message)
         self.refresh_views()
 
     def sync(self, title: str) -> None:
-        control = RunControl()
+        control = self._new_control()
         self.progress.start(title, control)
         self.runner.write(lambda report: self.library.sync(on_progress=report, control=control),
                           on_done=lambda summary: (self.progress.finish(
@@ -234,48 +253,14 @@ class MainWindow(QMainWindow):
                               self.refresh_views()),
                           on_progress=self.progress.on_progress)
 
-    def _upgrade_when_idle(self) -> None:
-        """Queued rules contexts get their LLM contexts while nothing else runs (setting llm_upgrade_when_idle)."""
-        if not self.library.settings.llm_upgrade_when_idle or self.runner.busy or self._background:
-            return
-        self.runner.read(lambda: self.library.reader.stats()["contexts_awaiting_upgrade"],
-                         on_done=lambda waiting: waiting and not self.runner.busy and self.upgrade_contexts(
-                             background=True))
-
-    def _stop_background(self) -> None:
-        self._idle_timer.stop()
-        if self._background is not None:
-            self._background.cancel()  # stops after the step in hand (a few chunks); finished ones are kept
-            self._background = None
-
-    def upgrade_contexts(self, background: bool = False) -> None:
-        control = RunControl()
-        if background:
-            self._background = control
-        self.progress.start("Writing LLM contexts in the background (search works meanwhile)…" if background
-                            else "Writing LLM contexts for chunks that have rules contexts…", control)
-        self.runner.write(
-            lambda report: self.library.upgrade_contexts(on_progress=report, control=control),
-            on_done=lambda s: self._upgraded(control, s),
-            on_error=lambda message: (self.progress.finish(message), self.show_error(message)),
-            on_progress=self.progress.on_progress,
-        )
-
-    def _upgraded(self, control: RunControl, s) -> None:
-        if self._background is control:
-            self._background = None
-        if s.cancelled and control.cancelled and self.progress.control is not control:
-            return  # stopped for a newer task, which owns the panel now
-        self.progress.finish(f"{'Paused until idle' if s.cancelled else 'Done'}: {s.upgraded_chunks} contexts "
-                             f"written by the LLM in {s.documents} documents; {s.kept_rules} kept their rules "
-                             f"context. {' '.join(s.notices)}".strip())
-        self.refresh_views()
+    def upgrade_contexts(self) -> None:
+        """The person asked for the LLM contexts now: whatever the machine does (not only when idle)."""
+        self.background.run_now()
 
     def remove_folder(self, folder: str) -> None:
         answer = QMessageBox.question(self, "Stop indexing this folder?",
                                       f"{folder}\n\nIts files stay where they are; they leave the index.")
         if answer == QMessageBox.StandardButton.Yes:
-            self._stop_background()
             self.runner.write(lambda report: self.library.remove_folder(folder),
                               on_done=lambda removed: (self.statusBar().showMessage(
                                   f"Removed {folder} ({removed} files) from the index."),
@@ -296,6 +281,7 @@ class MainWindow(QMainWindow):
             self._load_embedding_model()
         needs_reindex = [name for name in changed if name in NEEDS_REINDEX]
         self.search.settings_changed()
+        self.background.settings_changed()
         message = "Settings saved."
         if needs_reindex:
             message += f" {', '.join(needs_reindex)} apply to files indexed from now on; re-index to apply them to all."
@@ -309,19 +295,33 @@ class MainWindow(QMainWindow):
         if summary.failed:
             self.progress.finish(message, [(f.path, f.reason) for f in summary.failed])
         self.refresh_views()
-        self._idle_timer.start()
+        self.background.count_waiting()
         if self.search.query.text().strip():
             self.search.search_now()  # the results may have changed
 
     # -- views ----------------------------------------------------------------------------------------------
 
     def refresh_views(self) -> None:
-        queued = set(self._queued_folders)
-        self.runner.read(self.library.reader.folder_states,
-                         on_done=lambda states: self.folders.show_states(
-                             states + [FolderState(f, 0, 0, 0) for f in queued if f not in {s.path for s in states}],
-                             queued))
+        self._refresh_folders()
         self._tab_shown(self.tabs.currentIndex())
+
+    def _refresh_folders(self) -> None:
+        queued, indexing = set(self._queued_folders), set(self._indexing_folders)
+
+        def show(states) -> None:
+            known = {s.path for s in states}
+            extra = [FolderState(f, 0, 0, 0) for f in sorted(queued | indexing) if f not in known]
+            self.folders.show_states(states + extra, queued, indexing)
+
+        self.runner.read(self.library.reader.folder_states, on_done=show)
+
+    def _building_note(self) -> str:
+        """For a search while a run adds to the index: it is not complete yet (and how far it is)."""
+        if self.progress.control is None or self.progress.control is self.background.control:
+            return ""
+        fraction = self.progress.overall_fraction
+        done = f" ({fraction:.0%} done)" if fraction is not None else ""
+        return f"The index is still being built{done}: files not yet indexed are missing from these results."
 
     def _tab_shown(self, index: int) -> None:
         widget = self.tabs.widget(index)
@@ -330,14 +330,29 @@ class MainWindow(QMainWindow):
         elif widget is self.stats:
             self.stats.refresh()
 
+    def _new_control(self) -> RunControl:
+        control = RunControl()
+        self._controls.add(control)
+        return control
+
+    def _cancel_on_close(self) -> None:
+        for control in list(self._controls):
+            control.cancel()
+        self.follower.cancel()
+
     def show_error(self, message: str) -> None:
         self.statusBar().showMessage(message)
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        """Quit within 2 s whatever runs: every run is cancelled (the model's call cut short), its workers get a
+        second to reach a checkpoint; the app then ends the children any of them still waits on (AppSession)."""
+        self.runner.close()
+        QApplication.instance().removeEventFilter(self.background)
         self.follower.stop()
-        self._stop_background()
+        self.background.close()
         if self.progress.control is not None:
             self.progress.control.cancel()  # finished work is kept; the rest resumes next time
-        self.runner.wait(30_000)
+        self._cancel_on_close()
+        self.runner.wait(QUIT_WAIT_MS)
         super().closeEvent(event)
 

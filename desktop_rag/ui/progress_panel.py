@@ -1,9 +1,14 @@
-"""The progress panel: what runs, each phase's progress with rate and ETA, the file being worked on, per-file
-errors with their reasons, and pause / resume / cancel."""
+"""The progress panel: what runs, one overall bar with its ETA and each phase below it with its count and rate,
+the file being worked on (or what the run waits for: "Loading the language model…"), per-file errors with their
+reasons, pause / resume / cancel; and a line on the background LLM upgrade: what waits, how long it would take,
+what it is doing now, with its own button.
+
+Numbers are written beside the bars, not on them: drawn on a narrow bar they ran over its edge."""
 
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
@@ -16,33 +21,46 @@ from desktop_rag.core.indexing import PHASES, Progress
 from desktop_rag.ui.theme import icon
 
 PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "contextualize": "Contexts", "embed": "Embed", "index": "Keywords"}
-_RATE_WINDOW_S = 10.0  # rates follow the last seconds, not the whole run's average
+# Rates and the ETA are smoothed over about this long: enough to ride out a big file, short enough to follow a
+# change of phase.
+_SMOOTHING_S = 20.0
+_SHOW_ETA_AFTER_S = 5.0  # before that the first measurements say little
+_BAR_STEPS = 1000
 
 
-class _PhaseRate:
-    def __init__(self):
-        self.samples: list[tuple[float, int]] = []
+class Smoothed:
+    """A rate of progress (units per second), exponentially smoothed over time; None until measured."""
 
-    def add(self, done: int, now: float) -> None:
-        if self.samples and done < self.samples[-1][1]:
-            self.samples = []  # the phase started over (the next batch of a run)
-        self.samples.append((now, done))
-        while len(self.samples) > 2 and now - self.samples[0][0] > _RATE_WINDOW_S:
-            self.samples.pop(0)
+    def __init__(self, time_constant_s: float = _SMOOTHING_S):
+        self.time_constant_s = time_constant_s
+        self.rate: float | None = None
+        self._last: tuple[float, float] | None = None
 
-    def per_second(self) -> float | None:
-        if len(self.samples) < 2:
-            return None
-        (t0, d0), (t1, d1) = self.samples[0], self.samples[-1]
-        return (d1 - d0) / (t1 - t0) if t1 > t0 and d1 > d0 else None
+    def add(self, done: float, now: float) -> None:
+        if self._last is not None and done < self._last[1]:
+            self._last, self.rate = None, None  # started over
+        if self._last is None:
+            self._last = (now, done)
+            return
+        elapsed = now - self._last[0]
+        if elapsed < 0.5:  # updates come in bursts; a rate over milliseconds means nothing
+            return
+        instant = (done - self._last[1]) / elapsed
+        weight = min(1.0, elapsed / self.time_constant_s)
+        self.rate = instant if self.rate is None else self.rate + weight * (instant - self.rate)
+        self._last = (now, done)
 
 
 def eta_text(seconds: float) -> str:
     if seconds < 60:
-        return f"{seconds:.0f} s"
+        return f"{max(seconds, 1):.0f} s"
     if seconds < 3600:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
 
 
 class ProgressPanel(QWidget):
@@ -50,29 +68,38 @@ class ProgressPanel(QWidget):
         super().__init__(parent)
         self._clock = clock
         self.control: RunControl | None = None
+        self._on_pause: Callable[[], None] | None = None
+        self._on_cancel: Callable[[], None] | None = None
+        self._started_at = 0.0
         self.title = QLabel("Ready.")
         self.title.setWordWrap(True)
         self.current = QLabel()
         self.current.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.overall = QProgressBar()
+        self.overall.setRange(0, _BAR_STEPS)
+        self.overall.setTextVisible(False)
+        self.overall_label = QLabel()
+        self._overall_rate = Smoothed()
         self.bars: dict[str, QProgressBar] = {}
-        self.rates: dict[str, QLabel] = {}
-        self._rate_samples: dict[str, _PhaseRate] = {}
-        # One column per phase (label and rate above its bar): two rows of height for the whole pipeline.
+        self.counts: dict[str, QLabel] = {}
+        self._rates: dict[str, Smoothed] = {}
+        # One column per phase (name, count and rate above a thin bar): two rows of height for the whole pipeline.
         grid = QGridLayout()
         grid.setVerticalSpacing(2)
         for column, phase in enumerate(PHASES):
             bar = QProgressBar()
             bar.setRange(0, 1)
             bar.setValue(0)
-            bar.setFormat("%v / %m")
+            bar.setTextVisible(False)
+            bar.setMaximumHeight(8)
             self.bars[phase] = bar
-            self.rates[phase] = QLabel()
+            self.counts[phase] = QLabel()
             # A role, not a style sheet colour: it follows the palette when the system turns light or dark.
-            self.rates[phase].setForegroundRole(QPalette.ColorRole.PlaceholderText)
+            self.counts[phase].setForegroundRole(QPalette.ColorRole.PlaceholderText)
             heading = QHBoxLayout()
             heading.addWidget(QLabel(PHASE_LABELS[phase]))
             heading.addStretch(1)
-            heading.addWidget(self.rates[phase])
+            heading.addWidget(self.counts[phase])
             grid.addLayout(heading, 0, column)
             grid.addWidget(bar, 1, column)
         self.pause_button = QPushButton(icon("pause"), "Pause")
@@ -84,56 +111,109 @@ class ProgressPanel(QWidget):
         self.errors.setRootIsDecorated(True)
         self.errors.setMaximumHeight(120)
         self.errors.hide()
+        self.background = QLabel()
+        self.background.setWordWrap(True)
+        self.background_button = QPushButton()
+        self.background_button.hide()
         buttons = QHBoxLayout()
         buttons.addWidget(self.title, 1)
         buttons.addWidget(self.pause_button)
         buttons.addWidget(self.cancel_button)
+        overall = QHBoxLayout()
+        overall.addWidget(self.overall, 1)
+        overall.addWidget(self.overall_label)
+        background = QHBoxLayout()
+        background.addWidget(self.background, 1)
+        background.addWidget(self.background_button)
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.current)
+        layout.addLayout(overall)
         layout.addLayout(grid)
         layout.addWidget(self.errors)
+        layout.addLayout(background)
         self._set_running(False)
 
     # -- a run ----------------------------------------------------------------------------------------------
 
-    def start(self, title: str, control: RunControl) -> None:
+    def start(self, title: str, control: RunControl, on_pause: Callable[[], None] | None = None,
+              on_cancel: Callable[[], None] | None = None) -> None:
+        """`on_pause` / `on_cancel`: what the buttons do instead of pausing or cancelling `control` (the
+        background upgrade remembers a pause, and makes way rather than holding the write lane while paused)."""
         self.control = control
+        self._on_pause, self._on_cancel = on_pause, on_cancel
+        self._started_at = self._clock()
         self.title.setText(title)
         self.current.clear()
+        self.overall.setRange(0, _BAR_STEPS)
+        self.overall.setValue(0)
+        self.overall_label.setText("starting…")
+        self._overall_rate = Smoothed()
         for phase in PHASES:
             self.bars[phase].setRange(0, 1)
             self.bars[phase].setValue(0)
-            self.rates[phase].clear()
-        self._rate_samples = {phase: _PhaseRate() for phase in PHASES}
+            self.counts[phase].clear()
+        self._rates = {phase: Smoothed() for phase in PHASES}
         self._set_running(True)
 
     def on_progress(self, progress: Progress) -> None:
         bar = self.bars.get(progress.phase)
         if bar is None:
             return
+        now = self._clock()
         if progress.total is None:
             bar.setRange(0, 0)  # unknown total: a busy bar
+            self.counts[progress.phase].setText(_count(progress.done) if progress.done else "")
         else:
             bar.setRange(0, max(progress.total, 1))
             bar.setValue(min(progress.done, max(progress.total, 1)))
-        if progress.path:
+            rate = self._rates.setdefault(progress.phase, Smoothed())
+            rate.add(progress.done, now)
+            per_second = f" · {rate.rate:.1f}/s" if rate.rate else ""
+            self.counts[progress.phase].setText(f"{_count(progress.done)} / {_count(progress.total)}{per_second}")
+        if progress.note:
+            self.current.setText(progress.note)
+        elif progress.path:
             self.current.setText(f"{PHASE_LABELS[progress.phase]}: {progress.path}")
-        rate = self._rate_samples.setdefault(progress.phase, _PhaseRate())
-        rate.add(progress.done, self._clock())
-        per_second = rate.per_second()
-        if per_second and progress.total and progress.total > 1:
-            left = max(progress.total - progress.done, 0) / per_second
-            self.rates[progress.phase].setText(f"{per_second:.1f}/s · {eta_text(left)} left")
+        self._show_overall(progress, now)
+
+    def _show_overall(self, progress: Progress, now: float) -> None:
+        """The run's own estimate when it gives one (an indexing run), else the phase's share (an upgrade)."""
+        fraction = progress.overall
+        if fraction is None and progress.total:
+            fraction = progress.done / progress.total
+        if fraction is None:
+            self.overall.setRange(0, 0)
+            self.overall_label.setText("")
+            return
+        self.overall.setRange(0, _BAR_STEPS)
+        self.overall.setValue(round(min(max(fraction, 0.0), 1.0) * _BAR_STEPS))
+        self._overall_rate.add(fraction, now)
+        text = f"{fraction:.0%}"
+        left = progress.seconds_left
+        if left is None and self._overall_rate.rate:
+            left = (1.0 - fraction) / self._overall_rate.rate
+        if left is not None and now - self._started_at >= _SHOW_ETA_AFTER_S and fraction < 1.0:
+            text += f" · about {eta_text(left)} left"
+        self.overall_label.setText(text)
+
+    @property
+    def overall_fraction(self) -> float | None:
+        """How far the run in hand is (None: no run, or not known yet)."""
+        if self.control is None or self.overall.maximum() == 0:
+            return None
+        return self.overall.value() / _BAR_STEPS
 
     def finish(self, message: str, failures: list[tuple[str, str]] | None = None) -> None:
         """The run is over; `failures` replaces the error list (None keeps the one shown)."""
         self.title.setText(message)
         self.current.clear()
+        self.overall_label.clear()
         if failures is not None:
             self.show_failures(failures)
         self._set_running(False)
         self.control = None
+        self._on_pause = self._on_cancel = None
 
     def show_failures(self, failures) -> None:
         self.errors.clear()
@@ -152,10 +232,21 @@ class ProgressPanel(QWidget):
         self.errors.resizeColumnToContents(0)
         self.errors.show()
 
+    def show_background(self, text: str, action: str | None) -> None:
+        """The background LLM upgrade's line and its button ("Pause", "Resume", "Start"; None hides it)."""
+        self.background.setText(text)
+        self.background_button.setVisible(bool(action) and bool(text))
+        if action and self.background_button.text() != action:
+            self.background_button.setText(action)
+            self.background_button.setIcon(icon("resume" if action in ("Resume", "Start") else "pause"))
+
     # -- buttons --------------------------------------------------------------------------------------------
 
     def toggle_pause(self) -> None:
         if self.control is None:
+            return
+        if self._on_pause is not None:
+            self._on_pause()
             return
         if self.control.paused:
             self.control.resume()
@@ -163,18 +254,24 @@ class ProgressPanel(QWidget):
             self.pause_button.setIcon(icon("pause"))
             self.title.setText(self.title.text().removesuffix(" (paused)"))
         else:
-            self.control.pause()
+            self.control.pause()  # a model call in hand is cut short: the run holds within a second
             self.pause_button.setText("Resume")
             self.pause_button.setIcon(icon("resume"))
             self.title.setText(self.title.text() + " (paused)")
 
     def cancel(self) -> None:
-        if self.control is not None:
-            self.control.cancel()
-            self.title.setText("Cancelling… finished work is kept.")
+        if self.control is None:
+            return
+        if self._on_cancel is not None:
+            self._on_cancel()
+            return
+        self.control.cancel()
+        self.title.setText("Cancelling… finished work is kept.")
 
     def _set_running(self, running: bool) -> None:
         self.pause_button.setEnabled(running)
         self.cancel_button.setEnabled(running)
         self.pause_button.setText("Pause")
         self.pause_button.setIcon(icon("pause"))
+        self.overall.setVisible(running)
+        self.overall_label.setVisible(running)

@@ -60,6 +60,7 @@ class SearchPanel(QWidget):
         self._rendered = 0
         self._shown_query = ""
         self.meaning_model_loading = False  # set by the window while the embedding model loads
+        self.building_note = lambda: ""  # the window says here whether a run is still adding to the index
         self._keywords_only_for_now = False  # the shown results matched keywords only, the model being loaded
 
         self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)")
@@ -170,6 +171,7 @@ class SearchPanel(QWidget):
         notices = " ".join(result.notices)
         if self._keywords_only_for_now:
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
+        notices = f"{notices} {self.building_note()}".strip()
         found = f"{len(result.hits)} results" if result.hits else "No results."
         self.message.setText(f"{found} {notices}".strip())
         self.status.emit(found)

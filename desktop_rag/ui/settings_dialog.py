@@ -1,5 +1,5 @@
-"""Settings: data folder, model file and threads, embedding model, chunk size, context length, LLM time budget,
-rerank, ignore patterns. Saved to the data folder and applied to the running library where that needs no restart;
+"""Settings: data folder, model file and threads, when background LLM contexts may run, embedding model, chunk
+size, context length, LLM time budget, rerank, ignore patterns. Saved to the data folder and applied to the running library where that needs no restart;
 a different data folder is opened in place of this one (each keeps its own index and settings)."""
 
 from __future__ import annotations
@@ -41,6 +41,20 @@ class SettingsDialog(QDialog):
         self.model.setCurrentText(settings.llm_model)
         self.model.setToolTip("A packaged model name, or the path of a GGUF file")
         self.threads = QSpinBox(minimum=0, maximum=256, value=settings.llm_threads, specialValueText="all cores")
+        self.background = QCheckBox("Write LLM contexts in the background")
+        self.background.setChecked(settings.llm_upgrade_when_idle)
+        self.background.setToolTip("Rules contexts are written at once; the language model replaces them later, "
+                                   "when the conditions below allow. It stops within a second for anything you do.")
+        self.only_idle = QCheckBox("only when the computer is idle for")
+        self.only_idle.setChecked(settings.llm_only_when_idle)
+        self.only_idle.setToolTip("No keyboard or mouse input, and other programs using under a quarter of the CPU")
+        self.idle_minutes = QDoubleSpinBox(minimum=0.5, maximum=120, value=settings.llm_idle_minutes, suffix=" min",
+                                           decimals=1)
+        self.only_mains = QCheckBox("only on mains power")
+        self.only_mains.setChecked(settings.llm_only_on_mains)
+        self.cap = QSpinBox(minimum=0, maximum=60, value=round(settings.llm_cap_minutes_per_hour), suffix=" min",
+                            specialValueText="no limit")
+        self.cap.setToolTip("At most this much of every hour (the rest of the hour the machine stays cool)")
         self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
         self.levels = QComboBox()
         self.levels.addItems(list(LLM_CONTEXT_LEVELS))
@@ -68,6 +82,16 @@ class SettingsDialog(QDialog):
         form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
         form.addRow("Language model", _path_row(self.model.lineEdit(), self._choose_model))
         form.addRow("Model threads", self.threads)
+        form.addRow("", self.background)
+        idle = QWidget()
+        idle_row = QHBoxLayout(idle)
+        idle_row.setContentsMargins(0, 0, 0, 0)
+        idle_row.addWidget(self.only_idle)
+        idle_row.addWidget(self.idle_minutes)
+        idle_row.addStretch(1)
+        form.addRow("", idle)
+        form.addRow("", self.only_mains)
+        form.addRow("At most, per hour", self.cap)
         form.addRow("Or an OpenAI-compatible server", self.server)
         form.addRow("LLM contexts per", self.levels)
         form.addRow("LLM time per indexing run", self.run_budget)
@@ -113,6 +137,9 @@ class SettingsDialog(QDialog):
         return replace(
             self.original, llm_model=self.model.currentText().strip() or self.original.llm_model,
             llm_threads=self.threads.value(), llm_server=self.server.text().strip(),
+            llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),
+            llm_idle_minutes=self.idle_minutes.value(), llm_only_on_mains=self.only_mains.isChecked(),
+            llm_cap_minutes_per_hour=float(self.cap.value()),
             llm_context_levels=self.levels.currentText(), llm_run_budget_seconds=self.run_budget.value(),
             llm_document_budget_seconds=self.document_budget.value(), embedding_model=self.embedding.text().strip(),
             chunk_tokens=self.chunk_tokens.value(), chunk_overlap_tokens=self.overlap.value(),

@@ -10,6 +10,7 @@ loading a model at start has its own, so searches typed meanwhile are not queued
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -28,16 +29,20 @@ class _Relay(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, work: Callable[[Callable[[Any], None]], Any], relay: _Relay):
+    def __init__(self, work: Callable[[Callable[[Any], None]], Any], relay: _Relay, closing: threading.Event):
         super().__init__()
         self.setAutoDelete(True)
         self._work = work
         self._relay = relay
+        self._closing = closing
 
     def run(self) -> None:
         try:
             result = self._work(self._relay.progress.emit)
         except Exception as exc:  # reaches the user as a sentence, and the log keeps the traceback
+            if self._closing.is_set():  # the app quits and ended the children this task was waiting on
+                log.info("a task was cut short by quitting (%s); its unit of work is redone next time", exc)
+                return
             log.exception("task failed")
             self._relay.failed.emit(readable(exc))
         else:
@@ -46,6 +51,8 @@ class _Job(QRunnable):
 
 class TaskRunner(QObject):
     error = Signal(str)  # a task without its own error handler failed: the window shows this
+    # A run or an edit was asked for: the background LLM upgrade makes way for it (ui/background.py).
+    writes_wanted = Signal()
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -54,13 +61,27 @@ class TaskRunner(QObject):
             pool.setMaxThreadCount(1)
         self._relays: set[_Relay] = set()  # kept alive until their job reports back
         self._writes_pending = 0
+        self._closing = threading.Event()
 
-    def write(self, work, on_done=None, on_error=None, on_progress=None) -> None:
-        """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread."""
+    def close(self) -> None:
+        """The window closes: nothing new starts, results no longer reach it, failures from here on are the
+        quit's doing (logged as such, not as errors)."""
+        self._closing.set()
+
+    @property
+    def closing(self) -> bool:
+        return self._closing.is_set()
+
+    def write(self, work, on_done=None, on_error=None, on_progress=None, background: bool = False) -> None:
+        """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread.
+        `background`: the LLM upgrade itself, for which nothing makes way."""
+        if not background:
+            self.writes_wanted.emit()
         self._writes_pending += 1
         self._submit("write", work, on_done, on_error, on_progress)
 
     def edit(self, work, on_done=None, on_error=None) -> None:
+        self.writes_wanted.emit()
         self._submit("edit", lambda report: work(), on_done, on_error, None)
 
     def read(self, work, on_done=None, on_error=None) -> None:
@@ -78,18 +99,27 @@ class TaskRunner(QObject):
         return all(pool.waitForDone(milliseconds) for pool in self._lanes.values())
 
     def _submit(self, lane, work, on_done, on_error, on_progress) -> None:
+        if self._closing.is_set():
+            if lane == "write":
+                self._writes_pending -= 1
+            return
         relay = _Relay(self)
         self._relays.add(relay)
         if on_progress:
             relay.progress.connect(on_progress)
         relay.done.connect(lambda result: self._finish(relay, lane, on_done, result))
         relay.failed.connect(lambda message: self._finish(relay, lane, on_error or self.error.emit, message))
-        self._lanes[lane].start(_Job(work, relay))
+        self._lanes[lane].start(_Job(work, relay, self._closing))
 
     def _finish(self, relay: _Relay, lane: str, callback, value) -> None:
         self._relays.discard(relay)
         relay.deleteLater()
         if lane == "write":
             self._writes_pending -= 1
-        if callback:
+        if callback and not self._closing.is_set():
             callback(value)
+
+    @property
+    def idle(self) -> bool:
+        """No task runs on any lane (a closing window's library may then be closed under nobody)."""
+        return all(pool.activeThreadCount() == 0 for pool in self._lanes.values())

@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.changes import ChangeBatch
+from desktop_rag.core.control import RunControl
 from desktop_rag.core.watch import FolderWatcher, library_watcher
 
 
@@ -23,7 +24,7 @@ class FolderFollower(QObject):
         self.library, self.runner = library, runner
         self._watcher: FolderWatcher | None = None
         self._pending = ChangeBatch()
-        self._applying = False
+        self._applying: RunControl | None = None  # the batch being applied
         self._seen.connect(self._queue)
 
     @property
@@ -53,22 +54,28 @@ class FolderFollower(QObject):
         self.arrived.emit()
         self._apply_next()
 
+    def cancel(self) -> None:
+        """Quit: the batch in hand stops at its next checkpoint (what it finished is kept; the next start's
+        catch-up scan finds the rest)."""
+        if self._applying is not None:
+            self._applying.cancel()
+
     def _apply_next(self) -> None:
         if self._applying or not self._pending:
             return
         batch, self._pending = self._pending, ChangeBatch()
-        self._applying = True
-        self.runner.write(lambda report: self.library.apply_changes(batch), on_done=self._done,
+        control = self._applying = RunControl()
+        self.runner.write(lambda report: self.library.apply_changes(batch, control=control), on_done=self._done,
                           on_error=self._error)
 
     def _done(self, summary) -> None:
-        self._applying = False
+        self._applying = None
         if summary.busy and self._watcher is not None:
             self._watcher.retry_later(summary.busy)
         self.applied.emit(summary)
         self._apply_next()
 
     def _error(self, message: str) -> None:
-        self._applying = False
+        self._applying = None
         self.failed.emit(message)
         self._apply_next()

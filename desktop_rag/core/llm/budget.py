@@ -43,6 +43,20 @@ class BudgetedContextualizer:
             return self._measured_seconds / self._measured_chunks
         return self._prior
 
+    def prepare_model(self, chunk_count: int | None = None) -> None:
+        """Load the model if a document of `chunk_count` chunks (None: any) would be given to it."""
+        if self.run_budget_s > 0 and (chunk_count is None or self._fits(chunk_count)):
+            self.llm.prepare_model()
+
+    @property
+    def model_ready(self) -> bool:
+        return self.llm.model_ready
+
+    def _fits(self, chunk_count: int) -> bool:
+        expected = chunk_count * self.seconds_per_chunk
+        return (not self.llm.unavailable and expected <= self.document_budget_s
+                and self.spent_s + expected <= self.run_budget_s)
+
     def cache_key(self) -> tuple[str, str] | None:
         # Cached LLM contexts are free: reuse them whatever the budget says.
         return self.llm.cache_key() if self.run_budget_s > 0 else None
@@ -50,9 +64,7 @@ class BudgetedContextualizer:
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
                       only: Sequence[int] | None = None) -> list[ContextResult]:
         wanted = len(chunks) if only is None else len(only)
-        expected = wanted * self.seconds_per_chunk
-        if (not chunks or self.llm.unavailable or expected > self.document_budget_s
-                or self.spent_s + expected > self.run_budget_s):
+        if not chunks or not self._fits(wanted):
             self._defer()
             return self.rules.contextualize(document, chunks)
         started = self._clock()

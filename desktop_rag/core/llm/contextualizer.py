@@ -5,7 +5,8 @@ rules' title, section and position.
 
 Whatever goes wrong with the model (missing file, crash, an answer that cleans up to nothing, a score below the
 threshold) the chunk gets its rules context instead: search never waits on the model and never gets worse than
-rules.
+rules. A call cut short because its caller paused or cancelled (Interrupted) is not a failure: it goes up to the
+caller, which asks again later.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
 from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
+from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import (DOCUMENT_SUMMARY, PROMPT_VERSION, SECTION_SUMMARY, chunk_question,
                                           document_messages)
@@ -52,6 +54,7 @@ class LlmContextualizer:
         self._backend_factory = backend_factory
         self._backend: LlmBackend | None = None
         self._unavailable: str | None = None
+        self._loaded = False
         self.rules = rules
         self.levels = set(levels.split("+"))
         self.quote_chars = quote_chars
@@ -71,6 +74,28 @@ class LlmContextualizer:
                 self._unavailable = str(exc)
                 self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {exc}")
         return self._backend
+
+    @property
+    def model_ready(self) -> bool:
+        """Loaded, or known not to load: asking the model now costs no loading time."""
+        return self._loaded or self._unavailable is not None
+
+    def prepare_model(self, chunk_count: int | None = None) -> None:
+        """Load the model now (seconds; a minute when a packaged model is first assembled), so that a caller can
+        say so instead of sitting at its first document. A model that cannot load leaves rules contexts."""
+        backend = self._get_backend()
+        load = getattr(backend, "load", None)
+        if load is None or self._loaded:
+            self._loaded = backend is not None
+            return
+        try:
+            load()
+            self._loaded = True
+        except Interrupted:
+            raise
+        except (ImportError, ChildFailed, OSError, ValueError) as exc:  # as contextualize() would meet them
+            self._unavailable = f"the model did not load: {exc}"
+            self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {self._unavailable}")
 
     def cache_key(self) -> tuple[str, str] | None:
         """(model, prompt version): with the document's content and the chunk's text, what a context depends on.
@@ -108,6 +133,8 @@ class LlmContextualizer:
                 self._retry_chunks(backend, document, chunks, excerpts, sections, summary, results, costs, seed)
             elif all(_needs_retry(r) for r in results.values()):
                 self._retry_summary(backend, document, chunks, sections, summary_text, results, costs, seed)
+        except Interrupted:  # its caller was paused or cancelled: nothing is stored, the chunks are asked again
+            raise
         except ImportError as exc:  # llama-cpp-python is not installed: no document will do better
             self._unavailable = f"llama-cpp-python is not installed ({exc})"
             self.on_notice(f"LLM contexts unavailable, using rules contexts instead: {self._unavailable}")

@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import threading
 import time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from desktop_rag.core.llm.backend import Completion
+from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 
 
 def _counting_llama_class():
@@ -31,7 +33,10 @@ def _counting_llama_class():
 
 
 class LlamaCppBackend:
-    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None, n_parallel: int = 8):
+    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None, n_parallel: int = 8,
+                 abort_flag=None):
+        """`abort_flag`: given when the model runs in a child process (core/llm/llama_process.py), whose parent
+        guards the calls and raises the flag; None in-process, where this object guards its own calls."""
         self.model_path = Path(model_path)
         self.name = self.model_path.stem
         self.n_ctx = n_ctx
@@ -41,6 +46,9 @@ class LlamaCppBackend:
         self._decoder = None
         self._formatter = None
         self._lock = threading.Lock()  # one llama context is one sequence: calls must not interleave
+        self._guard = CallGuard(AbortFlag()) if abort_flag is None else None
+        self._flag = abort_flag if abort_flag is not None else self._guard.flag
+        self._abort_callback = None  # kept referenced: llama.cpp holds only its C pointer
 
     def _load(self):
         if self._llama is None:
@@ -50,14 +58,40 @@ class LlamaCppBackend:
                 verbose=False,
             )
             self._llama.eval_sizes = []
+            self._watch_abort_flag(self._llama._ctx.ctx)
         return self._llama
 
-    def count_tokens(self, text: str) -> int:
+    def _watch_abort_flag(self, ctx) -> None:
+        """llama.cpp asks between the operations of a decode whether to stop: a raised flag ends the decode within
+        milliseconds (a prompt batch of 512 tokens alone takes ~5 s on 2 cores)."""
+        import llama_cpp
+
+        if self._abort_callback is None:
+            flag = self._flag
+            self._abort_callback = llama_cpp.ggml_abort_callback(lambda _data: bool(flag.value))
+        llama_cpp.llama_set_abort_callback(ctx, self._abort_callback, None)
+
+    @contextmanager
+    def _one_call(self):
+        """One call at a time; an abort of the decode (llama.cpp's error 2) comes out as Interrupted."""
+        with self._guard.call() if self._guard else nullcontext(), self._lock:
+            try:
+                yield
+            except RuntimeError:  # a finished call is returned even if the flag rose at its very end
+                if self._flag.value:
+                    raise Interrupted("the model call was cut short") from None
+                raise
+
+    def load(self) -> None:
         with self._lock:
+            self._load()
+
+    def count_tokens(self, text: str) -> int:
+        with self._lock:  # not guarded: milliseconds, and asked between steps too
             return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0) -> Completion:
-        with self._lock:
+        with self._one_call():
             llama = self._load()
             llama.eval_sizes = []
             started = time.perf_counter()
@@ -83,7 +117,7 @@ class LlamaCppBackend:
 
         Greedy at temperature 0, like `chat`. Conversations go in groups of up to `n_parallel` that fit the
         batch context; the shared prefix stays cached between groups and calls."""
-        with self._lock:
+        with self._one_call():
             llama = self._load()
             decoder = self._batched_decoder(llama)
             prompts = [self._prompt_tokens(llama, messages) for messages in conversations]
@@ -107,7 +141,8 @@ class LlamaCppBackend:
 
             # Room for the shared document prefix plus every sequence's question and answer.
             self._decoder = BatchedDecoder(llama, self.n_parallel, self.n_ctx + self.n_parallel * 512,
-                                           self.n_threads)
+                                           self.n_threads, abort_flag=self._flag)
+            self._watch_abort_flag(self._decoder.context)
         return self._decoder
 
     def _prompt_tokens(self, llama, messages: list[dict]) -> list[int]:
@@ -124,6 +159,19 @@ class LlamaCppBackend:
             )
         rendered = self._formatter(messages=messages)
         return llama.tokenize(rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True)
+
+    def close(self, interrupt: bool = False) -> None:
+        """Free the model's memory (in-process: `watch` when nothing is left to upgrade); it loads again on next
+        use. `interrupt`: a call in progress is cut short first."""
+        if interrupt:
+            self._flag.value = 1
+        with self._lock:
+            if self._decoder is not None:
+                self._decoder.close()
+                self._decoder = None
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
 
     def forget_cache(self) -> None:
         """Drop the cached prefix (used by benchmarks to measure the cost without reuse)."""

@@ -7,6 +7,9 @@ once into sequence 0 and kept there between calls; each question gets its own se
 
 Greedy decoding with a light repetition penalty, like `LlamaCppBackend.chat` at temperature 0, so a batched answer
 matches a sequential one closely (not bit for bit: batch shapes change float rounding); top-k sampling for retries.
+
+A raised abort flag (core/llm/interrupt.py) ends a call between tokens, or inside a decode through llama.cpp's
+abort callback; the cached prefix keeps what was fully evaluated, so asking again costs only the rest.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+
+from desktop_rag.core.llm.interrupt import AbortFlag, Interrupted
 
 _SENTENCE_END = re.compile(r"\w.*[.!?][\"')\]]?\s")
 _REPEAT_PENALTY = 1.1
@@ -29,7 +34,7 @@ class BatchAnswer:
 
 
 class BatchedDecoder:
-    def __init__(self, llama, n_parallel: int, n_ctx: int, n_threads: int, n_batch: int = 512):
+    def __init__(self, llama, n_parallel: int, n_ctx: int, n_threads: int, n_batch: int = 512, abort_flag=None):
         import llama_cpp
         from llama_cpp import _internals
 
@@ -51,6 +56,12 @@ class BatchedDecoder:
         self._cached: list[int] = []  # the tokens held by sequence 0
         self._rng = np.random.default_rng(0)
         self._temperature = 0.0
+        self._abort = abort_flag or AbortFlag()
+
+    @property
+    def context(self):
+        """The llama.cpp context pointer (for its abort callback)."""
+        return self._ctx.ctx
 
     def groups(self, prompts: list[list[int]], max_tokens: int):
         """Consecutive groups of prompts that `generate` takes at once: at most n_parallel, and their shared
@@ -64,6 +75,11 @@ class BatchedDecoder:
             group = candidate
         if group:
             yield group
+
+    def close(self) -> None:
+        self._ctx.close()
+        self._batch.close()
+        self._cached = []
 
     def forget_cache(self) -> None:
         self._ctx.kv_cache_clear()
@@ -79,6 +95,17 @@ class BatchedDecoder:
         needed = _cells_needed(prompts, max_tokens)
         if needed > self.n_ctx:
             raise ValueError(f"batch needs {needed} KV cells, context has {self.n_ctx}")
+        try:
+            return self._generate(prompts, shared, max_tokens, first_sentence_only, temperature, seed)
+        except RuntimeError:  # llama_decode returned 2: aborted through the flag
+            if self._abort.value:
+                raise Interrupted("the model call was cut short") from None
+            raise
+        finally:
+            for seq in range(1, len(prompts) + 1):
+                self._ctx.kv_cache_seq_rm(seq, -1, -1)
+
+    def _generate(self, prompts, shared, max_tokens, first_sentence_only, temperature, seed) -> list[BatchAnswer]:
         prefix_cost = self._load_prefix(prompts[0][:shared])
         for seq in range(1, len(prompts) + 1):
             self._ctx.kv_cache_seq_rm(seq, -1, -1)
@@ -107,6 +134,8 @@ class BatchedDecoder:
             active = still
             if not active:
                 break
+            if self._abort.value:
+                raise Interrupted("the model call was cut short")
             self._batch.reset()
             for i in active:
                 self._add(answers[i].tokens[-1], positions[i], i + 1, logits=True)
@@ -114,20 +143,21 @@ class BatchedDecoder:
             self._ctx.decode(self._batch)
             for row, i in enumerate(active):
                 next_tokens[i] = self._pick(row, answers[i].tokens)
-        for seq in range(1, len(prompts) + 1):
-            self._ctx.kv_cache_seq_rm(seq, -1, -1)
         return answers
 
     def _load_prefix(self, prefix: list[int]) -> int:
         """Make sequence 0 hold exactly `prefix`, evaluating only what is not cached; returns tokens evaluated."""
         keep = _common_prefix([self._cached, prefix])
         self._ctx.kv_cache_seq_rm(0, keep, -1)
+        self._cached = self._cached[:keep]
         todo = prefix[keep:]
         for start in range(0, len(todo), self.n_batch):
             self._batch.reset()
             for offset, token in enumerate(todo[start : start + self.n_batch]):
                 self._add(token, keep + start + offset, 0, logits=False)
             self._ctx.decode(self._batch)
+            # Batch by batch: a call cut short keeps the part of a long document that was evaluated.
+            self._cached = list(prefix[: keep + start + self.n_batch])
         self._cached = list(prefix)
         return len(todo)
 

@@ -5,14 +5,19 @@ window's thread: during a background upgrade the window stalled past 50 ms ~56 t
 ~200 ms instead of ~30 (bench/ui_responsiveness.py --upgrade-seconds). In a child running at a lower priority
 (core/child_process.py) the model gets all the CPU the window does not want. The KV cache lives in the child, so
 a document's prefix is still reused across its chunks.
+
+A call is cut short by a one-byte flag in shared memory (core/llm/interrupt.py): the parent raises it, llama.cpp
+in the child sees it within milliseconds. No message is needed, so it works while the child's only lane is busy.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
-from desktop_rag.core.child_process import ChildObject
+from desktop_rag.core.child_process import CallAbandoned, ChildObject
 from desktop_rag.core.llm.backend import Completion
+from desktop_rag.core.llm.interrupt import CallGuard, Interrupted
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
 
 
@@ -22,20 +27,39 @@ class LlamaInChild:
     def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None):
         self.model_path = Path(model_path)
         self.name = self.model_path.stem  # as LlamaCppBackend names it: stored with every context
+        self._guard = CallGuard(multiprocessing.get_context("spawn").RawValue("b", 0))
         # Failures come back as the child's own exceptions (ImportError, ValueError for a file llama.cpp cannot
-        # load), which the contextualizer handles as it does in-process.
-        self._child = ChildObject(LlamaCppBackend, (str(self.model_path), n_ctx, n_threads),
+        # load, Interrupted), which the contextualizer handles as it does in-process.
+        self._child = ChildObject(LlamaCppBackend, (str(self.model_path), n_ctx, n_threads, 8, self._guard.flag),
                                   name="the language model", error=None)
+
+    @property
+    def loaded(self) -> bool:
+        """The child runs (it holds the model's memory once a call has loaded it)."""
+        return self._child.running
+
+    def load(self) -> None:
+        """Start the child and load the model in it; a caller who stops meanwhile does not wait for the load."""
+        self._guarded("load")
 
     def count_tokens(self, text: str) -> int:
         return self._child.call("count_tokens", text)
 
     def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0) -> Completion:
-        return self._child.call("chat", messages, max_tokens, temperature, seed)
+        return self._guarded("chat", messages, max_tokens, temperature, seed)
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
                    temperature: float = 0.0, seed: int = 0) -> list[Completion]:
-        return self._child.call("chat_batch", conversations, max_tokens, first_sentence_only, temperature, seed)
+        return self._guarded("chat_batch", conversations, max_tokens, first_sentence_only, temperature, seed)
+
+    def _guarded(self, method: str, *args):
+        """A call its caller's control can cut short. The caller does not wait for the child to notice the flag
+        (at low priority on a busy machine that took seconds): the answer is dropped when it comes."""
+        with self._guard.call(settle=self._child.settle):
+            try:
+                return self._child.call(method, *args, abandon=lambda: bool(self._guard.flag.value))
+            except CallAbandoned:
+                raise Interrupted("the model call was cut short") from None
 
     def forget_cache(self) -> None:
         self._child.call("forget_cache")

@@ -3,23 +3,29 @@
 For users who outgrow the laptop: the server keeps its own prompt cache (llama.cpp `cache_prompt`, vLLM prefix
 caching) and batches concurrent requests, so the questions about one document are sent together and the
 document prefix is shared there. Standard library HTTP only: nothing to install, nothing downloaded.
+
+Requests run on daemon threads that the caller waits for, looking at the abort flag (core/llm/interrupt.py): a
+paused or cancelled caller returns at once (the server's answer is dropped), and quitting never waits for one.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
 from urllib.parse import urlsplit
 
 from desktop_rag.core.llm.backend import Completion
+from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 
 # Tokenize endpoints, tried in order: llama.cpp server, llama-cpp-python's server, vLLM.
 _TOKENIZERS = (("/tokenize", "content"), ("/extras/tokenize", "input"), ("/tokenize", "prompt"))
 _CHARS_PER_TOKEN = 3.5  # when the server cannot count: between code (~3) and prose (~4)
+_POLL_S = 0.05  # how often a waiting caller looks at the abort flag
 
 
 class OpenAiServerBackend:
@@ -28,6 +34,7 @@ class OpenAiServerBackend:
         self.api_key = api_key
         self.timeout = timeout
         self.n_parallel = n_parallel
+        self._guard = CallGuard(AbortFlag())
         self._tokenizer: tuple[str, str] | None | bool = False  # False: not probed yet; None: none works
         try:
             served = [m["id"] for m in self._request("GET", "/v1/models", timeout=10)["data"]]
@@ -42,6 +49,11 @@ class OpenAiServerBackend:
 
     def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0,
              stop: list[str] | None = None) -> Completion:
+        with self._guard.call():
+            return self._answered([lambda: self._chat(messages, max_tokens, temperature, seed, stop)])[0]
+
+    def _chat(self, messages: list[dict], max_tokens: int, temperature: float, seed: int,
+              stop: list[str] | None) -> Completion:
         body = {"model": self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature,
                 "seed": seed, "stream": False, "cache_prompt": True}
         if stop:
@@ -65,8 +77,34 @@ class OpenAiServerBackend:
         """Concurrent requests: the server batches them. A stop at ". " ends an answer after its first sentence
         (the server drops the stop text; the clean-up restores the full stop)."""
         stop = [". ", ".\n"] if first_sentence_only else None
-        with ThreadPoolExecutor(max_workers=self.n_parallel) as pool:
-            return list(pool.map(lambda m: self.chat(m, max_tokens, temperature, seed, stop), conversations))
+        with self._guard.call():
+            return self._answered([lambda m=m: self._chat(m, max_tokens, temperature, seed, stop)
+                                   for m in conversations])
+
+    def _answered(self, requests: list[Callable[[], Completion]]) -> list[Completion]:
+        """Each request on a daemon thread, at most n_parallel at once; the caller waits, unless the flag rises."""
+        slots = threading.Semaphore(self.n_parallel)
+        results: list = [None] * len(requests)
+        done = [threading.Event() for _ in requests]
+
+        def run(i: int) -> None:
+            with slots:
+                try:
+                    results[i] = (True, requests[i]())
+                except Exception as exc:  # raised in the caller's thread below
+                    results[i] = (False, exc)
+            done[i].set()
+
+        for i in range(len(requests)):
+            threading.Thread(target=run, args=(i,), daemon=True, name="llm-server request").start()
+        for event in done:
+            while not event.wait(_POLL_S):
+                if self._guard.flag.value:
+                    raise Interrupted("the request to the LLM server was abandoned")
+        for ok, value in results:
+            if not ok:
+                raise value
+        return [value for _, value in results]
 
     def count_tokens(self, text: str) -> int:
         if self._tokenizer is False:

@@ -31,15 +31,39 @@ _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
 
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION)
 
+# Formats that are not text and that no parser here reads: skipped by name, never opened.
+NOT_READ_EXTENSIONS = frozenset(
+    ".png .jpg .jpeg .gif .bmp .tif .tiff .webp .heic .heif .ico .svg .psd .ai .raw .cr2 .nef"
+    " .mp3 .wav .flac .ogg .oga .m4a .aac .wma .mp4 .m4v .mkv .mov .avi .wmv .webm .flv"
+    " .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .lz .lzma .cab .iso .dmg .img"
+    " .exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .pyd .whl .egg .deb .rpm .msi .apk .bin"
+    " .doc .xls .xlsx .xlsm .ppt .pptx .odt .ods .odp .pages .key .numbers .rtf"
+    " .ttf .otf .woff .woff2 .eot .sqlite .sqlite3 .db .mdb .accdb .pkl .pickle .npy .npz .parquet .feather"
+    " .h5 .hdf5 .pt .pth .onnx .gguf .safetensors .ckpt .blend .fbx .stl .sketch .fig".split()
+)
+
+DOCUMENT, MAYBE_TEXT, NOT_READ = "document", "maybe text", "not read"
+
+
+def file_kind(path: Path) -> str:
+    """DOCUMENT: a format with a parser; NOT_READ: a format none reads (an image, an archive); MAYBE_TEXT: no
+    extension or an unknown one (LICENSE, Makefile, notes.log), read as plain text if its first bytes are text."""
+    suffix = path.suffix.lower()
+    if suffix in _BY_EXTENSION:
+        return DOCUMENT
+    return NOT_READ if suffix in NOT_READ_EXTENSIONS else MAYBE_TEXT
+
 
 def is_supported(path: Path) -> bool:
-    return path.suffix.lower() in _BY_EXTENSION
+    """Worth indexing by its name: a document, or perhaps text."""
+    return file_kind(path) != NOT_READ
 
 
 def parse(path: Path, data: bytes) -> ParsedDocument:
-    parser = _BY_EXTENSION.get(path.suffix.lower())
-    if parser is None:
+    kind = file_kind(path)
+    if kind == NOT_READ:
         raise ParseError(f"unsupported file type '{path.suffix}'")
+    parser = _BY_EXTENSION.get(path.suffix.lower(), markup.parse_plain)  # MAYBE_TEXT: sniffed as text before
     if not data:
         raise ParseError("empty file")
     document = parser(data, path.stem)
@@ -48,4 +72,5 @@ def parse(path: Path, data: bytes) -> ParsedDocument:
     return document
 
 
-__all__ = ["ParseError", "SUPPORTED_EXTENSIONS", "is_supported", "parse"]
+__all__ = ["DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind",
+           "is_supported", "parse"]

@@ -14,6 +14,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _SNIFF_BYTES = 8192
+SNIFF_BYTES = _SNIFF_BYTES
 _COMMONEST_LEGACY = "cp1252"
 
 
@@ -42,6 +43,31 @@ def decode_text(data: bytes) -> str:
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
     best = next((m for m in tied if m.encoding == _COMMONEST_LEGACY), best)
     return _normalize_newlines(str(best))
+
+
+def looks_like_text(head: bytes) -> bool:
+    """Is a file whose type its name does not tell (LICENSE, Makefile, notes.log) text? Judged from its first
+    bytes: a BOM says yes; NUL bytes or many control characters say no; then UTF-8 or a known encoding."""
+    if any(head.startswith(bom) for bom, _ in _BOMS):
+        return True
+    if not head or b"\x00" in head:
+        return False
+    controls = sum(1 for byte in head if byte < 0x20 and byte not in _TEXT_CONTROLS)
+    if controls > len(head) * 0.02:
+        return False
+    try:
+        head.decode("utf-8")
+        return True
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 3:  # a character cut by the end of the sample
+            return True
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(head).best()
+    return best is not None and best.chaos < 0.2
+
+
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b\x08")
 
 
 def _normalize_newlines(text: str) -> str:

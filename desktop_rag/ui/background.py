@@ -1,0 +1,252 @@
+"""The background LLM upgrade in the app: it runs when the schedule allows (core/schedule.py) and makes way within
+a second for anything else — a saved file, a person's run or edit, Quit — by cutting the model's call short.
+
+The person decides: Pause holds it (remembered across restarts until Resume), Cancel stops it until they start it
+again (the `llm_upgrade_when_idle` setting, also in the Settings dialog), "Write LLM contexts now" runs it whatever
+the machine is doing. The model's memory is given back when it has had nothing to do for a while.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+
+from desktop_rag.core.control import RunControl
+from desktop_rag.core.schedule import BackgroundSchedule, Decision
+
+POLL_MS = 1000
+# After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
+RESTART_DELAY_S = 3.0
+# The model (1.2 GB for the 1.5B) is released after this long unused; loading it again takes seconds.
+RELEASE_AFTER_S = 60.0
+_INPUT_EVENTS = {QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.Wheel}
+
+
+class BackgroundUpgrade(QObject):
+    changed = Signal()  # the state or what waits changed: the panel shows status_text()
+    finished = Signal(object)  # an UpgradeSummary, after each run of the upgrade
+
+    def __init__(self, library, runner, panel, parent: QObject | None = None, clock=time.monotonic):
+        super().__init__(parent)
+        self.library, self.runner, self.panel = library, runner, panel
+        self._clock = clock
+        self.schedule = BackgroundSchedule(library.settings, clock=clock)
+        self.control: RunControl | None = None  # the upgrade while it runs
+        self.asked_now = False  # "Write LLM contexts now": until nothing waits, whatever the machine does
+        self.decision = Decision(False, "starting")
+        self.waiting: int | None = None  # chunks with rules contexts no model has tried
+        self.seconds_per_chunk: float | None = None
+        self._made_way_at = -RESTART_DELAY_S
+        self._unused_since: float | None = None  # the model is loaded and idle since
+        self._counting = False
+        self._timer = QTimer(self, interval=POLL_MS)
+        self._timer.timeout.connect(self._tick)
+        runner.writes_wanted.connect(self.make_way)
+
+    # -- life -----------------------------------------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start deciding (the window calls this once its start-up work is queued)."""
+        self._timer.start()
+        self.count_waiting()
+
+    def close(self) -> None:
+        self._timer.stop()
+        if self.control is not None:
+            self.control.cancel()
+
+    def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
+        """Input to the app: the person is here. With "only when idle", the upgrade stops at once."""
+        if event.type() in _INPUT_EVENTS:
+            self.schedule.note_input()
+            if self.control is not None and self.library.settings.llm_only_when_idle and not self.asked_now:
+                self._stop_run()
+        return False
+
+    # -- what the person asks -------------------------------------------------------------------------------
+
+    def make_way(self) -> None:
+        """Something else needs the write lane (a saved file, a run, an edit): stop now, go on later."""
+        self._made_way_at = self._clock()
+        self._stop_run()
+
+    def pause(self) -> None:
+        self._save(llm_upgrade_paused=True)
+        self._stop_run()
+        self._redecide()
+
+    def resume(self) -> None:
+        self._save(llm_upgrade_paused=False, llm_upgrade_when_idle=True)
+        self._tick()
+
+    def stop(self) -> None:
+        """Cancel: no background LLM work until the person starts it again."""
+        self.asked_now = False
+        self._save(llm_upgrade_when_idle=False)
+        self._stop_run()
+        self._release_model()
+        self._redecide()
+
+    def start(self) -> None:
+        self._save(llm_upgrade_when_idle=True, llm_upgrade_paused=False)
+        self._tick()
+
+    def run_now(self) -> None:
+        self.asked_now = True
+        self._made_way_at = -RESTART_DELAY_S
+        self._save(llm_upgrade_paused=False)
+        self._tick()
+
+    def settings_changed(self) -> None:
+        """Saved in the Settings dialog: decide again now (a model change has closed the old model already)."""
+        self._tick()
+
+    # -- deciding -------------------------------------------------------------------------------------------
+
+    def _redecide(self) -> None:
+        self.decision = self.schedule.decide(self.asked_now)
+        self.changed.emit()
+
+    def _tick(self) -> None:
+        self.schedule.observe()
+        self.decision = self.schedule.decide(self.asked_now)
+        if self.control is not None:
+            if not self.decision.may_run:
+                self._stop_run()
+        elif self._may_start():
+            self._start_run()
+        elif self._unused_since is not None and self._clock() - self._unused_since > RELEASE_AFTER_S:
+            self._release_model()
+        self.changed.emit()
+
+    def _may_start(self) -> bool:
+        return (self.decision.may_run and not self.runner.busy and bool(self.waiting)
+                and self._clock() - self._made_way_at >= RESTART_DELAY_S)
+
+    def _start_run(self) -> None:
+        control = RunControl()
+        self.control = control
+        self._unused_since = None
+        self.schedule.running(True)
+        title = ("Writing LLM contexts (you asked for them now)…" if self.asked_now
+                 else "Writing LLM contexts in the background (search works meanwhile)…")
+        self.panel.start(title, control, on_pause=self.pause, on_cancel=self.stop)
+
+        def report(progress):
+            if self.panel.control is control:
+                self.panel.on_progress(progress)
+
+        self.runner.write(lambda report_: self.library.upgrade_contexts(on_progress=report_, control=control),
+                          on_done=lambda summary: self._done(control, summary),
+                          on_error=lambda message: self._failed(control, message), on_progress=report,
+                          background=True)
+
+    def _stop_run(self) -> None:
+        if self.control is not None:
+            self.control.cancel()  # the model's call in hand is cut short; finished steps are kept
+
+    def _done(self, control: RunControl, summary) -> None:
+        self._ended(control)
+        if not summary.cancelled:
+            self.asked_now = False
+        if not self.library.settings.llm_upgrade_when_idle:
+            self._release_model()  # stopped by the person: the memory goes back now, not in a minute
+        if self.panel.control is control:
+            verb = self._stopped_because() if summary.cancelled else "Done"
+            self.panel.finish(f"{verb}: {summary.upgraded_chunks} contexts written by the LLM in "
+                              f"{summary.documents} documents; {summary.kept_rules} kept their rules context. "
+                              f"{' '.join(summary.notices)}".strip())
+        self.finished.emit(summary)
+        self.count_waiting()
+
+    def _failed(self, control: RunControl, message: str) -> None:
+        self._ended(control)
+        self.asked_now = False
+        if self.panel.control is control:
+            self.panel.finish(f"LLM contexts stopped: {message}")
+        self.count_waiting()
+
+    def _ended(self, control: RunControl) -> None:
+        if self.control is control:
+            self.control = None
+        self.schedule.running(False)
+        self._unused_since = self._clock()
+
+    def _stopped_because(self) -> str:
+        s = self.library.settings
+        if not s.llm_upgrade_when_idle:
+            return "Stopped"
+        if s.llm_upgrade_paused:
+            return "Paused"
+        return "Made way, goes on later"
+
+    def _release_model(self) -> None:
+        """Give the model's memory back; it loads again (seconds) when next needed."""
+        self._unused_since = None
+        if self.control is None:
+            self.runner.load(self.library.release_llm_model)
+
+    def _save(self, **values) -> None:
+        settings = self.library.settings
+        for name, value in values.items():
+            setattr(settings, name, value)
+        settings.save(self.library.data_dir)
+
+    # -- what waits -----------------------------------------------------------------------------------------
+
+    def count_waiting(self) -> None:
+        if self._counting:
+            return
+        self._counting = True
+
+        def counted(numbers) -> None:
+            self._counting = False
+            self.waiting, self.seconds_per_chunk = numbers
+            if not self.waiting and self.control is None:
+                self._release_model()  # nothing left to do
+            self.changed.emit()
+
+        self.runner.read(lambda: (self.library.reader.stats()["contexts_awaiting_upgrade"],
+                                  self.library.reader.llm_seconds_per_chunk()),
+                         on_done=counted, on_error=lambda message: setattr(self, "_counting", False))
+
+    def status_text(self) -> str:
+        """One line for the progress panel: what waits, at what cost, and what happens to it now."""
+        if self.waiting is None:
+            return ""
+        if not self.waiting:
+            return "LLM contexts: none waiting."
+        what = f"{self.waiting:,} chunks wait for LLM contexts"
+        if self.seconds_per_chunk:
+            what += f" (~{_hours(self.waiting * self.seconds_per_chunk)} at {self.seconds_per_chunk:.2g} s each)"
+        if self.control is not None:
+            return f"{what} · writing now"
+        reason = self.decision.reason
+        if reason == "off":
+            return f"{what} · background LLM contexts are off"
+        if reason == "paused":
+            return f"{what} · paused until you resume"
+        if self.runner.busy:
+            return f"{what} · after the work in progress"
+        if self.decision.may_run:
+            return f"{what} · starting in a moment"
+        return f"{what} · {reason}"
+
+    @property
+    def action(self) -> str:
+        """What the panel's background button does now: "Resume", "Start" or "Pause"."""
+        if self.library.settings.llm_upgrade_paused:
+            return "Resume"
+        if not self.library.settings.llm_upgrade_when_idle:
+            return "Start"
+        return "Pause"
+
+    def act(self) -> None:
+        {"Resume": self.resume, "Start": self.start, "Pause": self.pause}[self.action]()
+
+
+def _hours(seconds: float) -> str:
+    if seconds < 3600:
+        return f"{max(1, round(seconds / 60))} min"
+    return f"{seconds / 3600:.1f} h"
