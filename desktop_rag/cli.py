@@ -13,12 +13,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from desktop_rag.config import CONTEXT_CHOICES, Settings, check_setting, resolve_data_dir
+from desktop_rag.core.control import RunControl
 from desktop_rag.core.search import MODES, NoIndexError
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.writer_lock import DataFolderBusy
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
+INTERRUPTED_MESSAGE = "interrupted: finished work is saved; run the same command again to continue"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         handler = _COMMANDS[args.command]
         return handler(args, data_dir) or 0
     except KeyboardInterrupt:
-        print("\ninterrupted: finished work is saved; run the same command again to continue", file=sys.stderr)
+        print(f"\n{INTERRUPTED_MESSAGE}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except (NoIndexError, ValueError, FileNotFoundError, DataFolderBusy) as exc:
         print(f"desktop-rag: {exc}", file=sys.stderr)
@@ -122,14 +124,36 @@ def _open(data_dir: Path):
 def cmd_index(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter, print_index_summary
 
-    _terminate_as_interrupt()
+    control = _cancelled_by_signals()
     with _open(data_dir) as library:
-        summary = library.index(args.paths, contexts=args.contexts, on_progress=ProgressPrinter(sys.stderr))
+        summary = library.index(args.paths, contexts=args.contexts, on_progress=ProgressPrinter(sys.stderr),
+                                control=control)
     if args.json:
         print(json.dumps(asdict(summary), indent=2))
     else:
         print_index_summary(summary, sys.stdout)
-    return EXIT_INTERRUPTED if summary.cancelled else 0
+    return _interrupted() if summary.cancelled else 0
+
+
+def _cancelled_by_signals() -> RunControl:
+    """Ctrl-C, or a plain `kill`, stops the run at its next checkpoint (a file, a batch of embeddings; a model
+    call in hand is cut short), keeping what is finished; a second one stops at once. Not KeyboardInterrupt at
+    the first: raised while llama.cpp computes, it would land in the model's abort callback and be lost."""
+    control = RunControl()
+
+    def cancel(signum, frame):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        control.cancel()
+
+    signal.signal(signal.SIGINT, cancel)
+    signal.signal(signal.SIGTERM, cancel)
+    return control
+
+
+def _interrupted() -> int:
+    print(INTERRUPTED_MESSAGE, file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 def _terminate_as_interrupt() -> None:
@@ -215,9 +239,10 @@ def cmd_reindex(args, data_dir: Path) -> int:
 def cmd_contextualize(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter
 
-    _terminate_as_interrupt()
+    control = _cancelled_by_signals()
     with _open(data_dir) as library:
-        summary = library.upgrade_contexts(on_progress=ProgressPrinter(sys.stderr), limit=args.limit)
+        summary = library.upgrade_contexts(on_progress=ProgressPrinter(sys.stderr), limit=args.limit,
+                                           control=control)
     if args.json:
         print(json.dumps(asdict(summary)))
     else:
@@ -225,7 +250,7 @@ def cmd_contextualize(args, data_dir: Path) -> int:
               f"in {summary.documents} documents; {summary.kept_rules} kept their rules context")
         for notice in summary.notices:
             print(f"Note: {notice}")
-    return EXIT_INTERRUPTED if summary.cancelled else 0
+    return _interrupted() if summary.cancelled else 0
 
 
 def cmd_context(args, data_dir: Path) -> int:

@@ -3,15 +3,18 @@
     .venv/bin/python resources/make_screenshots.py
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
-contexts, then captures: search results with a preview, the progress panel after the run, context review with
-a chunk selected, stats, the settings dialog, and the search again after the palette turned dark (as when the
-system switches while the app runs).
+contexts, then captures: search results with a preview, context review with a chunk selected, stats, the settings
+dialog, and the search again after the palette turned dark (as when the system switches while the app runs).
+Then, in a second data folder, the progress panel halfway through a first indexing (the samples and 300 notes),
+and while the packaged 1.5B model writes LLM contexts in the background (a few minutes: it loads, then a step
+or two is measured so that the rate and the time left show).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import replace
 import sys
 import tempfile
 from pathlib import Path
@@ -58,6 +61,33 @@ def dark_palette() -> QPalette:
     return palette
 
 
+def progress_screenshots(app: QApplication, tmp: Path) -> None:
+    docs = tmp / "Notes"
+    shutil.copytree(ROOT / "resources" / "samples", docs)
+    (docs / "scan-0042.pdf").write_bytes(b"%PDF-1.4 truncated by a failed download")
+    topics = ["boiler service", "garden compost", "tax return", "bicycle chain", "sourdough starter", "router setup"]
+    for i in range(300):
+        topic = topics[i % len(topics)]
+        (docs / f"note-{i:03d}.md").write_text(
+            f"# {topic.title()} {i}\n\n" + f"Notes on the {topic}, part {i}: what was done, what is left. " * 40)
+    library = Library(tmp / "progress-data", Settings(contexts="rules", llm_upgrade_when_idle=False,
+                                                      llm_only_when_idle=False))
+    window = MainWindow(library)
+    window.resize(1280, 820)
+    window.show()
+    window.add_folder(str(docs))
+    wait_until(app, lambda: (window.progress.overall_fraction or 0) >= 0.35, timeout_s=900)
+    window.progress.grab().save(str(OUT / "progress.png"))
+    wait_until(app, lambda: window.progress.title.text().startswith("Done"), timeout_s=900)
+    window.background.start()  # with the packaged 1.5B model, as a person's laptop would run it when idle
+    # A few minutes of it, so that the rate and the time left are measured ones.
+    wait_until(app, lambda: window.background.control is not None and "left" in window.progress.overall_label.text()
+               and "writing now" in window.progress.background.text(), timeout_s=1800)
+    window.progress.grab().save(str(OUT / "progress-upgrade.png"))
+    window.close()
+    library.close()
+
+
 def main() -> None:
     app = QApplication(sys.argv[:1])
     OUT.mkdir(parents=True, exist_ok=True)
@@ -65,7 +95,7 @@ def main() -> None:
         docs = Path(tmp) / "Documents"
         shutil.copytree(ROOT / "resources" / "samples", docs)
         (docs / "scan-0042.pdf").write_bytes(b"%PDF-1.4 truncated by a failed download")
-        library = Library(Path(tmp) / "data", Settings(contexts="rules"))
+        library = Library(Path(tmp) / "data", Settings(contexts="rules", llm_upgrade_when_idle=False))
         window = MainWindow(library)
         window.resize(1280, 820)
         window.show()
@@ -75,7 +105,6 @@ def main() -> None:
         window.search.search_now()
         wait_until(app, lambda: bool(window.search.hits))
         window.grab().save(str(OUT / "search.png"))
-        window.progress.grab().save(str(OUT / "progress.png"))
 
         window.tabs.setCurrentWidget(window.review)
         wait_until(app, lambda: window.review.model.rowCount() > 0)
@@ -87,7 +116,8 @@ def main() -> None:
         wait_until(app, lambda: "Documents" in window.stats.view.toPlainText())
         window.grab().save(str(OUT / "stats.png"))
 
-        dialog = SettingsDialog(library.settings, str(library.data_dir), window)
+        # As a person's settings are by default (this library keeps background LLM work off while it poses).
+        dialog = SettingsDialog(replace(library.settings, llm_upgrade_when_idle=True), str(library.data_dir), window)
         dialog.show()
         app.processEvents()
         dialog.grab().save(str(OUT / "settings.png"))
@@ -103,6 +133,8 @@ def main() -> None:
         window.grab().save(str(OUT / "search-dark.png"))
         window.close()
         library.close()
+        app.setPalette(QPalette())
+        progress_screenshots(app, Path(tmp))
     print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))
 
 

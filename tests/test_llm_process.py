@@ -40,16 +40,18 @@ def test_contexts_from_the_model_in_a_child_and_a_settings_change_mid_run(data_d
         library.close()
 
 
-def test_the_model_s_call_in_the_child_is_cut_short_by_its_caller_s_control_and_the_next_call_works(tmp_path):
+@pytest.mark.parametrize("where", ["child", "in-process"])
+def test_the_model_s_call_is_cut_short_by_its_caller_s_control_and_the_next_call_works(tmp_path, where):
     import threading
     import time
 
     from desktop_rag.core.control import RunControl
     from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+    from desktop_rag.core.llm.llama_backend import LlamaCppBackend
     from desktop_rag.core.llm.models import resolve_model
 
     path = resolve_model("smollm2-135m-instruct-q4_1", tmp_path)
-    model = LlamaInChild(path, n_ctx=8192)
+    model = (LlamaInChild if where == "child" else LlamaCppBackend)(path, n_ctx=8192)  # the app's, the CLI's
     document = " ".join(f"Paragraph {i} is about herons, fish and the water level of the lake." for i in range(250))
     questions = [[{"role": "user", "content": f"{document}\n\nQuestion {k}: what is this about?"}] for k in range(8)]
     try:

@@ -14,14 +14,18 @@ from documents import write_pdf
 WAIT_MS = 180_000
 
 
+def shown_window(qtbot, library: Library) -> MainWindow:
+    window = MainWindow(library)
+    qtbot.addWidget(window)
+    with qtbot.waitActive(window):
+        window.show()
+    return window
+
+
 @pytest.fixture
 def window(qtbot, make_library):
     def open_window(settings: Settings | None = None):
-        library = make_library(settings or Settings(contexts="rules", llm_upgrade_when_idle=False))
-        window = MainWindow(library)
-        qtbot.addWidget(window)
-        with qtbot.waitActive(window):
-            window.show()
+        window = shown_window(qtbot, make_library(settings or Settings(contexts="rules", llm_upgrade_when_idle=False)))
         opened.append(window)
         return window
 

@@ -11,9 +11,8 @@ from PySide6.QtCore import Qt
 
 from desktop_rag.config import Settings
 from desktop_rag.ui.background import RESTART_DELAY_S
-from desktop_rag.ui.main_window import MainWindow
 from fake_models import SlowFakeModel
-from test_ui import WAIT_MS, index_and_wait
+from test_ui import WAIT_MS, index_and_wait, shown_window
 
 BACKGROUND = dict(contexts="rules", llm_only_when_idle=False, chunk_tokens=64, chunk_overlap_tokens=0)
 
@@ -29,10 +28,7 @@ def app_window(qtbot, make_library):
             window.library.close()  # one writer per data folder: the next window's library takes over
         library = make_library(settings)
         library.llm_backend = lambda: model
-        window = MainWindow(library)
-        qtbot.addWidget(window)
-        with qtbot.waitActive(window):
-            window.show()
+        window = shown_window(qtbot, library)
         opened.append(window)
         return window
 
@@ -177,3 +173,15 @@ def test_quit_takes_under_2_s_in_every_state_with_an_orderly_log_and_nothing_los
     finally:
         reopened.window.close()
         reopened.close()
+
+
+def test_when_nothing_is_left_to_upgrade_the_model_s_memory_is_given_back(qtbot, app_window, docs):
+    boiler_manual(docs)
+    model = SlowFakeModel(fast_calls=1000)  # every step answers at once
+    win = app_window(model, Settings(**BACKGROUND))
+    released = []
+    win.library.release_llm_model = lambda: released.append(win.background.waiting)
+    index_and_wait(qtbot, win, docs)
+    qtbot.waitUntil(lambda: win.background.waiting == 0 and bool(released), timeout=WAIT_MS)
+    assert model.calls > 0 and released[-1] == 0  # released once the upgrade had nothing left
+    assert win.progress.background.text() == "LLM contexts: none waiting."

@@ -333,7 +333,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             " FROM contexts"
         ).fetchone()
         models = [r[0] for r in q("SELECT DISTINCT model FROM contexts WHERE model IS NOT NULL ORDER BY model")]
-        awaiting = q("SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL").fetchone()[0]
+        awaiting = self.contexts_awaiting_upgrade()
         return {
             "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0),
                           "skipped": self.skipped_count()},  # not text, or a format nothing here reads
@@ -348,6 +348,10 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             "context_models": models,
             "folders": self.folders(),
         }
+
+    def contexts_awaiting_upgrade(self) -> int:
+        """Rules contexts no model has tried yet."""
+        return self._db.execute("SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL").fetchone()[0]
 
     def failures(self) -> list[tuple[str, str]]:
         return [tuple(r) for r in self._db.execute("SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path")]

@@ -16,6 +16,7 @@ from desktop_rag.core.control import RunControl
 from desktop_rag.core.schedule import BackgroundSchedule, Decision
 
 POLL_MS = 1000
+RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
 # After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
 RESTART_DELAY_S = 3.0
 # The model (1.2 GB for the 1.5B) is released after this long unused; loading it again takes seconds.
@@ -40,6 +41,7 @@ class BackgroundUpgrade(QObject):
         self._made_way_at = -RESTART_DELAY_S
         self._unused_since: float | None = None  # the model is loaded and idle since
         self._counting = False
+        self._counted_at = 0.0
         self._timer = QTimer(self, interval=POLL_MS)
         self._timer.timeout.connect(self._tick)
         runner.writes_wanted.connect(self.make_way)
@@ -118,6 +120,8 @@ class BackgroundUpgrade(QObject):
             self._start_run()
         elif self._unused_since is not None and self._clock() - self._unused_since > RELEASE_AFTER_S:
             self._release_model()
+        if (self.control is not None or self.runner.busy) and self._clock() - self._counted_at > RECOUNT_EVERY_S:
+            self.count_waiting()  # the upgrade writes, or a run adds rules contexts
         self.changed.emit()
 
     def _may_start(self) -> bool:
@@ -199,6 +203,7 @@ class BackgroundUpgrade(QObject):
         if self._counting:
             return
         self._counting = True
+        self._counted_at = self._clock()
 
         def counted(numbers) -> None:
             self._counting = False
@@ -207,7 +212,7 @@ class BackgroundUpgrade(QObject):
                 self._release_model()  # nothing left to do
             self.changed.emit()
 
-        self.runner.read(lambda: (self.library.reader.stats()["contexts_awaiting_upgrade"],
+        self.runner.read(lambda: (self.library.reader.contexts_awaiting_upgrade(),
                                   self.library.reader.llm_seconds_per_chunk()),
                          on_done=counted, on_error=lambda message: setattr(self, "_counting", False))
 
@@ -216,10 +221,12 @@ class BackgroundUpgrade(QObject):
         if self.waiting is None:
             return ""
         if not self.waiting:
-            return "LLM contexts: none waiting."
+            return "LLM contexts: none waiting." + (
+                "" if self.library.settings.llm_upgrade_when_idle else " Background LLM contexts are off.")
         what = f"{self.waiting:,} chunks wait for LLM contexts"
         if self.seconds_per_chunk:
-            what += f" (~{_hours(self.waiting * self.seconds_per_chunk)} at {self.seconds_per_chunk:.2g} s each)"
+            what += (f" (~{_hours(self.waiting * self.seconds_per_chunk)} of model time at "
+                     f"{self.seconds_per_chunk:.2g} s each)")
         if self.control is not None:
             return f"{what} · writing now"
         reason = self.decision.reason
@@ -234,8 +241,11 @@ class BackgroundUpgrade(QObject):
         return f"{what} · {reason}"
 
     @property
-    def action(self) -> str:
-        """What the panel's background button does now: "Resume", "Start" or "Pause"."""
+    def action(self) -> str | None:
+        """What the panel's background button does now: "Resume", "Start", "Pause", or None while the upgrade
+        runs (the panel's own Pause and Cancel act on it then)."""
+        if self.control is not None:
+            return None
         if self.library.settings.llm_upgrade_paused:
             return "Resume"
         if not self.library.settings.llm_upgrade_when_idle:

@@ -261,6 +261,7 @@ class MainWindow(QMainWindow):
         answer = QMessageBox.question(self, "Stop indexing this folder?",
                                       f"{folder}\n\nIts files stay where they are; they leave the index.")
         if answer == QMessageBox.StandardButton.Yes:
+            self.statusBar().showMessage(f"Removing {folder} from the index…")
             self.runner.write(lambda report: self.library.remove_folder(folder),
                               on_done=lambda removed: (self.statusBar().showMessage(
                                   f"Removed {folder} ({removed} files) from the index."),

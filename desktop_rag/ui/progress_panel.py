@@ -25,6 +25,9 @@ PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "contextualize": "Contexts", "
 # change of phase.
 _SMOOTHING_S = 20.0
 _SHOW_ETA_AFTER_S = 5.0  # before that the first measurements say little
+# A run without an estimate of its own (the LLM upgrade) is judged by its rate alone, whose first steps (a short
+# document, a cached prefix) run far faster than the average: a minute of it before saying how long.
+_SHOW_RATE_ETA_AFTER_S = 60.0
 _BAR_STEPS = 1000
 
 
@@ -193,7 +196,8 @@ class ProgressPanel(QWidget):
         left = progress.seconds_left
         if left is None and self._overall_rate.rate:
             left = (1.0 - fraction) / self._overall_rate.rate
-        if left is not None and now - self._started_at >= _SHOW_ETA_AFTER_S and fraction < 1.0:
+        wait = _SHOW_ETA_AFTER_S if progress.overall is not None else _SHOW_RATE_ETA_AFTER_S
+        if left is not None and now - self._started_at >= wait and fraction < 1.0:
             text += f" · about {eta_text(left)} left"
         self.overall_label.setText(text)
 
@@ -235,7 +239,7 @@ class ProgressPanel(QWidget):
     def show_background(self, text: str, action: str | None) -> None:
         """The background LLM upgrade's line and its button ("Pause", "Resume", "Start"; None hides it)."""
         self.background.setText(text)
-        self.background_button.setVisible(bool(action) and bool(text))
+        self.background_button.setVisible(bool(action) and bool(text))  # hidden while the upgrade runs
         if action and self.background_button.text() != action:
             self.background_button.setText(action)
             self.background_button.setIcon(icon("resume" if action in ("Resume", "Start") else "pause"))

@@ -17,6 +17,35 @@ from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 
 
+_log_callback = None  # kept referenced: llama.cpp holds only its C pointer
+_loaded_flag = [None]  # the abort flag of the model loaded last (one per process): while raised, errors are ours
+
+
+def _quiet_llama_logs(abort_flag) -> None:
+    """llama.cpp's own messages: errors only, and none while a decode is being cut short on purpose (Pause, a
+    saved file: `watch` would print four lines at every save)."""
+    global _log_callback
+    _loaded_flag[0] = abort_flag
+    if _log_callback is not None:
+        return
+    import ctypes
+    import sys
+
+    import llama_cpp
+
+    def forward(level, text, user_data):
+        flag = _loaded_flag[0]
+        if level == _GGML_LOG_ERROR and not (flag is not None and flag.value):
+            sys.stderr.write(text.decode("utf-8", "replace"))
+
+    _log_callback = llama_cpp.llama_log_callback(forward)
+    llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+
+
+# ggml.h: NONE 0, DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5 (llama-cpp-python's own table is one level off).
+_GGML_LOG_ERROR = 4
+
+
 def _counting_llama_class():
     from llama_cpp import Llama
 
@@ -52,6 +81,7 @@ class LlamaCppBackend:
 
     def _load(self):
         if self._llama is None:
+            _quiet_llama_logs(self._flag)
             cls = _counting_llama_class()
             self._llama = cls(
                 model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_batch=512,
