@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Sequence
 
 from desktop_rag.core.models import Chunk, ContextResult
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
-from desktop_rag.storage.catalog_files import CatalogFiles
+from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_review import CatalogReview
 
 
@@ -129,11 +129,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             (path, size, mtime_ns) * 2).fetchone() is not None
 
     def documents_under(self, folder: str) -> list[DocumentRecord]:
-        prefix = folder.rstrip("/\\")
-        rows = self._db.execute(
-            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
-            (prefix, len(prefix) + 1, prefix, prefix),
-        )
+        condition, params = under("path", folder)
+        rows = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE {condition}", params)
         return [DocumentRecord(**dict(r)) for r in rows]
 
     def documents_with_content(self, content_hash: str) -> list[DocumentRecord]:

@@ -14,6 +14,9 @@ CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "qual
                    "completion_tokens", "seconds")
 
 _COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
+# A rules context that the given (model, prompt version) has not tried: what an upgrade asks about. Parameters:
+# model, version, model (no model given: every rules context).
+_RULES_NOT_TRIED = "x.source = 'rules' AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)"
 
 
 def context_values(context: ContextResult) -> tuple:
@@ -77,19 +80,15 @@ class ContextEdits:
         model, version = attempted_by or (None, None)
         return [r[0] for r in self._db.execute(
             "SELECT DISTINCT c.document_id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            " WHERE x.source = 'rules' AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)"
-            " ORDER BY c.document_id",
+            f" WHERE {_RULES_NOT_TRIED} ORDER BY c.document_id",
             (model, version, model),
         )]
 
     def count_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> int:
         """Chunks an upgrade would ask about (as documents_with_rules_contexts, counted in chunks)."""
         model, version = attempted_by or (None, None)
-        return self._db.execute(
-            "SELECT COUNT(*) FROM contexts x WHERE x.source = 'rules'"
-            " AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)",
-            (model, version, model),
-        ).fetchone()[0]
+        return self._db.execute(f"SELECT COUNT(*) FROM contexts x WHERE {_RULES_NOT_TRIED}",
+                                (model, version, model)).fetchone()[0]
 
     def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
         """A document's stored text and chunks, enough to write contexts again without reading the file."""

@@ -12,6 +12,13 @@ from pathlib import PurePath
 from desktop_rag.core.models import Chunk, ContextResult
 
 
+def under(column: str, folder: str) -> tuple[str, tuple]:
+    """The SQL condition "`column` is `folder` or a path below it" (either separator), with its parameters."""
+    prefix = folder.rstrip("/\\")
+    return (f"({column} = ? OR substr({column}, 1, ?) IN (? || '/', ? || '\\'))",
+            (prefix, len(prefix) + 1, prefix, prefix))
+
+
 class CatalogFiles:
     """Methods of Catalog that need its _db, _transaction() and _set_meta()."""
 
@@ -125,11 +132,8 @@ class CatalogFiles:
 
     def forget_skipped(self, folder_or_path: str, keep: set[str] = frozenset()) -> None:
         """Skipped files at or under a path, except those in `keep` (still there), are forgotten."""
-        prefix = folder_or_path.rstrip("/\\")
-        rows = self._db.execute(
-            "SELECT path FROM skipped_files WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
-            (prefix, len(prefix) + 1, prefix, prefix),
-        ).fetchall()
+        condition, params = under("path", folder_or_path)
+        rows = self._db.execute(f"SELECT path FROM skipped_files WHERE {condition}", params).fetchall()
         gone = [(r[0],) for r in rows if r[0] not in keep]
         if gone:
             with self._transaction():
@@ -138,8 +142,5 @@ class CatalogFiles:
     def skipped_count(self, folder: str | None = None) -> int:
         if folder is None:
             return self._db.execute("SELECT COUNT(*) FROM skipped_files").fetchone()[0]
-        prefix = folder.rstrip("/\\")
-        return self._db.execute(
-            "SELECT COUNT(*) FROM skipped_files WHERE path = ? OR substr(path, 1, ?) IN (? || '/', ? || '\\')",
-            (prefix, len(prefix) + 1, prefix, prefix),
-        ).fetchone()[0]
+        condition, params = under("path", folder)
+        return self._db.execute(f"SELECT COUNT(*) FROM skipped_files WHERE {condition}", params).fetchone()[0]

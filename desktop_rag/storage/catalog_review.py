@@ -7,6 +7,8 @@ import json
 import time
 from dataclasses import dataclass
 
+from desktop_rag.storage.catalog_files import under
+
 # Filters of the review table: name → SQL condition on contexts x (and chunks c, documents d).
 REVIEW_FILTERS = {
     "all": "1",
@@ -45,13 +47,13 @@ class CatalogReview:
     def folder_states(self) -> list[FolderState]:
         states = []
         for folder in self.folders():
-            prefix = folder.rstrip("/\\")
+            in_chunks, params = under("e.path", folder)
+            in_documents, _ = under("d.path", folder)
             row = self._db.execute(
                 "SELECT COALESCE(SUM(d.status = 'indexed'), 0), COALESCE(SUM(d.status = 'failed'), 0),"
-                " (SELECT COUNT(*) FROM chunks c JOIN documents e ON e.id = c.document_id"
-                "  WHERE e.path = ? OR substr(e.path, 1, ?) IN (? || '/', ? || '\\'))"
-                " FROM documents d WHERE d.path = ? OR substr(d.path, 1, ?) IN (? || '/', ? || '\\')",
-                (prefix, len(prefix) + 1, prefix, prefix) * 2,
+                f" (SELECT COUNT(*) FROM chunks c JOIN documents e ON e.id = c.document_id WHERE {in_chunks})"
+                f" FROM documents d WHERE {in_documents}",
+                params * 2,
             ).fetchone()
             states.append(FolderState(folder, row[0], row[1], row[2], self.skipped_count(folder)))
         return states

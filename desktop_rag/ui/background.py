@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from desktop_rag.core.control import RunControl
 from desktop_rag.core.schedule import BackgroundSchedule, Decision
+from desktop_rag.ui.progress_panel import eta_text
 
 POLL_MS = 1000
 RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
@@ -225,7 +226,7 @@ class BackgroundUpgrade(QObject):
                 "" if self.library.settings.llm_upgrade_when_idle else " Background LLM contexts are off.")
         what = f"{self.waiting:,} chunks wait for LLM contexts"
         if self.seconds_per_chunk:
-            what += (f" (~{_hours(self.waiting * self.seconds_per_chunk)} of model time at "
+            what += (f" (~{eta_text(self.waiting * self.seconds_per_chunk)} of model time at "
                      f"{self.seconds_per_chunk:.2g} s each)")
         if self.control is not None:
             return f"{what} · writing now"
@@ -255,8 +256,3 @@ class BackgroundUpgrade(QObject):
     def act(self) -> None:
         {"Resume": self.resume, "Start": self.start, "Pause": self.pause}[self.action]()
 
-
-def _hours(seconds: float) -> str:
-    if seconds < 3600:
-        return f"{max(1, round(seconds / 60))} min"
-    return f"{seconds / 3600:.1f} h"
