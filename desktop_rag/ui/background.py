@@ -42,6 +42,7 @@ class BackgroundUpgrade(QObject):
         self._made_way_at = -RESTART_DELAY_S
         self._unused_since: float | None = None  # the model is loaded and idle since
         self._counting = False
+        self._count_again = False
         self._counted_at = 0.0
         self._timer = QTimer(self, interval=POLL_MS)
         self._timer.timeout.connect(self._tick)
@@ -202,20 +203,30 @@ class BackgroundUpgrade(QObject):
 
     def count_waiting(self) -> None:
         if self._counting:
+            # A count begun earlier may have read the catalog before the change that asks for this one (the end
+            # of an indexing run): count again when it is back, or a stale 0 would keep the upgrade from starting.
+            self._count_again = True
             return
         self._counting = True
+        self._count_again = False
         self._counted_at = self._clock()
 
         def counted(numbers) -> None:
             self._counting = False
+            if self._count_again:
+                self.count_waiting()
+                return
             self.waiting, self.seconds_per_chunk = numbers
             if not self.waiting and self.control is None:
                 self._release_model()  # nothing left to do
             self.changed.emit()
 
+        def failed(message: str) -> None:
+            self._counting = False
+
         self.runner.read(lambda: (self.library.reader.contexts_awaiting_upgrade(),
                                   self.library.reader.llm_seconds_per_chunk()),
-                         on_done=counted, on_error=lambda message: setattr(self, "_counting", False))
+                         on_done=counted, on_error=failed)
 
     def status_text(self) -> str:
         """One line for the progress panel: what waits, at what cost, and what happens to it now."""
