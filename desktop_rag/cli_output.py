@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from desktop_rag.core.match_strength import strength_label
+
 import time
 from typing import TextIO
 
@@ -86,6 +88,8 @@ def print_search_result(result, out: TextIO) -> None:
     if not result.hits:
         out.write(f"No results for {result.query!r}.\n")
         return
+    if result.weak:
+        out.write(f"No good match for {result.query!r}; the closest, all weak:\n\n")
     for rank, hit in enumerate(result.hits, start=1):
         where = [hit.path]
         if hit.page:
@@ -93,13 +97,22 @@ def print_search_result(result, out: TextIO) -> None:
         if hit.heading_path:
             where.append("§ " + " > ".join(hit.heading_path))
         scores = ", ".join(
-            f"{name} {value:.4g}" for name, value in vars(hit.scores).items() if value is not None
+            f"{name} {value:.4g}" for name, value in vars(hit.scores).items()
+            if value is not None and name not in ("strength", "keywords", "meaning")
         )
         quality = f", quality {hit.quality:.2f}" if hit.quality is not None else ""
-        out.write(f"{rank}. {'  '.join(where)}\n   [{scores}{quality}]\n")
+        out.write(f"{rank}. {'  '.join(where)}\n   {strength_words(hit.scores)} [{scores}{quality}]\n")
         if hit.context:
             out.write(f"   context ({hit.context_source}): {_one_line(hit.context, 200)}\n")
         out.write(f"   {_one_line(hit.text, 300)}\n\n")
+
+
+def strength_words(scores) -> str:
+    """"good match (keywords 3/4 words, meaning 0.62)": the strength a person reads, and its two parts."""
+    parts = [f"keywords {scores.keywords:.0%}"]
+    if scores.meaning is not None:
+        parts.append(f"meaning {scores.meaning:.0%}")
+    return f"{strength_label(scores.strength)} match {scores.strength:.2f} ({', '.join(parts)})"
 
 
 def _one_line(text: str, width: int) -> str:

@@ -137,9 +137,10 @@ class Settings:
     embed_batch_size: int = 32
     # Search
     candidates: int = 100
+    # How the keyword and meaning lists are merged (core/fusion.py; chosen by bench/fusion.py, README "Fusion").
+    fusion: str = "convex"
+    fusion_bm25_weight: float = 0.5
     rrf_k: int = 60
-    dense_weight: float = 1.0
-    bm25_weight: float = 1.0
     rerank: bool = False
     rerank_model: str = ""  # a cross-encoder folder the user supplies; nothing ships one offline
     rerank_candidates: int = 30

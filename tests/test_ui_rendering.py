@@ -11,7 +11,7 @@ def make_hit(context="Invoice tools — late fees.", source="llm", quality=0.82)
     return Hit(chunk_id=1, path="/home/ann/work/invoice_tools.py", title="invoice_tools", page=None, chunk_index=3,
                start_char=0, end_char=10, heading_path=["def late_payment_interest"], context=context,
                context_source=source, quality=quality, text="def late_payment_interest(amount, days): <b>",
-               scores=Scores(dense=0.61, bm25=7.2, fused=0.0323))
+               scores=Scores(dense=0.61, bm25=7.2, fused=0.0323, keywords=0.5, meaning=0.7, strength=0.85))
 
 
 def test_the_context_is_a_block_of_its_own_before_the_text_with_source_quality_and_escaped_text():
@@ -21,7 +21,8 @@ def test_the_context_is_a_block_of_its_own_before_the_text_with_source_quality_a
     assert "</span> fees.</td></tr></table>" in html[context_at:text_at]  # the context closes its own block
     assert "&lt;b&gt;" in html and "<b>CONTEXT</b>" in html  # document text is escaped, markup is ours
     assert f"background-color:{LIGHT.mark_background}\">late_payment_interest</span>" in html
-    assert "invoice_tools.py" in html and "score 0.032" in html and "def late_payment_interest" in html
+    assert "invoice_tools.py" in html and "def late_payment_interest" in html
+    assert "▰▰▰▰▱ strong" in html  # the match strength, as a bar and a word
 
 
 def test_a_hit_without_context_has_no_context_block():

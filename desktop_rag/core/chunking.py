@@ -17,7 +17,8 @@ from desktop_rag.core.models import Chunk, Heading, ParsedDocument
 from desktop_rag.core.tokens import TokenCounter
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
-_SENTENCE_END = re.compile(r"(?<=[.!?:;])[ \t\n]+(?=\S)")
+# Japanese and Chinese end sentences with 。！？ and no space after them: a break there needs no whitespace.
+_SENTENCE_END = re.compile(r"(?<=[.!?:;])[ \t\n]+(?=\S)|(?<=[。！？])[ \t\n]*(?=\S)")
 _LINE_END = re.compile(r"\n")
 # Breaking at a paragraph end is preferred once a chunk is this full; below it, packing wins.
 _PARAGRAPH_BREAK_FILL = 0.6

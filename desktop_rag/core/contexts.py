@@ -11,11 +11,11 @@ import re
 from typing import Protocol, Sequence
 
 from desktop_rag.config import CONTEXT_CHOICES
-from desktop_rag.core.keyterms import CODE_WORDS, key_terms
+from desktop_rag.core.keyterms import CODE_WORDS, cjk_key_terms, key_terms
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.tokens import TokenCounter
 
-RULES_VERSION = "rules-1"
+RULES_VERSION = "rules-2"  # rules-2: contexts of Japanese, Chinese and Korean documents in their language
 
 _MIN_INFORMATIVE_WORDS = 3
 _NOISE_LINE = re.compile(
@@ -25,6 +25,8 @@ _NOISE_LINE = re.compile(
 _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
+_CJK_CHARS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_SENTENCE = re.compile(r"[^\n。！？]+[。！？]?")
 _COMMENT_LINE = re.compile(r"^\s*(?://[/!]?|#+|\*|/\*\*?|--|;+)\s?")
 
 
@@ -65,11 +67,17 @@ class RulesContextualizer:
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
                       only: Sequence[int] | None = None) -> list[ContextResult]:
         body = without_legal_notices(document.text)
-        summary = informative_lines(body, document.title, prose=document.parser != "code")
-        terms = key_terms(body, self.key_term_count, exclude=document.title)
+        cjk = mostly_cjk(body)
+        if cjk:  # the context is in the document's language: no English words inside a Japanese context
+            summary = cjk_informative_sentences(body, document.title)
+            terms = cjk_key_terms(body, self.key_term_count, exclude=document.title)
+        else:
+            summary = informative_lines(body, document.title, prose=document.parser != "code")
+            terms = key_terms(body, self.key_term_count, exclude=document.title)
+        compose = self._compose_cjk if cjk else self._compose
         return [
             ContextResult(
-                text=self._compose(document, chunk, len(chunks), summary, terms),
+                text=compose(document, chunk, len(chunks), summary, terms),
                 source="rules",
                 prompt_version=RULES_VERSION,
             )
@@ -84,18 +92,29 @@ class RulesContextualizer:
             parts.append("Key terms: " + ", ".join(terms) + ".")
         return self.fit(" ".join(parts))
 
+    def _compose_cjk(self, doc: ParsedDocument, chunk: Chunk, total: int, summary: str, terms: list[str]) -> str:
+        parts = [self.situation(doc, chunk, total, japanese=True)]
+        if summary:
+            parts.append(summary)
+        if terms:
+            parts.append("キーワード：" + "、".join(terms) + "。")
+        return self.fit("".join(parts))
+
     @staticmethod
-    def situation(doc: ParsedDocument, chunk: Chunk, total: int) -> str:
-        """Where the chunk sits: "Title — Section > Subsection (page 3, part 2 of 7)." """
+    def situation(doc: ParsedDocument, chunk: Chunk, total: int, japanese: bool = False) -> str:
+        """Where the chunk sits: "Title — Section > Subsection (page 3, part 2 of 7)." (in Japanese for a
+        Japanese document: "題名 — 節（3ページ、全7部分の2）。")"""
         where = [doc.title]
         path = [h for h in chunk.heading_path if h != doc.title]
         if path:
             where.append(" > ".join(path))
         position = []
         if chunk.page:
-            position.append(f"page {chunk.page}")
+            position.append(f"{chunk.page}ページ" if japanese else f"page {chunk.page}")
         if total > 1:
-            position.append(f"part {chunk.index + 1} of {total}")
+            position.append(f"全{total}部分の{chunk.index + 1}" if japanese else f"part {chunk.index + 1} of {total}")
+        if japanese:
+            return " — ".join(where) + (f"（{'、'.join(position)}）" if position else "") + "。"
         return " — ".join(where) + (f" ({', '.join(position)})" if position else "") + "."
 
     def fit(self, text: str) -> str:
@@ -125,6 +144,27 @@ def informative_lines(text: str, title: str = "", count: int = 2, max_chars: int
         if len(found) == count:
             break
     return " ".join(found)[:max_chars]
+
+
+def mostly_cjk(text: str, sample: int = 4000) -> bool:
+    """Japanese, Chinese or Korean text: a fifth of its letters or more are CJK (a Japanese file quoting some
+    English or code still is; an English file with a few kanji is not)."""
+    head = text[:sample]
+    letters = sum(ch.isalpha() for ch in head)
+    return letters > 0 and len(_CJK_CHARS.findall(head)) / letters >= 0.2
+
+
+def cjk_informative_sentences(text: str, title: str = "", count: int = 2, max_chars: int = 160) -> str:
+    """The first two sentences (ending in 。！？) with at least a dozen CJK characters: not headings or lists."""
+    found: list[str] = []
+    for sentence in _CJK_SENTENCE.findall(text):
+        sentence = " ".join(sentence.split()).lstrip("#*-・ ")
+        if sentence == title or len(_CJK_CHARS.findall(sentence)) < 12:
+            continue
+        found.append(sentence if sentence.endswith(("。", "！", "？")) else sentence + "。")
+        if len(found) == count:
+            break
+    return "".join(found)[:max_chars]
 
 
 def _sentences(text: str) -> list[str]:

@@ -77,18 +77,24 @@ class Embedder:
         """Unit-length float32 vectors, one row per text (cosine similarity is then a dot product)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        return self._encode(texts, "passage")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._encode([text], "query")[0]
+
+    def _encode(self, texts: list[str], role: str) -> np.ndarray:
+        """E5 models were trained with "query: " and "passage: " before their inputs (and measure worse without);
+        a model whose folder names such prompts gets them, others the text as it is."""
         model = self._load()
         vectors = model.encode(
             texts,
+            prompt_name=role if role in (model.prompts or {}) else None,
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_tensor=True,
             show_progress_bar=False,
         )
         return vectors.float().cpu().numpy()
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
 
 
 def model_name(model_path: Path) -> str:

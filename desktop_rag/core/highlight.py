@@ -1,21 +1,28 @@
 """Where a query's words occur in a text, for highlighting hits: the keyword index's own notion of a match.
 
 A word of the text matches when it, or one of its identifier parts, stems like a query word ("payments" for
-"payment", `late_payment_interest` for "interest"), exactly as BM25 matched it.
+"payment", `late_payment_interest` for "interest"); a run of Japanese or Chinese matches where its character pairs
+are the query's, exactly as BM25 matched it. A `word*` in the query highlights every word it is the start of.
 """
 
 from __future__ import annotations
 
-import re
-
-from desktop_rag.core.lexical import lexical_tokens
-
-_WORD = re.compile(r"\w+", re.UNICODE)
+from desktop_rag.core.lexical import lexical_tokens, prefix_stem, tokens_with_spans
+from desktop_rag.core.query import parse_query
 
 
 def match_spans(text: str, query: str) -> list[tuple[int, int]]:
-    """(start, end) of every word in `text` that matches a query word, in order, not overlapping."""
-    wanted = set(lexical_tokens(query))
-    if not wanted:
+    """(start, end) of every stretch of `text` that matches a query word, in order, not overlapping."""
+    parsed = parse_query(query)
+    wanted = set(lexical_tokens(parsed.keywords_text))
+    prefixes = tuple(prefix_stem(p) for p in parsed.prefixes)
+    if not wanted and not prefixes:
         return []
-    return [(m.start(), m.end()) for m in _WORD.finditer(text) if wanted.intersection(lexical_tokens(m.group(0)))]
+    spans: list[tuple[int, int]] = []
+    for term, start, end in tokens_with_spans(text):
+        if term in wanted or (prefixes and term.startswith(prefixes)):
+            if spans and start <= spans[-1][1]:  # overlapping character pairs, or a word's parts: one stretch
+                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            else:
+                spans.append((start, end))
+    return spans

@@ -75,3 +75,19 @@ def _shape_weight(word: str, text: str, pos: int) -> float:
 def _starts_sentence(text: str, pos: int) -> bool:
     before = text[max(0, pos - 3) : pos].rstrip(" \t")
     return not before or before[-1] in ".!?\n#*-"
+
+
+# In Japanese and Chinese, names and technical terms are mostly runs of kanji (物流コスト's 物流, 梅雨前線) or of
+# katakana (コスト, ロジスティクス); hiragana are grammar. Runs are counted like words above, without a dictionary.
+CJK_TERM = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf々]{2,8}|[\u30a1-\u30fa\u30fc]{3,12}|[\uac00-\ud7af]{2,8}")
+
+
+def cjk_key_terms(text: str, limit: int = 8, exclude: str = "") -> list[str]:
+    counts = Counter(m.group(0) for m in CJK_TERM.finditer(text))
+    first_seen: dict[str, int] = {}
+    for m in CJK_TERM.finditer(text):
+        first_seen.setdefault(m.group(0), m.start())
+    chosen = [t for t in counts if t not in exclude]
+    # Longer runs carry more: a count weighted by length favours 梅雨前線 (4 kanji) seen 3 times over 日本 seen 4.
+    chosen.sort(key=lambda t: (-counts[t] * min(len(t), 4), first_seen[t]))
+    return chosen[:limit]

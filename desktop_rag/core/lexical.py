@@ -1,18 +1,47 @@
-"""Words for the keyword index: lower-cased, stop words dropped, stemmed, and identifiers split.
+"""Words for the keyword index, for every script: the one tokenizer of documents, queries, highlighting and key terms.
 
-`DiffExecutor` and `run_target` are indexed both whole and as their parts, so a query for "diff executor" or
-"run target" finds them; the same function tokenizes documents and queries, so both sides always agree.
+- Text is NFKC-normalized first, so full-width "ＡＢＣ" and half-width katakana match their usual forms.
+- Latin, Cyrillic and other spaced scripts: words lower-cased, stop words dropped, stemmed; identifiers are indexed
+  whole and as their parts (`DiffExecutor` → diffexecutor, diff, executor), so "diff executor" finds them.
+- Chinese, Japanese and Korean are written without spaces between words, so a run of their characters is indexed
+  as overlapping character pairs ("物流コスト" → 物流 流コ コス スト), as Lucene's CJK analyzer and Recoll do; a
+  lone character is a token of its own. Measured on jsquad against a morphological analyzer (SudachiPy) in the
+  README: bigrams need no dictionary (SudachiPy's is 70 MB) and serve Chinese and Korean as well.
+- Names with symbols people search for, `C++`, `C#`, `F#`, are one token each, not "c".
+
+Every token keeps the span of the text it came from, so a hit highlights exactly what BM25 matched.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
+from typing import Iterator, NamedTuple
 
 from desktop_rag.core.keyterms import STOPWORDS
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+# Bump when tokens change: a library whose keyword index was built by another version is rebuilt from the catalog.
+TOKENIZER_VERSION = 2
+
+_CJK_CLASS = (
+    "\u3040-\u30ff"  # hiragana, katakana (with ー)
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"  # hangul
+    "\u31f0-\u31ff\U00020000-\U0002ffff"
+)
+_CJK_RUN = f"[{_CJK_CLASS}]+"
+_SYMBOL_NAME = r"(?<![\w+#])[A-Za-z]{1,2}(?:\+\+|#)(?![\w+#])"  # C++, C#, F#, G++
+_SPACED_WORD = rf"(?:(?![{_CJK_CLASS}])\w)+"
+_TOKEN = re.compile(f"(?P<symbol>{_SYMBOL_NAME})|(?P<cjk>{_CJK_RUN})|(?P<word>{_SPACED_WORD})")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+
+
+class Token(NamedTuple):
+    term: str
+    start: int  # span in the text as given (before normalization)
+    end: int
 
 
 @lru_cache(maxsize=1)
@@ -27,14 +56,62 @@ def _stem(word: str) -> str:
     return _stemmer().stemWord(word)
 
 
+def has_cjk(text: str) -> bool:
+    return _CJK_CHAR.search(text) is not None
+
+
+def normalized(text: str) -> tuple[str, list[int] | None]:
+    """NFKC of text, and for each of its characters the index of the original character it came from (None when
+    NFKC changed nothing, the common case, so offsets need no mapping)."""
+    folded = unicodedata.normalize("NFKC", text)
+    if folded == text:
+        return text, None
+    origin: list[int] = []
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        piece = unicodedata.normalize("NFKC", ch) if not ch.isascii() else ch
+        out.append(piece)
+        origin.extend([i] * len(piece))
+    return "".join(out), origin
+
+
+def tokens_with_spans(text: str) -> Iterator[Token]:
+    folded, origin = normalized(text)
+
+    def span(a: int, b: int) -> tuple[int, int]:
+        if origin is None:
+            return a, b
+        return origin[a], (origin[b - 1] + 1) if b > a else origin[a]
+
+    for m in _TOKEN.finditer(folded):
+        if m.group("symbol"):
+            yield Token(m.group(0).lower(), *span(m.start(), m.end()))
+        elif m.group("cjk"):
+            run, at = m.group(0), m.start()
+            if len(run) == 1:
+                yield Token(run, *span(at, at + 1))
+            for i in range(len(run) - 1):
+                yield Token(run[i:i + 2], *span(at + i, at + i + 2))
+        else:
+            yield from _word_tokens(m.group(0), *span(m.start(), m.end()))
+
+
+def _word_tokens(raw: str, start: int, end: int) -> Iterator[Token]:
+    parts = _PARTS.findall(raw) if ("_" in raw or not raw.islower()) else []
+    for word in [raw, *parts] if len(parts) > 1 else [raw]:
+        word = word.strip("_").lower()
+        if len(word) < 2 or word in STOPWORDS:
+            continue
+        yield Token(_stem(word), start, end)
+
+
 def lexical_tokens(text: str) -> list[str]:
-    tokens: list[str] = []
-    for m in _TOKEN.finditer(text):
-        raw = m.group(0)
-        parts = [p for p in _PARTS.findall(raw)] if (("_" in raw) or not raw.islower()) else []
-        for word in [raw, *parts] if len(parts) > 1 else [raw]:
-            word = word.strip("_").lower()
-            if len(word) < 2 or word in STOPWORDS:
-                continue
-            tokens.append(_stem(word))
-    return tokens
+    return [token.term for token in tokens_with_spans(text)]
+
+
+def prefix_stem(word: str) -> str:
+    """What a `word*` query matches the start of: the word as the index holds it, stemmed unless the stem is
+    longer (a stem can only shorten an English word), so `tomat*` matches "tomato" and "tomatoes"."""
+    folded = unicodedata.normalize("NFKC", word).lower()
+    stem = _stem(folded)
+    return stem if len(stem) <= len(folded) else folded

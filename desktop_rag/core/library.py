@@ -19,13 +19,13 @@ from desktop_rag.core.contexts import NoContextualizer, make_contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
-from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.lexical import TOKENIZER_VERSION, lexical_tokens
 from desktop_rag.core.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.core.models import ContextResult, index_text
 from desktop_rag.core.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
-from desktop_rag.core.tokens import default_embedding_model_path, token_counter
+from desktop_rag.core.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path, token_counter
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
@@ -53,6 +53,8 @@ class Library:
         self._lock = threading.Lock()
         self._llm_backend = None
         self._writer_claim = None
+        self._indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
+        self.index_notices: list[str] = []  # why the next run rebuilds an index (_rebuild_stale_indexes)
 
     def close(self, keep_catalog: bool = False) -> None:
         """`keep_catalog`: the app quits while a worker still finishes its step; the process is about to end and
@@ -87,7 +89,35 @@ class Library:
         """One writer at a time: per library (threads), and per data folder (processes; see writer_lock)."""
         self._claim_writer()
         with self._lock:
+            if not self._indexes_checked:
+                self._rebuild_stale_indexes()
             yield
+
+    def _rebuild_stale_indexes(self) -> None:
+        """An index built by another embedding model or keyword tokenizer than this library's is rebuilt from the
+        catalog: vectors of two models in one store, or tokens of two tokenizers in one index, would rank at
+        random. Only the indexes are redone (chunks and contexts are kept); the next sync does the work, and its
+        summary says why."""
+        self._indexes_checked = True
+        catalog = self.catalog
+        model = embedding_model_id(self.settings.embedding_model)
+        built = catalog.index_built_with("embedding_model")
+        if built is None and catalog.chunk_count():
+            # Libraries made before the record: the packaged English model, unless one was chosen in Settings.
+            built = model if self.settings.embedding_model.strip() else ENGLISH_EMBEDDING_MODEL
+        if built is not None and built != model:
+            catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
+            self.vectors.reset()
+            catalog.clear_dense_deletions(catalog.pending_dense_deletions())
+            self.index_notices.append(f"the embedding model changed ({built} → {model}): every chunk is embedded "
+                                      "again; search by meaning is incomplete until then")
+        catalog.set_index_built_with("embedding_model", model)
+        tokenizer = str(TOKENIZER_VERSION)
+        if catalog.index_built_with("keyword_tokenizer") != tokenizer:
+            if catalog.chunk_count():
+                catalog.mark_keyword_index_dirty()
+                self.index_notices.append("keyword search learnt new scripts: its index is built again")
+            catalog.set_index_built_with("keyword_tokenizer", tokenizer)
 
     def _claim_writer(self) -> None:
         if self._writer_claim is None and not self.settings.chroma_server:  # a server serialises writes itself
@@ -97,9 +127,9 @@ class Library:
 
     @cached_property
     def embedder(self) -> Embedder | EmbedderProcess:
-        path = Path(self.settings.embedding_model) if self.settings.embedding_model else None
+        path = embedding_model_path(self.settings.embedding_model)
         if self.child_processes:
-            return EmbedderProcess(path or default_embedding_model_path(), batch_size=self.settings.embed_batch_size)
+            return EmbedderProcess(path, batch_size=self.settings.embed_batch_size)
         return shared_embedder(path, batch_size=self.settings.embed_batch_size)
 
     @cached_property
@@ -150,6 +180,7 @@ class Library:
         if "rerank_model" in changed:
             stale |= {"reranker", "searcher"}
         if "embedding_model" in changed:
+            self._indexes_checked = False  # the next write re-embeds every chunk with the new model
             # The app's reranker is in the model's child; the reader counts the model's word pieces.
             stale |= {"embedder", "token_counter", "reranker", "searcher", "document_reader"}
         for name in stale:
@@ -172,7 +203,7 @@ class Library:
                 f"{contextualizer.seconds_per_chunk:.1f} s per chunk); `desktop-rag contextualize --upgrade` "
                 "writes their LLM contexts"
             )
-        summary.notices = notices
+        summary.notices = self._take_index_notices() + notices
         return summary
 
     def apply_changes(self, changes: ChangeBatch, on_progress: ProgressCallback | None = None,
@@ -323,7 +354,12 @@ class Library:
             indexer.sync_indexes()
         except Cancelled:  # what was embedded is marked; the rest stays pending for the next sync
             indexer.summary.cancelled = True
+        indexer.summary.notices[:0] = self._take_index_notices()
         return indexer.summary
+
+    def _take_index_notices(self) -> list[str]:
+        notices, self.index_notices = self.index_notices, []
+        return notices
 
     def stats(self) -> dict:
         stats = self.reader.stats()  # committed state, and no wait on a running write

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 
-from desktop_rag.core.keyterms import STOPWORDS, key_terms
+from desktop_rag.core.keyterms import CJK_TERM, STOPWORDS, cjk_key_terms, key_terms
 
 WEIGHTS = {"length": 0.105, "relevance": 0.175, "coherence": 0.105, "specificity": 0.14, "faithfulness": 0.175,
            "adds": 0.3}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
 TARGET_WORDS = (8, 45)
 _BOILERPLATE = re.compile(
     r"\b(?:this|the) (?:passage|chunk|snippet|section|code|document|file|text) (?:is|belongs|comes|contains"
@@ -30,7 +31,7 @@ _NAME = re.compile(r"\b(?:[A-Za-z]+[A-Z_][A-Za-z0-9_]*|[A-Z][a-z]+[A-Z][A-Za-z0-
 
 
 def score_context(context: str, chunk: str, document: str) -> tuple[float, dict[str, float]]:
-    words = context.split()
+    words = context_words(context)
     breakdown = {
         "length": _length(len(words)),
         "relevance": _relevance(context, chunk, document),
@@ -41,6 +42,21 @@ def score_context(context: str, chunk: str, document: str) -> tuple[float, dict[
     }
     total = sum(WEIGHTS[k] * v for k, v in breakdown.items())
     return round(total, 3), {k: round(v, 3) for k, v in breakdown.items()}
+
+
+def context_words(text: str) -> list[str]:
+    """Words as a reader counts them: spaced words, and in Japanese or Chinese each two characters of a run
+    (a word there is ~2 characters long), so the length band and the share of content words mean the same."""
+    words: list[str] = []
+    for token in text.split():
+        runs = _CJK_RUN.findall(token)
+        if not runs:
+            words.append(token)
+            continue
+        words.extend(run[i:i + 2] for run in runs for i in range(0, len(run), 2))
+        rest = _CJK_RUN.sub(" ", token).split()
+        words.extend(rest)
+    return words
 
 
 def _length(n: int) -> float:
@@ -56,7 +72,7 @@ def _length(n: int) -> float:
 
 def _relevance(context: str, chunk: str, document: str) -> float:
     lower = context.lower()
-    terms = key_terms(chunk, 5) + key_terms(document, 5)
+    terms = key_terms(chunk, 5) + key_terms(document, 5) + cjk_key_terms(chunk, 5) + cjk_key_terms(document, 5)
     terms = list(dict.fromkeys(t.lower() for t in terms))
     if not terms:
         return 1.0
@@ -67,7 +83,7 @@ def _relevance(context: str, chunk: str, document: str) -> float:
 def _coherence(context: str, words: list[str]) -> float:
     if not words:
         return 0.0
-    score = 1.0 if context.rstrip().endswith((".", "!", "?")) else 0.5
+    score = 1.0 if context.rstrip().endswith((".", "!", "?", "。", "！", "？")) else 0.5
     trigrams = [tuple(w.lower() for w in words[i : i + 3]) for i in range(len(words) - 2)]
     if trigrams:
         repeated = 1 - len(set(trigrams)) / len(trigrams)
@@ -101,5 +117,7 @@ def _adds(context: str, chunk: str, document: str) -> float:
 
 
 def content_words(text: str) -> set[str]:
-    """Lower-cased words and identifiers of three letters or more, stop words left out."""
-    return {w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS}
+    """Lower-cased words and identifiers of three letters or more, stop words left out; in Japanese and Chinese,
+    the runs of kanji or katakana that carry names and terms (key terms' own notion of a term)."""
+    return ({w.lower() for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in STOPWORDS}
+            | set(CJK_TERM.findall(text)))

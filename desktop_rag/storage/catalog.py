@@ -273,6 +273,15 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
     def mark_keyword_index_dirty(self) -> None:
         self._set_meta("bm25_dirty", "1")
 
+    def index_built_with(self, part: str) -> str | None:
+        """What the derived indexes were last built with ("embedding_model", "keyword_tokenizer"); None if the
+        catalog predates the record."""
+        value = self._get_meta(f"built_with:{part}", "")
+        return value or None
+
+    def set_index_built_with(self, part: str, value: str) -> None:
+        self._set_meta(f"built_with:{part}", value)
+
     def _get_meta(self, key: str, default: str) -> str:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else default

@@ -14,14 +14,15 @@ import shutil
 import time
 from array import array
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 CURRENT = "CURRENT"
 _IDS_FILE = "chunk_ids.npy"
 _EMPTY = ""  # the tokenizer never yields it: the one token of a text without words
-_MAX_VOCABULARY = 2_000_000  # words of removed texts stay in the vocabulary; past this, start afresh
+_MAX_VOCABULARY = 2_000_000
+_PREFIX_WORDS = 50  # words of removed texts stay in the vocabulary; past this, start afresh
 
 
 class KeywordIndex:
@@ -101,16 +102,29 @@ class KeywordIndex:
             self._retriever, self._chunk_ids = None, np.zeros(0, dtype=np.int64)
         self._loaded_generation = generation
 
+    def _prefix_ids(self, prefixes: Sequence[str]) -> list[int]:
+        ids: list[int] = []
+        for prefix in prefixes:
+            if not prefix:
+                continue
+            matches = [(word, i) for word, i in self._retriever.vocab_dict.items()
+                       if word.startswith(prefix) and word != _EMPTY]
+            # The shortest words first: "tomato" before "tomatoesauce"; a 2-letter prefix must not add half the index.
+            ids += [i for _, i in sorted(matches, key=lambda pair: (len(pair[0]), pair[0]))[:_PREFIX_WORDS]]
+        return ids
+
     def __len__(self) -> int:
         self._ensure_loaded()
         return len(self._chunk_ids)
 
-    def search(self, query: str, n: int) -> list[tuple[int, float]]:
-        """(chunk id, BM25 score) best first; chunks without any query word are left out."""
+    def search(self, query: str, n: int, prefixes: Sequence[str] = ()) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score) best first; chunks without any query word are left out. Each of `prefixes`
+        (already as the tokenizer would write them) adds the indexed words it begins, at most _PREFIX_WORDS."""
         self._ensure_loaded()
         if self._retriever is None:
             return []
         token_ids = self._retriever.get_tokens_ids(self._tokenize(query))
+        token_ids += self._prefix_ids(prefixes)
         if not token_ids:
             return []
         scores = self._retriever.get_scores_from_ids(token_ids)

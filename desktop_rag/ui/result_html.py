@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_rag.core.highlight import match_spans
+from desktop_rag.core.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search import Hit
 
 SNIPPET_CHARS = 360
@@ -60,9 +61,8 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     if hit.heading_path:
         where.append(html.escape(" › ".join(hit.heading_path)))
     quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
-    if hit.scores.fused is not None:
-        where.append(f"score {hit.scores.fused:.3f}")
-    header = f"<b>{html.escape(path.name)}</b> <span style='color:{colors.muted}'>{' · '.join(where)}</span>"
+    header = (f"<b>{html.escape(path.name)}</b> {strength_bar(hit.scores.strength, colors)} "
+              f"<span style='color:{colors.muted}'>{' · '.join(where)}</span>")
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:
         return f"{header}<br>{text}"
@@ -79,9 +79,20 @@ def context_block(context: str, label: str, query: str, colors: Colors) -> str:
     )
 
 
+def strength_bar(strength: float, colors: Colors) -> str:
+    """Five blocks filled by the match strength, and its word: "▰▰▰▰▱ strong"."""
+    filled = round(strength * 5)
+    return (f"<span style='color:{colors.context_label if strength >= GOOD_MATCH else colors.muted}'>"
+            f"{'▰' * filled}{'▱' * (5 - filled)} {strength_label(strength)}</span>")
+
+
 def score_tooltip(hit: Hit) -> str:
     s = hit.scores
-    lines = [f"fused score {s.fused:.4f}" if s.fused is not None else "fused score —"]
+    lines = [f"Match strength {s.strength:.2f} ({strength_label(s.strength)}): either part counts, more when both do",
+             f"  keywords: {s.keywords:.0%} of the query's words are in this passage"]
+    if s.meaning is not None:
+        lines.append(f"  meaning: {s.meaning:.0%} (how far it stands out from the other candidates in meaning)")
+    lines.append(f"fused score {s.fused:.4f}" if s.fused is not None else "fused score —")
     for name, value in (("dense (meaning)", s.dense), ("BM25 (keywords)", s.bm25), ("rerank", s.rerank)):
         if value is not None:
             lines.append(f"{name}: {value:.4f}")

@@ -173,6 +173,8 @@ class SearchPanel(QWidget):
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
         notices = f"{notices} {self.building_note()}".strip()
         found = f"{len(result.hits)} results" if result.hits else "No results."
+        if result.weak:
+            found = f"No good match. {len(result.hits)} weak matches:"
         self.message.setText(f"{found} {notices}".strip())
         self.status.emit(found)
         if result.hits:

@@ -17,15 +17,14 @@ from typing import Callable, Sequence
 
 from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
 from desktop_rag.core.child_process import ChildFailed
-from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.contexts import RulesContextualizer, mostly_cjk
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
 from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
-from desktop_rag.core.llm.prompts import (DOCUMENT_SUMMARY, PROMPT_VERSION, SECTION_SUMMARY, chunk_question,
-                                          document_messages)
+from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.quality import score_context
 
@@ -56,6 +55,7 @@ class LlmContextualizer:
         self._unavailable: str | None = None
         self._loaded = False
         self.rules = rules
+        self._prompts = ENGLISH  # the current document's (contextualize sets it)
         self.levels = set(levels.split("+"))
         self.quote_chars = quote_chars
         self.prompt_version = f"{PROMPT_VERSION}{f'q{quote_chars}' if quote_chars else ''}/{levels}"
@@ -108,6 +108,7 @@ class LlmContextualizer:
         """Contexts for all chunks, or for the chunks at the positions in `only` (the others get rules
         contexts). A temperature above 0 samples instead of taking the likeliest words: a regeneration."""
         rules = self.rules.contextualize(document, chunks)
+        self._prompts = prompts_for(document.text)  # one document per call: asked in its language
         backend = self._get_backend()
         if backend is None or not chunks:
             return rules
@@ -184,14 +185,17 @@ class LlmContextualizer:
             return ContextResult(text="", source="rules", quality=0.0)
         text = self._compose(document, chunks[i], len(chunks), [own, section], summary)
         quality, detail = score_context(text, chunks[i].text, f"{document.title}\n{document.text}")
+        # Asked in Japanese, a small model still sometimes answers in English: such a context is not kept.
+        in_language = self._prompts.language != "ja" or mostly_cjk(" ".join([own, section, *summary]))
         return ContextResult(
-            text=text, source="llm" if quality >= MIN_QUALITY else "rules", model=backend.name,
+            text=text, source="llm" if quality >= MIN_QUALITY and in_language else "rules", model=backend.name,
             prompt_version=self.prompt_version, quality=quality, quality_detail=detail,
             prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens, seconds=round(cost.seconds, 3),
         )
 
     def _summary(self, backend: LlmBackend, head: str, cost: "_Cost", temperature: float, seed: int) -> list[str]:
-        completion = backend.chat(document_messages(head, DOCUMENT_SUMMARY), max_tokens=SUMMARY_MAX_TOKENS,
+        prompts = self._prompts
+        completion = backend.chat(prompts.document_messages(head, prompts.document_summary), max_tokens=SUMMARY_MAX_TOKENS,
                                   temperature=temperature, seed=seed)
         cost.add(completion)
         return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length"))
@@ -204,12 +208,13 @@ class LlmContextualizer:
         own, sections = [""] * len(chunks), [""] * len(chunks)
         for excerpt in excerpts:
             asks_section = section_level and excerpt.section
-            questions = ([SECTION_SUMMARY] if asks_section else []) + (
-                [chunk_question(chunks[i].text, self.quote_chars) for i in excerpt.chunk_indexes] if chunk_level
-                else [])
+            prompts = self._prompts
+            questions = ([prompts.section_summary] if asks_section else []) + (
+                [prompts.chunk_question(chunks[i].text, self.quote_chars) for i in excerpt.chunk_indexes]
+                if chunk_level else [])
             if not questions:
                 continue
-            completions = ask_together(backend, [document_messages(excerpt.text, q) for q in questions],
+            completions = ask_together(backend, [prompts.document_messages(excerpt.text, q) for q in questions],
                                        CHUNK_MAX_TOKENS, temperature, seed)
             if asks_section:
                 section = completions.pop(0)
@@ -225,7 +230,7 @@ class LlmContextualizer:
                  summary: list[str]) -> str:
         """Situation, the chunk's and its section's sentences, then as many whole summary sentences as fit: never
         half a one."""
-        head = self.rules.situation(document, chunk, total)
+        head = self.rules.situation(document, chunk, total, japanese=self._prompts.language == "ja")
         sentences = [s for s in specific if s] + list(summary)
         while sentences:
             text = f"{head} {' '.join(sentences)}"

@@ -8,6 +8,9 @@ comes first and identically in every prompt, so llama.cpp evaluates it once per 
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 # Stored with each context as "ctx-3/<levels>". ctx-1: chunk questions one at a time. ctx-2: chunks marked in the
 # document and asked by mark (2.2x cheaper, but measured worse: hybrid R@20 96.1 vs 98.4 on the eval subset).
 # ctx-3: ctx-1's question, answered in batches, stopping at the first sentence.
@@ -35,9 +38,52 @@ CHUNK_CONTEXT = (
 )
 
 
+# Japanese documents are asked in Japanese, so the model answers in the document's language (an English context on
+# a Japanese chunk is noise to both indexes); the questions say the same as the English ones.
+JAPANESE_SYSTEM = "あなたは個人のファイルの一節に短い検索用の文脈を書きます。一節や文書をそのまま写してはいけません。日本語で答えてください。"
+JAPANESE_DOCUMENT_SUMMARY = "この文書が何についての文書かを、重要な人名・用語・話題を挙げて、自分の言葉で2文で説明してください。"
+JAPANESE_SECTION_SUMMARY = (
+    "文書は冒頭と、[…]の後に後の方の一つの節として示されています。その節が何を扱っているかを、重要な用語を挙げて"
+    "自分の言葉で1文で説明してください。")
+JAPANESE_CHUNK_CONTEXT = (
+    "この文書の一節です：\n<passage>\n{passage}\n</passage>\n\n"
+    "このチャンクがドキュメント内のどの位置にあり、何について述べているかを、重要な用語を挙げて1文で簡潔に説明してください。")
+
+
+@dataclass(frozen=True)
+class Prompts:
+    language: str
+    system: str
+    document_summary: str
+    section_summary: str
+    chunk_context: str
+
+    def chunk_question(self, chunk_text: str, quote_chars: int = 0) -> str:
+        """The chunk question; with `quote_chars`, only the chunk's beginning is quoted (cut between words)."""
+        return self.chunk_context.format(passage=quoted(chunk_text, quote_chars))
+
+    def document_messages(self, document_excerpt: str, question: str) -> list[dict]:
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": f"<document>\n{document_excerpt}\n</document>\n\n{question}"},
+        ]
+
+
+ENGLISH = Prompts("en", SYSTEM, DOCUMENT_SUMMARY, SECTION_SUMMARY, CHUNK_CONTEXT)
+JAPANESE = Prompts("ja", JAPANESE_SYSTEM, JAPANESE_DOCUMENT_SUMMARY, JAPANESE_SECTION_SUMMARY, JAPANESE_CHUNK_CONTEXT)
+_KANA = re.compile("[\u3040-\u30ff]")
+
+
+def prompts_for(document_text: str) -> Prompts:
+    """Japanese prompts for a Japanese document: mostly CJK, with kana (Chinese has none)."""
+    from desktop_rag.core.contexts import mostly_cjk
+
+    head = document_text[:4000]
+    return JAPANESE if mostly_cjk(head) and len(_KANA.findall(head)) > 20 else ENGLISH
+
+
 def chunk_question(chunk_text: str, quote_chars: int = 0) -> str:
-    """The chunk question; with `quote_chars`, only the chunk's beginning is quoted (cut between words)."""
-    return CHUNK_CONTEXT.format(passage=quoted(chunk_text, quote_chars))
+    return ENGLISH.chunk_question(chunk_text, quote_chars)
 
 
 def quoted(text: str, limit: int) -> str:
@@ -48,7 +94,4 @@ def quoted(text: str, limit: int) -> str:
 
 
 def document_messages(document_excerpt: str, question: str) -> list[dict]:
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"<document>\n{document_excerpt}\n</document>\n\n{question}"},
-    ]
+    return ENGLISH.document_messages(document_excerpt, question)

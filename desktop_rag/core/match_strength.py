@@ -1,0 +1,55 @@
+"""How well a hit matches, in terms a person can read: a strength from 0 to 1, from two signals that mean the same
+thing whatever the model, the library's size or the query's length (raw BM25 and fused scores mean none of that).
+
+- keywords: the share of the query's distinct words (or character pairs, in Japanese and Chinese) that the chunk
+  holds, prefixes included; 1.0 means every word is there.
+- meaning: how far the chunk's cosine stands out above the typical candidate's for this query. Cosines themselves
+  are not comparable between models (multilingual-e5 puts unrelated texts at ~0.75, MiniLM near 0.1), but every
+  query's candidate list has a bulk of unrelated chunks: the median of the list marks "unrelated", and the margin
+  above it, scaled, is the strength. A nonsense word gets a flat list, so nothing stands out.
+
+The strength is either signal, and more when both agree: 1 − (1 − keywords)(1 − meaning).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from desktop_rag.core.lexical import lexical_tokens, prefix_stem
+from desktop_rag.core.query import ParsedQuery
+
+# Below this strength a hit is a weak match; a result with no hit above it says "no good match" (bench/fusion.py
+# prints the strength of the best hit for real and nonsense queries; README "Match strength").
+GOOD_MATCH = 0.5
+STRONG_MATCH = 0.8
+# A cosine this far above the candidates' median counts as a full-strength match in meaning.
+FULL_MARGIN = 0.12
+_MIN_CANDIDATES = 10  # fewer than this (a tiny library): the median is no measure of "unrelated"
+
+
+def keyword_coverage(parsed: ParsedQuery, text: str) -> float:
+    wanted = set(lexical_tokens(parsed.keywords_text))
+    prefixes = [prefix_stem(p) for p in parsed.prefixes]
+    total = len(wanted) + len(prefixes)
+    if not total:
+        return 0.0
+    present = set(lexical_tokens(text))
+    found = len(wanted & present) + sum(any(t.startswith(p) for t in present) for p in prefixes)
+    return found / total
+
+
+def meaning_strengths(dense: Sequence[tuple[int, float]]) -> dict[int, float]:
+    if len(dense) < _MIN_CANDIDATES:
+        return {}
+    scores = sorted(score for _, score in dense)
+    median = scores[len(scores) // 2]
+    return {item: min(max((score - median) / FULL_MARGIN, 0.0), 1.0) for item, score in dense}
+
+
+def match_strength(scores) -> float:
+    meaning = scores.meaning or 0.0
+    return 1 - (1 - scores.keywords) * (1 - meaning)
+
+
+def strength_label(strength: float) -> str:
+    return "strong" if strength >= STRONG_MATCH else "good" if strength >= GOOD_MATCH else "weak"

