@@ -139,7 +139,7 @@ class Settings:
     candidates: int = 100
     # How the keyword and meaning lists are merged (core/fusion.py; chosen by bench/fusion.py, README "Fusion").
     fusion: str = "convex"
-    fusion_bm25_weight: float = 0.5
+    fusion_bm25_weight: float = 0.6
     rrf_k: int = 60
     rerank: bool = False
     rerank_model: str = ""  # a cross-encoder folder the user supplies; nothing ships one offline

@@ -28,7 +28,8 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     for key in ("path", "page", "chunk_index", "start_char", "end_char", "context", "context_source", "quality",
                 "text", "scores"):
         assert key in top
-    assert set(top["scores"]) == {"dense", "bm25", "fused", "rerank"}
+    assert set(top["scores"]) == {"dense", "bm25", "fused", "rerank", "keywords", "meaning", "strength"}
+    assert top["scores"]["strength"] >= 0.5  # both words are in the chunk
     assert top["context_source"] == "rules"
 
     bm25_only = cli_json(data_dir, "search", "heron", "--mode", "bm25", "--json")

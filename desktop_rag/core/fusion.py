@@ -29,7 +29,7 @@ FUSIONS = {
     "convex a=0.3": Fusion("convex", 0.3),
     "convex a=0.4": Fusion("convex", 0.4),
     "convex a=0.5": Fusion("convex", 0.5),
-    "convex a=0.6": Fusion("convex", 0.6),
+    "convex a=0.6 (the default)": Fusion("convex", 0.6),
     "convex a=0.7": Fusion("convex", 0.7),
 }
 

@@ -65,7 +65,9 @@ class SettingsDialog(QDialog):
                                    "upgraded later")
         self.document_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_document_budget_seconds,
                                               suffix=" s", decimals=0)
-        self.embedding = QLineEdit(settings.embedding_model, placeholderText="the packaged all-MiniLM-L6-v2")
+        self.embedding = QLineEdit(
+            settings.embedding_model,
+            placeholderText="multilingual-e5-small (packaged; or all-MiniLM-L6-v2, or a model folder)")
         self.chunk_tokens = QSpinBox(minimum=32, maximum=2048, value=settings.chunk_tokens)
         self.overlap = QSpinBox(minimum=0, maximum=512, value=settings.chunk_overlap_tokens)
         self.context_words = QSpinBox(minimum=0, maximum=200, value=settings.context_max_words)
