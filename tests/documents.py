@@ -80,9 +80,10 @@ def write_random_cross_encoder(folder: Path, hidden: int = 64, layers: int = 2) 
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    from desktop_rag.core.tokens import default_embedding_model_path
+    from desktop_rag.core.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_path
 
-    tokenizer = AutoTokenizer.from_pretrained(str(default_embedding_model_path()))
+    # A BERT WordPiece tokenizer, as the ms-marco cross-encoders people use have.
+    tokenizer = AutoTokenizer.from_pretrained(str(embedding_model_path(ENGLISH_EMBEDDING_MODEL)))
     torch.manual_seed(0)
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=hidden, num_hidden_layers=layers,
                         num_attention_heads=max(1, hidden // 32), intermediate_size=hidden * 4, num_labels=1)

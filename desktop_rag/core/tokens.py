@@ -50,6 +50,16 @@ class TokenCounter:
         self._tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        self.text_limit = self._text_limit(model_path)
+
+    def _text_limit(self, model_path: Path) -> int:
+        """Pieces of text the embedder reads of one input: its max_seq_length, less the two special pieces and
+        its passage prompt ("passage: " for E5). Past it, sentence-transformers drops the rest silently."""
+        config = _json(model_path / "sentence_bert_config.json")
+        prompts = _json(model_path / "config_sentence_transformers.json").get("prompts") or {}
+        prompt = prompts.get("passage", "")
+        prompt_pieces = self._count_batch([prompt])[0] if prompt else 0
+        return int(config.get("max_seq_length", 256)) - 2 - prompt_pieces
 
     def count(self, texts: list[str]) -> list[int]:
         counts: list[int] = []
@@ -123,6 +133,15 @@ def pieces(text: str, limit: int = PIECE_CHARS) -> list[tuple[int, int]]:
         start = cut
     spans.append((start, len(text)))
     return spans
+
+
+def _json(path: Path) -> dict:
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 @lru_cache(maxsize=4)
