@@ -18,7 +18,7 @@ def test_long_text_is_cut_into_windows_that_each_carry_the_context_and_fit():
     windows = dense_windows(context, text, counter)
     assert len(windows) > 2
     assert all(w.startswith(context + "\n\n") for w in windows)
-    assert max(counter.count(windows)) <= counter.text_limit == 512 - 2 - 3  # e5 reads 512; "passage: " is 3
+    assert max(counter.count(windows)) <= EMBEDDER_TEXT_PIECES < counter.text_limit == 512 - 2 - 3  # e5 reads 512
     rebuilt = " ".join(w[len(context) + 2:] for w in windows)
     assert rebuilt.split() == text.split()
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from desktop_rag.core.models import index_text
 from desktop_rag.core.tokens import TokenCounter
 
-# all-MiniLM-L6-v2 reads 256 pieces, two of which are [CLS] and [SEP]: our own chunker's chunks, context included,
-# fit in this (chunk_tokens + context_max_tokens), whatever the model. A model that reads more (multilingual-e5:
-# 512) gets longer windows: its `TokenCounter.text_limit`.
+# Pieces of text per window. all-MiniLM-L6-v2 reads 256, two of which are [CLS] and [SEP]; our own chunker's chunks,
+# context included, fit (chunk_tokens + context_max_tokens). multilingual-e5 reads 512, but windows that long
+# measured worse (codebase, rules contexts: dense R@1 40.8 vs 44.2, hybrid R@5 84.0 vs 85.3): more, shorter
+# windows, each carrying the context, are kept. A model reading fewer pieces (`TokenCounter.text_limit`) gets less.
 EMBEDDER_TEXT_PIECES = 254
 # A window shorter than this says too little; past it, a long context is what gets cut, not the chunk.
 _MIN_WINDOW_PIECES = 64
@@ -22,7 +23,7 @@ _SEPARATOR_PIECES = 2
 
 
 def dense_windows(context: str, text: str, counter: TokenCounter, limit: int | None = None) -> list[str]:
-    limit = limit or counter.text_limit
+    limit = limit or min(counter.text_limit, EMBEDDER_TEXT_PIECES)
     full = index_text(context, text)
     context_pieces, full_pieces = counter.count([context, full]) if context else (0, counter.count([full])[0])
     if full_pieces <= limit:

@@ -209,7 +209,9 @@ class SearchPanel(QWidget):
             item.setSizeHint(QSize(width, label.heightForWidth(width)))
             self._rendered += 1
         if self._rendered < len(self.hits):
-            QTimer.singleShot(0, lambda: self._render_more(number))
+            # With the panel as context: if the window is closed meanwhile, the call is dropped, not made on a
+            # deleted list.
+            QTimer.singleShot(0, self, lambda: self._render_more(number))
 
     def _fit_items(self) -> None:
         """Each result as tall as its text at the list's current width (a label's own size hint assumes
