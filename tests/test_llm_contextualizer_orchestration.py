@@ -203,3 +203,41 @@ def test_long_documents_get_a_sentence_per_section_besides_the_summary():
     summary_prompt, section_prompt = (m[-1]["content"].split("</document>")[0] for m in backend.messages)
     assert section_prompt.startswith(summary_prompt[:2000])  # the head is the shared, cached prefix
     assert far_context.prompt_tokens == 100 and near_context.prompt_tokens == 100  # each call counted once
+
+
+JAPANESE_DOC = ParsedDocument(
+    text="# 物流会議メモ\n\n2025年10月の定例会議では、物流コストの削減が主な議題となった。倉庫の統合により、配送費を年間で"
+         "一割減らす計画である。来月までに運送会社三社から見積もりを集める。\n\n次回の会議は十一月に開く。",
+    title="物流会議メモ", parser="markdown",
+)
+JAPANESE_CHUNKS = [Chunk(0, JAPANESE_DOC.text[:70], 0, 70, None, ["物流会議メモ"], 40, "a"),
+                   Chunk(1, JAPANESE_DOC.text[70:], 70, len(JAPANESE_DOC.text), None, ["物流会議メモ"], 30, "b")]
+
+
+class FakeBackendRecordingPrompts(FakeBackend):
+    def __init__(self, answer: str):
+        super().__init__(answer)
+        self.prompts: list[str] = []
+
+    def chat(self, messages, max_tokens, temperature=0.0, seed=0):
+        self.prompts.append(" ".join(m["content"] for m in messages))
+        return super().chat(messages, max_tokens, temperature, seed)
+
+
+def test_a_japanese_document_is_asked_in_japanese_and_an_english_answer_is_not_kept():
+    backend = FakeBackendRecordingPrompts("物流会議で倉庫の統合と配送費の削減計画、運送会社の見積もりについて述べている。")
+    contexts = contextualizer(backend, []).contextualize(JAPANESE_DOC, JAPANESE_CHUNKS)
+    assert backend.prompts and all("日本語で答えてください" in p for p in backend.prompts)
+    assert [c.source for c in contexts] == ["llm", "llm"]
+    assert contexts[0].text.startswith("物流会議メモ（全2部分の1）。物流会議で倉庫の統合")
+
+    english = FakeBackendRecordingPrompts("Meeting notes about cutting logistics costs by merging warehouses.")
+    contexts = contextualizer(english, []).contextualize(JAPANESE_DOC, JAPANESE_CHUNKS)
+    assert [c.source for c in contexts] == ["rules", "rules"]  # not in the document's language
+    assert all("Meeting notes" not in c.text for c in contexts)
+
+
+def test_an_english_document_is_still_asked_in_english():
+    backend = FakeBackendRecordingPrompts("Invoice helpers that compute invoice_total with VAT and late fees.")
+    contextualizer(backend, []).contextualize(DOC, CHUNKS)
+    assert backend.prompts and not any("日本語" in p for p in backend.prompts)

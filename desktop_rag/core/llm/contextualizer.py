@@ -230,10 +230,12 @@ class LlmContextualizer:
                  summary: list[str]) -> str:
         """Situation, the chunk's and its section's sentences, then as many whole summary sentences as fit: never
         half a one."""
-        head = self.rules.situation(document, chunk, total, japanese=self._prompts.language == "ja")
+        japanese = self._prompts.language == "ja"
+        head = self.rules.situation(document, chunk, total, japanese=japanese)
+        space = "" if japanese else " "  # Japanese runs its sentences together
         sentences = [s for s in specific if s] + list(summary)
         while sentences:
-            text = f"{head} {' '.join(sentences)}"
+            text = head + space + space.join(sentences)
             if self.rules.fit(text) == text or len(sentences) == 1:
                 return self.rules.fit(text)
             sentences.pop()
