@@ -31,7 +31,6 @@ FUSIONS = {
     "convex a=0.5": Fusion("convex", 0.5),
     "convex a=0.6 (the default)": Fusion("convex", 0.6),
     "convex a=0.7": Fusion("convex", 0.7),
-    "adaptive a=0.6": Fusion("adaptive", 0.6),
 }
 
 
@@ -43,8 +42,7 @@ def fuse(dense: Ranked, bm25: Ranked, fusion: Fusion) -> list[tuple[int, float]]
         return fused
     if fusion.method == "convex":
         return convex_combination(dense, bm25, fusion.bm25_weight)
-    if fusion.method == "adaptive":
-        return convex_combination(dense, bm25, adaptive_alpha(dense, bm25, fusion.bm25_weight))
+
     raise ValueError(f"unknown fusion {fusion.method!r}")
 
 
@@ -74,16 +72,3 @@ def convex_combination(dense: Ranked, bm25: Ranked, alpha: float) -> list[tuple[
             fused[item] = fused.get(item, 0.0) + (1 - alpha) * (score - low) / spread
     return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
 
-
-def adaptive_alpha(dense: Ranked, bm25: Ranked, alpha: float) -> float:
-    """alpha moved toward the list whose best stands out more from its own tenth: a query whose words pick out
-    one chunk leans on BM25, a paraphrase that BM25 scatters leans on meaning."""
-    def peak(scores: list[float]) -> float:
-        if len(scores) < 10 or scores[0] <= 0:
-            return 0.0
-        return (scores[0] - scores[9]) / abs(scores[0])
-    b = peak([s for _, s in bm25])
-    d = peak([s for _, s in dense]) * 8  # cosines are close together: scale their spread to BM25's
-    if b + d == 0:
-        return alpha
-    return min(max(alpha + 0.3 * (b - d) / (b + d), 0.2), 0.9)
