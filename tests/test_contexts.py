@@ -1,11 +1,6 @@
 import pytest
 
-from desktop_rag.core.contexts import (
-    RulesContextualizer,
-    informative_lines,
-    make_contextualizer,
-    without_legal_notices,
-)
+from desktop_rag.core.contexts import RulesContextualizer, make_contextualizer, without_legal_notices
 from desktop_rag.core.keyterms import key_terms
 from desktop_rag.core.lexical import lexical_tokens
 from desktop_rag.core.models import Chunk, ParsedDocument
@@ -23,8 +18,8 @@ def test_rules_context_names_title_section_position_and_key_terms():
     contexts = RulesContextualizer().contextualize(doc, [chunk(0), chunk(1, ["impl DiffExecutor"], page=2)])
     second = contexts[1].text
     assert contexts[1].source == "rules"
-    assert second.startswith("diff.rs — impl DiffExecutor (page 2, part 2 of 2).")
-    assert "Executor for differential fuzzing." in second
+    assert second.startswith("diff.rs — impl DiffExecutor (page 2, part 2 of 2). Key terms: ")
+    assert "Executor for differential fuzzing." not in second  # no summary sentences (they measured worse)
     assert "DiffExecutor" in second.split("Key terms:")[1]
     assert "part 1 of 2" in contexts[0].text
 
@@ -35,17 +30,13 @@ def test_rules_context_is_bounded_in_words():
     assert len(context.text.split()) <= 20
 
 
-def test_licence_headers_are_not_taken_as_the_summary():
+def test_licence_headers_give_no_key_terms():
     text = ("/*\n * Copyright 2020 Google LLC\n * Licensed under the Apache License, Version 2.0\n */\n\n"
             "/** Prints progress bars to the console for long running builds. */\nclass ConsoleOutput {}\n")
     body = without_legal_notices(text)
     assert "Copyright" not in body
-    assert informative_lines(body) == "Prints progress bars to the console for long running builds."
-
-
-def test_prose_lines_are_joined_into_sentences():
-    text = "Keep your bicycle safe with a few minutes\nof care each week. Check the tyres."
-    assert informative_lines(text, prose=True) == "Keep your bicycle safe with a few minutes of care each week. Check the tyres."
+    terms = key_terms(body)
+    assert "ConsoleOutput" in terms and not {"Google", "Apache", "LLC"} & set(terms)
 
 
 def test_key_terms_prefer_identifiers_and_names_over_common_words():
@@ -76,9 +67,3 @@ def test_key_terms_leave_out_the_title_already_in_the_context():
     terms = key_terms(text, 4, exclude="Travel and Expense Policy")
     assert "Travel" not in terms and "Policy" not in terms
     assert "euros" in terms
-
-
-def test_wrapped_comment_lines_are_read_as_one_text():
-    code = ("/**\n * Writes text to a character-output stream, buffering\n * requests to increase efficiency.\n */\n"
-            "class BufferedWriter {}\n")
-    assert informative_lines(code) == "Writes text to a character-output stream, buffering requests to increase efficiency."

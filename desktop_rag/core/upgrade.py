@@ -54,6 +54,22 @@ def stored_document(catalog, doc_id: int) -> StoredDocument | None:
     return StoredDocument(doc["path"], document, chunks, rows)
 
 
+def refresh_rules_contexts(library) -> int:
+    """Rewrite the rules contexts in the catalog with the current rules (after an update changed them), so a
+    library is never half old wording, half new. Returns how many chunks changed; the next sync indexes them."""
+    catalog = library.catalog
+    rules = library.contextualizer("rules")
+    changed = 0
+    for doc_id in catalog.documents_with_rules_contexts():
+        stored = stored_document(catalog, doc_id)
+        if stored is None:
+            continue
+        for row, result in zip(stored.rows, rules.contextualize(stored.document, stored.chunks)):
+            if row["source"] == "rules":
+                changed += catalog.refresh_rules_text(row["id"], result.text)
+    return changed
+
+
 def upgrade_contexts(library, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                      limit: int | None = None) -> UpgradeSummary:
     on_progress = on_progress or (lambda progress: None)

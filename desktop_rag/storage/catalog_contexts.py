@@ -119,6 +119,18 @@ class ContextEdits:
                 self._requeue(chunk_id)
         return bool(changed)
 
+    def refresh_rules_text(self, chunk_id: int, text: str) -> bool:
+        """New wording for a context that is still a rules one (rules improved): a hand edit or an LLM context is
+        never touched, and the record of an LLM attempt on it is kept (it is not asked again)."""
+        with self._transaction():
+            changed = self._db.execute(
+                "UPDATE contexts SET text = ?, updated_at = ? WHERE chunk_id = ? AND source = 'rules' AND text != ?",
+                (text, time.time(), chunk_id, text),
+            ).rowcount
+            if changed:
+                self._requeue(chunk_id)
+        return bool(changed)
+
     def replace_context(self, chunk_id: int, context: ContextResult) -> None:
         """A regenerated context, asked for by a person: it replaces any context, a hand edit included. Its cost
         adds to what the chunk's earlier contexts cost, so the totals in `stats` stay true."""
