@@ -95,20 +95,14 @@ class Searcher:
         hits = []
         for chunk_id, score in look_at:
             record = records.get(chunk_id)
-            if record is None or not contains_phrases(index_text(record.context, record.text), parsed.phrases):
+            indexed = index_text(record.context, record.text) if record else ""
+            if record is None or not contains_phrases(indexed, parsed.phrases):
                 continue
-            hit = Hit(
-                chunk_id=chunk_id, path=record.path, title=record.title, page=record.page,
-                chunk_index=record.idx, start_char=record.start_char, end_char=record.end_char,
-                heading_path=record.heading_path, context=record.context, context_source=record.context_source,
-                quality=record.quality, text=record.text,
-                scores=Scores(dense=dense_scores.get(chunk_id), bm25=bm25_scores.get(chunk_id)),
-            )
-            hit.scores.fused = score if mode == "hybrid" else None
-            hit.scores.keywords = keyword_coverage(parsed, index_text(record.context, record.text))
-            hit.scores.meaning = meaning.get(chunk_id)
-            hit.scores.strength = match_strength(hit.scores)
-            hits.append(hit)
+            scores = Scores(dense=dense_scores.get(chunk_id), bm25=bm25_scores.get(chunk_id),
+                            fused=score if mode == "hybrid" else None, keywords=keyword_coverage(parsed, indexed),
+                            meaning=meaning.get(chunk_id))
+            scores.strength = match_strength(scores)
+            hits.append(_hit(chunk_id, record, scores))
             if len(hits) == pool:
                 break
 
@@ -139,3 +133,10 @@ class Searcher:
             hit.scores.rerank = score
         hits.sort(key=lambda h: -h.scores.rerank)
         return True
+
+
+def _hit(chunk_id: int, record, scores: Scores) -> Hit:
+    return Hit(chunk_id=chunk_id, path=record.path, title=record.title, page=record.page, chunk_index=record.idx,
+               start_char=record.start_char, end_char=record.end_char, heading_path=record.heading_path,
+               context=record.context, context_source=record.context_source, quality=record.quality,
+               text=record.text, scores=scores)
