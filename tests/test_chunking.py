@@ -97,3 +97,15 @@ def test_long_texts_are_tokenized_in_pieces_with_the_same_result_as_whole():
     spans = counter.windows(text + " " + blob, 190)
     assert spans[0][0] == 0 and spans[-1][1] == len(text) + 1 + len(blob)
     assert all(a == b for (_, a), (b, _) in zip(spans, spans[1:]))  # consecutive, nothing lost
+
+
+def test_japanese_is_chunked_at_sentence_ends_in_the_model_s_own_tokens():
+    sentences = [f"第{i}回の会議では、物流コストと倉庫の統合について詳しく話し合った。" for i in range(60)]
+    text = "# 会議録\n\n" + "".join(sentences) + "\n"  # one paragraph, no spaces anywhere
+    chunks = chunks_of(ParsedDocument(text=text, title="会議録", parser="markdown"), max_tokens=190, overlap=0)
+    body = [c for c in chunks if c.text != "# 会議録"]
+    assert len(body) > 3 and all(c.token_count <= 190 for c in chunks)
+    assert all(c.text.endswith("。") for c in body)  # never half a sentence
+    # The default chunk size (190 of the multilingual model's pieces) holds ~300 Japanese characters; the
+    # English model's pieces held ~140 (issue 13).
+    assert sum(len(c.text) for c in body[:-1]) / len(body[:-1]) > 250
