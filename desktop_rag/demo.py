@@ -14,6 +14,7 @@ DEMO_QUERIES = (
     "when does the Aurora app launch",
     "hotel limit in London",
     "chain wear replacement",
+    "物流コストを減らす方法",  # Japanese: found in the Japanese meeting note, by its words and by meaning
 )
 
 
