@@ -45,3 +45,13 @@ def test_boilerplate_openings_are_rewritten_not_kept():
         "A guide to brewing coffee. It covers grinders."
     )
     assert clean_context("The code defines functions for invoice totals.") == "Functions for invoice totals."
+
+
+def test_japanese_boilerplate_openings_are_dropped():
+    from desktop_rag.core.llm.cleanup import clean_context
+
+    assert clean_context("このチャンクはドキュメント内の第3節にあり、物流コストの削減について述べています。") \
+        == "物流コストの削減について述べています。"
+    assert clean_context("このチャンクはドキュメント内の第2段目で、出席者をリストしています。") == "出席者をリストしています。"
+    assert clean_context("このチャンクはドキュメント内の第3節です。") == ""  # says nothing the situation does not
+    assert clean_context("倉庫の統合を決めた会議の記録です。") == "倉庫の統合を決めた会議の記録です。"

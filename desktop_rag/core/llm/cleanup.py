@@ -24,6 +24,12 @@ _BOILERPLATE_OPENING = re.compile(
     r" (?:is|contains|describes|provides|defines|belongs to|covers)\s+(?:(a|an|the)\s+)?",
     re.I,
 )
+# The same in Japanese: "このチャンクはドキュメント内の第3節にあり、物流コストの削減について…" says where the
+# situation already says it; what follows is the content. A sentence that is only the opening becomes empty.
+_JAPANESE_OPENING = re.compile(
+    r"^この(?:チャンク|文書|ドキュメント|部分|節|一節)は、?(?:ドキュメント内|文書内|この文書)?の?"
+    r"(?:第[0-9０-９一二三四五六七八九十]+(?:段目|節|部分|番目|段落)?)?(?:にあり|であり|で(?:す。)?)、?"
+)
 # The chunk-level question names the chunk by its mark in the document ("[[part 3]]"); answers echo it.
 _PART_MARK = re.compile(r"\[\[\s*part\s+\d+\s*\]\](?:\s+of the document)?", re.I)
 _COPY_NGRAM = 5
@@ -64,6 +70,9 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _drop_boilerplate_opening(sentence: str) -> str:
+    japanese = _JAPANESE_OPENING.match(sentence)
+    if japanese:
+        return sentence[japanese.end():]
     m = _BOILERPLATE_OPENING.match(sentence)
     if not m:
         return sentence
