@@ -18,6 +18,7 @@ from desktop_rag.core.chunking import text_hash
 from desktop_rag.core.dense_text import EMBEDDER_TEXT_PIECES
 from desktop_rag.core.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
 from desktop_rag.core.models import Chunk, ParsedDocument, index_text
+from desktop_rag.core.quality import context_words
 from desktop_rag.core.parsers.code import parse_code
 
 
@@ -200,7 +201,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         seconds=round(indexed.build_seconds + time.perf_counter() - started, 1),
         queries=n,
         chunks=len(texts),
-        context_avg_words=round(sum(len(c.split()) for c in contexts) / max(len(contexts), 1), 1),
+        context_avg_words=round(sum(len(context_words(c)) for c in contexts) / max(len(contexts), 1), 1),
         over_embedder_limit=round(sum(p > min(lib.token_counter.text_limit, EMBEDDER_TEXT_PIECES) for p in pieces) / max(len(pieces), 1), 3),
         notices=sorted(notices),
         context_sources=stats["contexts_by_source"],
