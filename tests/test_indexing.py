@@ -226,3 +226,17 @@ def test_files_without_a_known_extension_are_indexed_when_text_and_the_rest_are_
     (docs / "photo.png").write_text("now the name lies, but it is still not read")
     third = library.index([docs], contexts="rules")
     assert third.skipped == summary.skipped - 1 and library.stats()["documents"]["skipped"] == third.skipped
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(library, docs):
+    import os
+
+    (docs / "good.md").write_text("# Good\n\nThe quokka lives on Rottnest Island.\n")
+    bad = os.path.join(os.fsencode(docs), b"caf\xe9.md")  # a Latin-1 name, as old archives have
+    with open(bad, "wb") as f:
+        f.write(b"# Cafe\n\nEspresso.\n")
+    for _ in range(2):  # and again: it never aborts a run
+        summary = library.index([docs], contexts="rules")
+        assert [(Path(f.path).name, f.reason) for f in summary.failed] == [
+            ("caf\\xe9.md", "its name is not valid UTF-8 (rename the file to have it indexed)")]
+    assert [Path(h.path).name for h in library.search("quokka", k=2, mode="bm25").hits] == ["good.md"]

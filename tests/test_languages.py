@@ -147,3 +147,17 @@ def test_rules_contexts_of_older_rules_are_rewritten_and_hand_edits_kept(make_li
     assert again.catalog.context(second)["text"] == "My own words"
     assert again.catalog.stats()["chunks_pending_embedding"] == 0
     assert again.search("zzqq", k=3, mode="bm25").hits == []  # the keyword index was rebuilt too
+
+
+def test_in_a_library_of_two_files_meaning_still_tells_a_match_from_none(library, docs):
+    (docs / "heron.md").write_text("# Herons\n\nThe grey heron hunts fish standing still in shallow water.\n")
+    (docs / "tax.md").write_text("# Taxes\n\nThe annual tax return is due on the first of May.\n")
+    library.index([docs], contexts="rules")
+    # Two chunks are no bulk to measure "unrelated" by: fixed unrelated passages stand in for it.
+    paraphrase = library.search("a bird waiting in a pond for its prey", k=2)  # no word of the file
+    heron, tax = paraphrase.hits
+    assert Path(heron.path).name == "heron.md" and heron.scores.keywords == 0
+    assert heron.scores.meaning > 0.3 and tax.scores.meaning == 0  # measured, and told apart
+    due = library.search("when must the yearly return be filed", k=1)
+    assert names(due) == ["tax.md"] and not due.weak
+    assert library.search("xylophonequux", k=2).weak

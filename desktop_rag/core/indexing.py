@@ -24,7 +24,7 @@ from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.run_meter import RunMeter
-from desktop_rag.core.scan import FoundFile, ScanProblem, scan
+from desktop_rag.core.scan import FoundFile, ScanProblem, name_is_storable, printable, scan
 from desktop_rag.storage.catalog import DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -108,11 +108,15 @@ class Indexer:
         touched path is brought in line with the disk: indexed, re-indexed, or forgotten."""
 
         def work():
+            dirty = set(changes.outermost_dirty())
             for source, destination in changes.moves:
-                self.summary.moved += self.lib.catalog.move_path(source, destination)
-            dirty = changes.outermost_dirty()
-            existing = [Path(p) for p in dirty if os.path.exists(p)]
-            missing = [p for p in dirty if not os.path.exists(p)]
+                if name_is_storable(source) and name_is_storable(destination):
+                    self.summary.moved += self.lib.catalog.move_path(source, destination)
+                else:  # the catalog cannot hold one of the names: forget the old, report the new (scan)
+                    dirty.update((source, destination))
+            existing = [Path(p) for p in sorted(dirty) if os.path.exists(p)]
+            # A name the catalog cannot hold was never in it: nothing to forget.
+            missing = [p for p in sorted(dirty) if not os.path.exists(p) and name_is_storable(p)]
             files, gone = self._scan(existing, register=False)
             for path in missing:
                 gone.extend(self.lib.catalog.documents_under(path))
@@ -166,13 +170,13 @@ class Indexer:
                 self.control.checkpoint()  # a scan of a big tree takes seconds: Pause and Quit must not wait
         self.on_progress(Progress("scan", len(files), len(files)))
         for problem in problems:
-            self.summary.failed.append(FileFailure(str(problem.path), problem.reason))
+            self.summary.failed.append(FileFailure(printable(problem.path), problem.reason))
         if register:
             for root in roots:
                 if root.is_dir():
                     self.lib.catalog.add_folder(str(root))
         seen = {str(f.path) for f in files}
-        gone = self._gone(roots, seen, [str(p.path) for p in problems])
+        gone = self._gone(roots, seen, [printable(p.path) for p in problems])
         for root in roots:
             if root.is_dir() and not problems:  # a folder we could not list may still hold them
                 self.lib.catalog.forget_skipped(str(root), keep=seen)

@@ -38,10 +38,27 @@ def keyword_coverage(parsed: ParsedQuery, text: str) -> float:
     return found / total
 
 
-def meaning_strengths(dense: Sequence[tuple[int, float]]) -> dict[int, float]:
-    if len(dense) < _MIN_CANDIDATES:
+# Passages about nothing in particular, in the languages the default model serves: in a library too small for its
+# candidates to have a bulk of unrelated chunks (a first folder of three files), the query's similarity to these
+# stands in for "unrelated".
+UNRELATED_PASSAGES = (
+    "The weather stayed mild for most of the week.", "Add two cups of flour and stir until smooth.",
+    "Trains leave every ten minutes from platform four.", "Quarterly revenue grew by three percent.",
+    "The function returns None when the list is empty.", "Water the plants twice a week in summer.",
+    "会議は来週の月曜日に延期された。", "彼は駅前の本屋で雑誌を買った。", "明天下午我们去公园散步。",
+    "The museum closes early on public holidays.",
+)
+
+
+def needs_unrelated_scores(dense: Sequence[tuple[int, float]]) -> bool:
+    return 0 < len(dense) < _MIN_CANDIDATES
+
+
+def meaning_strengths(dense: Sequence[tuple[int, float]], unrelated: Sequence[float] = ()) -> dict[int, float]:
+    """`unrelated`: the query's cosines to UNRELATED_PASSAGES, for a list too short to be its own baseline."""
+    if len(dense) + len(unrelated) < _MIN_CANDIDATES:
         return {}
-    scores = sorted(score for _, score in dense)
+    scores = sorted([score for _, score in dense] + list(unrelated))
     median = scores[len(scores) // 2]
     return {item: min(max((score - median) / FULL_MARGIN, 0.0), 1.0) for item, score in dense}
 

@@ -14,6 +14,23 @@ from typing import Iterable, Iterator
 from desktop_rag.core.parsers import DOCUMENT, file_kind
 
 NOT_REGULAR = "not a regular file"
+# The catalog keeps paths as UTF-8 text; a name with other bytes (an old Latin-1 file name, a broken download)
+# cannot be stored, and used to abort every run. It is reported by itself instead, every other file indexed.
+BAD_NAME = "its name is not valid UTF-8 (rename the file to have it indexed)"
+
+
+def name_is_storable(path: Path | str) -> bool:
+    """Python keeps undecodable bytes of a file name as lone surrogates, which UTF-8 cannot encode."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(path: Path | str) -> str:
+    """A path as it can be shown and stored: undecodable bytes written as \\xff."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True)
@@ -63,6 +80,9 @@ def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[S
 
 
 def _stat(path: Path, problems: list[ScanProblem]) -> FoundFile | None:
+    if not name_is_storable(path):
+        problems.append(ScanProblem(path, BAD_NAME))
+        return None
     try:
         st = path.stat()
     except OSError as exc:

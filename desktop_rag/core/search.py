@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 
 from desktop_rag.core.fusion import Fusion, fuse
 from desktop_rag.core.lexical import prefix_stem
-from desktop_rag.core.match_strength import GOOD_MATCH, keyword_coverage, match_strength, meaning_strengths
+from desktop_rag.core.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
+                                             meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.models import index_text
 from desktop_rag.core.query import contains_phrases, parse_query
 from desktop_rag.core.rerank import Reranker, RerankerUnavailable
@@ -67,6 +68,7 @@ class Searcher:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
+        self._unrelated_vectors = None  # embedded UNRELATED_PASSAGES (core/match_strength.py), on first need
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         if mode not in MODES:
@@ -81,7 +83,8 @@ class Searcher:
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
 
-        dense = self.vectors.query(self.embedder.embed_query(parsed.text), n) if mode in ("hybrid", "dense") else []
+        query_vector = self.embedder.embed_query(parsed.text) if mode in ("hybrid", "dense") else None
+        dense = self.vectors.query(query_vector, n) if query_vector is not None else []
         bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes])
                 if mode in ("hybrid", "bm25") else [])
         ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
@@ -91,7 +94,8 @@ class Searcher:
         # Quoted phrases are required verbatim: look through every candidate, not only the first k.
         look_at = ranked if parsed.phrases else ranked[:pool]
         records = self.catalog.chunks_by_id([i for i, _ in look_at])  # ids the catalog dropped are skipped
-        meaning = meaning_strengths(dense)
+        meaning = meaning_strengths(dense, self._unrelated_scores(query_vector) if needs_unrelated_scores(dense)
+                                    else ())
         hits = []
         for chunk_id, score in look_at:
             record = records.get(chunk_id)
@@ -111,6 +115,11 @@ class Searcher:
         result.hits = hits[:k]
         result.weak = bool(result.hits) and not any(h.scores.strength >= GOOD_MATCH for h in result.hits)
         return result
+
+    def _unrelated_scores(self, query_vector) -> list[float]:
+        if self._unrelated_vectors is None:  # once per searcher: ten short passages
+            self._unrelated_vectors = self.embedder.embed(list(UNRELATED_PASSAGES))
+        return [float(score) for score in self._unrelated_vectors @ query_vector]
 
     @property
     def fusion(self) -> Fusion:
