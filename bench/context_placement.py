@@ -121,8 +121,8 @@ def main() -> None:
 
     def hybrid(dense_key, keyword_key):
         return [
-            [i for i, _ in reciprocal_rank_fusion([d, b], [settings.dense_weight, settings.bm25_weight],
-                                                  settings.rrf_k)[:depth]]
+            # Equal-weight RRF, as when this was measured: these lists are ranks only (no scores to combine).
+            [i for i, _ in reciprocal_rank_fusion([d, b], [1.0, 1.0], settings.rrf_k)[:depth]]
             for d, b in zip(dense[dense_key], keyword[keyword_key])
         ]
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from desktop_rag.core.match_strength import strength_label
-
 import time
 from typing import TextIO
 
 from desktop_rag.core.indexing import IndexSummary, Progress
+from desktop_rag.core.match_strength import strength_label
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -108,7 +107,7 @@ def print_search_result(result, out: TextIO) -> None:
 
 
 def strength_words(scores) -> str:
-    """"good match (keywords 3/4 words, meaning 0.62)": the strength a person reads, and its two parts."""
+    """"good match 0.62 (keywords 50%, meaning 24%)": the strength a person reads, and its two parts."""
     parts = [f"keywords {scores.keywords:.0%}"]
     if scores.meaning is not None:
         parts.append(f"meaning {scores.meaning:.0%}")

@@ -31,7 +31,8 @@ CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
 # Which LLM contexts. A section sentence supplements the document summary (a short document has no sections), so it
 # comes with it.
 LLM_CONTEXT_LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
-_CHOICES = {"contexts": CONTEXT_CHOICES, "llm_context_levels": LLM_CONTEXT_LEVELS}
+FUSION_METHODS = ("convex", "rrf")  # core/fusion.py
+_CHOICES = {"contexts": CONTEXT_CHOICES, "llm_context_levels": LLM_CONTEXT_LEVELS, "fusion": FUSION_METHODS}
 
 
 def check_setting(name: str, value) -> None:

@@ -13,6 +13,7 @@ from typing import Protocol, Sequence
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.keyterms import cjk_key_terms, key_terms
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+from desktop_rag.core.scripts import mostly_cjk
 from desktop_rag.core.tokens import TokenCounter
 
 # rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences.
@@ -21,7 +22,6 @@ RULES_VERSION = "rules-3"
 # Licence headers open most source files and say nothing about them; a paragraph mentioning these is skipped.
 _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
-_CJK_CHARS = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 class Contextualizer(Protocol):
@@ -105,14 +105,6 @@ class RulesContextualizer:
         if self.max_tokens and self.counter:
             text = _limit_tokens(text, self.max_tokens, self.counter)
         return text
-
-
-def mostly_cjk(text: str, sample: int = 4000) -> bool:
-    """Japanese, Chinese or Korean text: a fifth of its letters or more are CJK (a Japanese file quoting some
-    English or code still is; an English file with a few kanji is not)."""
-    head = text[:sample]
-    letters = sum(ch.isalpha() for ch in head)
-    return letters > 0 and len(_CJK_CHARS.findall(head)) / letters >= 0.2
 
 
 def without_legal_notices(text: str) -> str:

@@ -22,8 +22,13 @@ _MIN_WINDOW_PIECES = 64
 _SEPARATOR_PIECES = 2
 
 
+def window_limit(counter: TokenCounter) -> int:
+    """Pieces of text per window for the model `counter` counts for."""
+    return min(counter.text_limit, EMBEDDER_TEXT_PIECES)
+
+
 def dense_windows(context: str, text: str, counter: TokenCounter, limit: int | None = None) -> list[str]:
-    limit = limit or min(counter.text_limit, EMBEDDER_TEXT_PIECES)
+    limit = limit or window_limit(counter)
     full = index_text(context, text)
     context_pieces, full_pieces = counter.count([context, full]) if context else (0, counter.count([full])[0])
     if full_pieces <= limit:

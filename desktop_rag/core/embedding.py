@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.core.tokens import default_embedding_model_path
+from desktop_rag.core.tokens import default_embedding_model_path, model_name
 
 
 def bfloat16_is_fast() -> bool:
@@ -97,11 +97,6 @@ class Embedder:
             show_progress_bar=False,
         )
         return vectors.float().cpu().numpy()
-
-
-def model_name(model_path: Path) -> str:
-    """A model folder's name as people know it (packages ship models in a folder called `model`)."""
-    return model_path.name if model_path.name != "model" else model_path.parent.name
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from typing import TextIO
 
 from desktop_rag.config import Settings
 from desktop_rag.core.chunking import text_hash
-from desktop_rag.core.dense_text import EMBEDDER_TEXT_PIECES
+from desktop_rag.core.dense_text import window_limit
 from desktop_rag.core.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
 from desktop_rag.core.models import Chunk, ParsedDocument, index_text
 from desktop_rag.core.quality import context_words
@@ -202,7 +202,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
         queries=n,
         chunks=len(texts),
         context_avg_words=round(sum(len(context_words(c)) for c in contexts) / max(len(contexts), 1), 1),
-        over_embedder_limit=round(sum(p > min(lib.token_counter.text_limit, EMBEDDER_TEXT_PIECES) for p in pieces) / max(len(pieces), 1), 3),
+        over_embedder_limit=round(sum(p > window_limit(lib.token_counter) for p in pieces) / max(len(pieces), 1), 3),
         notices=sorted(notices),
         context_sources=stats["contexts_by_source"],
         context_seconds=stats["context_seconds"],

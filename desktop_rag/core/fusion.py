@@ -37,12 +37,10 @@ FUSIONS = {
 def fuse(dense: Ranked, bm25: Ranked, fusion: Fusion) -> list[tuple[int, float]]:
     """(chunk id, fused score) best first, ties broken by id."""
     if fusion.method == "rrf":
-        fused = reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in bm25]],
-                                       [1 - fusion.bm25_weight, fusion.bm25_weight], fusion.k)
-        return fused
+        return reciprocal_rank_fusion([[i for i, _ in dense], [i for i, _ in bm25]],
+                                      [1 - fusion.bm25_weight, fusion.bm25_weight], fusion.k)
     if fusion.method == "convex":
         return convex_combination(dense, bm25, fusion.bm25_weight)
-
     raise ValueError(f"unknown fusion {fusion.method!r}")
 
 
@@ -71,4 +69,3 @@ def convex_combination(dense: Ranked, bm25: Ranked, alpha: float) -> list[tuple[
         for item, score in dense:
             fused[item] = fused.get(item, 0.0) + (1 - alpha) * (score - low) / spread
     return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
-

@@ -20,22 +20,16 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from desktop_rag.core.keyterms import STOPWORDS
+from desktop_rag.core.scripts import CJK_CLASS, has_cjk
 
 # Bump when tokens change: a library whose keyword index was built by another version is rebuilt from the catalog.
 TOKENIZER_VERSION = 2
 
-_CJK_CLASS = (
-    "\u3040-\u30ff"  # hiragana, katakana (with ー)
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"  # hangul
-    "\u31f0-\u31ff\U00020000-\U0002ffff"
-)
-_CJK_RUN = f"[{_CJK_CLASS}]+"
+_CJK_RUN = f"[{CJK_CLASS}]+"
 _SYMBOL_NAME = r"(?<![\w+#])[A-Za-z]{1,2}(?:\+\+|#)(?![\w+#])"  # C++, C#, F#, G++
-_SPACED_WORD = rf"(?:(?![{_CJK_CLASS}])\w)+"
+_SPACED_WORD = rf"(?:(?![{CJK_CLASS}])\w)+"
 _TOKEN = re.compile(f"(?P<symbol>{_SYMBOL_NAME})|(?P<cjk>{_CJK_RUN})|(?P<word>{_SPACED_WORD})")
 _PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _PLAIN_WORD = re.compile(r"\w+")
 _SYMBOL_NAME_RE = re.compile(_SYMBOL_NAME)
 
@@ -56,10 +50,6 @@ def _stemmer():
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     return _stemmer().stemWord(word)
-
-
-def has_cjk(text: str) -> bool:
-    return _CJK_CHAR.search(text) is not None
 
 
 def normalized(text: str) -> tuple[str, list[int] | None]:
@@ -116,7 +106,7 @@ def _word_terms(raw: str) -> list[str]:
 
 def lexical_tokens(text: str) -> list[str]:
     folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
-    if _CJK_CHAR.search(folded) or (("+" in folded or "#" in folded) and _SYMBOL_NAME_RE.search(folded)):
+    if has_cjk(folded) or (("+" in folded or "#" in folded) and _SYMBOL_NAME_RE.search(folded)):
         return [token.term for token in tokens_with_spans(text)]
     # The common case, spaced words only, without spans: 2.4× faster (a keyword index rebuild is mostly this).
     terms: list[str] = []

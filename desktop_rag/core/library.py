@@ -100,9 +100,10 @@ class Library:
         summary says why."""
         self._indexes_checked = True
         catalog = self.catalog
+        has_chunks = catalog.chunk_count() > 0
         model = embedding_model_id(self.settings.embedding_model)
         built = catalog.index_built_with("embedding_model")
-        if built is None and catalog.chunk_count():
+        if built is None and has_chunks:
             # Libraries made before the record: the packaged English model, unless one was chosen in Settings.
             built = model if self.settings.embedding_model.strip() else ENGLISH_EMBEDDING_MODEL
         if built is not None and built != model:
@@ -115,12 +116,12 @@ class Library:
         if catalog.index_built_with("rules_contexts") != RULES_VERSION:
             from desktop_rag.core.upgrade import refresh_rules_contexts
 
-            if catalog.chunk_count() and refresh_rules_contexts(self):
+            if has_chunks and refresh_rules_contexts(self):
                 self.index_notices.append("rules contexts were rewritten with this version's rules")
             catalog.set_index_built_with("rules_contexts", RULES_VERSION)
         tokenizer = str(TOKENIZER_VERSION)
         if catalog.index_built_with("keyword_tokenizer") != tokenizer:
-            if catalog.chunk_count():
+            if has_chunks:
                 catalog.mark_keyword_index_dirty()
                 self.index_notices.append("keyword search learnt new scripts: its index is built again")
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)

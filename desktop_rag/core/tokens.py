@@ -30,8 +30,12 @@ def embedding_model_id(setting: str = "") -> str:
     name = setting.strip() or DEFAULT_EMBEDDING_MODEL
     if name in (DEFAULT_EMBEDDING_MODEL, ENGLISH_EMBEDDING_MODEL):
         return name
-    path = Path(name).expanduser()
-    return path.parent.name if path.name == "model" else path.name
+    return model_name(Path(name).expanduser())
+
+
+def model_name(model_path: Path) -> str:
+    """A model folder's name as people know it (packages ship models in a folder called `model`)."""
+    return model_path.name if model_path.name != "model" else model_path.parent.name
 
 
 def default_embedding_model_path() -> Path:

@@ -357,7 +357,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
 
     def contexts_awaiting_upgrade(self) -> int:
         """Rules contexts no model has tried yet."""
-        return self._db.execute("SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL").fetchone()[0]
+        query = "SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL"
+        return self._db.execute(query).fetchone()[0]
 
     def failures(self) -> list[tuple[str, str]]:
         return [tuple(r) for r in self._db.execute("SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path")]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from desktop_rag.core.scripts import SENTENCE_ENDS, has_cjk
+
 _CHAT_TOKENS = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<\|endoftext\|>")
 _LABEL = re.compile(
     r"^\s*(?:\*\*)?(?:context|summary|answer|search context|document summary)\s*(?:\*\*)?\s*:\s*(?:\*\*)?\s*",
@@ -33,8 +35,6 @@ _JAPANESE_OPENING = re.compile(
 # The chunk-level question names the chunk by its mark in the document ("[[part 3]]"); answers echo it.
 _PART_MARK = re.compile(r"\[\[\s*part\s+\d+\s*\]\](?:\s+of the document)?", re.I)
 _COPY_NGRAM = 5
-_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _COPY_SHARE = 0.6  # a sentence whose 5-grams mostly occur in the passage is copied, not written
 
 
@@ -46,7 +46,7 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
         text = pattern.sub("", text, count=1)
     text = " ".join(text.split()).strip().strip("\"'“”‘’`").strip()
     sentences = split_sentences(text)
-    if truncated and sentences and not sentences[-1].endswith(_SENTENCE_ENDS):
+    if truncated and sentences and not sentences[-1].endswith(SENTENCE_ENDS):
         sentences.pop()  # cut at the token cap: never keep half a sentence
     passage_grams = _ngrams(passage) if passage else set()
     kept = []
@@ -60,8 +60,8 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
         if sentence and sentence not in kept:  # small models repeat themselves
             kept.append(sentence)
     result = " ".join(kept).strip().strip("\"'“”").strip()
-    if result and not result.endswith(_SENTENCE_ENDS):
-        result += "。" if _CJK.search(result[-1]) else "."
+    if result and not result.endswith(SENTENCE_ENDS):
+        result += "。" if has_cjk(result[-1]) else "."
     return result
 
 
@@ -83,5 +83,5 @@ def _drop_boilerplate_opening(sentence: str) -> str:
 
 def _ngrams(text: str) -> set[tuple[str, ...]]:
     # In Japanese a whole sentence is one \w+ run: its characters are the units there.
-    words = [u for w in re.findall(r"\w+", text.lower()) for u in (list(w) if _CJK.search(w) else [w])]
+    words = [u for w in re.findall(r"\w+", text.lower()) for u in (list(w) if has_cjk(w) else [w])]
     return {tuple(words[i : i + _COPY_NGRAM]) for i in range(len(words) - _COPY_NGRAM + 1)}

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 
 from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
 from desktop_rag.core.child_process import ChildFailed
-from desktop_rag.core.contexts import RulesContextualizer, mostly_cjk
+from desktop_rag.core.contexts import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
@@ -27,6 +27,7 @@ from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.quality import score_context
+from desktop_rag.core.scripts import mostly_cjk
 
 log = logging.getLogger(__name__)
 
@@ -195,8 +196,8 @@ class LlmContextualizer:
 
     def _summary(self, backend: LlmBackend, head: str, cost: "_Cost", temperature: float, seed: int) -> list[str]:
         prompts = self._prompts
-        completion = backend.chat(prompts.document_messages(head, prompts.document_summary), max_tokens=SUMMARY_MAX_TOKENS,
-                                  temperature=temperature, seed=seed)
+        completion = backend.chat(prompts.document_messages(head, prompts.document_summary),
+                                  max_tokens=SUMMARY_MAX_TOKENS, temperature=temperature, seed=seed)
         cost.add(completion)
         return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length"))
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from desktop_rag.core.scripts import mostly_cjk
+
 # Stored with each context as "ctx-3/<levels>". ctx-1: chunk questions one at a time. ctx-2: chunks marked in the
 # document and asked by mark (2.2x cheaper, but measured worse: hybrid R@20 96.1 vs 98.4 on the eval subset).
 # ctx-3: ctx-1's question, answered in batches, stopping at the first sentence.
@@ -76,8 +78,6 @@ _KANA = re.compile("[\u3040-\u30ff]")
 
 def prompts_for(document_text: str) -> Prompts:
     """Japanese prompts for a Japanese document: mostly CJK, with kana (Chinese has none)."""
-    from desktop_rag.core.contexts import mostly_cjk
-
     head = document_text[:4000]
     return JAPANESE if mostly_cjk(head) and len(_KANA.findall(head)) > 20 else ENGLISH
 

@@ -1,0 +1,28 @@
+"""Which writing system a text is in: the one definition of "CJK" that tokenizing, contexts, prompts and the
+quality score share (Japanese, Chinese and Korean are written without spaces between words)."""
+
+from __future__ import annotations
+
+import re
+
+CJK_CLASS = (  # for a regular expression's [...]
+    "\u3040-\u30ff"  # hiragana, katakana (with ー)
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af\u1100-\u11ff\u3130-\u318f"  # hangul
+    "\u31f0-\u31ff\U00020000-\U0002ffff"
+)
+CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+# Where a sentence ends, in English and in Japanese or Chinese.
+SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_CHAR.search(text) is not None
+
+
+def mostly_cjk(text: str, sample: int = 4000) -> bool:
+    """Japanese, Chinese or Korean text: a fifth of its letters or more are CJK (a Japanese file quoting some
+    English or code still is; an English file with a few kanji is not)."""
+    head = text[:sample]
+    letters = sum(ch.isalpha() for ch in head)
+    return letters > 0 and len(CJK_CHAR.findall(head)) / letters >= 0.2
