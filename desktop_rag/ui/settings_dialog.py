@@ -65,9 +65,10 @@ class SettingsDialog(QDialog):
                                    "upgraded later")
         self.document_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_document_budget_seconds,
                                               suffix=" s", decimals=0)
-        self.embedding = QLineEdit(
-            settings.embedding_model,
-            placeholderText="multilingual-e5-small (packaged; or all-MiniLM-L6-v2, or a model folder)")
+        self.embedding = QLineEdit(settings.embedding_model, placeholderText="multilingual-e5-small (the default)")
+        self.embedding.setToolTip("multilingual-e5-small: ~100 languages (packaged, the default). all-MiniLM-L6-v2: "
+                                  "English only, ~4× faster (packaged). Or a sentence-transformers model folder.\n"
+                                  "Changing it embeds every chunk again.")
         self.chunk_tokens = QSpinBox(minimum=32, maximum=2048, value=settings.chunk_tokens)
         self.overlap = QSpinBox(minimum=0, maximum=512, value=settings.chunk_overlap_tokens)
         self.context_words = QSpinBox(minimum=0, maximum=200, value=settings.context_max_words)
@@ -98,7 +99,7 @@ class SettingsDialog(QDialog):
         form.addRow("LLM contexts per", self.levels)
         form.addRow("LLM time per indexing run", self.run_budget)
         form.addRow("LLM time per document", self.document_budget)
-        form.addRow("Embedding model folder", _path_row(self.embedding, self._choose_embedding))
+        form.addRow("Embedding model", _path_row(self.embedding, self._choose_embedding))
         form.addRow("Chunk size (word pieces)", self.chunk_tokens)
         form.addRow("Chunk overlap", self.overlap)
         form.addRow("Context length (words)", self.context_words)
