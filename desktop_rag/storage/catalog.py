@@ -18,6 +18,7 @@ from desktop_rag.core.models import Chunk, ContextResult
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_review import CatalogReview
+from desktop_rag.storage.serialized_connection import SerializedConnection
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,9 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-        self._db.row_factory = sqlite3.Row
+        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+        connection.row_factory = sqlite3.Row
+        self._db = SerializedConnection(connection)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
@@ -256,11 +258,10 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         once, and between rows the caller tokenized for less than Python's switch interval, so a thread waiting for
         the GIL — the app's window — never got it: 150–280 ms stalls (bench/ui_responsiveness.py). Tokenizing a
         whole block runs long enough for Python to hand the GIL over."""
-        cursor = self._db.execute(
+        for rows in self._db.blocks(
             "SELECT c.id, COALESCE(x.text, ''), c.text FROM chunks c LEFT JOIN contexts x ON x.chunk_id = c.id"
-            " ORDER BY c.id"
-        )
-        while rows := cursor.fetchmany(_ROWS_PER_BLOCK):
+            " ORDER BY c.id", (), _ROWS_PER_BLOCK
+        ):
             yield from (tuple(r) for r in rows)
 
     @property
@@ -365,15 +366,24 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE .. COMMIT, ROLLBACK on any exception (KeyboardInterrupt included)."""
+    """BEGIN IMMEDIATE .. COMMIT, ROLLBACK on any exception (KeyboardInterrupt included), holding the connection
+    for this thread throughout: another thread's statements wait instead of landing inside this transaction."""
 
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: SerializedConnection):
         self._db = db
 
     def __enter__(self):
-        self._db.execute("BEGIN IMMEDIATE")
+        self._db.lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._db.lock.release()
+            raise
         return self._db
 
     def __exit__(self, exc_type, exc, tb):
-        self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        try:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self._db.lock.release()
         return False

@@ -1,0 +1,73 @@
+"""One writer for real: threads that share the catalog's connection never meet inside a transaction."""
+
+import threading
+
+from test_catalog import save
+
+from desktop_rag.storage.catalog import Catalog
+
+
+def test_two_threads_writing_through_one_catalog_never_collide(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    save(catalog, "/edited.txt", ["alpha", "beta"])
+    chunk_ids = [row[0] for row in catalog._db.execute("SELECT id FROM chunks ORDER BY id")]
+    errors: list[BaseException] = []
+
+    def run(work):
+        try:
+            work()
+        except BaseException as exc:  # every failure is kept: the test says which
+            errors.append(exc)
+
+    def indexing():  # the run's thread: documents replaced one unit at a time
+        for n in range(300):
+            save(catalog, f"/doc{n % 20}.txt", [f"text {n}", f"more {n}"])
+
+    def editing():  # the edit lane: a person's contexts, approvals and reverts
+        for n in range(300):
+            chunk = chunk_ids[n % 2]
+            catalog.set_manual_context(chunk, f"hand context {n}")
+            catalog.approve_context(chunk)
+            if n % 3 == 0:
+                catalog.revert_context(chunk)
+
+    threads = [threading.Thread(target=run, args=(work,)) for work in (indexing, editing)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert catalog.context(chunk_ids[1])["text"] == "hand context 299"  # the last edit won, none was rolled back
+    assert catalog._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 21
+    catalog.close()
+
+
+def test_a_person_edits_contexts_while_a_real_index_runs(library, docs, tmp_path):
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    (edited / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n\nDrain it for winter.\n")
+    library.index([edited], contexts="rules")
+    chunk = library.search("prime", k=1, mode="bm25").hits[0].chunk_id
+    for n in range(40):
+        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nThe warehouse keeps crate number {n} on shelf {n % 7}.\n")
+    errors: list[BaseException] = []
+
+    def indexing():
+        try:
+            library.index([docs], contexts="rules")
+        except BaseException as exc:
+            errors.append(exc)
+
+    run = threading.Thread(target=indexing)
+    run.start()
+    edits = 0
+    while run.is_alive() or edits < 5:  # the catalog's edits, as the app's edit lane makes them during a run
+        library.catalog.set_manual_context(chunk, f"Zanzibar checklist {edits}")
+        library.approve_context(chunk)
+        edits += 1
+    run.join()
+    assert errors == []
+    library.set_context(chunk, "Zanzibar checklist final")  # and the edit's own index update after the run
+    assert library.search("zanzibar", k=1, mode="bm25").hits[0].chunk_id == chunk
+    assert library.catalog.stats()["documents"]["indexed"] == 41
+    assert all(library.search(f"crate number {n}", k=3, mode="bm25").hits for n in (0, 17, 39))
