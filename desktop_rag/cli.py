@@ -14,9 +14,9 @@ from pathlib import Path
 
 from desktop_rag.config import CONTEXT_CHOICES, Settings, check_setting, resolve_data_dir
 from desktop_rag.core.control import RunControl
-from desktop_rag.core.search import MODES, NoIndexError
+from desktop_rag.core.search import MODES
+from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, user_message
 from desktop_rag.storage import writer_lock
-from desktop_rag.storage.writer_lock import DataFolderBusy
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
 
     commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
+
+    doctor = commands.add_parser("doctor", help="check that the catalog and both indexes agree (--repair mends them)")
+    doctor.add_argument("--repair", action="store_true", help="rebuild from the catalog what disagrees")
+    doctor.add_argument("--json", action="store_true")
 
     upgrade = commands.add_parser("contextualize", help="write LLM contexts for chunks that have rules contexts")
     upgrade.add_argument("--upgrade", action="store_true", required=True,
@@ -108,9 +112,41 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\n{INTERRUPTED_MESSAGE}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (NoIndexError, ValueError, FileNotFoundError, DataFolderBusy) as exc:
-        print(f"desktop-rag: {exc}", file=sys.stderr)
+    except BrokenPipeError:  # `desktop-rag stats --json | head`: the reader left; nothing to say to it
+        _quiet_stdout()
         return EXIT_ERROR
+    except Exception as exc:
+        print(f"desktop-rag: {_error_message(exc, data_dir)}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _error_message(exc: Exception, data_dir: Path) -> str:
+    """What a person can act on, as it is; anything else is a bug, kept with its traceback in the log."""
+    message = user_message(exc)
+    if message is not None:
+        return message
+    import logging
+    import traceback
+
+    detail = "".join(traceback.format_exception(exc))
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        with open(data_dir / LOG_FILE, "a", encoding="utf-8") as log:
+            log.write(f"{logging.Formatter().formatTime(logging.makeLogRecord({}))} internal error in the CLI\n{detail}")
+        where = f"the traceback is in {data_dir / LOG_FILE}"
+    except OSError:
+        sys.stderr.write(detail)
+        where = "the traceback is above"
+    return (f"internal error ({exc.__class__.__name__}: {exc}); {where}. "
+            "Please report it with that traceback.")
+
+
+def _quiet_stdout() -> None:
+    """Python flushes stdout at exit and would print a second BrokenPipeError: point it at nothing."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _open(data_dir: Path):
@@ -179,7 +215,7 @@ def cmd_search(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import print_search_result
 
     if (args.query is None) == (args.queries is None):
-        raise ValueError("give either a QUERY or --queries FILE.jsonl")
+        raise BadInput("give either a QUERY or --queries FILE.jsonl")
     with _open(data_dir) as library:
         if args.queries is not None:
             for line in args.queries.read_text(encoding="utf-8").splitlines():
@@ -236,6 +272,36 @@ def cmd_reindex(args, data_dir: Path) -> int:
     return 0
 
 
+def cmd_doctor(args, data_dir: Path) -> int:
+    """Exit 0 when all agree (or were mended with --repair), 1 when something is still wrong."""
+    from desktop_rag.core import doctor
+
+    with _open(data_dir) as library:
+        checkup = doctor.examine(library)
+        findings = checkup.findings()
+        repaired = doctor.repair(library, checkup) if args.repair and findings else []
+        if repaired:
+            checkup = doctor.examine(library)
+    left = checkup.findings()
+    if args.json:
+        print(json.dumps({"found": findings, "repaired": repaired, "left": left}))
+    else:
+        for finding in findings:
+            print(f"found: {finding}")
+        for done in repaired:
+            print(f"repaired: {done}")
+        if not findings:
+            print("The catalog, the dense index and the keyword index agree.")
+        elif left and not args.repair:
+            print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
+        if checkup.catalog_damage:
+            from desktop_rag.storage.catalog import damaged_message
+
+            print(damaged_message(library.catalog.path, checkup.catalog_damage)[:1].upper()
+                  + damaged_message(library.catalog.path, checkup.catalog_damage)[1:] + ".")
+    return EXIT_ERROR if left else 0
+
+
 def cmd_contextualize(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter
 
@@ -256,7 +322,7 @@ def cmd_contextualize(args, data_dir: Path) -> int:
 def cmd_context(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
         if library.catalog.context(args.chunk_id) is None:
-            raise ValueError(f"no chunk with id {args.chunk_id}")
+            raise BadInput(f"no chunk with id {args.chunk_id}")
         if args.set is not None:
             library.set_context(args.chunk_id, args.set)
         elif args.revert and not library.revert_context(args.chunk_id):
@@ -284,7 +350,7 @@ def cmd_settings(args, data_dir: Path) -> int:
             print(f"{key} = {json.dumps(value)}")
         return 0
     if args.key not in current:
-        raise ValueError(f"unknown setting {args.key!r}; known: {', '.join(current)}")
+        raise BadInput(f"unknown setting {args.key!r}; known: {', '.join(current)}")
     if args.value is None:
         print(json.dumps(current[args.key]))
         return 0
@@ -299,7 +365,7 @@ def cmd_settings(args, data_dir: Path) -> int:
 def _coerce(text: str, like):
     if isinstance(like, bool):
         if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-            raise ValueError(f"expected true or false, got {text!r}")
+            raise BadInput(f"expected true or false, got {text!r}")
         return text.lower() in ("true", "1", "yes", "on")
     if isinstance(like, int):
         return int(text)
@@ -351,6 +417,7 @@ _COMMANDS = {
     "search": cmd_search,
     "stats": cmd_stats,
     "reindex": cmd_reindex,
+    "doctor": cmd_doctor,
     "context": cmd_context,
     "gui": cmd_gui,
     "contextualize": cmd_contextualize,

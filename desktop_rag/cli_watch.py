@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from desktop_rag.cli_output import ProgressPrinter, print_index_summary
+from desktop_rag.errors import BadInput
 
 
 def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> int:
@@ -20,7 +21,7 @@ def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> in
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.catalog.folders()]
     not_folders = [str(f) for f in folders if not f.is_dir()]
     if not folders or not_folders:
-        raise ValueError(f"not a folder: {', '.join(not_folders)}" if not_folders else
+        raise BadInput(f"not a folder: {', '.join(not_folders)}" if not_folders else
                          "nothing to watch: give folders, or index some first")
     # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
     summary = library.index(folders, contexts=library.watch_contexts, on_progress=ProgressPrinter(sys.stderr))

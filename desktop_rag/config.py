@@ -7,6 +7,8 @@ import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from desktop_rag.errors import BadInput
+
 DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
 MODELS_DIR_ENV = "DESKTOP_RAG_MODELS_DIR"
 SETTINGS_FILE = "settings.json"
@@ -39,7 +41,7 @@ def check_setting(name: str, value) -> None:
     """Refuse a value the library could not use, when it is set rather than when it is first needed."""
     choices = _CHOICES.get(name)
     if choices is not None and value not in choices:
-        raise ValueError(f"{name} cannot be {value!r}; pick one of {', '.join(choices)}")
+        raise BadInput(f"{name} cannot be {value!r}; pick one of {', '.join(choices)}")
 
 
 def default_data_dir() -> Path:
@@ -153,9 +155,28 @@ class Settings:
         path = data_dir / SETTINGS_FILE
         if not path.exists():
             return cls()
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in raw.items() if k in known})
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise BadInput(f"the settings file {path} is not valid JSON ({exc}): mend it, or delete it to start "
+                           "from the defaults") from None
+        if not isinstance(raw, dict):
+            raise BadInput(f"the settings file {path} holds no settings object: mend it, or delete it")
+        known = {f.name: f for f in fields(cls)}
+        defaults = cls()
+        values = {}
+        for key, value in raw.items():
+            if key not in known:
+                continue  # a setting of another version (or a removed one): ignored
+            expected = type(getattr(defaults, key))
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise BadInput(f"the setting {key} in {path} should be {expected.__name__}, not {value!r}: "
+                               f"set it again with `desktop-rag settings {key} VALUE`")
+            check_setting(key, value)
+            values[key] = value
+        return cls(**values)
 
     def save(self, data_dir: Path) -> None:
         data_dir.mkdir(parents=True, exist_ok=True)

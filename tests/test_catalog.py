@@ -33,7 +33,7 @@ def test_replacing_a_document_tombstones_its_embedded_chunks(tmp_path):
     # Only the chunk that reached the dense index needs deleting there; the other never did.
     assert catalog.pending_dense_deletions() == [pending[0][0]]
     assert [t for _, _, t in catalog.iter_index_texts()] == ["three"]
-    assert catalog.bm25_dirty
+    assert catalog.keyword_index_dirty
     catalog.close()
 
 

@@ -71,3 +71,43 @@ def test_a_person_edits_contexts_while_a_real_index_runs(library, docs, tmp_path
     assert library.search("zanzibar", k=1, mode="bm25").hits[0].chunk_id == chunk
     assert library.catalog.stats()["documents"]["indexed"] == 41
     assert all(library.search(f"crate number {n}", k=3, mode="bm25").hits for n in (0, 17, 39))
+
+
+def test_threads_opening_a_new_catalog_at_once_all_succeed(tmp_path):
+    """Each opener migrates a new file: the second one in used to create the tables again."""
+    for attempt in range(5):
+        path = tmp_path / f"new{attempt}.sqlite3"
+        barrier = threading.Barrier(4)
+        opened, errors = [], []
+
+        def open_catalog():
+            barrier.wait()
+            try:
+                opened.append(Catalog(path))
+            except Exception as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_catalog) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert {c.schema_version for c in opened} == {opened[0].schema_version} and opened[0].schema_version >= 7
+        for catalog in opened:
+            catalog.close()
+
+
+def test_two_commands_started_at_once_on_a_new_data_folder_both_work(tmp_path):
+    """Separate processes: the catalog's tables and Chroma's are each created once."""
+    import subprocess
+    import sys
+
+    for attempt in range(3):
+        data = tmp_path / f"data{attempt}"
+        commands = [subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data), "stats", "--json"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        for command in commands:
+            out, err = command.communicate(timeout=180)
+            assert command.returncode == 0, err
+            assert '"chunks": 0' in out

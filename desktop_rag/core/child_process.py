@@ -27,13 +27,16 @@ import threading
 import time
 from typing import Callable, Sequence
 
+from desktop_rag.errors import UserError
+
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
 _NICENESS = 10  # of 19: background work, as a desktop counts it
 
 
-class ChildFailed(RuntimeError):
-    pass
+class ChildFailed(UserError, RuntimeError):
+    """A helper process (a model, the vector store, the reader) ended or did not answer: running the task again
+    starts it anew, and finished work is kept."""
 
 
 class ChildDied(ChildFailed):

@@ -15,6 +15,7 @@ from desktop_rag.core.keyterms import cjk_key_terms, key_terms
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.scripts import mostly_cjk
 from desktop_rag.core.tokens import TokenCounter
+from desktop_rag.errors import BadInput
 
 # rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences.
 RULES_VERSION = "rules-3"
@@ -140,11 +141,11 @@ def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None
         from desktop_rag.core.llm.contextualizer import LlmContextualizer
 
         if llm_backend_factory is None:
-            raise ValueError("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
+            raise BadInput("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
         llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels, quote_chars=llm_quote_chars)
         if choice == "llm":
             return llm
         from desktop_rag.core.llm.budget import BudgetedContextualizer
 
         return BudgetedContextualizer(llm, rules, *budget_seconds, seconds_per_chunk=seconds_per_chunk)
-    raise ValueError(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")
+    raise BadInput(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 from desktop_rag.core import parsers
 from desktop_rag.core.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.child_process import ChildClosed
+from desktop_rag.core.child_process import ChildClosed, ChildFailed
 from desktop_rag.core.contexts import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
@@ -201,7 +201,7 @@ class Indexer:
         catalog = self.lib.catalog
         path = str(found.path)
         known = catalog.document(path)
-        if known and known.size == found.size and known.mtime_ns == found.mtime_ns:
+        if known and known.size == found.size and known.mtime_ns == found.mtime_ns and not known.retry_due:
             if known.status == "failed":
                 self.summary.failed.append(FileFailure(path, f"{known.error} (unchanged since the last attempt)"))
             else:
@@ -217,8 +217,8 @@ class Indexer:
         t0 = time.perf_counter()
         try:
             data = found.path.read_bytes()
-        except OSError as exc:
-            self._fail(found, None, f"cannot read file: {exc.strerror or exc}")
+        except OSError as exc:  # permission denied, an I/O error: the file may read fine next time
+            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
             return
         if not _unchanged_since(found, len(data)):  # still being written: index it once it is complete
             self.summary.busy.append(path)
@@ -235,10 +235,14 @@ class Indexer:
                 found.path, data, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens
             )
         except parsers.ParseError as exc:
-            self._fail(found, content_hash, str(exc))
+            self._fail(found, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
             return
         except ChildClosed:  # the app quits: not the file's fault, and it is read again next time
             raise
+        except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
+            self._fail(found, content_hash, f"the reader could not run ({exc}); it is tried again next time",
+                       transient=True)
+            return
         except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
             log.exception("parsing %s failed", path)
             self._fail(found, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
@@ -331,9 +335,10 @@ class Indexer:
         self.summary.kept_contexts += len(chunks) - len(missing)
         return [previous[c.text_hash] if c.text_hash in previous else fresh[i] for i, c in enumerate(chunks)]
 
-    def _fail(self, found: FoundFile, content_hash: str | None, reason: str) -> None:
+    def _fail(self, found: FoundFile, content_hash: str | None, reason: str, transient: bool = False) -> None:
         self.lib.catalog.save_failure(
-            path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, error=reason
+            path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, error=reason,
+            transient=transient,
         )
         self.summary.failed.append(FileFailure(str(found.path), reason))
 
@@ -344,7 +349,7 @@ class Indexer:
         the keyword index if anything changed. Safe to call any time; does nothing when all is in sync."""
         catalog = self.lib.catalog
         self.embed_pending()
-        if catalog.bm25_dirty:
+        if catalog.keyword_index_dirty:
             self.control.checkpoint()
             t0 = time.perf_counter()
             self.on_progress(Progress("index", 0, 1))

@@ -26,8 +26,9 @@ from desktop_rag.core.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
 from desktop_rag.core.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path, token_counter
+from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage import writer_lock
-from desktop_rag.storage.catalog import Catalog
+from desktop_rag.storage.catalog import Catalog, damaged_message
 from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess
 from desktop_rag.storage.vector_store import VectorStore
@@ -47,6 +48,9 @@ class Library:
         self.data_dir = Path(data_dir)
         self.child_processes = child_processes
         self.read_in_child = child_processes if read_in_child is None else read_in_child
+        if self.data_dir.exists() and not self.data_dir.is_dir():
+            raise DataFolderUnusable(f"the data folder {self.data_dir} is a file: choose a folder (--data-dir, or "
+                                     "File → Data folder in the app)")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
@@ -90,8 +94,19 @@ class Library:
         self._claim_writer()
         with self._lock:
             if not self._indexes_checked:
-                self._rebuild_stale_indexes()
+                self._check_before_writing()
             yield
+
+    def _check_before_writing(self) -> None:
+        """Once per library, before its first write: a damaged catalog is not written to (a person decides what
+        becomes of it), and indexes built otherwise, or lost, are rebuilt from the catalog by the next sync."""
+        from desktop_rag.core.doctor import lost_indexes
+
+        damage = self.catalog.damage()
+        if damage:
+            raise CatalogDamaged(damaged_message(self.catalog.path, damage))
+        self._rebuild_stale_indexes()
+        self.index_notices += lost_indexes(self)
 
     def _rebuild_stale_indexes(self) -> None:
         """An index built by another embedding model or keyword tokenizer than this library's is rebuilt from the
@@ -127,6 +142,9 @@ class Library:
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
 
     def _claim_writer(self) -> None:
+        if self.catalog.read_only:
+            raise DataFolderUnusable(f"the data folder {self.data_dir} cannot be written: searching works, but "
+                                     "indexing and edits need a data folder you may write")
         if self._writer_claim is None and not self.settings.chroma_server:  # a server serialises writes itself
             self._writer_claim = writer_lock.acquire(self.data_dir)
 
@@ -271,14 +289,14 @@ class Library:
         count = self.keywords.rebuild(
             (chunk_id, index_text(context, text)) for chunk_id, context, text in self.catalog.iter_index_texts()
         )
-        self.catalog.set_bm25_clean()
+        self.catalog.mark_keyword_index_clean()
         return count
 
     def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
         with self._writing():
+            self.catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
             self.vectors.reset()
-            self.catalog.mark_all_unembedded()
             self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
             self.catalog.mark_keyword_index_dirty()
             return self._sync(on_progress, control)

@@ -46,7 +46,8 @@ class ReaderProcess:
         try:
             return self._child.call("read", str(path), data, chunk_tokens, overlap_tokens, timeout=self.timeout_s)
         except ChildTimedOut as exc:
-            raise parsers.ParseError(f"reading it took longer than {self.timeout_s:g} s and was stopped") from exc
+            raise parsers.TransientReadError(f"reading it took longer than {self.timeout_s:g} s and was stopped; it "
+                                             "is tried again next time") from exc
         except ChildDied as exc:  # on this file (the child starts again for the next); not starting is no file's fault
             raise parsers.ParseError(f"the parser crashed on this file ({exc})") from exc
 

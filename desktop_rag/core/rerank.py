@@ -6,8 +6,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from desktop_rag.errors import UserError
 
-class RerankerUnavailable(Exception):
+
+class RerankerUnavailable(UserError):
     pass
 
 

@@ -11,12 +11,9 @@ from desktop_rag.core.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, key
 from desktop_rag.core.models import index_text
 from desktop_rag.core.query import contains_phrases, parse_query
 from desktop_rag.core.rerank import Reranker, RerankerUnavailable
+from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
 
 MODES = ("hybrid", "dense", "bm25")
-
-
-class NoIndexError(Exception):
-    """Search was asked of a library that has nothing indexed yet."""
 
 
 @dataclass
@@ -72,7 +69,7 @@ class Searcher:
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         if mode not in MODES:
-            raise ValueError(f"unknown search mode {mode!r}; pick one of {', '.join(MODES)}")
+            raise BadInput(f"unknown search mode {mode!r}; pick one of {', '.join(MODES)}")
         if self.catalog.chunk_count() == 0:
             raise NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...` first")
         query = query.strip()
@@ -87,6 +84,9 @@ class Searcher:
         dense = self.vectors.query(query_vector, n) if query_vector is not None else []
         bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes])
                 if mode in ("hybrid", "bm25") else [])
+        if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
+            result.notices.append("the dense index is empty although chunks were embedded: run `desktop-rag doctor "
+                                  "--repair` (or any index run) to rebuild it; meanwhile only keywords match")
         ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
         dense_scores, bm25_scores = dict(dense), dict(bm25)
 

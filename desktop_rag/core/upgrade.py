@@ -142,7 +142,7 @@ class _Upgrade:
         library = self.library
         if library.catalog.count_pending_embeddings():
             library.sync_dense(control=self.control)
-        if library.catalog.bm25_dirty and time.monotonic() - self._last_keyword_rebuild > KEYWORD_REBUILD_EVERY_S:
+        if library.catalog.keyword_index_dirty and time.monotonic() - self._last_keyword_rebuild > KEYWORD_REBUILD_EVERY_S:
             library.sync(control=self.control)
             self._last_keyword_rebuild = time.monotonic()
 

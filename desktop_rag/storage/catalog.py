@@ -7,6 +7,7 @@ stopped. WAL lets searches read while an indexing run writes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from desktop_rag.core.models import Chunk, ContextResult
+from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_review import CatalogReview
@@ -30,9 +32,17 @@ class DocumentRecord:
     content_hash: str | None
     status: str
     error: str | None
+    retries: int = 0  # failures in a row whose cause was outside the file (migration 0007)
+
+    @property
+    def retry_due(self) -> bool:
+        """A failed file the next run reads again although it did not change."""
+        return self.status == "failed" and 0 < self.retries <= MAX_TRANSIENT_RETRIES
 
 
-_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error"  # DocumentRecord's fields
+MAX_TRANSIENT_RETRIES = 3  # a file that times out every time is not read for minutes on every run forever
+_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries"  # DocumentRecord's fields
+_KEYWORD_INDEX_DIRTY = "bm25_dirty"
 _ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (see iter_index_texts)
 
 
@@ -68,14 +78,28 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
-        connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-        connection.row_factory = sqlite3.Row
-        self._db = SerializedConnection(connection)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
+        # A library on a read-only disk (or a copy someone may only read) can still be searched.
+        self.read_only = not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
+        try:
+            self._db = SerializedConnection(_connect(path, self.read_only))
+            if not self.read_only:
+                _use_wal(self._db)
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.OperationalError:
+            raise  # locked, a full disk, an I/O error: not the file's structure
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
+            raise CatalogDamaged(damaged_message(path, exc)) from exc
+
+    def damage(self) -> str | None:
+        """SQLite's own check of the file's structure (PRAGMA quick_check: every page read, ~1 s per 200 MB):
+        None when whole, else what it found."""
+        try:
+            found = [row[0] for row in self._db.execute("PRAGMA quick_check(20)")]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        return None if found == ["ok"] else "; ".join(found)
 
     def close(self) -> None:
         self._db.close()
@@ -84,10 +108,19 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
 
     def _migrate(self) -> None:
         current = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if self.read_only:
+            if current < _migrations()[-1][0]:
+                raise DataFolderUnusable(f"the catalog {self.path} was made by an older version and must be "
+                                         "upgraded, but its folder cannot be written: open it where it can be")
+            return
         for number, sql in _migrations():
             if number <= current:
                 continue
             with self._transaction():
+                # Asked again inside the transaction: two processes opening a new data folder at once both saw
+                # version 0, and the second, once let in, created the tables again ("table folders already exists").
+                if self._db.execute("PRAGMA user_version").fetchone()[0] >= number:
+                    continue
                 self._run_script(sql)
                 self._db.execute(f"PRAGMA user_version = {number}")
 
@@ -127,6 +160,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         """The catalog has this file (indexed, failed or skipped) with this size and mtime: a run will not read it."""
         return self._db.execute(
             "SELECT 1 FROM documents WHERE path = ? AND size = ? AND mtime_ns = ?"
+            f" AND NOT (status = 'failed' AND retries BETWEEN 1 AND {MAX_TRANSIENT_RETRIES})"
             " UNION ALL SELECT 1 FROM skipped_files WHERE path = ? AND size = ? AND mtime_ns = ?",
             (path, size, mtime_ns) * 2).fetchone() is not None
 
@@ -173,18 +207,23 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
                 path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
             )
             self._replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
-            self._set_meta("bm25_dirty", "1")
+            self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))  # text now, if it was not
         return doc_id
 
-    def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str) -> None:
-        """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed."""
+    def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str,
+                     transient: bool = False) -> None:
+        """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed.
+        `transient`: the cause was outside the file, so the next runs try it again (MAX_TRANSIENT_RETRIES)."""
         with self._transaction():
+            before = self._db.execute("SELECT retries FROM documents WHERE path = ?", (path,)).fetchone()
+            retries = (before[0] if before else 0) + 1 if transient else 0
             doc_id = self._upsert_document(
                 path, size, mtime_ns, content_hash, "failed", error, None, None, None, None, time.time()
             )
+            self._db.execute("UPDATE documents SET retries = ? WHERE id = ?", (retries, doc_id))
             if self._drop_chunks(doc_id):
-                self._set_meta("bm25_dirty", "1")
+                self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
 
     def remove_documents(self, doc_ids: Iterable[int]) -> int:
@@ -194,7 +233,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
                 self._drop_chunks(doc_id)
                 removed += self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
             if removed:
-                self._set_meta("bm25_dirty", "1")
+                self.mark_keyword_index_dirty()
         return removed
 
     def _upsert_document(self, path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now):
@@ -204,7 +243,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             " ON CONFLICT(path) DO UPDATE SET size=excluded.size, mtime_ns=excluded.mtime_ns,"
             " content_hash=excluded.content_hash, status=excluded.status, error=excluded.error,"
             " parser=excluded.parser, title=excluded.title, text=excluded.text, page_count=excluded.page_count,"
-            " updated_at=excluded.updated_at",
+            " updated_at=excluded.updated_at, retries=0",
             (path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now),
         )
         return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
@@ -244,6 +283,19 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
     def mark_all_unembedded(self) -> None:
         self._db.execute("UPDATE chunks SET embedded = 0")
 
+    def mark_unembedded(self, chunk_ids: Sequence[int]) -> None:
+        with self._transaction():
+            self._db.executemany("UPDATE chunks SET embedded = 0 WHERE id = ?", [(i,) for i in chunk_ids])
+
+    def chunk_ids(self, embedded: bool | None = None) -> set[int]:
+        """Every chunk's id; with `embedded`, only those the catalog says are (or are not) in the dense index."""
+        if embedded is None:
+            return {r[0] for r in self._db.execute("SELECT id FROM chunks")}
+        return {r[0] for r in self._db.execute("SELECT id FROM chunks WHERE embedded = ?", (int(embedded),))}
+
+    def count_embedded(self) -> int:
+        return self.chunk_count() - self.count_pending_embeddings()
+
     def pending_dense_deletions(self) -> list[int]:
         return [r[0] for r in self._db.execute("SELECT chunk_id FROM dense_deletions")]
 
@@ -264,15 +316,17 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         ):
             yield from (tuple(r) for r in rows)
 
+    # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The
+    # meta key keeps its first name, so libraries made before keep their state.
     @property
-    def bm25_dirty(self) -> bool:
-        return self._get_meta("bm25_dirty", "0") == "1"
+    def keyword_index_dirty(self) -> bool:
+        return self._get_meta(_KEYWORD_INDEX_DIRTY, "0") == "1"
 
-    def set_bm25_clean(self) -> None:
-        self._set_meta("bm25_dirty", "0")
+    def mark_keyword_index_clean(self) -> None:
+        self._set_meta(_KEYWORD_INDEX_DIRTY, "0")
 
     def mark_keyword_index_dirty(self) -> None:
-        self._set_meta("bm25_dirty", "1")
+        self._set_meta(_KEYWORD_INDEX_DIRTY, "1")
 
     def index_built_with(self, part: str) -> str | None:
         """What the derived indexes were last built with ("embedding_model", "keyword_tokenizer"); None if the
@@ -363,6 +417,38 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
 
     def failures(self) -> list[tuple[str, str]]:
         return [tuple(r) for r in self._db.execute("SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path")]
+
+
+def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+    # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
+    if read_only:
+        if not path.exists():
+            raise DataFolderUnusable(f"{path.parent} has no library and cannot be written: choose another data folder")
+        # immutable: nobody writes a folder nobody may write, and WAL would need its -shm file created.
+        target, uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1", True
+    else:
+        target, uri = str(path), False
+    connection = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30, uri=uri)
+    connection.row_factory = sqlite3.Row
+    return connection
+
+
+def _use_wal(db: SerializedConnection) -> None:
+    """Switching a new file to WAL needs it to itself, and SQLite answers "database is locked" at once instead of
+    waiting (its busy timeout does not apply): another process opening the same new folder is waited for."""
+    for attempt in range(200):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 199:
+                raise
+            time.sleep(0.05)
+
+
+def damaged_message(path: Path, problem) -> str:
+    return (f"the catalog {path} is damaged ({problem}). Your files are untouched. Move the data folder aside "
+            "(keep it: it may be recoverable with sqlite3's .recover) and index your folders again")
 
 
 class _Transaction:

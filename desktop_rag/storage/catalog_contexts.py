@@ -210,4 +210,4 @@ class ContextEdits:
             (chunk_id,),
         )
         self._db.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (chunk_id,))
-        self._set_meta("bm25_dirty", "1")
+        self.mark_keyword_index_dirty()

@@ -35,7 +35,7 @@ class CatalogFiles:
                 if row and row[0] != doc.id:
                     self._drop_chunks(row[0])
                     self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-                    self._set_meta("bm25_dirty", "1")
+                    self.mark_keyword_index_dirty()
                 self._db.execute(
                     "UPDATE documents SET path = ?, title = CASE WHEN title = ? THEN ? ELSE title END WHERE id = ?",
                     (path, PurePath(doc.path).stem, PurePath(path).stem, doc.id),
@@ -121,7 +121,7 @@ class CatalogFiles:
             row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
             if row is not None:
                 if self._drop_chunks(row[0]):
-                    self._set_meta("bm25_dirty", "1")
+                    self.mark_keyword_index_dirty()
                 self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
             self._db.execute(
                 "INSERT INTO skipped_files(path, size, mtime_ns, reason, updated_at) VALUES (?, ?, ?, ?, ?)"

@@ -18,8 +18,13 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from desktop_rag.errors import IndexDamaged
+
 CURRENT = "CURRENT"
 _IDS_FILE = "chunk_ids.npy"
+# What bm25s writes (and we add) for one generation: all must be there for it to load.
+_GENERATION_FILES = (_IDS_FILE, "params.index.json", "vocab.index.json", "data.csc.index.npy",
+                     "indices.csc.index.npy", "indptr.csc.index.npy")
 _EMPTY = ""  # the tokenizer never yields it: the one token of a text without words
 _MAX_VOCABULARY = 2_000_000
 _PREFIX_WORDS = 50  # words of removed texts stay in the vocabulary; past this, start afresh
@@ -88,6 +93,22 @@ class KeywordIndex:
     def exists(self) -> bool:
         return self._current_generation() is not None
 
+    def damage(self) -> str | None:
+        """What is wrong with the files on disk, or None: CURRENT names a generation whose files are gone or
+        incomplete (a folder copied in part, a disk error, a person tidying up)."""
+        generation = self._current_generation()
+        if not generation:
+            return None
+        target = self.folder / generation
+        missing = [name for name in _GENERATION_FILES if not (target / name).is_file()]
+        if missing:
+            return f"its current generation {generation} lacks {', '.join(missing)}"
+        return None
+
+    def chunk_ids(self) -> set[int]:
+        self._ensure_loaded()
+        return {int(i) for i in self._chunk_ids}
+
     def _ensure_loaded(self) -> None:
         generation = self._current_generation()
         if generation == self._loaded_generation:
@@ -96,8 +117,13 @@ class KeywordIndex:
 
         if generation:
             target = self.folder / generation
-            self._retriever = bm25s.BM25.load(str(target), mmap=True, show_progress=False)
-            self._chunk_ids = np.load(target / _IDS_FILE)
+            try:
+                self._retriever = bm25s.BM25.load(str(target), mmap=True, show_progress=False)
+                self._chunk_ids = np.load(target / _IDS_FILE)
+            except (OSError, ValueError) as exc:
+                raise IndexDamaged(f"the keyword index cannot be read ({self.damage() or exc}): run "
+                                   "`desktop-rag doctor --repair` (or any index run) to rebuild it from the catalog"
+                                   ) from exc
         else:
             self._retriever, self._chunk_ids = None, np.zeros(0, dtype=np.int64)
         self._loaded_generation = generation

@@ -42,6 +42,9 @@ class VectorStoreProcess:
     def count(self) -> int:
         return self._call("count")
 
+    def chunk_ids(self) -> set[int]:
+        return self._call("chunk_ids")
+
     def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
         self._call("add", [int(o) for o in owners], np.asarray(vectors, dtype=np.float32))
 

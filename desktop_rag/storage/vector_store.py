@@ -15,7 +15,10 @@ from typing import Sequence
 
 import numpy as np
 
+from desktop_rag.storage import writer_lock
+
 COLLECTION = "chunks"
+OPEN_LOCK_FILE = "chroma-open.lock"  # beside the store, in the data folder
 # Chroma's default HNSW settings measured recall@20 of 0.45–0.51 on random vectors; these gave 0.99–1.00
 # (offline-stack.md). ef_search is also the query-time beam width, so it bounds the candidates we can ask for.
 HNSW_CONFIG = {"space": "cosine", "ef_search": 400, "ef_construction": 400, "max_neighbors": 32}
@@ -34,7 +37,11 @@ class VectorStore:
         else:
             assert path is not None
             path.mkdir(parents=True, exist_ok=True)
-            self._client = chromadb.PersistentClient(path=str(path), settings=settings)
+            with writer_lock.one_at_a_time(path.parent / OPEN_LOCK_FILE):
+                self._client = chromadb.PersistentClient(path=str(path), settings=settings)
+                self._name = collection
+                self._collection = self._open()
+            return
         self._name = collection
         self._collection = self._open()
 
@@ -45,6 +52,17 @@ class VectorStore:
 
     def count(self) -> int:
         return self._collection.count()
+
+    def chunk_ids(self) -> set[int]:
+        """Every chunk that has a vector (for the doctor's comparison with the catalog), read a page at a time."""
+        owners: set[int] = set()
+        offset = 0
+        while True:
+            page = self._collection.get(include=["metadatas"], limit=_ADD_BATCH, offset=offset)
+            owners.update(int(meta["chunk"]) for meta in page["metadatas"])
+            if len(page["ids"]) < _ADD_BATCH:
+                return owners
+            offset += _ADD_BATCH
 
     def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
         """Store vectors; owners[i] is the chunk id of vectors[i], and a chunk's windows come consecutively."""

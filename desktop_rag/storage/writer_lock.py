@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+
+from desktop_rag.errors import DataFolderBusy
 
 LOCK_FILE = "writer.lock"
 
 
-class DataFolderBusy(RuntimeError):
-    pass
 
 
 process_role = "app"  # what this process is, for the message another one shows; the CLI sets its command
@@ -52,6 +53,24 @@ def acquire(data_dir: Path) -> Path:
         return path
 
 
+@contextmanager
+def one_at_a_time(lock_path: Path):
+    """Wait for, then hold, a lock that processes take for a moment: opening the embedded Chroma store creates
+    its tables, and two processes opening a new data folder at once both tried ("table collections already
+    exists")."""
+    try:
+        handle = open(lock_path, "a+", encoding="utf-8")
+    except OSError:  # a data folder one may only read: nobody creates tables in it either
+        yield
+        return
+    with handle:
+        _lock(handle, wait=True)
+        try:
+            yield
+        finally:
+            _unlock(handle)
+
+
 def release(path: Path) -> None:
     with _guard:
         entry = _held.get(path)
@@ -67,9 +86,9 @@ def release(path: Path) -> None:
 if os.name == "nt":
     import msvcrt
 
-    def _lock(handle) -> None:
+    def _lock(handle, wait: bool = False) -> None:
         handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
 
     def _unlock(handle) -> None:
         handle.seek(0)
@@ -77,8 +96,8 @@ if os.name == "nt":
 else:
     import fcntl
 
-    def _lock(handle) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    def _lock(handle, wait: bool = False) -> None:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
 
     def _unlock(handle) -> None:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

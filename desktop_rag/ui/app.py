@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
+from desktop_rag.errors import LOG_FILE
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.theme import icon
 
-LOG_FILE = "desktop-rag.log"
+
 
 
 class AppSession:

@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
         if stats["folders"]:
             self._catch_up(stats["folders"], stats["chunks_pending_embedding"])
         else:
-            if stats["chunks_pending_embedding"] or self.library.catalog.bm25_dirty:
+            if stats["chunks_pending_embedding"] or self.library.catalog.keyword_index_dirty:
                 self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
             self.follower.start()
         self.background.begin()  # it starts once the catch-up is done and the schedule allows

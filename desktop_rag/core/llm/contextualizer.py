@@ -28,6 +28,7 @@ from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
 from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.quality import score_context
 from desktop_rag.core.scripts import mostly_cjk
+from desktop_rag.errors import BadInput
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ class LlmContextualizer:
     def __init__(self, backend_factory: Callable[[], LlmBackend], rules: RulesContextualizer,
                  on_notice: Callable[[str], None] | None = None, levels: str = "document", quote_chars: int = 0):
         if levels not in LEVELS:
-            raise ValueError(f"unknown LLM context levels {levels!r}; pick one of {', '.join(LEVELS)}")
+            raise BadInput(f"unknown LLM context levels {levels!r}; pick one of {', '.join(LEVELS)}")
         self._backend_factory = backend_factory
         self._backend: LlmBackend | None = None
         self._unavailable: str | None = None

@@ -14,8 +14,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop_rag.errors import UserError
 
-class ModelUnavailable(Exception):
+
+class ModelUnavailable(UserError):
     """The model file is missing, incomplete or fails verification; the message says what to do."""
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from desktop_rag.core.models import ParsedDocument
-from desktop_rag.core.parsers.errors import ParseError
+from desktop_rag.core.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.parsers import code, docx, html, markup, paged
 
 Parser = Callable[[bytes, str], ParsedDocument]

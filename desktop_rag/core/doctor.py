@@ -1,0 +1,104 @@
+"""Do the catalog and the two indexes agree? Find what disagrees and rebuild it from the catalog.
+
+The catalog is the source of truth; Chroma and the keyword index are derived from it. They can part ways without
+any bug of ours: a person deletes the `chroma` folder, a disk loses a file, a copy of the data folder is partial.
+Left alone, search by meaning then answers "No results" silently. Two depths:
+- `lost_indexes`: counts and file checks only (milliseconds), run before the first write of every library, so
+  an index run (and the app, which runs one at start) repairs a lost index by itself and says so;
+- `examine`: every chunk id compared, and SQLite's own check of the catalog's pages (`desktop-rag doctor`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Checkup:
+    catalog_damage: str | None = None  # SQLite's quick_check; only a person can act on it (the source of truth)
+    vectors_missing: set[int] = field(default_factory=set)  # embedded, says the catalog, but no vector
+    vectors_orphaned: set[int] = field(default_factory=set)  # a vector for a chunk the catalog does not have
+    keyword_problem: str | None = None  # the keyword index's files, or its chunks, disagree with the catalog
+
+    @property
+    def healthy(self) -> bool:
+        return not (self.catalog_damage or self.vectors_missing or self.vectors_orphaned or self.keyword_problem)
+
+    def findings(self) -> list[str]:
+        found = []
+        if self.catalog_damage:
+            found.append(f"the catalog is damaged: {self.catalog_damage}")
+        if self.vectors_missing:
+            found.append(f"{len(self.vectors_missing)} chunks have no vector in the dense index although the catalog "
+                         "says they were embedded")
+        if self.vectors_orphaned:
+            found.append(f"the dense index holds vectors of {len(self.vectors_orphaned)} chunks the catalog no "
+                         "longer has")
+        if self.keyword_problem:
+            found.append(f"the keyword index {self.keyword_problem}")
+        return found
+
+
+def lost_indexes(library) -> list[str]:
+    """The cheap check: an index gone or broken as a whole. Marks what must be rebuilt (the next sync does it)
+    and returns why, for the run's summary."""
+    catalog, notices = library.catalog, []
+    embedded = catalog.count_embedded()
+    if embedded and library.vectors.count() == 0:
+        catalog.mark_all_unembedded()
+        notices.append(f"the dense index was empty although {embedded} chunks had been embedded (was its folder "
+                       "removed?): every chunk is embedded again")
+    problem = _keyword_files_problem(library)
+    if problem and not catalog.keyword_index_dirty:
+        catalog.mark_keyword_index_dirty()
+        notices.append(f"the keyword index {problem}: it is built again")
+    return notices
+
+
+def examine(library) -> Checkup:
+    catalog = library.catalog
+    checkup = Checkup(catalog_damage=catalog.damage())
+    if checkup.catalog_damage:
+        return checkup  # nothing read from a damaged catalog can be trusted
+    stored = library.vectors.chunk_ids()
+    checkup.vectors_missing = catalog.chunk_ids(embedded=True) - stored
+    # A chunk replaced or removed keeps its vector until the next sync drops it (dense_deletions): not an orphan.
+    checkup.vectors_orphaned = stored - catalog.chunk_ids() - set(catalog.pending_dense_deletions())
+    checkup.keyword_problem = _keyword_files_problem(library)
+    if checkup.keyword_problem is None and not catalog.keyword_index_dirty and library.keywords.exists:
+        in_index, in_catalog = library.keywords.chunk_ids(), catalog.chunk_ids()
+        if in_index != in_catalog:
+            checkup.keyword_problem = (f"disagrees with the catalog ({len(in_catalog - in_index)} chunks missing, "
+                                       f"{len(in_index - in_catalog)} unknown)")
+    return checkup
+
+
+def repair(library, checkup: Checkup) -> list[str]:
+    """Rebuild what the checkup found wrong, from the catalog; returns what was done. A damaged catalog is not
+    repaired here: it is the source of truth, and a person decides what becomes of it."""
+    done = []
+    if checkup.catalog_damage:
+        return done
+    with library._writing():
+        if checkup.vectors_missing:
+            library.catalog.mark_unembedded(sorted(checkup.vectors_missing))
+            done.append(f"{len(checkup.vectors_missing)} chunks embedded again")
+        if checkup.vectors_orphaned:
+            library.vectors.delete(sorted(checkup.vectors_orphaned))
+            done.append(f"vectors of {len(checkup.vectors_orphaned)} unknown chunks removed")
+        if checkup.keyword_problem:
+            library.catalog.mark_keyword_index_dirty()
+            done.append("keyword index rebuilt")
+        if done:
+            library._sync()
+    return done
+
+
+def _keyword_files_problem(library) -> str | None:
+    keywords, catalog = library.keywords, library.catalog
+    damage = keywords.damage()
+    if damage:
+        return f"is damaged ({damage})"
+    if not keywords.exists and catalog.chunk_count() and not catalog.keyword_index_dirty:
+        return "is missing"
+    return None

@@ -1,0 +1,58 @@
+"""What a person sees when something goes wrong, in one place for the CLI, the app and the agents' server.
+
+A `UserError` is something a person can act on: its message says what happened and what to do, and it is shown as
+it is, without a traceback. Operating-system errors a person can fix (a full disk, a permission, a missing path)
+are put into words by `user_message`. Anything else is a bug: it is logged with its traceback and shown as an
+internal error.
+"""
+
+from __future__ import annotations
+
+import errno
+
+LOG_FILE = "desktop-rag.log"  # in the data folder: the app's log, and the CLI's record of internal errors
+
+
+class UserError(Exception):
+    """Something a person can act on; the message says what to do."""
+
+
+class BadInput(UserError, ValueError):
+    """An argument, a query, a setting's value or an input file that cannot be used as given."""
+
+
+class NoIndexError(UserError):
+    """Search was asked of a library that has nothing indexed yet."""
+
+
+class DataFolderBusy(UserError):
+    """Another process writes to this data folder."""
+
+
+class DataFolderUnusable(UserError):
+    """The data folder cannot hold a library: it is a file, or it cannot be written where writing is needed."""
+
+
+class CatalogDamaged(UserError):
+    """The catalog's file is not a database, or SQLite found it damaged."""
+
+
+class IndexDamaged(UserError):
+    """A search index disagrees with the catalog in a way only a rebuild mends."""
+
+
+def user_message(exc: BaseException) -> str | None:
+    """A sentence for a person, or None when the exception is a bug."""
+    if isinstance(exc, UserError):
+        return str(exc).strip() or exc.__class__.__name__
+    if isinstance(exc, OSError):
+        where = f": {exc.filename}" if exc.filename else ""
+        if exc.errno == errno.ENOSPC:
+            return "The disk is full. Free some space, then run the task again; finished work is kept."
+        if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return f"Permission denied{where}. Check that you may read (or write) it."
+        if isinstance(exc, FileNotFoundError):
+            return f"Not found{where}."
+        if isinstance(exc, (IsADirectoryError, NotADirectoryError)):
+            return f"{exc.strerror}{where}."
+    return None
