@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("query", nargs="?", help="the question or keywords")
     search.add_argument("--queries", type=Path, metavar="FILE.jsonl",
                         help='batch mode: one {"_id", "text"} object per line; prints one JSON result per line')
-    search.add_argument("-k", type=int, default=10, help="number of results (default 10)")
+    search.add_argument("-k", type=_positive, default=10, help="number of results (default 10)")
     search.add_argument("--mode", choices=MODES, default="hybrid")
     search.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
                         help="rerank with the configured cross-encoder (default: the rerank setting)")
@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("demo", help="index the bundled sample documents and run a few searches")
     commands.add_parser("gui", help="open the desktop app (also what the bare command does)")
     return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,10 +225,10 @@ def cmd_search(args, data_dir: Path) -> int:
         raise BadInput("give either a QUERY or --queries FILE.jsonl")
     with _open(data_dir) as library:
         if args.queries is not None:
-            for line in args.queries.read_text(encoding="utf-8").splitlines():
+            for number, line in enumerate(args.queries.read_text(encoding="utf-8").splitlines(), start=1):
                 if not line.strip():
                     continue
-                item = json.loads(line)
+                item = _query_line(line, number, args.queries)
                 result = library.search(item["text"], k=args.k, mode=args.mode, rerank=args.rerank)
                 _print_notices(result)
                 out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
@@ -237,6 +244,17 @@ def cmd_search(args, data_dir: Path) -> int:
     else:
         print_search_result(result, sys.stdout)
     return 0
+
+
+def _query_line(line: str, number: int, path: Path) -> dict:
+    where = f"{path}, line {number}"
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        raise BadInput(f"{where} is not JSON ({exc})") from None
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        raise BadInput(f'{where}: expected an object with a "text" string, like {{"_id": "q1", "text": "…"}}')
+    return item
 
 
 def _print_notices(result) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TextIO
 
@@ -55,7 +56,17 @@ class ProgressPrinter:
 
 
 def _shorten(path: str, width: int = 60) -> str:
+    path = shown(path)
     return path if len(path) <= width else "…" + path[-(width - 1):]
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def shown(path: str) -> str:
+    """A path on one line: a newline or other control character in a file name is written as an escape (\\n),
+    so it cannot break the output into lines that look like other files."""
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(path))
 
 
 def print_index_summary(s: IndexSummary, out: TextIO) -> None:
@@ -80,7 +91,7 @@ def print_index_summary(s: IndexSummary, out: TextIO) -> None:
     if s.failed:
         out.write("Failed files:\n")
         for failure in s.failed:
-            out.write(f"  {failure.path}: {failure.reason}\n")
+            out.write(f"  {shown(failure.path)}: {failure.reason}\n")
 
 
 def print_search_result(result, out: TextIO) -> None:
@@ -90,7 +101,7 @@ def print_search_result(result, out: TextIO) -> None:
     if result.weak:
         out.write(f"No good match for {result.query!r}; the closest, all weak:\n\n")
     for rank, hit in enumerate(result.hits, start=1):
-        where = [hit.path]
+        where = [shown(hit.path)]
         if hit.page:
             where.append(f"page {hit.page}")
         if hit.heading_path:
@@ -144,4 +155,4 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     if failures:
         out.write("Failed files:\n")
         for path, reason in failures:
-            out.write(f"  {path}: {reason}\n")
+            out.write(f"  {shown(path)}: {reason}\n")

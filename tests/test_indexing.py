@@ -97,21 +97,28 @@ def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, doc
     assert len(again.failed) == 7 and all("unchanged since the last attempt" in f.reason for f in again.failed)
 
 
-def test_unreadable_file_injected_permission_error(library, docs, monkeypatch):
+def test_unreadable_file_injected_permission_error_is_tried_again_next_run(library, docs, monkeypatch):
     # Tests run as root here, where chmod 000 does not stop reading: inject the OS error instead.
+    from desktop_rag.core import indexing
+
     (docs / "ok.md").write_text("# Fine\n\nReadable content about otters.\n")
-    (docs / "locked.md").write_text("# Locked\n")
-    real_read_bytes = Path.read_bytes
+    (docs / "locked.md").write_text("# Locked\n\nThe vault holds walrus ivory.\n")
+    real_read = indexing.read_bounded
 
-    def read_bytes_failing_for_locked(self):
-        if self.name == "locked.md":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    def read_failing_for_locked(path, limit, **kw):
+        if path.name == "locked.md":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path, limit, **kw)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes_failing_for_locked)
+    monkeypatch.setattr(indexing, "read_bounded", read_failing_for_locked)
     summary = library.index([docs], contexts="rules")
     assert [(Path(f.path).name, f.reason) for f in summary.failed] == [("locked.md", "cannot read file: Permission denied")]
     assert summary.indexed == 1
+    # The cause was outside the file: once it may be read, the next run reads it although it did not change.
+    monkeypatch.setattr(indexing, "read_bounded", real_read)
+    again = library.index([docs], contexts="rules")
+    assert (again.indexed, again.failed, again.unchanged) == (1, [], 1)
+    assert library.search("walrus", k=1, mode="bm25").hits[0].path.endswith("locked.md")
 
 
 def test_missing_path_is_reported_not_fatal(library, docs):

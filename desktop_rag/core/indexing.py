@@ -24,7 +24,8 @@ from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.run_meter import RunMeter
-from desktop_rag.core.scan import FoundFile, ScanProblem, name_is_storable, printable, scan
+from desktop_rag.core.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
+                                   read_bounded, scan)
 from desktop_rag.storage.catalog import DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -216,7 +217,13 @@ class Indexer:
             return
         t0 = time.perf_counter()
         try:
-            data = found.path.read_bytes()
+            data = read_bounded(found.path, limit)
+        except FileTooLarge:  # it grew since the scan: the next run sees its new size
+            self.summary.busy.append(path)
+            return
+        except NotRegular as exc:
+            self._fail(found, None, str(exc))
+            return
         except OSError as exc:  # permission denied, an I/O error: the file may read fine next time
             self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
             return
@@ -280,8 +287,7 @@ class Indexer:
             reason = found.kind  # scan.NOT_REGULAR: a pipe, a socket, a device
         else:
             try:
-                with open(found.path, "rb") as file:
-                    head = file.read(SNIFF_BYTES)
+                head = read_bounded(found.path, SNIFF_BYTES, head_only=True)
             except OSError:
                 return False  # the read that follows reports it as the file's error
             if not looks_like_text(head):

@@ -375,10 +375,12 @@ class Library:
 
     def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes
+        started = time.perf_counter()
         try:
             indexer.sync_indexes()
         except Cancelled:  # what was embedded is marked; the rest stays pending for the next sync
             indexer.summary.cancelled = True
+        indexer.summary.seconds = time.perf_counter() - started
         indexer.summary.notices[:0] = self._take_index_notices()
         return indexer.summary
 

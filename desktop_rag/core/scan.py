@@ -91,3 +91,29 @@ def _stat(path: Path, problems: list[ScanProblem]) -> FoundFile | None:
     # A pipe, socket or device is never opened (reading a FIFO waits forever): counted as skipped.
     kind = file_kind(path) if stat.S_ISREG(st.st_mode) else NOT_REGULAR
     return FoundFile(path.resolve(), st.st_size, st.st_mtime_ns, kind)
+
+
+class NotRegular(OSError):
+    pass
+
+
+class FileTooLarge(OSError):
+    pass
+
+
+def read_bounded(path: Path, limit: int, head_only: bool = False) -> bytes:
+    """A file's bytes, read only if it is still a regular file and at most `limit` of them (FileTooLarge past it,
+    unless `head_only`: then its first `limit` bytes): between the scan and the read a name can become a FIFO
+    (opening one for reading waits forever) or a link to /dev/zero (read by its reported size of 0, it never
+    ends)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)  # a FIFO opens at once
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(f"{NOT_REGULAR}: it is not read")
+        data = handle.read(limit + 1)
+    if head_only:
+        return data[:limit]
+    if len(data) > limit:
+        raise FileTooLarge(f"over {limit} bytes")
+    return data

@@ -70,9 +70,13 @@ class Searcher:
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         if mode not in MODES:
             raise BadInput(f"unknown search mode {mode!r}; pick one of {', '.join(MODES)}")
+        if k < 1:
+            raise BadInput(f"the number of results must be 1 or more, not {k}")
         if self.catalog.chunk_count() == 0:
             raise NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...` first")
-        query = query.strip()
+        # Bytes that are not UTF-8 (a terminal in another encoding) reach Python as lone surrogates, which the
+        # embedder's tokenizer refuses: they become U+FFFD, and the rest of the query still counts.
+        query = query.encode("utf-8", "surrogatepass").decode("utf-8", "replace").strip()
         result = SearchResult(query=query, mode=mode, hits=[])
         parsed = parse_query(query)
         if not parsed.text:

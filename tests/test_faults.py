@@ -1,0 +1,188 @@
+"""Bad input and damaged data folders: a clear message, never a traceback, nothing lost, the rest still works."""
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from cli_runner import cli
+from documents import write_docx
+
+from desktop_rag import cli as cli_module
+from desktop_rag.core import indexing
+from desktop_rag.core.parsers import ParseError
+from desktop_rag.core.parsers.docx import parse_docx
+from desktop_rag.core.scan import NotRegular, read_bounded
+from desktop_rag.errors import LOG_FILE
+
+
+def _index_one(docs, data_dir, word="quince"):
+    (docs / f"{word}.md").write_text(f"# {word.title()}\n\nThe {word} tree fruits in autumn.\n")
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+
+
+def _clean_failure(result, *expected: str, code: int = 1) -> None:
+    assert result.returncode == code, result
+    assert "Traceback" not in result.stderr, result.stderr
+    for text in expected:
+        assert text in result.stderr, result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_and_links_to_devices_are_skipped_without_hanging(library, docs):
+    (docs / "real.md").write_text("# Real\n\nAbout pelicans.\n")
+    os.mkfifo(docs / "notes.txt")
+    (docs / "zero.md").symlink_to("/dev/zero")
+    (docs / "random.txt").symlink_to("/dev/urandom")
+    summary = library.index([docs], contexts="rules")
+    assert (summary.indexed, summary.skipped, summary.failed) == (1, 3, [])
+    # And if a name turns into one between the scan and the read: refused at the read, not read without end.
+    for name in ("notes.txt", "zero.md"):
+        with pytest.raises(NotRegular):
+            read_bounded(docs / name, 1000)
+
+
+def test_reads_are_bounded_by_the_limit_not_by_the_reported_size(tmp_path):
+    path = tmp_path / "grows.txt"
+    path.write_bytes(b"x" * 5000)
+    assert read_bounded(path, 10, head_only=True) == b"x" * 10
+    with pytest.raises(OSError, match="over 4999 bytes"):
+        read_bounded(path, 4999)
+
+
+def test_a_docx_that_would_inflate_past_the_cap_is_refused(tmp_path, monkeypatch):
+    from desktop_rag.core.parsers import docx as docx_parser
+
+    monkeypatch.setattr(docx_parser, "MAX_INFLATED_BYTES", 2 * 2**20)  # the real cap is 512 MB: too slow to build
+    path = write_docx(tmp_path / "bomb.docx", [("p", "A small document.")])
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as package:
+        package.writestr("word/media/padding.bin", b"\0" * (3 * 2**20))
+    assert len(path.read_bytes()) < 100_000  # small on disk, large inflated
+    with pytest.raises(ParseError, match="zip bomb"):
+        parse_docx(path.read_bytes(), "bomb")
+
+
+def test_a_damaged_catalog_is_named_with_what_to_do(docs, data_dir):
+    _index_one(docs, data_dir)
+    catalog = data_dir / "catalog.sqlite3"
+    raw = bytearray(catalog.read_bytes())
+    raw[0:16] = b"not sqlite here!"
+    catalog.write_bytes(bytes(raw))
+    for command in (["stats"], ["search", "quince"], ["index", str(docs)]):
+        _clean_failure(cli(data_dir, *command, check=False), "is damaged", "Move the data folder aside")
+
+
+def test_damaged_pages_inside_the_catalog_are_found_before_anything_is_written(docs, data_dir):
+    _index_one(docs, data_dir)
+    catalog = data_dir / "catalog.sqlite3"
+    raw = bytearray(catalog.read_bytes())
+    page = 4096
+    for offset in range(page * 2 + 100, min(len(raw), page * 6), 7):  # the header stays; tables' pages do not
+        raw[offset] ^= 0x5A
+    catalog.write_bytes(bytes(raw))
+    result = cli(data_dir, "index", str(docs), check=False)
+    _clean_failure(result, "is damaged")
+    doctor = cli(data_dir, "doctor", check=False)
+    assert doctor.returncode == 1 and "the catalog is damaged" in doctor.stdout
+
+
+def test_a_data_folder_that_is_a_file_and_a_broken_settings_file(tmp_path, docs):
+    (tmp_path / "afile").write_text("x")
+    _clean_failure(cli(tmp_path / "afile", "stats", check=False), "is a file")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text("{not json")
+    _clean_failure(cli(data, "stats", check=False), "not valid JSON")
+    (data / "settings.json").write_text(json.dumps({"candidates": "many"}))
+    _clean_failure(cli(data, "stats", check=False), "candidates", "should be int")
+
+
+def test_a_read_only_data_folder_can_be_searched_not_written(make_library, docs, data_dir, monkeypatch):
+    # Tests run as root, for whom no folder is read-only: the folder is made to say so (an injected fault).
+    library = make_library()
+    (docs / "otter.md").write_text("# Otters\n\nOtters hold hands while they sleep.\n")
+    library.index([docs], contexts="rules")
+    library.close()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: False if mode == os.W_OK else real_access(path, mode))
+    reader = make_library()
+    assert reader.catalog.read_only
+    assert reader.search("otters", k=1, mode="bm25").hits[0].path.endswith("otter.md")
+    with pytest.raises(Exception, match="cannot be written: searching works"):
+        reader.index([docs], contexts="rules")
+
+
+def test_queries_that_are_odd_get_answers_or_clear_messages(docs, data_dir, tmp_path):
+    _index_one(docs, data_dir)
+    # Bytes that are not UTF-8, as a terminal in another encoding sends them, in the modes that embed the query.
+    for mode in ("hybrid", "dense"):
+        result = subprocess.run([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "search",
+                                 b"quince \xff\xfe tree", "--mode", mode, "--json"], capture_output=True)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["results"]
+    _clean_failure(cli(data_dir, "search", "quince", "-k", "-1", check=False), "must be 1 or more",
+                   code=2)  # argparse's code for a usage error
+    queries = tmp_path / "q.jsonl"
+    for line, expected in (('{"_id": "q1"}', 'line 1: expected an object with a "text"'), ("42", "line 1"),
+                           ("{broken", "line 1 is not JSON")):
+        queries.write_text(line + "\n")
+        _clean_failure(cli(data_dir, "search", "--queries", str(queries), check=False), expected)
+
+
+def test_output_cut_short_by_a_pipe_is_no_error_worth_a_traceback(docs, data_dir):
+    _index_one(docs, data_dir)
+    command = (f"{sys.executable} -m desktop_rag --data-dir '{data_dir}' stats --json | head -c 5; "
+               "echo; exit ${PIPESTATUS[0]}")
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
+    assert result.stdout.startswith("{")
+
+
+def test_a_bug_is_an_internal_error_with_its_traceback_in_the_log(data_dir, capsys, monkeypatch):
+    def stats_with_a_bug(args, data_dir):  # a fault injected where a bug would be
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(cli_module._COMMANDS, "stats", stats_with_a_bug)
+    assert cli_module.main(["--data-dir", str(data_dir), "stats"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error (KeyError" in err and str(data_dir / LOG_FILE) in err and "Traceback" not in err
+    assert "Traceback" in (data_dir / LOG_FILE).read_text() and "stats_with_a_bug" in (data_dir / LOG_FILE).read_text()
+
+
+def test_a_file_name_with_a_newline_is_shown_on_one_line(library, docs):
+    from desktop_rag.cli_output import print_index_summary
+
+    (docs / "two\nlines.md").write_bytes(b"")  # empty: reported as failed, with its name
+    (docs / "fine.md").write_text("# Fine\n\nFine words.\n")
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed and summary.indexed == 1
+    import io
+
+    out = io.StringIO()
+    print_index_summary(summary, out)
+    line = next(line for line in out.getvalue().splitlines() if "lines.md" in line)
+    assert "two\\nlines.md" in line
+
+
+def test_the_reader_that_cannot_start_is_not_the_file_s_fault(library, docs, monkeypatch):
+    from desktop_rag.core.child_process import ChildFailed
+
+    (docs / "a.md").write_text("# A\n\nAbout gannets.\n")
+
+    class ReaderThatCannotStart:  # a fake reader: the child process failed to start (memory, a loaded machine)
+        model_path = Path(".")
+
+        def read(self, *args):
+            raise ChildFailed("the document reader did not start")
+
+    real_reader = library.document_reader
+    library.__dict__["document_reader"] = ReaderThatCannotStart()
+    first = library.index([docs], contexts="rules")
+    assert "tried again next time" in first.failed[0].reason
+    library.__dict__["document_reader"] = real_reader
+    second = library.index([docs], contexts="rules")
+    assert (second.indexed, second.failed) == (1, [])
+    assert indexing  # the module whose reading these faults replace
