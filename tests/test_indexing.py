@@ -247,3 +247,24 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(library, 
         assert [(Path(f.path).name, f.reason) for f in summary.failed] == [
             ("caf\\xe9.md", "its name is not valid UTF-8 (rename the file to have it indexed)")]
     assert [Path(h.path).name for h in library.search("quokka", k=2, mode="bm25").hits] == ["good.md"]
+
+
+def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(library, docs, monkeypatch):
+    from desktop_rag.core import indexing
+    from desktop_rag.core.contexts import RulesContextualizer
+
+    monkeypatch.setattr(indexing, "_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
+    for name, word in (("a.md", "albatross"), ("b.md", "bittern"), ("c.md", "cormorant")):
+        (docs / name).write_text(f"# {word}\n\nNotes on the {word}.\n")
+    seen_during_run = []
+
+    class ContextsThatLookAtSearch(RulesContextualizer):  # rules contexts; while writing them, asks the index
+        def contextualize(self, document, chunks, only=None):
+            if document.title == "cormorant":
+                seen_during_run.append(bool(library.keywords.search("albatross", 5)))
+            return super().contextualize(document, chunks, only)
+
+    with library._writing():
+        summary = indexing.Indexer(library, ContextsThatLookAtSearch(), None, None).run([docs])
+    assert summary.indexed == 3
+    assert seen_during_run == [True]  # a.md was keyword-searchable before the run ended

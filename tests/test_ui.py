@@ -165,6 +165,19 @@ def test_on_start_the_window_reports_earlier_failures_and_finishes_work_a_killed
     assert Path(win.search.hits[0].path).name == "garden.md"
 
 
+def test_on_start_a_lost_dense_index_is_rebuilt_and_the_panel_says_so(qtbot, window, docs, make_library):
+    heron_folder(docs)
+    earlier = make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
+    earlier.index([docs])
+    earlier.vectors.reset()  # the store lost, the catalog still saying every chunk is in it
+    win = window()
+    qtbot.waitUntil(lambda: "dense index was empty" in win.progress.title.text(), timeout=WAIT_MS)
+    assert win.library.vectors.count() >= win.library.catalog.chunk_count()
+    win.search.mode.setCurrentIndex(win.search.mode.findData("dense"))
+    search_and_wait(qtbot, win, "compost heap")
+    assert Path(win.search.hits[0].path).name == "garden.md"
+
+
 def test_the_settings_dialog_sets_when_background_llm_work_may_run(qtbot):
     from desktop_rag.ui.settings_dialog import SettingsDialog
 

@@ -84,7 +84,7 @@ def load_dataset(folder: Path) -> Dataset:
 
 def every_nth_document(dataset: Dataset, n: int) -> Dataset:
     """Every n-th document by sorted id, their chunks, and the queries whose relevant chunks all lie in them
-    (the subset of context-experiment.md with n=3): for configurations too slow to run on everything."""
+    (with n=3, the subset of DEVELOPERS.md "Findings the code relies on"): for configurations too slow to run on everything."""
     if n <= 1:
         return dataset
     documents = sorted(dataset.documents, key=lambda d: d["_id"])[::n]

@@ -164,8 +164,10 @@ class MainWindow(QMainWindow):
         if stats["folders"]:
             self._catch_up(stats["folders"], stats["chunks_pending_embedding"])
         else:
-            if stats["chunks_pending_embedding"] or self.library.catalog.keyword_index_dirty:
-                self.sync(f"Resuming: {stats['chunks_pending_embedding']} chunks left by the last run…")
+            # Even with nothing left by the last run: the first write checks that both indexes are there
+            # (core/doctor.py) and rebuilds a lost one, saying so.
+            pending = stats["chunks_pending_embedding"]
+            self.sync(f"Resuming: {pending} chunks left by the last run…" if pending else "Checking the indexes…")
             self.follower.start()
         self.background.begin()  # it starts once the catch-up is done and the schedule allows
 
@@ -184,7 +186,8 @@ class MainWindow(QMainWindow):
         )
 
     def _caught_up(self, summary) -> None:
-        changed = summary.indexed or summary.removed or summary.moved  # old failures are listed either way
+        # Old failures are listed either way; notices say an index was rebuilt, or why it will be.
+        changed = summary.indexed or summary.removed or summary.moved or summary.notices
         self.progress.finish(summary_text(summary) if changed else "Up to date.",
                              [(f.path, f.reason) for f in summary.failed])
         self.follower.start()
@@ -249,7 +252,8 @@ class MainWindow(QMainWindow):
         self.progress.start(title, control)
         self.runner.write(lambda report: self.library.sync(on_progress=report, control=control),
                           on_done=lambda summary: (self.progress.finish(
-                              "Cancelled; the rest continues next time." if summary.cancelled else "Up to date."),
+                              "Cancelled; the rest continues next time." if summary.cancelled
+                              else " ".join(["Up to date.", *summary.notices])),
                               self.refresh_views()),
                           on_progress=self.progress.on_progress)
 
