@@ -30,7 +30,7 @@ from desktop_rag.core.embedding import Embedder  # noqa: E402
 from desktop_rag.core.evaluation import load_dataset  # noqa: E402
 from desktop_rag.core.fusion import reciprocal_rank_fusion  # noqa: E402
 from desktop_rag.core.lexical import lexical_tokens  # noqa: E402
-from desktop_rag.core.models import index_text  # noqa: E402
+from desktop_rag.documents import index_text  # noqa: E402
 from desktop_rag.core.quality import score_context  # noqa: E402
 from desktop_rag.core.tokens import token_counter  # noqa: E402
 from desktop_rag.storage.keyword_index import KeywordIndex  # noqa: E402

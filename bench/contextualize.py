@@ -35,7 +35,7 @@ from desktop_rag.core.llm.excerpts import document_excerpts, mark  # noqa: E402
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend  # noqa: E402
 from desktop_rag.core.llm.models import resolve_model  # noqa: E402
 from desktop_rag.core.llm.prompts import chunk_question, document_messages  # noqa: E402
-from desktop_rag.core.models import Chunk  # noqa: E402
+from desktop_rag.documents import Chunk  # noqa: E402
 
 DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "codebase"
 BUDGET_TOKENS = 1500

@@ -1,7 +1,7 @@
 import sqlite3
 
 from desktop_rag.core.chunking import text_hash
-from desktop_rag.core.models import Chunk, ContextResult
+from desktop_rag.documents import Chunk, ContextResult
 from desktop_rag.storage.catalog import Catalog
 
 

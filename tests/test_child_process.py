@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from desktop_rag.core.child_process import CallAbandoned, ChildClosed, ChildDied, ChildFailed, ChildObject
+from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildDied, ChildFailed, ChildObject
 
 
 class LingeringDeathFaultChild:

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from desktop_rag.core.chunking import HeadingPaths, chunk_document
-from desktop_rag.core.models import Heading, ParsedDocument
+from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.parsers import parse
 from desktop_rag.core.tokens import token_counter
 

@@ -1,9 +1,10 @@
 import pytest
 
-from desktop_rag.core.contexts import RulesContextualizer, make_contextualizer, without_legal_notices
+from desktop_rag.core.contexts.choice import make_contextualizer
+from desktop_rag.core.contexts.rules import RulesContextualizer, without_legal_notices
 from desktop_rag.core.keyterms import key_terms
 from desktop_rag.core.lexical import lexical_tokens
-from desktop_rag.core.models import Chunk, ParsedDocument
+from desktop_rag.documents import Chunk, ParsedDocument
 
 
 def chunk(index, heading_path=(), page=None):

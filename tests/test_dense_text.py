@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from desktop_rag.core.dense_text import EMBEDDER_TEXT_PIECES, dense_windows
-from desktop_rag.core.models import index_text
+from desktop_rag.documents import index_text
 from desktop_rag.core.tokens import token_counter
 
 

@@ -168,7 +168,7 @@ def test_a_file_name_with_a_newline_is_shown_on_one_line(library, docs):
 
 
 def test_the_reader_that_cannot_start_is_not_the_file_s_fault(library, docs, monkeypatch):
-    from desktop_rag.core.child_process import ChildFailed
+    from desktop_rag.child_process import ChildFailed
 
     (docs / "a.md").write_text("# A\n\nAbout gannets.\n")
 

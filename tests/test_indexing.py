@@ -251,7 +251,7 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(library, 
 
 def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(library, docs, monkeypatch):
     from desktop_rag.core import indexing
-    from desktop_rag.core.contexts import RulesContextualizer
+    from desktop_rag.core.contexts.rules import RulesContextualizer
 
     monkeypatch.setattr(indexing, "_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
     for name, word in (("a.md", "albatross"), ("b.md", "bittern"), ("c.md", "cormorant")):

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.highlight import match_spans
 from desktop_rag.core.lexical import lexical_tokens
-from desktop_rag.core.models import Chunk, ParsedDocument
+from desktop_rag.documents import Chunk, ParsedDocument
 
 MEETING = ("# 物流会議メモ\n\n2025年10月の定例会議では、物流コストの削減が主な議題となった。倉庫の統合により、"
            "配送費を年間で一割減らす計画である。来月までに運送会社三社から見積もりを集める。\n")

@@ -3,10 +3,11 @@
 from pathlib import Path
 
 from desktop_rag.config import Settings
-from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.llm.budget import BudgetedContextualizer
-from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.tokens import token_counter
+from desktop_rag.core.contexts.base import Contextualizer
 
 
 class FakeClock:
@@ -17,7 +18,7 @@ class FakeClock:
         return self.now
 
 
-class SlowFakeLlm:
+class SlowFakeLlm(Contextualizer):
     """Takes `seconds_per_chunk` of fake time per chunk and answers with an llm context."""
 
     unavailable = None
@@ -117,7 +118,7 @@ def test_an_interrupted_upgrade_resumes_without_asking_again_for_finished_docume
     assert library.stats()["contexts_awaiting_upgrade"] == 0
 
 
-class StepRecordingFakeLlm:
+class StepRecordingFakeLlm(Contextualizer):
     """Stands in for the model at chunk level: records which chunks each call asks about; can cancel a run."""
 
     levels = {"chunk"}

@@ -3,10 +3,10 @@
 
 from dataclasses import replace
 
-from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.contextualizer import LlmContextualizer
-from desktop_rag.core.models import Chunk, ParsedDocument
+from desktop_rag.documents import Chunk, ParsedDocument
 from desktop_rag.core.tokens import token_counter
 
 DOC = ParsedDocument(

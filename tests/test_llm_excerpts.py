@@ -2,7 +2,7 @@
 A fake token counter (4 characters per token) stands in for the model's tokenizer."""
 
 from desktop_rag.core.llm.excerpts import document_excerpts
-from desktop_rag.core.models import Chunk
+from desktop_rag.documents import Chunk
 
 
 class FourCharsPerTokenFake:

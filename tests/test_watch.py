@@ -8,9 +8,10 @@ import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.models import ContextResult
+from desktop_rag.documents import ContextResult
 from desktop_rag.core.search import NoIndexError
 from desktop_rag.core.watch import FolderWatcher
+from desktop_rag.core.contexts.base import Contextualizer
 
 PUMP = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
 
@@ -227,7 +228,7 @@ def test_the_reconciliation_scan_catches_what_changed_while_nobody_watched(rules
 
 
 def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, docs):
-    from desktop_rag.core.contexts import RulesContextualizer
+    from desktop_rag.core.contexts.rules import RulesContextualizer
     from desktop_rag.core.indexing import Indexer
     from desktop_rag.core.scan import FoundFile
 
@@ -256,7 +257,7 @@ def test_only_indexable_paths_under_no_ignored_name_are_relevant(tmp_path):
     assert not watcher.relevant(str(tmp_path / "data" / "notes.md"), is_directory=False)  # our own data folder
 
 
-class CountingFakeLlmContextualizer:
+class CountingFakeLlmContextualizer(Contextualizer):
     """Orchestration fake: answers like the LLM contextualizer and records which chunks it was asked about."""
 
     name = "llm"
@@ -386,7 +387,7 @@ def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_l
     loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.3,
                      on_batch=lambda batch, summary: events.append(("batch", summary.indexed)))
 
-    class SlowFakeModel:
+    class SlowFakeModel(Contextualizer):
         """Chunk-level contexts; its first step lasts until a save arrives (the step a save has to wait for)."""
         levels = {"chunk"}
         unavailable = None

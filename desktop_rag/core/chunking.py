@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from desktop_rag.core.models import Chunk, Heading, ParsedDocument
+from desktop_rag.documents import Chunk, Heading, ParsedDocument
 from desktop_rag.core.tokens import TokenCounter
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")

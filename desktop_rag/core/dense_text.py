@@ -9,7 +9,7 @@ context_max_tokens is set to the window.
 
 from __future__ import annotations
 
-from desktop_rag.core.models import index_text
+from desktop_rag.documents import index_text
 from desktop_rag.core.tokens import TokenCounter
 
 # Pieces of text per window. all-MiniLM-L6-v2 reads 256, two of which are [CLS] and [SEP]; our own chunker's chunks,

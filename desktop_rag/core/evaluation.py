@@ -17,7 +17,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.chunking import text_hash
 from desktop_rag.core.dense_text import window_limit
 from desktop_rag.core.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
-from desktop_rag.core.models import Chunk, ParsedDocument, index_text
+from desktop_rag.documents import Chunk, ParsedDocument, index_text
 from desktop_rag.core.quality import context_words
 from desktop_rag.core.parsers.code import parse_code
 

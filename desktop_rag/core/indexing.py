@@ -18,8 +18,8 @@ from typing import Callable, Sequence
 from desktop_rag.core import parsers
 from desktop_rag.core.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.child_process import ChildClosed, ChildFailed
-from desktop_rag.core.contexts import Contextualizer
+from desktop_rag.child_process import ChildClosed, ChildFailed
+from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
@@ -304,17 +304,15 @@ class Indexer:
 
     def _prepare_model(self, chunk_count: int, position: tuple[int, int], path: str) -> None:
         """A language model that is about to be asked is loaded first, with a word to the person watching."""
-        prepare = getattr(self.contextualizer, "prepare_model", None)
-        if prepare is not None and not self.contextualizer.model_ready:
+        if not self.contextualizer.model_ready:
             self.on_progress(Progress("contextualize", *position, path, note=LOADING_NOTE))
-            prepare(chunk_count)
+            self.contextualizer.prepare_model(chunk_count)
             self.on_progress(Progress("contextualize", *position, path))
 
     def _cached_contexts(self, content_hash: str, document, chunks) -> list | None:
         """The contexts this model and prompt already wrote for the same content (a copy, a file touched or
         re-indexed), or None: only a complete set is reused, since a document's contexts come from one pass."""
-        cache_key = getattr(self.contextualizer, "cache_key", None)
-        key = cache_key() if cache_key else None
+        key = self.contextualizer.cache_key()
         if key is None or not chunks:
             return None
         cached = self.lib.catalog.cached_contexts(content_hash, document.title, *key)

@@ -15,13 +15,14 @@ from typing import Sequence
 
 from desktop_rag.config import Settings, models_cache_dir
 from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.contexts import RULES_VERSION, NoContextualizer, make_contextualizer
+from desktop_rag.core.contexts.choice import make_contextualizer
+from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.lexical import TOKENIZER_VERSION, lexical_tokens
 from desktop_rag.core.model_process import EmbedderProcess, RerankerInChild
-from desktop_rag.core.models import ContextResult, index_text
+from desktop_rag.documents import ContextResult, index_text
 from desktop_rag.core.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.rerank import Reranker
 from desktop_rag.core.search import SearchResult, Searcher
@@ -221,13 +222,7 @@ class Library:
         contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
         with self._writing():
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
-        deferred = getattr(contextualizer, "deferred_documents", 0)
-        if deferred and not getattr(contextualizer.llm, "unavailable", None):
-            notices.append(
-                f"{deferred} documents got rules contexts for now (LLM time budget, ~"
-                f"{contextualizer.seconds_per_chunk:.1f} s per chunk); `desktop-rag contextualize --upgrade` "
-                "writes their LLM contexts"
-            )
+        notices += contextualizer.run_notices()
         summary.notices = self._take_index_notices() + notices
         return summary
 

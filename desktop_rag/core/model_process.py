@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.core.child_process import ChildObject
+from desktop_rag.child_process import ChildObject
 from desktop_rag.core.embedding import Embedder
 from desktop_rag.core.tokens import model_name
 from desktop_rag.core.rerank import Reranker

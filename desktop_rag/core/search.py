@@ -8,7 +8,7 @@ from desktop_rag.core.fusion import Fusion, fuse
 from desktop_rag.core.lexical import prefix_stem
 from desktop_rag.core.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              meaning_strengths, needs_unrelated_scores)
-from desktop_rag.core.models import index_text
+from desktop_rag.documents import index_text
 from desktop_rag.core.query import contains_phrases, parse_query
 from desktop_rag.core.rerank import Reranker, RerankerUnavailable
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
-from desktop_rag.core.models import Chunk, ParsedDocument
+from desktop_rag.documents import Chunk, ParsedDocument
 
 # Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
 CHUNKS_PER_STEP = 8
@@ -98,10 +98,9 @@ class _Upgrade:
 
     def run(self, limit: int | None) -> None:
         catalog = self.library.catalog
-        prepare = getattr(self.contextualizer, "prepare_model", None)
-        if prepare is not None:  # the load is reported, not hidden in the first step
+        if not self.contextualizer.model_ready:  # the load is reported, not hidden in the first step
             self.on_progress(Progress("contextualize", 0, None, note=LOADING_NOTE))
-            self._until_done(prepare)
+            self._until_done(self.contextualizer.prepare_model)
         key = self.contextualizer.cache_key()
         doc_ids = catalog.documents_with_rules_contexts(attempted_by=key)[:limit]
         self.chunks_total = catalog.count_rules_contexts(attempted_by=key) if limit is None else None
@@ -150,7 +149,7 @@ class _Upgrade:
 def _steps(waiting: list[int], contextualizer) -> list[list[int]]:
     """The waiting chunks in steps. Only per-chunk questions split: a document summary would be asked again in
     every step (the document's text stays in the model's cache between steps, so splitting costs little else)."""
-    if getattr(contextualizer, "levels", None) != {"chunk"}:
+    if set(contextualizer.levels) != {"chunk"}:
         return [waiting] if waiting else []
     return [waiting[k:k + CHUNKS_PER_STEP] for k in range(0, len(waiting), CHUNKS_PER_STEP)]
 

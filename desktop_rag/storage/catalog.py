@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from desktop_rag.core.models import Chunk, ContextResult
+from desktop_rag.documents import Chunk, ContextResult
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from desktop_rag.core.models import ContextResult
+from desktop_rag.documents import ContextResult
 
 
 # The columns a generated context fills, in this order, by insert and by upgrade alike.

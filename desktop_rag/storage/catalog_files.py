@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import PurePath
 
-from desktop_rag.core.models import Chunk, ContextResult
+from desktop_rag.documents import Chunk, ContextResult
 
 
 def under(column: str, folder: str) -> tuple[str, tuple]:

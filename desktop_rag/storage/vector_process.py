@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from desktop_rag.core.child_process import ChildFailed, ChildObject
+from desktop_rag.child_process import ChildFailed, ChildObject
 from desktop_rag.storage.vector_store import COLLECTION, VectorStore
 
 

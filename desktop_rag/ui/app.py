@@ -32,7 +32,7 @@ class AppSession:
         data_dir.mkdir(parents=True, exist_ok=True)
         self._log_to(data_dir)
         # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
-        # holds the GIL or the CPU and froze the window; core/child_process.py).
+        # holds the GIL or the CPU and froze the window; desktop_rag/child_process.py).
         library = Library(data_dir, child_processes=True)
         window = MainWindow(library)
         window.data_folder_chosen.connect(self.switch)

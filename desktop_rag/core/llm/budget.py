@@ -12,14 +12,15 @@ from __future__ import annotations
 import time
 from typing import Callable, Sequence
 
-from desktop_rag.core.contexts import RulesContextualizer
-from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.contexts.rules import RulesContextualizer
+from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 
 # Before anything is measured: the 1.5B model's chunk level on 2 cores (bench/contextualize.py, 3.8 s/chunk).
 DEFAULT_SECONDS_PER_CHUNK = 4.0
 
 
-class BudgetedContextualizer:
+class BudgetedContextualizer(Contextualizer):
     name = "auto"
 
     def __init__(self, llm, rules: RulesContextualizer, document_budget_s: float, run_budget_s: float,
@@ -42,6 +43,13 @@ class BudgetedContextualizer:
         if self._measured_chunks:
             return self._measured_seconds / self._measured_chunks
         return self._prior
+
+    def run_notices(self) -> list[str]:
+        if not self.deferred_documents or self.llm.unavailable:
+            return []
+        return [f"{self.deferred_documents} documents got rules contexts for now (LLM time budget, ~"
+                f"{self.seconds_per_chunk:.1f} s per chunk); `desktop-rag contextualize --upgrade` writes their LLM "
+                "contexts"]
 
     def prepare_model(self, chunk_count: int | None = None) -> None:
         """Load the model if a document of `chunk_count` chunks (None: any) would be given to it."""

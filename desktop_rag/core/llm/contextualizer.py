@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import Callable, Sequence
 
 from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
-from desktop_rag.core.child_process import ChildFailed
-from desktop_rag.core.contexts import RulesContextualizer
+from desktop_rag.child_process import ChildFailed
+from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
@@ -25,7 +26,7 @@ from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
-from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
+from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.quality import score_context
 from desktop_rag.core.scripts import mostly_cjk
 from desktop_rag.errors import BadInput
@@ -45,7 +46,7 @@ RETRY_TEMPERATURE = 0.7
 DOCUMENT_BUDGET_TOKENS = 1500
 
 
-class LlmContextualizer:
+class LlmContextualizer(Contextualizer):
     name = "llm"
 
     def __init__(self, backend_factory: Callable[[], LlmBackend], rules: RulesContextualizer,

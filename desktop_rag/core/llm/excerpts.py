@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from desktop_rag.core.llm.backend import LlmBackend
-from desktop_rag.core.models import Chunk
+from desktop_rag.documents import Chunk
 
 # A longer document's head takes this share of the budget; the rest is a window of its chunks.
 HEAD_SHARE = 1 / 3

@@ -3,7 +3,7 @@
 llama.cpp keeps every core busy while it writes contexts; in the app's process its threads took the CPU from the
 window's thread: during a background upgrade the window stalled past 50 ms ~56 times in 150 s and searches took
 ~200 ms instead of ~30 (bench/ui_responsiveness.py --upgrade-seconds). In a child running at a lower priority
-(core/child_process.py) the model gets all the CPU the window does not want. The KV cache lives in the child, so
+(desktop_rag/child_process.py) the model gets all the CPU the window does not want. The KV cache lives in the child, so
 a document's prefix is still reused across its chunks.
 
 A call is cut short by a one-byte flag in shared memory (core/llm/interrupt.py): the parent raises it, llama.cpp
@@ -15,7 +15,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from desktop_rag.core.child_process import CallAbandoned, ChildObject
+from desktop_rag.child_process import CallAbandoned, ChildObject
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import CallGuard, Interrupted
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from desktop_rag.core.models import ParsedDocument
+from desktop_rag.documents import ParsedDocument
 from desktop_rag.core.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.parsers import code, docx, html, markup, paged
 

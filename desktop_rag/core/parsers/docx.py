@@ -6,7 +6,7 @@ import io
 import re
 import zipfile
 
-from desktop_rag.core.models import Heading, ParsedDocument
+from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.parsers.errors import ParseError
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.I)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from desktop_rag.core.models import Heading, ParsedDocument
+from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.parsers.decoding import decode_text
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}

@@ -6,7 +6,7 @@ import bisect
 import math
 import re
 
-from desktop_rag.core.models import Heading, ParsedDocument
+from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.parsers.decoding import decode_text
 from desktop_rag.core.parsers.lines import line_matches
 

@@ -1,21 +1,16 @@
-"""Contextualizers: write the short text that situates a chunk in its document before it is indexed.
-
-`none` and `rules` live here; the LLM contextualizer plugs into the same interface. Every contextualizer works
-a whole document at a time, because the useful facts (title, key terms, the model's cached prefix) are
-per document.
-"""
+"""The cheap contextualizers: `none`, and `rules` (title, heading path, position, key terms), written in no time
+and always available; the LLM's contexts upgrade them later (core/llm)."""
 
 from __future__ import annotations
 
 import re
-from typing import Protocol, Sequence
+from typing import Sequence
 
-from desktop_rag.config import CONTEXT_CHOICES
+from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.keyterms import cjk_key_terms, key_terms
-from desktop_rag.core.models import Chunk, ContextResult, ParsedDocument
 from desktop_rag.core.scripts import mostly_cjk
 from desktop_rag.core.tokens import TokenCounter
-from desktop_rag.errors import BadInput
+from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 
 # rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences.
 RULES_VERSION = "rules-3"
@@ -25,17 +20,7 @@ _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all righ
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
 
 
-class Contextualizer(Protocol):
-    """`only`: the positions of the chunks that need a context (a changed document keeps the others'); the
-    result still has one entry per chunk. Cheap contextualizers ignore it."""
-
-    name: str
-
-    def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
-                      only: Sequence[int] | None = None) -> list[ContextResult]: ...
-
-
-class NoContextualizer:
+class NoContextualizer(Contextualizer):
     name = "none"
 
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
@@ -43,7 +28,7 @@ class NoContextualizer:
         return [ContextResult(text="", source="none") for _ in chunks]
 
 
-class RulesContextualizer:
+class RulesContextualizer(Contextualizer):
     """Title, heading path, position and the document's key terms, in the document's language.
 
     The document's first informative sentences were part of it until they measured worse with the multilingual
@@ -125,27 +110,3 @@ def _limit_tokens(text: str, max_tokens: int, counter: TokenCounter) -> str:
     if len(windows) <= 1:
         return text
     return text[: windows[0][1]].rstrip().rstrip(",;:") + "…"
-
-
-def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
-                        counter: TokenCounter | None = None, llm_backend_factory=None,
-                        on_notice=None, llm_levels: str = "document", budget_seconds: tuple[float, float] = (0, 0),
-                        seconds_per_chunk: float | None = None, llm_quote_chars: int = 0) -> Contextualizer:
-    """`budget_seconds` is (per document, per run) for `auto`; `seconds_per_chunk` what the LLM cost before."""
-    if choice == "none":
-        return NoContextualizer()
-    rules = RulesContextualizer(max_words=max_words, max_tokens=max_tokens, counter=counter)
-    if choice == "rules" or (choice == "auto" and llm_backend_factory is None):
-        return rules
-    if choice in ("llm", "auto"):
-        from desktop_rag.core.llm.contextualizer import LlmContextualizer
-
-        if llm_backend_factory is None:
-            raise BadInput("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
-        llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels, quote_chars=llm_quote_chars)
-        if choice == "llm":
-            return llm
-        from desktop_rag.core.llm.budget import BudgetedContextualizer
-
-        return BudgetedContextualizer(llm, rules, *budget_seconds, seconds_per_chunk=seconds_per_chunk)
-    raise BadInput(f"unknown contexts choice {choice!r}; pick one of {', '.join(CONTEXT_CHOICES)}")

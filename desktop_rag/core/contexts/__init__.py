@@ -1,0 +1,8 @@
+"""Contexts: the short text that situates a chunk in its document before it is indexed.
+
+- `base`: what every contextualizer offers (the interface callers use);
+- `rules`: the cheap ones, `none` and `rules`;
+- `choice`: the contextualizer a setting names, built over the LLM's (core/llm), which builds on `rules`.
+Dependencies point one way: base ← rules ← core/llm ← choice. This file imports none of them, so that the LLM's
+modules can import `rules` without the package pulling `choice` (and so themselves) in first.
+"""
