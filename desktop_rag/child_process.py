@@ -240,9 +240,10 @@ def _serve(conns, factory, args, name: str) -> None:
     try:
         served = factory(*args)
     except Exception as exc:  # reported to the parent as a readable line
-        first.send((False, _failure(exc, f"cannot open {name}: ")))
+        _reply(first, (False, _failure(exc, f"cannot open {name}: ")))
         return
-    first.send((True, "ready"))
+    if not _reply(first, (True, "ready")):
+        return
     for conn in others:
         threading.Thread(target=_serve_lane, args=(served, conn), daemon=True).start()
     _serve_lane(served, first)  # the process ends when the first lane closes
@@ -265,12 +266,24 @@ def _serve_lane(served, conn) -> None:
         except (EOFError, OSError):
             return  # the parent is gone
         if method == "close":
-            conn.send((True, None))
+            _reply(conn, (True, None))
             return
         try:
-            conn.send((True, getattr(served, method)(*args)))
+            answer = (True, getattr(served, method)(*args))
         except Exception as exc:  # the parent raises it; the child keeps serving
-            conn.send((False, _failure(exc)))
+            answer = (False, _failure(exc))
+        if not _reply(conn, answer):
+            return
+
+
+def _reply(conn, message) -> bool:
+    """Send an answer; False if the parent is gone (killed while this child worked): the child then ends quietly
+    instead of printing a BrokenPipeError traceback into the terminal the parent left."""
+    try:
+        conn.send(message)
+        return True
+    except OSError:
+        return False
 
 
 def _failure(exc: Exception, prefix: str = "") -> tuple[str, Exception | None]:

@@ -34,14 +34,6 @@ CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
 # comes with it.
 LLM_CONTEXT_LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
 FUSION_METHODS = ("convex", "rrf")  # core/fusion.py
-_CHOICES = {"contexts": CONTEXT_CHOICES, "llm_context_levels": LLM_CONTEXT_LEVELS, "fusion": FUSION_METHODS}
-
-
-def check_setting(name: str, value) -> None:
-    """Refuse a value the library could not use, when it is set rather than when it is first needed."""
-    choices = _CHOICES.get(name)
-    if choices is not None and value not in choices:
-        raise BadInput(f"{name} cannot be {value!r}; pick one of {', '.join(choices)}")
 
 
 def default_data_dir() -> Path:
@@ -183,3 +175,99 @@ class Settings:
         tmp = data_dir / (SETTINGS_FILE + ".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(tmp, data_dir / SETTINGS_FILE)
+
+
+@dataclass(frozen=True)
+class Option:
+    """What the CLI, the Settings dialog and the library know of one setting, in one place."""
+
+    help: str
+    choices: tuple[str, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    # Parts of an open library built from this value: dropped when it changes, rebuilt on next use
+    # (core/library.py settings_changed). "llm": the language model; "embedder": the embedding model and all
+    # built from it (it also re-embeds every chunk); "reranker": the cross-encoder.
+    rebuilds: frozenset[str] = frozenset()
+    # What a change does to what is already indexed, for a person deciding to make it; "" if nothing.
+    effect: str = ""
+
+
+_LLM = frozenset({"llm"})
+_NEW_FILES = "applies to files indexed from now on; `desktop-rag index` re-reads only changed files"
+
+OPTIONS: dict[str, Option] = {
+    "chunk_tokens": Option("Chunk size in the embedding model's word pieces", minimum=32, maximum=2048,
+                           effect=_NEW_FILES),
+    "chunk_overlap_tokens": Option("Word pieces each chunk repeats from the one before", minimum=0, maximum=512,
+                                   effect=_NEW_FILES),
+    "context_max_words": Option("Longest context kept, in words", minimum=0, maximum=200, effect=_NEW_FILES),
+    "context_max_tokens": Option("Longest context kept, in the embedding model's word pieces", minimum=0,
+                                 effect=_NEW_FILES),
+    "contexts": Option("How chunk contexts are written: auto (the LLM within its time budget, rules beyond it), "
+                       "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES),
+    "llm_model": Option("The model that writes contexts: a packaged model's name, or the path of a GGUF file",
+                        rebuilds=_LLM),
+    "llm_threads": Option("CPU threads the language model uses (0: all cores)", minimum=0, rebuilds=_LLM),
+    "llm_context_tokens": Option("The language model's context window, in tokens", minimum=512, rebuilds=_LLM),
+    "llm_context_levels": Option("Which LLM contexts: one summary per document, one sentence per chunk, or both "
+                                 "(with sections)", choices=LLM_CONTEXT_LEVELS),
+    "llm_chunk_quote_chars": Option("Quote at most this many characters of a chunk to the model (0: all)",
+                                    minimum=0),
+    "llm_server": Option("An OpenAI-compatible server for contexts (http://host:port); empty: the local model",
+                         rebuilds=_LLM),
+    "llm_server_model": Option("Which of the server's models (empty: its first)", rebuilds=_LLM),
+    "llm_document_budget_seconds": Option("With auto contexts: a document goes to the LLM if its expected time "
+                                          "fits this", minimum=0),
+    "llm_run_budget_seconds": Option("With auto contexts: LLM time one indexing run may spend; documents beyond "
+                                     "it get rules contexts now and are upgraded later", minimum=0),
+    "llm_upgrade_when_idle": Option("Rules contexts are written at once; the language model replaces them later, in "
+                                    "the background, when the conditions below allow. It stops within a second for "
+                                    "anything you do (the app and `watch`)"),
+    "llm_upgrade_paused": Option("The background LLM contexts are paused (Pause in the progress panel)"),
+    "llm_only_when_idle": Option("Background LLM contexts only when the computer is idle: no keyboard or mouse "
+                                 "input, and other programs using under a quarter of the CPU"),
+    "llm_idle_minutes": Option("Minutes without input and with a low load that count as idle", minimum=0),
+    "llm_only_on_mains": Option("Background LLM contexts only on mains power"),
+    "llm_cap_minutes_per_hour": Option("At most this many minutes of background LLM work in every hour (0: no "
+                                       "limit); the rest of the hour the machine stays cool",
+                                       minimum=0, maximum=60),
+    "max_file_mb": Option("Larger files are not read (reported as too large)", minimum=0, effect=_NEW_FILES),
+    "ignore_patterns": Option("Names never indexed (shell patterns, comma-separated in the CLI)",
+                              effect="files already indexed stay until they change or their folder is indexed"
+                                     " again"),
+    "embedding_model": Option("Embedding model: multilingual-e5-small, ~100 languages (packaged, the default); "
+                              "all-MiniLM-L6-v2, English only, ~4× faster (packaged); or a sentence-transformers "
+                              "model folder", rebuilds=frozenset({"embedder"}),
+                              effect="every chunk is embedded again with the new model"),
+    "embed_batch_size": Option("Texts embedded per call", minimum=1, rebuilds=frozenset({"embedder"})),
+    "candidates": Option("Candidates each retriever gives the fusion", minimum=1),
+    "fusion": Option("How the keyword and meaning lists are merged", choices=FUSION_METHODS),
+    "fusion_bm25_weight": Option("Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1),
+    "rrf_k": Option("Reciprocal rank fusion's rank offset", minimum=1),
+    "rerank": Option("Rerank results with the cross-encoder by default"),
+    "rerank_model": Option("A cross-encoder folder for reranking (nothing ships one offline)",
+                           rebuilds=frozenset({"reranker"})),
+    "rerank_candidates": Option("Hits the cross-encoder reranks", minimum=1),
+    "chroma_server": Option("A Chroma server (host:port) instead of the store in the data folder",
+                            effect="run `desktop-rag reindex` to fill it"),
+}
+
+
+def describe(name: str) -> str:
+    """A setting's help and what changing it does, as a tooltip or a CLI line shows it."""
+    option = OPTIONS[name]
+    return option.help + "." + (f"\nChanging it: {option.effect}." if option.effect else "")
+
+
+def check_setting(name: str, value) -> None:
+    """Refuse a value the library could not use, when it is set (or loaded) rather than when it is first needed."""
+    option = OPTIONS.get(name)
+    if option is None:
+        return
+    if option.choices is not None and value not in option.choices:
+        raise BadInput(f"{name} cannot be {value!r}; pick one of {', '.join(option.choices)}")
+    if option.minimum is not None and value < option.minimum:
+        raise BadInput(f"{name} cannot be {value!r}: it must be at least {option.minimum:g}")
+    if option.maximum is not None and value > option.maximum:
+        raise BadInput(f"{name} cannot be {value!r}: it must be at most {option.maximum:g}")

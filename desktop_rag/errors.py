@@ -14,7 +14,9 @@ LOG_FILE = "desktop-rag.log"  # in the data folder: the app's log, and the CLI's
 
 
 class UserError(Exception):
-    """Something a person can act on; the message says what to do."""
+    """Something a person can act on; the message says what to do, after `what` (what it is about)."""
+
+    what = ""
 
 
 class BadInput(UserError, ValueError):
@@ -44,7 +46,7 @@ class IndexDamaged(UserError):
 def user_message(exc: BaseException) -> str | None:
     """A sentence for a person, or None when the exception is a bug."""
     if isinstance(exc, UserError):
-        return str(exc).strip() or exc.__class__.__name__
+        return exc.what + (str(exc).strip() or exc.__class__.__name__)
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
         if exc.errno == errno.ENOSPC:

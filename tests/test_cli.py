@@ -118,3 +118,19 @@ def test_eval_on_a_small_prechunked_dataset(tmp_path, data_dir):
     table = cli(data_dir, "eval", str(dataset), "--all", "-k", "1,3").stdout
     for label in ("plain, dense", "plain, hybrid", "rules contexts, dense", "rules contexts, hybrid"):
         assert label in table
+
+
+def test_every_setting_is_described_once_and_checked_on_set_and_on_load(data_dir):
+    from dataclasses import fields
+
+    from desktop_rag.config import OPTIONS
+
+    assert {f.name for f in fields(Settings)} == set(OPTIONS)  # a new setting comes with its help and limits
+    shown = cli(data_dir, "settings", "embedding_model")
+    assert shown.stdout.strip() == '""' and "~100 languages" in shown.stderr and "embedded again" in shown.stderr
+    changed = cli(data_dir, "settings", "chunk_tokens", "256")
+    assert "note: applies to files indexed from now on" in changed.stderr
+    for key, value, message in (("fusion_bm25_weight", "1.5", "at most 1"), ("candidates", "0", "at least 1"),
+                                ("candidates", "many", "candidates must be a whole number, not 'many'")):
+        refused = cli(data_dir, "settings", key, value, check=False)
+        assert refused.returncode == 1 and message in refused.stderr and "Traceback" not in refused.stderr

@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
-from desktop_rag.config import Settings, models_cache_dir
+from desktop_rag.config import OPTIONS, Settings, models_cache_dir
 from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.core.contexts.choice import make_contextualizer
 from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
@@ -35,8 +35,6 @@ from desktop_rag.storage.vector_process import VectorStoreProcess
 from desktop_rag.storage.vector_store import VectorStore
 
 CATALOG_FILE = "catalog.sqlite3"
-# Settings the loaded language model was made with: changing one closes it (the next use loads it anew).
-_MODEL_SETTINGS = {"llm_model", "llm_threads", "llm_context_tokens", "llm_server", "llm_server_model"}
 
 
 class Library:
@@ -199,13 +197,13 @@ class Library:
 
     def settings_changed(self, names: Sequence[str]) -> None:
         """Settings were changed in place: drop the parts built from old values; they are rebuilt on next use."""
-        changed = set(names)
-        if changed & _MODEL_SETTINGS:  # when and how often the model runs changes nothing in it
+        rebuilds = set().union(*(OPTIONS[name].rebuilds for name in names if name in OPTIONS))
+        if "llm" in rebuilds:  # when and how often the model runs changes nothing in it: those keep it
             self._close_llm_backend(interrupt=True)
         stale = set()
-        if "rerank_model" in changed:
+        if "reranker" in rebuilds:
             stale |= {"reranker", "searcher"}
-        if "embedding_model" in changed:
+        if "embedder" in rebuilds:
             self._indexes_checked = False  # the next write re-embeds every chunk with the new model
             # The app's reranker is in the model's child; the reader counts the model's word pieces.
             stale |= {"embedder", "token_counter", "reranker", "searcher", "document_reader"}

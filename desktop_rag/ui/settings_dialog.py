@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.config import LLM_CONTEXT_LEVELS, Settings
+from desktop_rag.config import LLM_CONTEXT_LEVELS, Settings, describe
 from desktop_rag.core.llm.models import PACKAGED_MODELS
 
 # Changing these changes what is stored in the indexes: the next re-index (or `reindex`) applies them.
@@ -39,36 +39,26 @@ class SettingsDialog(QDialog):
         self.model.setEditable(True)
         self.model.addItems(list(PACKAGED_MODELS))
         self.model.setCurrentText(settings.llm_model)
-        self.model.setToolTip("A packaged model name, or the path of a GGUF file")
         self.threads = QSpinBox(minimum=0, maximum=256, value=settings.llm_threads, specialValueText="all cores")
         self.background = QCheckBox("Write LLM contexts in the background")
         self.background.setChecked(settings.llm_upgrade_when_idle)
-        self.background.setToolTip("Rules contexts are written at once; the language model replaces them later, "
-                                   "when the conditions below allow. It stops within a second for anything you do.")
         self.only_idle = QCheckBox("only when the computer is idle for")
         self.only_idle.setChecked(settings.llm_only_when_idle)
-        self.only_idle.setToolTip("No keyboard or mouse input, and other programs using under a quarter of the CPU")
         self.idle_minutes = QDoubleSpinBox(minimum=0.5, maximum=120, value=settings.llm_idle_minutes, suffix=" min",
                                            decimals=1)
         self.only_mains = QCheckBox("only on mains power")
         self.only_mains.setChecked(settings.llm_only_on_mains)
         self.cap = QSpinBox(minimum=0, maximum=60, value=round(settings.llm_cap_minutes_per_hour), suffix=" min",
                             specialValueText="no limit")
-        self.cap.setToolTip("At most this much of every hour (the rest of the hour the machine stays cool)")
         self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
         self.levels = QComboBox()
         self.levels.addItems(list(LLM_CONTEXT_LEVELS))
         self.levels.setCurrentText(settings.llm_context_levels)
         self.run_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_run_budget_seconds,
                                          suffix=" s", decimals=0)
-        self.run_budget.setToolTip("LLM time per indexing run; documents beyond it get rules contexts now and are "
-                                   "upgraded later")
         self.document_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_document_budget_seconds,
                                               suffix=" s", decimals=0)
         self.embedding = QLineEdit(settings.embedding_model, placeholderText="multilingual-e5-small (the default)")
-        self.embedding.setToolTip("multilingual-e5-small: ~100 languages (packaged, the default). all-MiniLM-L6-v2: "
-                                  "English only, ~4× faster (packaged). Or a sentence-transformers model folder.\n"
-                                  "Changing it embeds every chunk again.")
         self.chunk_tokens = QSpinBox(minimum=32, maximum=2048, value=settings.chunk_tokens)
         self.overlap = QSpinBox(minimum=0, maximum=512, value=settings.chunk_overlap_tokens)
         self.context_words = QSpinBox(minimum=0, maximum=200, value=settings.context_max_words)
@@ -77,6 +67,8 @@ class SettingsDialog(QDialog):
         self.rerank_model = QLineEdit(settings.rerank_model, placeholderText="a cross-encoder folder (optional)")
         self.ignore = QPlainTextEdit("\n".join(settings.ignore_patterns))
         self.ignore.setMaximumHeight(90)
+        for name, widget in self._widgets().items():  # one help text per setting, shared with the CLI
+            widget.setToolTip(describe(name))
 
         form = QFormLayout()
         self.data_dir = QLineEdit(data_dir)
@@ -112,6 +104,18 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(buttons)
+
+    def _widgets(self) -> dict[str, QWidget]:
+        return {
+            "llm_model": self.model, "llm_threads": self.threads, "llm_upgrade_when_idle": self.background,
+            "llm_only_when_idle": self.only_idle, "llm_idle_minutes": self.idle_minutes,
+            "llm_only_on_mains": self.only_mains, "llm_cap_minutes_per_hour": self.cap, "llm_server": self.server,
+            "llm_context_levels": self.levels, "llm_run_budget_seconds": self.run_budget,
+            "llm_document_budget_seconds": self.document_budget, "embedding_model": self.embedding,
+            "chunk_tokens": self.chunk_tokens, "chunk_overlap_tokens": self.overlap,
+            "context_max_words": self.context_words, "rerank": self.rerank, "rerank_model": self.rerank_model,
+            "ignore_patterns": self.ignore,
+        }
 
     def _choose_data_dir(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a data folder", self.data_dir.text())

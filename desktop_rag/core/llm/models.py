@@ -20,6 +20,8 @@ from desktop_rag.errors import UserError
 class ModelUnavailable(UserError):
     """The model file is missing, incomplete or fails verification; the message says what to do."""
 
+    what = "the language model is not available: "
+
 
 @dataclass(frozen=True)
 class PackagedModel:
