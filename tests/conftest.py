@@ -57,3 +57,18 @@ def make_library(data_dir):
 @pytest.fixture
 def library(make_library):
     return make_library()
+
+
+# The fast tier (`pytest -m "not slow"`, under a minute): tests of one module's logic. Everything that loads a
+# model, opens Chroma, drives the window or starts a process is slow, marked here by what it uses rather than by
+# hand, so a new test of that kind cannot forget the mark.
+_SLOW_FIXTURES = {"library", "make_library", "rules_library", "watching", "qtbot", "window", "app_window", "data_dir"}
+_SLOW_MODULES = {"test_chroma_server", "test_child_process", "test_evaluation", "test_llm_contexts", "test_llm_models",
+                 "test_llm_process", "test_llm_server", "test_model_process", "test_reading_process",
+                 "test_vector_process", "test_ui_rendering"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.module.__name__ in _SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
