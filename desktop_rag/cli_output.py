@@ -70,13 +70,7 @@ def shown(path: str) -> str:
 
 
 def print_index_summary(s: IndexSummary, out: TextIO) -> None:
-    state = "Interrupted" if s.cancelled else "Done"
-    out.write(
-        f"{state}: {s.indexed} files indexed ({s.chunks} chunks), {s.unchanged} unchanged, "
-        f"{len(s.failed)} failed, {s.removed} removed" + (f", {s.moved} moved" if s.moved else "")
-        + (f", {s.skipped} skipped (not text, or a format not read)" if s.skipped else "")
-        + f", in {s.seconds:.1f} s\n"
-    )
+    out.write(s.headline("Interrupted") + "\n")
     if s.busy:
         out.write(f"  {len(s.busy)} files changed while being read; the next run (or the watcher) takes them\n")
     out.write(f"  embedded {s.embedded} chunks")

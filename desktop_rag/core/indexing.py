@@ -73,6 +73,15 @@ class IndexSummary:
     cancelled: bool = False
     notices: list[str] = field(default_factory=list)
 
+    def headline(self, stopped: str = "Interrupted") -> str:
+        """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
+        `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
+        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed ({self.chunks} chunks), "
+                f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
+                + (f", {self.moved} moved" if self.moved else "")
+                + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")
+                + f", in {self.seconds:.1f} s")
+
     def changes(self) -> list[str]:
         """What the run changed, in words ("2 indexed", "1 moved", …), the counts that are not zero."""
         counts = ((self.indexed, "indexed"), (self.moved, "moved"), (self.removed, "removed"),

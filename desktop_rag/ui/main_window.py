@@ -29,12 +29,7 @@ from desktop_rag.ui.watching import FolderFollower
 
 
 def summary_text(summary) -> str:
-    state = "Cancelled" if summary.cancelled else "Done"
-    moved = f", {summary.moved} moved" if summary.moved else ""
-    skipped = f", {summary.skipped} skipped (not text)" if summary.skipped else ""
-    text = (f"{state}: {summary.indexed} files indexed ({summary.chunks} chunks), {summary.unchanged} unchanged, "
-            f"{len(summary.failed)} failed, {summary.removed} removed{moved}{skipped}, in {summary.seconds:.1f} s.")
-    return " ".join([text, *summary.notices])
+    return " ".join([summary.headline("Cancelled") + ".", *summary.notices])
 
 
 def changes_text(summary) -> str:
