@@ -247,6 +247,12 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(library, 
         assert [(Path(f.path).name, f.reason) for f in summary.failed] == [
             ("caf\\xe9.md", "its name is not valid UTF-8 (rename the file to have it indexed)")]
     assert [Path(h.path).name for h in library.search("quokka", k=2, mode="bm25").hits] == ["good.md"]
+    # Kept for `stats` and the app's list of failures, until a scan no longer finds it.
+    assert [Path(p).name for p, _ in library.catalog.failures()] == ["caf\\xe9.md"]
+    assert library.catalog.stats()["documents"]["failed"] == 1
+    os.rename(bad, os.path.join(os.fsencode(docs), b"cafe.md"))
+    assert library.index([docs], contexts="rules").indexed == 1
+    assert library.catalog.failures() == []
 
 
 def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(library, docs, monkeypatch):

@@ -185,6 +185,8 @@ class Indexer:
         self.on_progress(Progress("scan", len(files), len(files)))
         for problem in problems:
             self.summary.failed.append(FileFailure(printable(problem.path), problem.reason))
+        self.lib.catalog.record_scan_problems([printable(r) for r in roots],
+                                              [(printable(p.path), p.reason) for p in problems])
         if register:
             for root in roots:
                 if root.is_dir():

@@ -382,6 +382,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
     def stats(self) -> dict:
         q = self._db.execute
         docs = dict(q("SELECT status, COUNT(*) FROM documents GROUP BY status").fetchall())
+        docs["failed"] = docs.get("failed", 0) + q("SELECT COUNT(*) FROM scan_problems").fetchone()[0]
         by_source = dict(
             q("SELECT x.source, COUNT(*) FROM contexts x GROUP BY x.source").fetchall()
         )
@@ -416,7 +417,10 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         return self._db.execute(query).fetchone()[0]
 
     def failures(self) -> list[tuple[str, str]]:
-        return [tuple(r) for r in self._db.execute("SELECT path, error FROM documents WHERE status = 'failed' ORDER BY path")]
+        """(path, reason) of every file that could not be indexed, and of what a scan could not look at."""
+        return [tuple(r) for r in self._db.execute(
+            "SELECT path, error FROM documents WHERE status = 'failed'"
+            " UNION ALL SELECT path, reason FROM scan_problems ORDER BY 1")]
 
 
 def _connect(path: Path, read_only: bool) -> sqlite3.Connection:

@@ -139,6 +139,18 @@ class CatalogFiles:
             with self._transaction():
                 self._db.executemany("DELETE FROM skipped_files WHERE path = ?", gone)
 
+    def record_scan_problems(self, roots: list[str], problems: list[tuple[str, str]]) -> None:
+        """What a scan of `roots` could not look at, in place of what the last scan of them found."""
+        with self._transaction():
+            for root in roots:
+                condition, params = under("path", root)
+                self._db.execute(f"DELETE FROM scan_problems WHERE {condition}", params)
+            self._db.executemany(
+                "INSERT INTO scan_problems(path, reason, seen_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(path) DO UPDATE SET reason = excluded.reason, seen_at = excluded.seen_at",
+                [(path, reason, time.time()) for path, reason in problems],
+            )
+
     def skipped_count(self, folder: str | None = None) -> int:
         if folder is None:
             return self._db.execute("SELECT COUNT(*) FROM skipped_files").fetchone()[0]

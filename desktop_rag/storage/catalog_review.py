@@ -62,6 +62,7 @@ class CatalogReview:
         """Forget a folder and everything indexed under it (the files themselves are not touched)."""
         removed = self.remove_documents([d.id for d in self.documents_under(folder)])
         self.forget_skipped(folder)
+        self.record_scan_problems([folder], [])
         self._db.execute("DELETE FROM folders WHERE path = ?", (folder,))
         return removed
 
