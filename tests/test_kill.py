@@ -7,38 +7,15 @@ written (the swap)."""
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
 from cli_runner import cli, cli_json
+from test_resume import counts, make_notes
 
 FILES = 400  # two chunks each: the parse kills must not use up the files before the embed kills
-
-
-def make_files(docs):
-    for i in range(FILES):
-        body = " ".join(f"river{i} notes on the water" for _ in range(14))
-        tail = " ".join(f"bank{i} other words here" for _ in range(14))
-        (docs / f"file{i:03d}.md").write_text(f"# File {i}\n\n{body} plant{i}x.\n\n## More\n\n{tail}\n")
-
-
-def counts(data_dir):
-    """(documents, chunks, embedded chunks) as committed; read-only, so the catalog is never created here."""
-    path = data_dir / "catalog.sqlite3"
-    if not path.exists():
-        return 0, 0, 0
-    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30)
-    try:
-        docs = db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
-        chunks, embedded = db.execute("SELECT COUNT(*), COALESCE(SUM(embedded), 0) FROM chunks").fetchone()
-        return docs, chunks, embedded
-    except sqlite3.OperationalError:  # the catalog is still being created
-        return 0, 0, 0
-    finally:
-        db.close()
 
 
 def generations(data_dir):
@@ -75,7 +52,7 @@ def assert_doctor_clean(data_dir, context):
 
 @pytest.mark.slow
 def test_index_and_reindex_survive_sigkill_anywhere(docs, data_dir):
-    make_files(docs)
+    make_notes(docs, FILES)
     index = ["index", str(docs), "--contexts", "rules"]
 
     def documents_grew(n):
@@ -122,11 +99,12 @@ def test_index_and_reindex_survive_sigkill_anywhere(docs, data_dir):
             assert_doctor_clean(data_dir, f"in reindex at {where}")
     cli(data_dir, "index", str(docs), "--contexts", "rules")  # finishes what the reindex left
 
+    print(f"\nkilled {len(killed)} times: {', '.join(killed)}")
     assert len(killed) >= 10, killed
     assert_doctor_clean(data_dir, "at the end")
     assert counts(data_dir) == (FILES, FILES * 2, FILES * 2)
     queries = data_dir.parent / "planted.jsonl"
-    queries.write_text("".join(json.dumps({"_id": str(i), "text": f"plant{i}x"}) + "\n" for i in range(FILES)))
+    queries.write_text("".join(json.dumps({"_id": str(i), "text": f"omega{i}"}) + "\n" for i in range(FILES)))
     found = [json.loads(line) for line in cli(data_dir, "search", "--queries", str(queries), "--mode", "bm25",
                                               "-k", "1").stdout.splitlines()]
-    assert [r["results"][0]["path"].rsplit("/", 1)[-1] for r in found] == [f"file{i:03d}.md" for i in range(FILES)]
+    assert [r["results"][0]["path"].rsplit("/", 1)[-1] for r in found] == [f"note{i:04d}.md" for i in range(FILES)]

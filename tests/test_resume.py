@@ -13,15 +13,20 @@ from cli_runner import cli_json
 FILES = 600  # two chunks each: enough that embedding runs in several committed batches
 
 
-def make_notes(docs):
-    for i in range(FILES):
+def make_notes(docs, files=FILES):
+    """`files` notes; note i holds the words alpha{i} and omega{i} and nowhere else."""
+    for i in range(files):
         first = " ".join(f"alpha{i} note text" for _ in range(15))
         second = " ".join(f"omega{i} other words" for _ in range(15))
         (docs / f"note{i:04d}.md").write_text(f"# Note {i}\n\n{first}\n\n## Part two\n\n{second}\n")
 
 
 def counts(data_dir):
-    db = sqlite3.connect(data_dir / "catalog.sqlite3")
+    """(documents, chunks, embedded chunks) as committed; read-only, so the catalog is never created here."""
+    path = data_dir / "catalog.sqlite3"
+    if not path.exists():
+        return 0, 0, 0
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=30)
     try:
         docs = db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
         chunks, embedded = db.execute("SELECT COUNT(*), COALESCE(SUM(embedded), 0) FROM chunks").fetchone()
