@@ -13,20 +13,21 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
-from desktop_rag.core import parsers
-from desktop_rag.core.parsers.decoding import SNIFF_BYTES, looks_like_text
-from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.child_process import ChildClosed, ChildFailed
+from desktop_rag.config import Settings
+from desktop_rag.core import parsers
+from desktop_rag.core.changes import ChangeBatch
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.control import Cancelled, RunControl
 from desktop_rag.core.dense_text import dense_windows
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.run_meter import RunMeter
 from desktop_rag.core.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
                                    read_bounded, scan)
-from desktop_rag.storage.catalog import DocumentRecord
+from desktop_rag.storage.catalog import Catalog, DocumentRecord
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +93,22 @@ class IndexSummary:
 ProgressCallback = Callable[[Progress], None]
 
 
+class IndexParts(Protocol):
+    """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
+    run with nothing new never loads the embedding model); a test may give a smaller one."""
+
+    settings: Settings
+    catalog: Catalog
+    document_reader: object  # reads a file into a document and chunks: DocumentReader, or ReaderProcess
+    vectors: object  # the dense index: VectorStore, or VectorStoreProcess
+    embedder: object
+    token_counter: object
+
+    def rebuild_keyword_index(self) -> int: ...
+
+
 class Indexer:
-    def __init__(self, library, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
+    def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
                  control: RunControl | None = None):
         self.lib = library
         self.settings = library.settings
