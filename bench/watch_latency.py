@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_rag.config import Settings  # noqa: E402
 from desktop_rag.core.library import Library  # noqa: E402
-from desktop_rag.core.watch_loop import WatchLoop  # noqa: E402
+from desktop_rag.core.watching.watch_loop import WatchLoop  # noqa: E402
 
 
 def write_files(folder: Path, count: int) -> None:

@@ -13,8 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, check_setting, describe, resolve_data_dir
-from desktop_rag.core.control import RunControl
-from desktop_rag.core.search import MODES
+from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.search.searcher import MODES
 from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, user_message
 from desktop_rag.storage import writer_lock
 

@@ -14,8 +14,8 @@ from desktop_rag.errors import BadInput
 
 
 def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> int:
-    from desktop_rag.core.schedule import BackgroundSchedule
-    from desktop_rag.core.watch_loop import WatchLoop
+    from desktop_rag.core.runs.schedule import BackgroundSchedule
+    from desktop_rag.core.watching.watch_loop import WatchLoop
 
     forced = upgrade is True
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.catalog.folders()]

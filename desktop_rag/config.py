@@ -33,7 +33,7 @@ CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
 # Which LLM contexts. A section sentence supplements the document summary (a short document has no sections), so it
 # comes with it.
 LLM_CONTEXT_LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
-FUSION_METHODS = ("convex", "rrf")  # core/fusion.py
+FUSION_METHODS = ("convex", "rrf")  # core/search/fusion.py
 
 
 def default_data_dir() -> Path:
@@ -111,7 +111,7 @@ class Settings:
     # progress panel turns this off until the person starts them again; Pause holds them, across restarts.
     llm_upgrade_when_idle: bool = True
     llm_upgrade_paused: bool = False
-    # When they may run (core/schedule.py). Defaults for a 4-core laptop whose owner should never notice them:
+    # When they may run (core/runs/schedule.py). Defaults for a 4-core laptop whose owner should never notice them:
     # - only when idle: no keyboard or mouse input, and other programs under a quarter of the CPU, for 3 minutes.
     #   Contexts take hours of CPU for a real folder; a person at the keyboard wants the fan quiet and the CPU
     #   theirs, and an away person's laptop finishes the backlog. Three minutes: past a pause to read or think,
@@ -132,7 +132,7 @@ class Settings:
     embed_batch_size: int = 32
     # Search
     candidates: int = 100
-    # How the keyword and meaning lists are merged (core/fusion.py; chosen by bench/fusion.py, README "Fusion").
+    # How the keyword and meaning lists are merged (core/search/fusion.py; chosen by bench/fusion.py, README "Fusion").
     fusion: str = "convex"
     fusion_bm25_weight: float = 0.6
     rrf_k: int = 60

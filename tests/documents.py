@@ -80,7 +80,7 @@ def write_random_cross_encoder(folder: Path, hidden: int = 64, layers: int = 2) 
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    from desktop_rag.core.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_path
+    from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_path
 
     # A BERT WordPiece tokenizer, as the ms-marco cross-encoders people use have.
     tokenizer = AutoTokenizer.from_pretrained(str(embedding_model_path(ENGLISH_EMBEDDING_MODEL)))

@@ -1,6 +1,6 @@
 import sqlite3
 
-from desktop_rag.core.chunking import text_hash
+from desktop_rag.core.files.chunking import text_hash
 from desktop_rag.documents import Chunk, ContextResult
 from desktop_rag.storage.catalog import Catalog
 

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from desktop_rag.core.chunking import HeadingPaths, chunk_document
+from desktop_rag.core.files.chunking import HeadingPaths, chunk_document
 from desktop_rag.documents import Heading, ParsedDocument
-from desktop_rag.core.parsers import parse
-from desktop_rag.core.tokens import token_counter
+from desktop_rag.core.files.parsers import parse
+from desktop_rag.core.dense.tokens import token_counter
 
 MAX, OVERLAP = 60, 12
 
@@ -82,7 +82,7 @@ def test_heading_path_pops_siblings_and_deeper_levels():
 
 
 def test_long_texts_are_tokenized_in_pieces_with_the_same_result_as_whole():
-    from desktop_rag.core.tokens import PIECE_CHARS, pieces
+    from desktop_rag.core.dense.tokens import PIECE_CHARS, pieces
 
     counter = token_counter()
     words = ["heron", "Schiphol,", "naïve", "x86_64;", "über-long", "3.14", "(see", "below)"]

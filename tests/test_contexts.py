@@ -2,8 +2,8 @@ import pytest
 
 from desktop_rag.core.contexts.choice import make_contextualizer
 from desktop_rag.core.contexts.rules import RulesContextualizer, without_legal_notices
-from desktop_rag.core.keyterms import key_terms
-from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.text.keyterms import key_terms
+from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.documents import Chunk, ParsedDocument
 
 

@@ -15,7 +15,7 @@ def test_every_nth_document_keeps_only_queries_answered_inside_the_subset():
 
 
 def test_relevant_chunks_are_filed_by_their_context_quality_in_equal_bands_and_counted_helped_or_hurt():
-    from desktop_rag.core.eval_quality import quality_vs_retrieval
+    from desktop_rag.core.contexts.eval_quality import quality_vs_retrieval
 
     qualities = {"a": ("llm", 0.5), "b": ("llm", 0.6), "c": ("llm", 0.7), "d": ("llm", 0.8), "e": ("llm", 0.9),
                  "f": ("llm", 0.95), "g": ("rules", None)}

@@ -13,9 +13,9 @@ from documents import write_docx
 
 from desktop_rag import cli as cli_module
 from desktop_rag.core import indexing
-from desktop_rag.core.parsers import ParseError
-from desktop_rag.core.parsers.docx import parse_docx
-from desktop_rag.core.scan import NotRegular, read_bounded
+from desktop_rag.core.files.parsers import ParseError
+from desktop_rag.core.files.parsers.docx import parse_docx
+from desktop_rag.core.files.scan import NotRegular, read_bounded
 from desktop_rag.errors import LOG_FILE
 
 
@@ -54,7 +54,7 @@ def test_reads_are_bounded_by_the_limit_not_by_the_reported_size(tmp_path):
 
 
 def test_a_docx_that_would_inflate_past_the_cap_is_refused(tmp_path, monkeypatch):
-    from desktop_rag.core.parsers import docx as docx_parser
+    from desktop_rag.core.files.parsers import docx as docx_parser
 
     monkeypatch.setattr(docx_parser, "MAX_INFLATED_BYTES", 2 * 2**20)  # the real cap is 512 MB: too slow to build
     path = write_docx(tmp_path / "bomb.docx", [("p", "A small document.")])

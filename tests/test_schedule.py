@@ -1,8 +1,8 @@
-"""When background LLM work may run (core/schedule.py), decided against a machine played by fakes: a clock the
+"""When background LLM work may run (core/runs/schedule.py), decided against a machine played by fakes: a clock the
 test moves, and probes for input, CPU load and battery that say what the test wants."""
 
 from desktop_rag.config import Settings
-from desktop_rag.core.schedule import BUSY_SHARE, BackgroundSchedule
+from desktop_rag.core.runs.schedule import BUSY_SHARE, BackgroundSchedule
 
 
 class FakeMachine:

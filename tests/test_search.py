@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.tokens import default_embedding_model_path
+from desktop_rag.core.dense.tokens import default_embedding_model_path
 
 NOTES = {
     "heron.md": "# Herons\n\nThe grey heron hunts fish standing still in shallow water.",
@@ -92,7 +92,7 @@ def test_rerank_with_a_cross_encoder_reorders_by_its_scores(make_library, notes,
 
 
 def test_query_words_are_found_in_hit_text_the_way_the_keyword_index_matches_them():
-    from desktop_rag.core.highlight import match_spans
+    from desktop_rag.core.search.highlight import match_spans
 
     text = "Late payments accrue late_payment_interest daily; the payment desk is closed."
     spans = match_spans(text, "payment interest")

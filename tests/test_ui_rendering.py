@@ -2,7 +2,7 @@
 
 from PySide6.QtGui import QColor, QPalette
 
-from desktop_rag.core.search import Hit, Scores
+from desktop_rag.core.search.searcher import Hit, Scores
 from desktop_rag.ui.result_html import DARK, LIGHT, hit_html, preview_html, snippet
 from desktop_rag.ui.theme import colors_for
 

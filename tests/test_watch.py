@@ -7,10 +7,10 @@ import time
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.changes import ChangeBatch
+from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.documents import ContextResult
-from desktop_rag.core.search import NoIndexError
-from desktop_rag.core.watch import FolderWatcher
+from desktop_rag.core.search.searcher import NoIndexError
+from desktop_rag.core.watching.watch import FolderWatcher
 from desktop_rag.core.contexts.base import Contextualizer
 
 PUMP = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
@@ -230,7 +230,7 @@ def test_the_reconciliation_scan_catches_what_changed_while_nobody_watched(rules
 def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, docs):
     from desktop_rag.core.contexts.rules import RulesContextualizer
     from desktop_rag.core.indexing import Indexer
-    from desktop_rag.core.scan import FoundFile
+    from desktop_rag.core.files.scan import FoundFile
 
     lib = rules_library
     path = docs / "growing.md"
@@ -329,7 +329,7 @@ def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_di
 
 
 def test_the_watch_loop_applies_changes_and_upgrades_contexts_while_quiet(make_library, docs):
-    from desktop_rag.core.watch_loop import WatchLoop
+    from desktop_rag.core.watching.watch_loop import WatchLoop
 
     lib = make_library(Settings(contexts="auto", llm_model="smollm2-135m-instruct-q4_1"))
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
@@ -375,8 +375,8 @@ def test_events_are_coalesced_and_filtered_before_any_work(tmp_path):
 
 
 def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_library, docs):
-    from desktop_rag.core.upgrade import CHUNKS_PER_STEP
-    from desktop_rag.core.watch_loop import WatchLoop
+    from desktop_rag.core.contexts.upgrade import CHUNKS_PER_STEP
+    from desktop_rag.core.watching.watch_loop import WatchLoop
 
     (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6
@@ -423,7 +423,7 @@ def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_l
 
 
 def test_watch_applies_saves_renames_and_deletes_within_3_s_while_the_llm_works(make_library, docs):
-    from desktop_rag.core.watch_loop import WatchLoop
+    from desktop_rag.core.watching.watch_loop import WatchLoop
     from fake_models import SlowFakeModel
 
     (docs / "manual.md").write_text("# Boiler manual\n\n" + "\n\n".join(

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TextIO
 
 from desktop_rag.config import Settings
-from desktop_rag.core.chunking import text_hash
-from desktop_rag.core.dense_text import window_limit
-from desktop_rag.core.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
+from desktop_rag.core.files.chunking import text_hash
+from desktop_rag.core.dense.dense_text import window_limit
+from desktop_rag.core.contexts.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
 from desktop_rag.documents import Chunk, ParsedDocument, index_text
-from desktop_rag.core.quality import context_words
-from desktop_rag.core.parsers.code import parse_code
+from desktop_rag.core.contexts.quality import context_words
+from desktop_rag.core.files.parsers.code import parse_code
 
 
 
@@ -140,7 +140,7 @@ class _IndexedDataset:
 
 
 def _locate_chunks(doc: ParsedDocument, raw_chunks: list[dict], counter) -> list[Chunk]:
-    from desktop_rag.core.chunking import HeadingPaths
+    from desktop_rag.core.files.chunking import HeadingPaths
 
     paths = HeadingPaths(doc.headings)
     chunks, cursor = [], 0

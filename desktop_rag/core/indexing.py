@@ -17,15 +17,15 @@ from typing import Callable, Protocol, Sequence
 
 from desktop_rag.child_process import ChildClosed, ChildFailed
 from desktop_rag.config import Settings
-from desktop_rag.core import parsers
-from desktop_rag.core.changes import ChangeBatch
+from desktop_rag.core.files import parsers
+from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.contexts.base import Contextualizer
-from desktop_rag.core.control import Cancelled, RunControl
-from desktop_rag.core.dense_text import dense_windows
+from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.dense.dense_text import dense_windows
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
-from desktop_rag.core.parsers.decoding import SNIFF_BYTES, looks_like_text
-from desktop_rag.core.run_meter import RunMeter
-from desktop_rag.core.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
+from desktop_rag.core.runs.run_meter import RunMeter
+from desktop_rag.core.files.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
                                    read_bounded, scan)
 from desktop_rag.storage.catalog import Catalog, DocumentRecord
 

@@ -14,19 +14,19 @@ from pathlib import Path
 from typing import Sequence
 
 from desktop_rag.config import OPTIONS, Settings, models_cache_dir
-from desktop_rag.core.changes import ChangeBatch
+from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.contexts.choice import make_contextualizer
 from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
-from desktop_rag.core.control import Cancelled, RunControl
-from desktop_rag.core.embedding import Embedder, shared_embedder
+from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
-from desktop_rag.core.lexical import TOKENIZER_VERSION, lexical_tokens
-from desktop_rag.core.model_process import EmbedderProcess, RerankerInChild
+from desktop_rag.core.text.lexical import TOKENIZER_VERSION, lexical_tokens
+from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.documents import ContextResult, index_text
-from desktop_rag.core.reading import DocumentReader, ReaderProcess
-from desktop_rag.core.rerank import Reranker
-from desktop_rag.core.search import SearchResult, Searcher
-from desktop_rag.core.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path, token_counter
+from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
+from desktop_rag.core.search.rerank import Reranker
+from desktop_rag.core.search.searcher import SearchResult, Searcher
+from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path, token_counter
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog, damaged_message
@@ -42,7 +42,7 @@ class Library:
                  read_in_child: bool | None = None):
         """`child_processes`: the app's choice — the vector store, the models and the reading of files run in
         child processes, so that work holding Python's GIL never holds up its window (storage/vector_process.py,
-        core/model_process.py, core/reading.py). `read_in_child` alone: the CLI's, so that a parser crashing on
+        core/dense/model_process.py, core/files/reading.py). `read_in_child` alone: the CLI's, so that a parser crashing on
         a file fails that file instead of ending the run (default: as `child_processes`)."""
         self.data_dir = Path(data_dir)
         self.child_processes = child_processes
@@ -128,7 +128,7 @@ class Library:
                                       "again; search by meaning is incomplete until then")
         catalog.set_index_built_with("embedding_model", model)
         if catalog.index_built_with("rules_contexts") != RULES_VERSION:
-            from desktop_rag.core.upgrade import refresh_rules_contexts
+            from desktop_rag.core.contexts.upgrade import refresh_rules_contexts
 
             if has_chunks and refresh_rules_contexts(self):
                 self.index_notices.append("rules contexts were rewritten with this version's rules")
@@ -162,7 +162,7 @@ class Library:
 
     @cached_property
     def document_reader(self) -> DocumentReader | ReaderProcess:
-        """Files into documents and chunks (core/reading.py)."""
+        """Files into documents and chunks (core/files/reading.py)."""
         if self.read_in_child:
             return ReaderProcess(self.embedder.model_path)
         return DocumentReader(self.embedder.model_path)
@@ -315,7 +315,7 @@ class Library:
         """A new LLM context for one chunk, replacing what it has, a hand edit included (a person asked for it).
         Sampled when the chunk already has a generated or hand-written context, so the answer differs. When
         the model is unavailable or its answer is rejected, nothing changes and the rules result is returned."""
-        from desktop_rag.core.upgrade import stored_document
+        from desktop_rag.core.contexts.upgrade import stored_document
 
         self._claim_writer()
         current = self.catalog.context(chunk_id)
@@ -348,8 +348,8 @@ class Library:
 
     def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                          limit: int | None = None):
-        """Give documents indexed with rules contexts LLM contexts (see core/upgrade.py)."""
-        from desktop_rag.core.upgrade import upgrade_contexts
+        """Give documents indexed with rules contexts LLM contexts (see core/contexts/upgrade.py)."""
+        from desktop_rag.core.contexts.upgrade import upgrade_contexts
 
         self._claim_writer()
         return upgrade_contexts(self, on_progress, control, limit)

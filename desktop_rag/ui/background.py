@@ -1,4 +1,4 @@
-"""The background LLM upgrade in the app: it runs when the schedule allows (core/schedule.py) and makes way within
+"""The background LLM upgrade in the app: it runs when the schedule allows (core/runs/schedule.py) and makes way within
 a second for anything else — a saved file, a person's run or edit, Quit — by cutting the model's call short.
 
 The person decides: Pause holds it (remembered across restarts until Resume), Cancel stops it until they start it
@@ -12,8 +12,8 @@ import time
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
-from desktop_rag.core.control import RunControl
-from desktop_rag.core.schedule import BackgroundSchedule, Decision
+from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.ui.progress_panel import eta_text
 
 POLL_MS = 1000

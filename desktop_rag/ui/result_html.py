@@ -7,9 +7,9 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_rag.core.highlight import match_spans
-from desktop_rag.core.match_strength import GOOD_MATCH, strength_label
-from desktop_rag.core.search import Hit
+from desktop_rag.core.search.highlight import match_spans
+from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
+from desktop_rag.core.search.searcher import Hit
 
 SNIPPET_CHARS = 360
 PREVIEW_CHARS = 1500  # document text shown on each side of the chunk

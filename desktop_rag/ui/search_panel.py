@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from desktop_rag.core.search import Hit, SearchResult
+from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.ui.result_html import hit_html, preview_html, score_tooltip
 from desktop_rag.ui.theme import colors_for
 

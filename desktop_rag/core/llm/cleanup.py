@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from desktop_rag.core.scripts import SENTENCE_ENDS, has_cjk
+from desktop_rag.core.text.scripts import SENTENCE_ENDS, has_cjk
 
 _CHAT_TOKENS = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<\|endoftext\|>")
 _LABEL = re.compile(

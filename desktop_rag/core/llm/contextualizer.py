@@ -27,8 +27,8 @@ from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
-from desktop_rag.core.quality import score_context
-from desktop_rag.core.scripts import mostly_cjk
+from desktop_rag.core.contexts.quality import score_context
+from desktop_rag.core.text.scripts import mostly_cjk
 from desktop_rag.errors import BadInput
 
 log = logging.getLogger(__name__)

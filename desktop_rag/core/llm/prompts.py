@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from desktop_rag.core.scripts import mostly_cjk
+from desktop_rag.core.text.scripts import mostly_cjk
 
 # Stored with each context as "ctx-3/<levels>". ctx-1: chunk questions one at a time. ctx-2: chunks marked in the
 # document and asked by mark (2.2x cheaper, but measured worse: hybrid R@20 96.1 vs 98.4 on the eval subset).

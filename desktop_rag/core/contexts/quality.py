@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from desktop_rag.core.keyterms import CJK_TERM, STOPWORDS, cjk_key_terms, key_terms
-from desktop_rag.core.scripts import CJK_CLASS, SENTENCE_ENDS
+from desktop_rag.core.text.keyterms import CJK_TERM, STOPWORDS, cjk_key_terms, key_terms
+from desktop_rag.core.text.scripts import CJK_CLASS, SENTENCE_ENDS
 
 WEIGHTS = {"length": 0.105, "relevance": 0.175, "coherence": 0.105, "specificity": 0.14, "faithfulness": 0.175,
            "adds": 0.3}

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from desktop_rag.core import machine
+from desktop_rag.core.runs import machine
 
 # Other programs using this share of the whole CPU or more make the computer busy (a browser at rest, a music
 # player: a few percent; a build, a video call: far more).

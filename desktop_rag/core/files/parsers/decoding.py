@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 
-from desktop_rag.core.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),

@@ -27,7 +27,7 @@ class Reranker:
                 import torch
                 from sentence_transformers import CrossEncoder
 
-                from desktop_rag.core.embedding import bfloat16_is_fast
+                from desktop_rag.core.dense.embedding import bfloat16_is_fast
 
                 model = CrossEncoder(str(self.model_path), device="cpu", local_files_only=True)
                 if bfloat16_is_fast():  # ~3× faster where the CPU has bf16 instructions, as for the embedder

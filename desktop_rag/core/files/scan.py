@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from desktop_rag.core.parsers import DOCUMENT, file_kind
+from desktop_rag.core.files.parsers import DOCUMENT, file_kind
 
 NOT_REGULAR = "not a regular file"
 # The catalog keeps paths as UTF-8 text; a name with other bytes (an old Latin-1 file name, a broken download)

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from desktop_rag.child_process import ChildObject
-from desktop_rag.core.embedding import Embedder
-from desktop_rag.core.tokens import model_name
-from desktop_rag.core.rerank import Reranker
+from desktop_rag.core.dense.embedding import Embedder
+from desktop_rag.core.dense.tokens import model_name
+from desktop_rag.core.search.rerank import Reranker
 
 _INDEXING, _SEARCH = "indexing", "search"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.core.tokens import default_embedding_model_path, model_name
+from desktop_rag.core.dense.tokens import default_embedding_model_path, model_name
 
 
 def bfloat16_is_fast() -> bool:
@@ -103,7 +103,7 @@ class Embedder:
 def _without_full_collections():
     """Importing torch and sentence-transformers creates millions of objects, so the cyclic garbage collector ran
     full collections of the whole heap during the load, each holding the GIL 60-170 ms (when the app loaded the
-    model in its own process, its window froze; the app now loads it in a child, core/model_process.py, but a
+    model in its own process, its window froze; the app now loads it in a child, core/dense/model_process.py, but a
     process with the model in it still pays for scanning them). No collection runs during the load; afterwards
     everything it created is moved out of the collector's sight (gc.freeze): those objects live as long as the
     process, and later collections no longer scan them."""

@@ -1,7 +1,7 @@
 """Keeping a library in line with its folders: the loop behind `desktop-rag watch`.
 
 One thread does all the writing, in order: batches of changes as the watcher hands them over and, while the
-folders are quiet and the schedule allows (core/schedule.py: idle computer, mains power, the hourly cap), the LLM
+folders are quiet and the schedule allows (core/runs/schedule.py: idle computer, mains power, the hourly cap), the LLM
 upgrade of rules contexts one document at a time. A batch arriving during an upgrade, or the schedule turning to
 no, cuts the model's call in hand short (what is finished is kept); the upgrade resumes when allowed. The model's
 memory is given back when there is nothing left to upgrade or the schedule has held it back for a while.
@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from desktop_rag.core.changes import ChangeBatch
-from desktop_rag.core.control import RunControl
+from desktop_rag.core.watching.changes import ChangeBatch
+from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.indexing import IndexSummary
-from desktop_rag.core.schedule import BackgroundSchedule
-from desktop_rag.core.upgrade import UpgradeSummary
-from desktop_rag.core.watch import library_watcher
+from desktop_rag.core.runs.schedule import BackgroundSchedule
+from desktop_rag.core.contexts.upgrade import UpgradeSummary
+from desktop_rag.core.watching.watch import library_watcher
 
 IDLE_SECONDS_BEFORE_UPGRADE = 5.0
 SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
