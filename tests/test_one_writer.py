@@ -1,6 +1,7 @@
 """One writer for real: threads that share the catalog's connection never meet inside a transaction."""
 
 import threading
+import time
 
 from test_catalog import save
 
@@ -111,3 +112,30 @@ def test_two_commands_started_at_once_on_a_new_data_folder_both_work(tmp_path):
             out, err = command.communicate(timeout=180)
             assert command.returncode == 0, err
             assert '"chunks": 0' in out
+
+
+def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, docs, tmp_path):
+    edited = tmp_path / "edited"
+    edited.mkdir()
+    (edited / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    library.index([edited], contexts="rules")
+    chunk = library.search("prime", k=1, mode="bm25").hits[0].chunk_id
+    for n in range(60):
+        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nThe warehouse keeps crate number {n} on shelf {n % 7}.\n")
+    run = threading.Thread(target=lambda: library.index([docs], contexts="rules"))
+    run.start()
+    while not library._lock.locked():  # the run holds the library
+        time.sleep(0.005)
+    started = time.monotonic()
+    searchable_now = library.set_context(chunk, "Walrus tusk inventory")
+    returned_after = time.monotonic() - started
+    still_running = run.is_alive()
+    run.join()
+    assert still_running and searchable_now is False  # it did not wait for the run…
+    assert returned_after < 2.0
+    assert library.search("walrus", k=1, mode="bm25").hits[0].chunk_id == chunk  # …which indexed it
+    assert library.search("walrus tusk", k=1, mode="dense").hits[0].context == "Walrus tusk inventory"
+    assert library.catalog.count_pending_embeddings() == 0
+    # And with nothing running, searchable as it returns.
+    assert library.set_context(chunk, "Narwhal tusk inventory") is True
+    assert library.search("narwhal", k=1, mode="bm25").hits[0].chunk_id == chunk

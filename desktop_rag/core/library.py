@@ -6,6 +6,7 @@ reading its catalog is instant.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from contextlib import contextmanager
@@ -34,6 +35,8 @@ from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess
 from desktop_rag.storage.vector_store import VectorStore
 
+log = logging.getLogger(__name__)
+
 CATALOG_FILE = "catalog.sqlite3"
 
 
@@ -53,7 +56,12 @@ class Library:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held by the one write in progress (a run, a sync, an edit's index update)
+        # A person's edit does not wait for a run in progress: it is stored at once and marked here, and the run
+        # indexes it before it lets go of the library. The guard makes "mark it" and "let go" one step each, so an
+        # edit is never marked just after the run last looked.
+        self._handover = threading.Lock()
+        self._edits_unindexed = False
         self._llm_backend = None
         self._writer_claim = None
         self._indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
@@ -91,10 +99,42 @@ class Library:
     def _writing(self):
         """One writer at a time: per library (threads), and per data folder (processes; see writer_lock)."""
         self._claim_writer()
-        with self._lock:
+        self._lock.acquire()
+        try:
             if not self._indexes_checked:
                 self._check_before_writing()
             yield
+        finally:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        """Release the library, first indexing the edits a person made while it was held."""
+        while True:
+            with self._handover:
+                if not self._edits_unindexed:
+                    self._lock.release()
+                    return
+                self._edits_unindexed = False
+            try:
+                self._sync()
+            except Exception:  # the app quits, a child failed: the edits stay pending for the next sync
+                log.warning("the edits made during a run were left for the next sync", exc_info=True)
+
+    def _index_edit(self) -> bool:
+        """Bring the indexes in line with an edit stored in the catalog: now, and True, when nothing holds the
+        library; else False, and the write in progress does it before it lets go (a person's edit never waits
+        for a run of minutes)."""
+        with self._handover:
+            if not self._lock.acquire(blocking=False):
+                self._edits_unindexed = True
+                return False
+        try:
+            if not self._indexes_checked:
+                self._check_before_writing()
+            self._sync()
+        finally:
+            self._let_go()
+        return True
 
     def _check_before_writing(self) -> None:
         """Once per library, before its first write: a damaged catalog is not written to (a person decides what
@@ -294,21 +334,20 @@ class Library:
             self.catalog.mark_keyword_index_dirty()
             return self._sync(on_progress, control)
 
-    def set_context(self, chunk_id: int, text: str) -> None:
-        """A person's context for a chunk: it replaces the generated one, survives re-indexing while the chunk's
-        text is unchanged, and is searchable as soon as this returns."""
+    def set_context(self, chunk_id: int, text: str) -> bool:
+        """A person's context for a chunk: it replaces the generated one and survives re-indexing while the chunk's
+        text is unchanged. True: searchable as this returns; False: an indexing run is in progress, and the edit
+        is searchable when it ends (stored now either way)."""
         self._claim_writer()  # before the catalog changes: the index update must not fail after it
         self.catalog.set_manual_context(chunk_id, " ".join(text.split()))
-        with self._writing():
-            self._sync()
+        return self._index_edit()
 
     def revert_context(self, chunk_id: int) -> bool:
         """Back to the generated context; False if the chunk had no hand edit."""
         self._claim_writer()
         reverted = self.catalog.revert_context(chunk_id)
         if reverted:
-            with self._writing():
-                self._sync()
+            self._index_edit()
         return reverted
 
     def regenerate_context(self, chunk_id: int, on_notice=None) -> ContextResult:
@@ -331,8 +370,7 @@ class Library:
         )[position]
         if result.source == "llm":
             self.catalog.replace_context(chunk_id, result)
-            with self._writing():
-                self._sync()
+            self._index_edit()
         return result
 
     def approve_context(self, chunk_id: int) -> None:

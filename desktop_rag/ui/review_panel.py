@@ -192,7 +192,8 @@ class ReviewPanel(QWidget):
         row, text = self.current, self.editor.toPlainText()
         if row and text.strip():
             self._write(lambda: self.library.set_context(row.chunk_id, text), row.chunk_id,
-                        "Saved; search now uses your context.")
+                        lambda searchable: "Saved; search now uses your context." if searchable else
+                        "Saved; search uses your context once the indexing in progress has finished.")
 
     def regenerate(self) -> None:
         row = self.current
@@ -211,13 +212,14 @@ class ReviewPanel(QWidget):
         if row:
             self._write(lambda: self.library.approve_context(row.chunk_id), row.chunk_id, "Approved.")
 
-    def _write(self, work, chunk_id: int, message: str | None) -> None:
+    def _write(self, work, chunk_id: int, message) -> None:
+        """`message`: what to say once done; a function of the work's result, or None for a regeneration."""
         def done(result):
             if message is None:  # a regeneration: say what came of it
                 text = ("New context written." if getattr(result, "source", "") == "llm"
                         else "The model's answer was not good enough; the context is unchanged.")
             else:
-                text = message
+                text = message(result) if callable(message) else message
             self.message.setText(text)
             self.status.emit(text)
             self.refresh(keep=chunk_id)
