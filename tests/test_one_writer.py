@@ -43,14 +43,19 @@ def test_two_threads_writing_through_one_catalog_never_collide(tmp_path):
     catalog.close()
 
 
-def test_a_person_edits_contexts_while_a_real_index_runs(library, docs, tmp_path):
+def indexed_chunk_and_notes_to_index(library, docs, tmp_path, notes: int) -> int:
+    """A chunk indexed already (the one a person edits), and `notes` files waiting in `docs` for a run."""
     edited = tmp_path / "edited"
     edited.mkdir()
     (edited / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n\nDrain it for winter.\n")
     library.index([edited], contexts="rules")
-    chunk = library.search("prime", k=1, mode="bm25").hits[0].chunk_id
-    for n in range(40):
+    for n in range(notes):
         (docs / f"note{n}.md").write_text(f"# Note {n}\n\nThe warehouse keeps crate number {n} on shelf {n % 7}.\n")
+    return library.search("prime", k=1, mode="bm25").hits[0].chunk_id
+
+
+def test_a_person_edits_contexts_while_a_real_index_runs(library, docs, tmp_path):
+    chunk = indexed_chunk_and_notes_to_index(library, docs, tmp_path, 40)
     errors: list[BaseException] = []
 
     def indexing():
@@ -115,13 +120,7 @@ def test_two_commands_started_at_once_on_a_new_data_folder_both_work(tmp_path):
 
 
 def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, docs, tmp_path):
-    edited = tmp_path / "edited"
-    edited.mkdir()
-    (edited / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
-    library.index([edited], contexts="rules")
-    chunk = library.search("prime", k=1, mode="bm25").hits[0].chunk_id
-    for n in range(60):
-        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nThe warehouse keeps crate number {n} on shelf {n % 7}.\n")
+    chunk = indexed_chunk_and_notes_to_index(library, docs, tmp_path, 60)
     run = threading.Thread(target=lambda: library.index([docs], contexts="rules"))
     run.start()
     while not library._lock.locked():  # the run holds the library
