@@ -16,9 +16,9 @@ from pathlib import Path
 from desktop_rag.config import Settings
 from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, load_dataset
 from desktop_rag.core.search.fusion import FUSIONS, fuse
-from desktop_rag.core.text.lexical import prefix_stem
 from desktop_rag.core.search.match_strength import GOOD_MATCH
 from desktop_rag.core.search.query import parse_query
+from desktop_rag.core.text.lexical import prefix_stem
 
 CUTOFFS = (1, 5, 10, 20)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, check_setting, describe, resolve_data_dir
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.searcher import MODES
-from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, user_message
+from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
 from desktop_rag.storage import writer_lock
 
 EXIT_ERROR = 1
@@ -132,14 +132,14 @@ def _error_message(exc: Exception, data_dir: Path) -> str:
     message = user_message(exc)
     if message is not None:
         return message
-    import logging
+    import time
     import traceback
 
     detail = "".join(traceback.format_exception(exc))
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
         with open(data_dir / LOG_FILE, "a", encoding="utf-8") as log:
-            log.write(f"{logging.Formatter().formatTime(logging.makeLogRecord({}))} internal error in the CLI\n{detail}")
+            log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} internal error in the CLI\n{detail}")
         where = f"the traceback is in {data_dir / LOG_FILE}"
     except OSError:
         sys.stderr.write(detail)
@@ -315,8 +315,7 @@ def cmd_doctor(args, data_dir: Path) -> int:
         if checkup.catalog_damage:
             from desktop_rag.storage.catalog import damaged_message
 
-            print(damaged_message(library.catalog.path, checkup.catalog_damage)[:1].upper()
-                  + damaged_message(library.catalog.path, checkup.catalog_damage)[1:] + ".")
+            print(as_sentence(damaged_message(library.catalog.path, checkup.catalog_damage)) + ".")
     return EXIT_ERROR if left else 0
 
 

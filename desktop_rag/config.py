@@ -154,7 +154,7 @@ class Settings:
                            "from the defaults") from None
         if not isinstance(raw, dict):
             raise BadInput(f"the settings file {path} holds no settings object: mend it, or delete it")
-        known = {f.name: f for f in fields(cls)}
+        known = {f.name for f in fields(cls)}
         defaults = cls()
         values = {}
         for key, value in raw.items():

@@ -55,5 +55,6 @@ class ContextResult:
 
 def index_text(context: str, chunk_text: str) -> str:
     """What is embedded and keyword-indexed. Context first: with a 256-piece embedder the context must not be the
-    part that gets cut (DEVELOPERS.md, "Findings the code relies on": context first 94.9 vs chunk first 90.8 dense @20)."""
+    part that gets cut (DEVELOPERS.md, "Findings the code relies on": context first 94.9 vs chunk first 90.8 dense
+    @20)."""
     return f"{context}\n\n{chunk_text}" if context else chunk_text

@@ -43,6 +43,11 @@ class IndexDamaged(UserError):
     """A search index disagrees with the catalog in a way only a rebuild mends."""
 
 
+def as_sentence(message: str) -> str:
+    """A message that begins a line: its first letter a capital."""
+    return message[:1].upper() + message[1:]
+
+
 def user_message(exc: BaseException) -> str | None:
     """A sentence for a person, or None when the exception is a bug."""
     if isinstance(exc, UserError):

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from desktop_rag.core.files.chunking import HeadingPaths, chunk_document
-from desktop_rag.documents import Heading, ParsedDocument
-from desktop_rag.core.files.parsers import parse
 from desktop_rag.core.dense.tokens import token_counter
+from desktop_rag.core.files.chunking import HeadingPaths, chunk_document
+from desktop_rag.core.files.parsers import parse
+from desktop_rag.documents import Heading, ParsedDocument
 
 MAX, OVERLAP = 60, 12
 

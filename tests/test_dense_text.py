@@ -1,8 +1,8 @@
 from pathlib import Path
 
 from desktop_rag.core.dense.dense_text import EMBEDDER_TEXT_PIECES, dense_windows
-from desktop_rag.documents import index_text
 from desktop_rag.core.dense.tokens import token_counter
+from desktop_rag.documents import index_text
 
 
 def test_short_text_is_one_window_with_context_first():

@@ -3,11 +3,11 @@
 from pathlib import Path
 
 from desktop_rag.config import Settings
+from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.contexts.rules import RulesContextualizer
+from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.llm.budget import BudgetedContextualizer
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
-from desktop_rag.core.dense.tokens import token_counter
-from desktop_rag.core.contexts.base import Contextualizer
 
 
 class FakeClock:
@@ -141,8 +141,8 @@ class StepRecordingFakeLlm(Contextualizer):
 
 def test_an_upgrade_stops_between_steps_of_a_long_document_and_resumes_with_the_chunks_still_waiting(
         make_library, docs):
-    from desktop_rag.core.runs.control import RunControl
     from desktop_rag.core.contexts.upgrade import CHUNKS_PER_STEP
+    from desktop_rag.core.runs.control import RunControl
 
     (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6

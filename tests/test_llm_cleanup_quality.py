@@ -1,5 +1,5 @@
-from desktop_rag.core.llm.cleanup import clean_context
 from desktop_rag.core.contexts.quality import WEIGHTS, score_context
+from desktop_rag.core.llm.cleanup import clean_context
 
 DOC = "class DiffExecutor wraps a primary executor and a secondary one for differential fuzzing. run_target runs both."
 CHUNK = "impl DiffExecutor { fn run_target(&mut self) { self.primary.run_target(); self.secondary.run_target(); } }"

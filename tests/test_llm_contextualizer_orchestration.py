@@ -4,10 +4,10 @@
 from dataclasses import replace
 
 from desktop_rag.core.contexts.rules import RulesContextualizer
+from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.contextualizer import LlmContextualizer
 from desktop_rag.documents import Chunk, ParsedDocument
-from desktop_rag.core.dense.tokens import token_counter
 
 DOC = ParsedDocument(
     text="Invoice tools compute invoice_total with VAT and late_payment_interest for overdue invoices.\n\nMore.",

@@ -10,8 +10,8 @@ import pytest
 
 from desktop_rag.core.dense.embedding import shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess
-from desktop_rag.core.search.rerank import RerankerUnavailable
 from desktop_rag.core.dense.tokens import default_embedding_model_path
+from desktop_rag.core.search.rerank import RerankerUnavailable
 from documents import write_random_cross_encoder
 
 TEXTS = ["The grey heron stands in shallow water waiting for fish.",

@@ -7,11 +7,11 @@ import time
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.documents import ContextResult
-from desktop_rag.core.search.searcher import NoIndexError
-from desktop_rag.core.watching.watch import FolderWatcher
 from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.search.searcher import NoIndexError
+from desktop_rag.core.watching.changes import ChangeBatch
+from desktop_rag.core.watching.watch import FolderWatcher
+from desktop_rag.documents import ContextResult
 
 PUMP = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
 
@@ -229,8 +229,8 @@ def test_the_reconciliation_scan_catches_what_changed_while_nobody_watched(rules
 
 def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, docs):
     from desktop_rag.core.contexts.rules import RulesContextualizer
-    from desktop_rag.core.indexing import Indexer
     from desktop_rag.core.files.scan import FoundFile
+    from desktop_rag.core.indexing import Indexer
 
     lib = rules_library
     path = docs / "growing.md"

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TextIO
 
 from desktop_rag.config import Settings
-from desktop_rag.core.files.chunking import text_hash
-from desktop_rag.core.dense.dense_text import window_limit
 from desktop_rag.core.contexts.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
-from desktop_rag.documents import Chunk, ParsedDocument, index_text
 from desktop_rag.core.contexts.quality import context_words
+from desktop_rag.core.dense.dense_text import window_limit
+from desktop_rag.core.files.chunking import text_hash
 from desktop_rag.core.files.parsers.code import parse_code
+from desktop_rag.documents import Chunk, ParsedDocument, index_text
 
 
 
@@ -84,7 +84,8 @@ def load_dataset(folder: Path) -> Dataset:
 
 def every_nth_document(dataset: Dataset, n: int) -> Dataset:
     """Every n-th document by sorted id, their chunks, and the queries whose relevant chunks all lie in them
-    (with n=3, the subset of DEVELOPERS.md "Findings the code relies on"): for configurations too slow to run on everything."""
+    (with n=3, the subset of DEVELOPERS.md "Findings the code relies on"): for configurations too slow to run on
+    everything."""
     if n <= 1:
         return dataset
     documents = sorted(dataset.documents, key=lambda d: d["_id"])[::n]

@@ -17,16 +17,16 @@ from typing import Callable, Protocol, Sequence
 
 from desktop_rag.child_process import ChildClosed, ChildFailed
 from desktop_rag.config import Settings
-from desktop_rag.core.files import parsers
-from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.contexts.base import Contextualizer
-from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.dense.dense_text import dense_windows
-from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.files import parsers
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
-from desktop_rag.core.runs.run_meter import RunMeter
 from desktop_rag.core.files.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
                                    read_bounded, scan)
+from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.runs.run_meter import RunMeter
+from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.storage.catalog import Catalog, DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -383,8 +383,8 @@ class Indexer:
         end (3 of 40 files were, 10 minutes into a run). The index is rebuilt whole, so not more often than
         _KEYWORD_CATCH_UP_S, and never taking more than a tenth of the run's time."""
         since = time.monotonic() - self._keyword_rebuilt_at
-        if not self.lib.catalog.keyword_index_dirty or since < max(_KEYWORD_CATCH_UP_S, 10 * self._keyword_rebuild_s):
-            return
+        if since < max(_KEYWORD_CATCH_UP_S, 10 * self._keyword_rebuild_s) or not self.lib.catalog.keyword_index_dirty:
+            return  # the clock first: the catalog is asked at most once a minute, not after every file
         t0 = time.perf_counter()
         self.lib.rebuild_keyword_index()
         self._keyword_rebuild_s = time.perf_counter() - t0

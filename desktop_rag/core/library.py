@@ -15,19 +15,20 @@ from pathlib import Path
 from typing import Sequence
 
 from desktop_rag.config import OPTIONS, Settings, models_cache_dir
-from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.contexts.choice import make_contextualizer
 from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
-from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.dense.embedding import Embedder, shared_embedder
-from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
-from desktop_rag.core.text.lexical import TOKENIZER_VERSION, lexical_tokens
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
-from desktop_rag.documents import ContextResult, index_text
+from desktop_rag.core.dense.tokens import (ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path,
+                                           token_counter)
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
+from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
+from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.search.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
-from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path, token_counter
+from desktop_rag.core.text.lexical import TOKENIZER_VERSION, lexical_tokens
+from desktop_rag.core.watching.changes import ChangeBatch
+from desktop_rag.documents import ContextResult, index_text
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog, damaged_message
@@ -45,8 +46,8 @@ class Library:
                  read_in_child: bool | None = None):
         """`child_processes`: the app's choice — the vector store, the models and the reading of files run in
         child processes, so that work holding Python's GIL never holds up its window (storage/vector_process.py,
-        core/dense/model_process.py, core/files/reading.py). `read_in_child` alone: the CLI's, so that a parser crashing on
-        a file fails that file instead of ending the run (default: as `child_processes`)."""
+        core/dense/model_process.py, core/files/reading.py). `read_in_child` alone: the CLI's, so that a parser
+        crashing on a file fails that file instead of ending the run (default: as `child_processes`)."""
         self.data_dir = Path(data_dir)
         self.child_processes = child_processes
         self.read_in_child = child_processes if read_in_child is None else read_in_child
@@ -96,14 +97,25 @@ class Library:
         self.close()
 
     @contextmanager
-    def _writing(self):
-        """One writer at a time: per library (threads), and per data folder (processes; see writer_lock)."""
+    def _writing(self, wait: bool = True):
+        """One writer at a time: per library (threads), and per data folder (processes; see writer_lock). Yields
+        True once the library is held. With `wait=False` (a person's edit), while another write holds it: yields
+        False at once, and that write indexes the edit before it lets go."""
         self._claim_writer()
-        self._lock.acquire()
+        if wait:
+            self._lock.acquire()
+        else:
+            with self._handover:
+                held = self._lock.acquire(blocking=False)
+                if not held:
+                    self._edits_unindexed = True
+            if not held:
+                yield False
+                return
         try:
             if not self._indexes_checked:
                 self._check_before_writing()
-            yield
+            yield True
         finally:
             self._let_go()
 
@@ -124,17 +136,10 @@ class Library:
         """Bring the indexes in line with an edit stored in the catalog: now, and True, when nothing holds the
         library; else False, and the write in progress does it before it lets go (a person's edit never waits
         for a run of minutes)."""
-        with self._handover:
-            if not self._lock.acquire(blocking=False):
-                self._edits_unindexed = True
-                return False
-        try:
-            if not self._indexes_checked:
-                self._check_before_writing()
-            self._sync()
-        finally:
-            self._let_go()
-        return True
+        with self._writing(wait=False) as held:
+            if held:
+                self._sync()
+        return held
 
     def _check_before_writing(self) -> None:
         """Once per library, before its first write: a damaged catalog is not written to (a person decides what

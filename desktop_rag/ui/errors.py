@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.errors import user_message
+from desktop_rag.errors import as_sentence, user_message
 
 
 def readable(exc: BaseException) -> str:
@@ -10,5 +10,5 @@ def readable(exc: BaseException) -> str:
     written the traceback there)."""
     message = user_message(exc)
     if message is not None:
-        return message[:1].upper() + message[1:]
+        return as_sentence(message)
     return f"An internal error occurred ({exc.__class__.__name__}: {exc}). The log (desktop-rag.log) has the details."

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
-from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.library import Library
+from desktop_rag.core.runs.control import RunControl
 from desktop_rag.storage.catalog_review import FolderState
 from desktop_rag.ui.background import BackgroundUpgrade
 from desktop_rag.ui.folders_panel import FoldersPanel

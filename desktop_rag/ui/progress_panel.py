@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.indexing import PHASES, Progress
+from desktop_rag.core.runs.control import RunControl
 from desktop_rag.ui.theme import icon
 
 PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "contextualize": "Contexts", "embed": "Embed", "index": "Keywords"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.contexts.rules import NoContextualizer, RulesContextualizer
+from desktop_rag.core.dense.tokens import TokenCounter
 from desktop_rag.core.llm.budget import BudgetedContextualizer
 from desktop_rag.core.llm.contextualizer import LlmContextualizer
-from desktop_rag.core.dense.tokens import TokenCounter
 from desktop_rag.errors import BadInput
 
 

@@ -7,9 +7,9 @@ import re
 from typing import Sequence
 
 from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.dense.tokens import TokenCounter
 from desktop_rag.core.text.keyterms import cjk_key_terms, key_terms
 from desktop_rag.core.text.scripts import mostly_cjk
-from desktop_rag.core.dense.tokens import TokenCounter
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 
 # rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences.

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.documents import Chunk, ParsedDocument
 
 # Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
@@ -141,7 +141,8 @@ class _Upgrade:
         library = self.library
         if library.catalog.count_pending_embeddings():
             library.sync_dense(control=self.control)
-        if library.catalog.keyword_index_dirty and time.monotonic() - self._last_keyword_rebuild > KEYWORD_REBUILD_EVERY_S:
+        rebuilt_long_ago = time.monotonic() - self._last_keyword_rebuild > KEYWORD_REBUILD_EVERY_S
+        if library.catalog.keyword_index_dirty and rebuilt_long_ago:
             library.sync(control=self.control)
             self._last_keyword_rebuild = time.monotonic()
 

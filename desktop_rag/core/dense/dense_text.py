@@ -9,8 +9,8 @@ context_max_tokens is set to the window.
 
 from __future__ import annotations
 
-from desktop_rag.documents import index_text
 from desktop_rag.core.dense.tokens import TokenCounter
+from desktop_rag.documents import index_text
 
 # Pieces of text per window. all-MiniLM-L6-v2 reads 256, two of which are [CLS] and [SEP]; our own chunker's chunks,
 # context included, fit (chunk_tokens + context_max_tokens). multilingual-e5 reads 512, but windows that long

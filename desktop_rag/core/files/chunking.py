@@ -13,8 +13,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from desktop_rag.documents import Chunk, Heading, ParsedDocument
 from desktop_rag.core.dense.tokens import TokenCounter
+from desktop_rag.documents import Chunk, Heading, ParsedDocument
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 # Japanese and Chinese end sentences with 。！？ and no space after them: a break there needs no whitespace.

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_rag.core.files import parsers
 from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
+from desktop_rag.core.dense.tokens import token_counter
+from desktop_rag.core.files import parsers
 from desktop_rag.core.files.chunking import chunk_document
 from desktop_rag.documents import Chunk, ParsedDocument
-from desktop_rag.core.dense.tokens import token_counter
 
 # Far beyond any file within max_file_mb here (a 15 MB text reads in ~16 s on 2 cores), for a slower laptop.
 READ_TIMEOUT_S = 300.0

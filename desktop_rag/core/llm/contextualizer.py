@@ -15,9 +15,10 @@ import logging
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
 from desktop_rag.child_process import ChildFailed
+from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
 from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.contexts.quality import score_context
 from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
 from desktop_rag.core.llm.cleanup import clean_context, split_sentences
@@ -26,9 +27,8 @@ from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
-from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
-from desktop_rag.core.contexts.quality import score_context
 from desktop_rag.core.text.scripts import mostly_cjk
+from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 from desktop_rag.errors import BadInput
 
 log = logging.getLogger(__name__)

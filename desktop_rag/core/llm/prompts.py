@@ -1,9 +1,9 @@
 """The prompts, versioned: every stored context records the version that wrote it, so a change of prompt can
 be told apart (and upgraded) later.
 
-Shaped by measurement (DEVELOPERS.md, "Findings the code relies on"): the published per-chunk prompt made small models copy the
-chunk back; a system line forbidding copying and a short, specific question gave usable contexts. The document
-comes first and identically in every prompt, so llama.cpp evaluates it once per document.
+Shaped by measurement (DEVELOPERS.md, "Findings the code relies on"): the published per-chunk prompt made small
+models copy the chunk back; a system line forbidding copying and a short, specific question gave usable contexts.
+The document comes first and identically in every prompt, so llama.cpp evaluates it once per document.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ are the query's, exactly as BM25 matched it. A `word*` in the query highlights e
 
 from __future__ import annotations
 
-from desktop_rag.core.text.lexical import lexical_tokens, prefix_stem, tokens_with_spans
 from desktop_rag.core.search.query import parse_query
+from desktop_rag.core.text.lexical import lexical_tokens, prefix_stem, tokens_with_spans
 
 
 def match_spans(text: str, query: str) -> list[tuple[int, int]]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from desktop_rag.core.text.lexical import lexical_tokens, prefix_stem
 from desktop_rag.core.search.query import ParsedQuery
+from desktop_rag.core.text.lexical import lexical_tokens, prefix_stem
 
 # Below this strength a hit is a weak match; a result with no hit above it says "no good match" (bench/fusion.py
 # prints the strength of the best hit for real and nonsense queries; README "Match strength").

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from desktop_rag.core.search.fusion import Fusion, fuse
-from desktop_rag.core.text.lexical import prefix_stem
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              meaning_strengths, needs_unrelated_scores)
-from desktop_rag.documents import index_text
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.search.rerank import Reranker, RerankerUnavailable
+from desktop_rag.core.text.lexical import prefix_stem
+from desktop_rag.documents import index_text
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
 
 MODES = ("hybrid", "dense", "bm25")

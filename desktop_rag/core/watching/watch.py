@@ -19,9 +19,9 @@ from typing import Callable, Iterable
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.files.parsers import is_supported
 from desktop_rag.core.files.scan import is_ignored
+from desktop_rag.core.watching.changes import ChangeBatch
 
 log = logging.getLogger(__name__)
 

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.core.runs.control import RunControl
-from desktop_rag.core.indexing import IndexSummary
-from desktop_rag.core.runs.schedule import BackgroundSchedule
 from desktop_rag.core.contexts.upgrade import UpgradeSummary
+from desktop_rag.core.indexing import IndexSummary
+from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.runs.schedule import BackgroundSchedule
+from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.watching.watch import library_watcher
 
 IDLE_SECONDS_BEFORE_UPGRADE = 5.0

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from desktop_rag.documents import ParsedDocument
-from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers import code, docx, html, markup, paged
+from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
+from desktop_rag.documents import ParsedDocument
 
 Parser = Callable[[bytes, str], ParsedDocument]
 

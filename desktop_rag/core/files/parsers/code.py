@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.files.parsers.decoding import decode_text
 from desktop_rag.core.files.parsers.lines import line_matches
+from desktop_rag.documents import Heading, ParsedDocument
 
 EXTENSIONS = frozenset(
     ".py .pyi .js .mjs .cjs .jsx .ts .tsx .vue .svelte .java .kt .kts .scala .go .rs .c .h .cc .cpp .cxx .hpp .hh"

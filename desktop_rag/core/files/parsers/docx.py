@@ -6,8 +6,8 @@ import io
 import re
 import zipfile
 
-from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.documents import Heading, ParsedDocument
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.I)
 # A DOCX is a zip of XML. A 2 MB "zip bomb" inflating to 2 GiB took 4 minutes and 4.2 GB of memory; a real

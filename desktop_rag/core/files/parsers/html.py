@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.files.parsers.decoding import decode_text
+from desktop_rag.documents import Heading, ParsedDocument
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
 _BLOCK = {

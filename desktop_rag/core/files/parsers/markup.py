@@ -6,9 +6,9 @@ import bisect
 import math
 import re
 
-from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.files.parsers.decoding import decode_text
 from desktop_rag.core.files.parsers.lines import line_matches
+from desktop_rag.documents import Heading, ParsedDocument
 
 # Each pattern matches within one line and cannot backtrack across it: the former `(.+?)[ \t#]*$` and
 # `^([^\n]*\S[^\n]*)\n` took time quadratic in a line's length (a 260 KB one-line file: 193 s with the GIL held).

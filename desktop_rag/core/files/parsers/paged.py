@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from desktop_rag.documents import Heading, ParsedDocument
 from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.documents import Heading, ParsedDocument
 
 PAGE_SEPARATOR = "\n\n"
 
