@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
+from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.progress_panel import eta_text
 
 POLL_MS = 1000
@@ -162,7 +163,7 @@ class BackgroundUpgrade(QObject):
             verb = self._stopped_because() if summary.cancelled else "Done"
             self.panel.finish(f"{verb}: {summary.upgraded_chunks} contexts written by the LLM in "
                               f"{summary.documents} documents; {summary.kept_rules} kept their rules context. "
-                              f"{' '.join(summary.notices)}".strip())
+                              f"{sentences(summary.notices)}".strip())
         self.finished.emit(summary)
         self.count_waiting()
 

@@ -5,6 +5,12 @@ from __future__ import annotations
 from desktop_rag.errors import as_sentence, user_message
 
 
+def sentences(notices) -> str:
+    """The core's notices ("the dense index was empty …"), which the CLI prints each after "Note:", as sentences
+    that can follow one another in a line of the window."""
+    return " ".join(as_sentence(n.strip().rstrip(".")) + "." for n in notices if n.strip())
+
+
 def readable(exc: BaseException) -> str:
     """A UserError's own message; for a bug, a sentence that sends the person to the log (the task runner has
     written the traceback there)."""

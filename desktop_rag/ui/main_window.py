@@ -16,6 +16,7 @@ from desktop_rag.core.library import Library
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.storage.catalog_review import FolderState
 from desktop_rag.ui.background import BackgroundUpgrade
+from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
@@ -29,7 +30,7 @@ from desktop_rag.ui.watching import FolderFollower
 
 
 def summary_text(summary) -> str:
-    return " ".join([summary.headline("Cancelled") + ".", *summary.notices])
+    return f"{summary.headline('Cancelled')}. {sentences(summary.notices)}".strip()
 
 
 def changes_text(summary) -> str:
@@ -248,7 +249,7 @@ class MainWindow(QMainWindow):
         self.runner.write(lambda report: self.library.sync(on_progress=report, control=control),
                           on_done=lambda summary: (self.progress.finish(
                               "Cancelled; the rest continues next time." if summary.cancelled
-                              else " ".join(["Up to date.", *summary.notices])),
+                              else f"Up to date. {sentences(summary.notices)}".strip()),
                               self.refresh_views()),
                           on_progress=self.progress.on_progress)
 

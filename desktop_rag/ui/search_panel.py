@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.core.search.searcher import Hit, SearchResult
+from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.result_html import hit_html, preview_html, score_tooltip
 from desktop_rag.ui.theme import colors_for
 
@@ -168,7 +169,7 @@ class SearchPanel(QWidget):
         self._shown_query = result.query
         self.hits = result.hits
         self._render_hits(number)
-        notices = " ".join(result.notices)
+        notices = sentences(result.notices)
         if self._keywords_only_for_now:
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
         notices = f"{notices} {self.building_note()}".strip()
