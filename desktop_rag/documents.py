@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+# Below this mean word confidence an OCR page's text is too garbled to ask a language model about: it would write a
+# fluent, wrong context. Such chunks keep rules contexts, marked with RULES_FOR_LOW_OCR as their prompt version so no
+# upgrade asks about them. (Tesseract gives clean scans 0.9–0.96; a page it mostly misreads falls under 0.6.)
+LOW_OCR_CONFIDENCE = 0.6
+RULES_FOR_LOW_OCR = "rules: low OCR confidence"
+
+
 @dataclass(frozen=True)
 class Heading:
     start_char: int  # where the heading's section begins in the extracted text
@@ -22,10 +29,24 @@ class ParsedDocument:
     headings: list[Heading] = field(default_factory=list)
     # Offset where each page starts (page n begins at page_starts[n-1]); empty for formats without pages.
     page_starts: list[int] = field(default_factory=list)
+    # Pages (1-based) that look scanned (an image and next to no text) and have no OCR text yet: the indexer has
+    # them recognised (core/files/ocr.py) and reads the file again with their text.
+    scanned_pages: list[int] = field(default_factory=list)
+    # Pages whose text came from OCR, with the words' mean confidence (0–1; None: no word was found).
+    ocr_confidence: dict[int, float | None] = field(default_factory=dict)
 
     @property
     def page_count(self) -> int | None:
         return len(self.page_starts) or None
+
+    def ocr_confidence_of(self, page: int | None) -> float | None:
+        """A page's OCR confidence; None for a page not read by OCR, or one where OCR found no word."""
+        return self.ocr_confidence.get(page) if page is not None else None
+
+    def garbled_chunks(self, chunks: "list[Chunk]") -> list[int]:
+        """Positions of the chunks that begin on a page OCR read with low confidence."""
+        return [i for i, chunk in enumerate(chunks)
+                if (confidence := self.ocr_confidence_of(chunk.page)) is not None and confidence < LOW_OCR_CONFIDENCE]
 
 
 @dataclass(frozen=True)

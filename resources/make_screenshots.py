@@ -1,13 +1,14 @@
 """Render the app's main views to resources/screenshots/ (offscreen, no display needed).
 
-    .venv/bin/python resources/make_screenshots.py
+    .venv/bin/python resources/make_screenshots.py [--scans-only]
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
 contexts, then captures: search results with a preview, context review with a chunk selected, stats, the settings
 dialog, and the search again after the palette turned dark (as when the system switches while the app runs).
 Then, in a second data folder, the progress panel halfway through a first indexing (the samples and 300 notes),
 and while the packaged 1.5B model writes LLM contexts in the background (a few minutes: it loads, then a step
-or two is measured so that the rate and the time left show).
+or two is measured so that the rate and the time left show). And a search whose hit is a scanned page read by OCR
+(a lease and a receipt rendered as scans by tests/documents.py), alone with --scans-only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the scans the tests make
 
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
@@ -88,9 +90,39 @@ def progress_screenshots(app: QApplication, tmp: Path) -> None:
     library.close()
 
 
+def scan_screenshots(app: QApplication, tmp: Path) -> None:
+    from documents import scanned_image, write_scanned_pdf
+
+    docs = tmp / "Scans"
+    docs.mkdir()
+    write_scanned_pdf(docs / "lease-harbor-lofts.pdf", [
+        ("Lease agreement between Harbor Lofts Ltd and Mina Okafor for flat 4B, 12 Quay Street.", False),
+        ("2. Rent. The monthly rent is 1,450 euros, due on the first day of each month. Late payment carries "
+         "interest of 2% a month. 3. Pets. No pets may be kept in the flat without written consent.", False)])
+    scanned_image("CORNER BAKERY\nSourdough loaf 4.20\nCroissant x2 3.60\nOat latte 3.90\nTOTAL 11.70",
+                  width_pt=220, height_pt=300, fontsize=11).save(docs / "receipt-2026-03-14.png")
+    library = Library(tmp / "scan-data", Settings(contexts="rules", llm_upgrade_when_idle=False))
+    window = MainWindow(library)
+    window.resize(1280, 820)
+    window.show()
+    window.add_folder(str(docs))
+    wait_until(app, lambda: window.progress.title.text().startswith("Done"))
+    window.search.query.setText("monthly rent late payment")
+    window.search.search_now()
+    wait_until(app, lambda: bool(window.search.hits))
+    wait_until(app, lambda: "monthly rent" in window.search.preview.toPlainText())
+    window.grab().save(str(OUT / "search-scan.png"))
+    window.close()
+    library.close()
+
+
 def main() -> None:
     app = QApplication(sys.argv[:1])
     OUT.mkdir(parents=True, exist_ok=True)
+    if "--scans-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            scan_screenshots(app, Path(tmp))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "Documents"
         shutil.copytree(ROOT / "resources" / "samples", docs)
@@ -134,6 +166,7 @@ def main() -> None:
         window.close()
         library.close()
         app.setPalette(QPalette())
+        scan_screenshots(app, Path(tmp))
         progress_screenshots(app, Path(tmp))
     print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))
 

@@ -90,3 +90,41 @@ def write_random_cross_encoder(folder: Path, hidden: int = 64, layers: int = 2) 
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def scanned_image(text: str, japanese: bool = False, dpi: int = 200, width_pt: float = 595, height_pt: float = 842,
+                  fontsize: float = 12, noise: float = 12.0, seed: int = 0):
+    """A page as a scanner gives it back: `text` set on a page, rendered at `dpi`, turned a little, with grey noise.
+    A Pillow image; it carries no text layer, so only OCR can read it."""
+    import numpy as np
+    import pymupdf
+    from PIL import Image
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=width_pt, height=height_pt)
+    margin = min(50, width_pt / 10)
+    page.insert_textbox(pymupdf.Rect(margin, margin, width_pt - margin, height_pt - margin), text,
+                        fontname="japan" if japanese else "helv", fontsize=fontsize)
+    pix = page.get_pixmap(dpi=dpi)
+    image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    image = image.rotate(0.8, expand=False, fillcolor=(255, 255, 255), resample=Image.BICUBIC)
+    pixels = np.asarray(image).astype(np.int16)
+    grain = np.random.default_rng(seed).normal(0, noise, pixels.shape[:2])[..., None]
+    return Image.fromarray(np.clip(pixels + grain, 0, 255).astype(np.uint8))
+
+
+def write_scanned_pdf(path: Path, pages: list[tuple[str, bool]], dpi: int = 200) -> Path:
+    """A PDF made of page images only, as a scanner writes one (JPEG pages): pages are (text, japanese)."""
+    import io
+
+    import pymupdf
+
+    doc = pymupdf.open()
+    for number, (text, japanese) in enumerate(pages):
+        jpeg = io.BytesIO()
+        scanned_image(text, japanese, dpi=dpi, seed=number).save(jpeg, format="JPEG", quality=80)
+        page = doc.new_page(width=595, height=842)
+        page.insert_image(page.rect, stream=jpeg.getvalue())
+    doc.save(path)
+    doc.close()
+    return path

@@ -12,7 +12,7 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     write_pdf(docs / "router.pdf", ["Router manual", "Update the router firmware every month."])
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
     (docs / "LICENSE").write_text("Permission is hereby granted, free of charge, to any person.\n")  # text: indexed
-    (docs / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))  # not read: skipped
+    (docs / "song.mp3").write_bytes(b"ID3\x04" + bytes(range(256)))  # not read: skipped
 
     human = cli(data_dir, "index", str(docs), "--contexts", "rules")
     assert "3 files indexed" in human.stdout and "1 failed" in human.stdout and "1 skipped" in human.stdout

@@ -209,7 +209,7 @@ def test_files_without_a_known_extension_are_indexed_when_text_and_the_rest_are_
     (docs / "Makefile").write_text("build:\n\tcc -o quokkatool main.c\n")
     (docs / "notes.log").write_text("2026-11-02 backup of the wombat archive finished\n")
     (docs / "blob").write_bytes(bytes(range(256)) * 4)  # no extension, binary
-    (docs / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(200))  # never opened
+    (docs / "song.mp3").write_bytes(b"ID3\x04" + bytes(200))  # never opened
     (docs / "keep.md").write_text("# Keep\n\nA markdown note.\n")
     if hasattr(os, "mkfifo"):
         os.mkfifo(docs / "pipe")  # opening a FIFO would wait forever: never opened
@@ -230,7 +230,7 @@ def test_files_without_a_known_extension_are_indexed_when_text_and_the_rest_are_
     assert again.skipped == summary.skipped and again.unchanged == 4 and sniffed == []  # remembered, not reopened
 
     (docs / "blob").unlink()
-    (docs / "photo.png").write_text("now the name lies, but it is still not read")
+    (docs / "song.mp3").write_text("now the name lies, but it is still not read")
     third = library.index([docs], contexts="rules")
     assert third.skipped == summary.skipped - 1 and library.stats()["documents"]["skipped"] == third.skipped
 

@@ -19,13 +19,13 @@ from documents import write_pdf
 class FaultInjectingReader(DocumentReader):
     """Reads like the real one, except: a file named crash.* kills its process, one named hang.* never ends."""
 
-    def read(self, path, data, chunk_tokens, overlap_tokens):
+    def read(self, path, data, chunk_tokens, overlap_tokens, ocr=None):
         name = os.path.basename(path)
         if name.startswith("crash."):
             os.kill(os.getpid(), signal.SIGKILL)  # as a segfault in a C parser ends it (without a core file)
         if name.startswith("hang."):
             time.sleep(3600)
-        return super().read(path, data, chunk_tokens, overlap_tokens)
+        return super().read(path, data, chunk_tokens, overlap_tokens, ocr)
 
 
 def test_the_child_reads_as_in_process(tmp_path):

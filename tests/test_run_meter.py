@@ -21,3 +21,16 @@ def test_the_estimate_follows_measured_rates_and_expects_chunks_in_proportion_to
     meter.file_read(3000, chunks=30, seconds=6.0)
     meter.batch_embedded(30, seconds=3.0)
     assert meter.estimate() == (1.0, 0.0)
+
+
+def test_scanned_pages_found_during_the_run_add_their_ocr_time_at_the_measured_rate():
+    meter = RunMeter()
+    meter.plan([1000], chunks_waiting=0)
+    meter.file_read(1000, chunks=0, seconds=1.0)  # a scan: read in a second, no text yet
+    assert meter.estimate() == (1.0, 0.0)
+    meter.plan_ocr(10)
+    fraction, left = meter.estimate()
+    assert fraction < 0.5 and left == 10 * 1.0  # the first guess: a second per page
+    meter.page_recognised(0.25)
+    fraction, left = meter.estimate()
+    assert left == 9 * 0.25 and fraction == 1.25 / (1.25 + left)

@@ -357,3 +357,33 @@ def test_a_run_shows_one_overall_bar_with_readable_counts_and_says_what_is_being
                                 for i in range(win.folders.list.count())), timeout=WAIT_MS)
     search_and_wait(qtbot, win, "herons topic")
     assert "still being built" not in win.search.message.text()
+
+
+def test_a_scan_is_found_shown_as_scanned_with_its_confidence_and_opens_at_its_page(qtbot, window, docs):
+    from documents import scanned_image, write_scanned_pdf
+
+    write_scanned_pdf(docs / "lease.pdf", [("Cover page of the lease, signed in March.", False),
+                                           ("The monthly rent is 1,450 euros, due on the first day.", False)])
+    scanned_image("CORNER BAKERY\nOat latte 3.90\nTOTAL 11.70", width_pt=220, height_pt=300).save(docs / "receipt.png")
+    win = window()
+    index_and_wait(qtbot, win, docs)
+    search_and_wait(qtbot, win, "monthly rent euros")
+    first = win.search.hits[0]
+    assert Path(first.path).name == "lease.pdf" and first.page == 2
+    html = win.search.results.itemWidget(win.search.results.item(0)).text()
+    assert "page 2" in html and f"scanned page, OCR {first.ocr_confidence:.2f}" in html
+    opened = []
+    win.search.open_file = lambda path, page: opened.append((Path(path).name, page))
+    win.search.results.setFocus()
+    qtbot.keyClick(win.search.results, Qt.Key.Key_Return)
+    assert opened == [("lease.pdf", 2)]
+
+    review = win.review
+    review.filter.setCurrentIndex(review.filter.findData("scanned"))
+    qtbot.waitUntil(lambda: review.model.rowCount() == 3, timeout=WAIT_MS)  # two lease pages and the receipt
+    assert all(" · OCR 0." in review.model.data(review.model.index(row, 3)) for row in range(3))
+
+    win.folders.set_ocr(str(docs), False)  # the folder's menu: "Read scans and images (OCR)" unticked
+    assert win.library.settings.ocr_skip_folders == [str(docs)]
+    assert Settings.load(win.library.data_dir).ocr_skip_folders == [str(docs)]
+    qtbot.waitUntil(lambda: "no OCR" in win.folders.list.item(0).text(), timeout=WAIT_MS)

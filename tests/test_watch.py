@@ -252,7 +252,7 @@ def test_only_indexable_paths_under_no_ignored_name_are_relevant(tmp_path):
     assert not watcher.relevant(str(tmp_path / "node_modules" / "x" / "README.md"), is_directory=False)
     assert not watcher.relevant(str(tmp_path / "~$report.docx"), is_directory=False)
     assert not watcher.relevant(str(tmp_path / "a.md.tmp"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path / "photo.jpg"), is_directory=False)
+    assert not watcher.relevant(str(tmp_path / "song.mp3"), is_directory=False)
     assert not watcher.relevant(str(tmp_path.parent / "elsewhere.md"), is_directory=False)
     assert not watcher.relevant(str(tmp_path / "data" / "notes.md"), is_directory=False)  # our own data folder
 

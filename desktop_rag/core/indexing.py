@@ -11,15 +11,15 @@ import hashlib
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from desktop_rag.child_process import ChildClosed, ChildFailed
+from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildFailed
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.dense.dense_text import dense_windows
-from desktop_rag.core.files import parsers
+from desktop_rag.core.files import ocr, parsers
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
                                    read_bounded, scan)
@@ -27,11 +27,12 @@ from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.runs.run_meter import RunMeter
 from desktop_rag.core.watching.changes import ChangeBatch
+from desktop_rag.documents import RULES_FOR_LOW_OCR
 from desktop_rag.storage.catalog import Catalog, DocumentRecord
 
 log = logging.getLogger(__name__)
 
-PHASES = ("scan", "parse", "contextualize", "embed", "index")
+PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
 LOADING_NOTE = "Loading the language model…"
 # Embed as soon as this many chunks wait: bounds memory and makes finished work durable during long runs.
 _EMBED_FLUSH_CHUNKS = 512
@@ -93,6 +94,16 @@ class IndexSummary:
 ProgressCallback = Callable[[Progress], None]
 
 
+@dataclass
+class ScanToRead:
+    """A file with scanned pages, read by OCR once the run's other files are indexed (they are quicker to find)."""
+
+    found: FoundFile
+    content_hash: str
+    known: DocumentRecord | None
+    pages: list[int]
+
+
 class IndexParts(Protocol):
     """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
     run with nothing new never loads the embedding model); a test may give a smaller one."""
@@ -119,6 +130,8 @@ class Indexer:
         self.meter = RunMeter()
         self._keyword_rebuilt_at = time.monotonic()  # a run starts from the index as it is
         self._keyword_rebuild_s = 0.0
+        self._scans: list[ScanToRead] = []
+        self._ocr_setup: tuple[str, str] | str | None = None  # (languages, recipe), or why OCR cannot run
 
     def on_progress(self, progress: Progress) -> None:
         """Each report carries the whole run's share done and time left, once the run knows its files."""
@@ -179,10 +192,12 @@ class Indexer:
             if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
                 self.embed_pending()
             self._keyword_index_catch_up()
+        self._read_scans()
         self.on_progress(Progress("parse", len(files), len(files)))
         # Forgotten after the files are indexed: one of them may have been recognised as a gone one, moved.
         still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
         self.summary.removed += catalog.remove_documents(still_gone)
+        catalog.forget_old_ocr_texts()  # text of scans no file has had for a month
         self.sync_indexes()
 
     # -- scan -----------------------------------------------------------------------------------------------
@@ -232,60 +247,98 @@ class Indexer:
         catalog = self.lib.catalog
         path = str(found.path)
         known = catalog.document(path)
-        if known and known.size == found.size and known.mtime_ns == found.mtime_ns and not known.retry_due:
+        # Scanned pages left unread (OCR was off) are read once OCR may: the file is read again though unchanged.
+        scans_due = bool(known and known.unread_scans and self._ocr_allowed(found.path))
+        if (known and known.size == found.size and known.mtime_ns == found.mtime_ns and not known.retry_due
+                and not scans_due):
             if known.status == "failed":
                 self.summary.failed.append(FileFailure(path, f"{known.error} (unchanged since the last attempt)"))
             else:
                 self.summary.unchanged += 1
             return
+        if parsers.is_image(found.path) and not self._ocr_allowed(found.path):
+            self._skip(found, f"an image, not read: {self._why_no_ocr(found.path)}")
+            return
         if found.kind != parsers.DOCUMENT and self._skipped(found):
             return
-        limit = int(self.settings.max_file_mb * 1024 * 1024)
-        if found.size > limit:
-            self._fail(found, None, f"too large: {found.size / 2**20:.1f} MB is over the {self.settings.max_file_mb:g} MB"
-                       " limit (setting max_file_mb)")
-            return
         t0 = time.perf_counter()
-        try:
-            data = read_bounded(found.path, limit)
-        except FileTooLarge:  # it grew since the scan: the next run sees its new size
-            self.summary.busy.append(path)
-            return
-        except NotRegular as exc:
-            self._fail(found, None, str(exc))
-            return
-        except OSError as exc:  # permission denied, an I/O error: the file may read fine next time
-            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
-            return
-        if not _unchanged_since(found, len(data)):  # still being written: index it once it is complete
-            self.summary.busy.append(path)
+        data = self._read_bytes(found)
+        if data is None:
             return
         content_hash = hashlib.sha256(data).hexdigest()
         if known is None and self._moved_here(found, content_hash):
             return
-        if known and known.status == "indexed" and known.content_hash == content_hash:
+        if known and known.status == "indexed" and known.content_hash == content_hash and not scans_due:
             catalog.touch_document(known.id, found.size, found.mtime_ns)  # touched or copied, same content
             self.summary.unchanged += 1
             return
+        read = self._read(found, data, content_hash)
+        if read is None:
+            return
+        document, chunks = read
+        if document.scanned_pages and self._ocr_allowed(found.path):
+            recognised = self._recognised(content_hash)
+            if not all(page in recognised for page in document.scanned_pages):
+                self._scans.append(ScanToRead(found, content_hash, known, document.scanned_pages))
+                return  # read by OCR after the run's other files (_read_scans)
+            read = self._read(found, data, content_hash, recognised)  # read before: no OCR again
+            if read is None:
+                return
+            document, chunks = read
+        self.summary.phase_seconds["parse"] += time.perf_counter() - t0
+        self._store(found, content_hash, known, document, chunks, position)
+
+    def _read_bytes(self, found: FoundFile) -> bytes | None:
+        """The file's bytes, or None when it is not read now (its failure recorded, or busy: still being written)."""
+        path = str(found.path)
+        limit = int(self.settings.max_file_mb * 1024 * 1024)
+        if found.size > limit:
+            self._fail(found, None, f"too large: {found.size / 2**20:.1f} MB is over the "
+                                    f"{self.settings.max_file_mb:g} MB limit (setting max_file_mb)")
+            return None
         try:
-            document, chunks = self.lib.document_reader.read(
-                found.path, data, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens
-            )
+            data = read_bounded(found.path, limit)
+        except FileTooLarge:  # it grew since the scan: the next run sees its new size
+            self.summary.busy.append(path)
+            return None
+        except NotRegular as exc:
+            self._fail(found, None, str(exc))
+            return None
+        except OSError as exc:  # permission denied, an I/O error: the file may read fine next time
+            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            return None
+        if not _unchanged_since(found, len(data)):  # still being written: index it once it is complete
+            self.summary.busy.append(path)
+            return None
+        return data
+
+    def _read(self, found: FoundFile, data: bytes, content_hash: str, recognised: dict | None = None):
+        """(document, chunks) read by the reader, with the OCR text of scanned pages in `recognised`; None when the
+        file cannot be read (its failure is recorded)."""
+        try:
+            return self.lib.document_reader.read(found.path, data, self.settings.chunk_tokens,
+                                                 self.settings.chunk_overlap_tokens, recognised)
         except parsers.ParseError as exc:
             self._fail(found, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
-            return
         except ChildClosed:  # the app quits: not the file's fault, and it is read again next time
             raise
         except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
             self._fail(found, content_hash, f"the reader could not run ({exc}); it is tried again next time",
                        transient=True)
-            return
         except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
-            log.exception("parsing %s failed", path)
+            log.exception("parsing %s failed", found.path)
             self._fail(found, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
+        return None
+
+    def _store(self, found: FoundFile, content_hash: str, known: DocumentRecord | None, document, chunks,
+               position: tuple[int, int]) -> None:
+        """Contexts for a document read, then the document into the catalog."""
+        catalog, path = self.lib.catalog, str(found.path)
+        if document.scanned_pages and not document.text.strip():
+            self._fail(found, content_hash, f"only scanned pages, not read: {self._why_no_ocr(found.path)}",
+                       unread_scans=len(document.scanned_pages))
             return
         t1 = time.perf_counter()
-        self.summary.phase_seconds["parse"] += t1 - t0
         self.on_progress(Progress("contextualize", *position, path))
         contexts = self._cached_contexts(content_hash, document, chunks)
         while contexts is None:
@@ -298,10 +351,108 @@ class Indexer:
         catalog.save_document(
             path=path, size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, parser=document.parser,
             title=document.title, text=document.text, page_count=document.page_count, chunks=chunks,
-            contexts=contexts,
+            contexts=contexts, ocr_confidence=document.ocr_confidence, unread_scans=len(document.scanned_pages),
         )
         self.summary.indexed += 1
         self.summary.chunks += len(chunks)
+
+    # -- scanned pages --------------------------------------------------------------------------------------
+
+    def _ocr(self) -> tuple[str, str] | str:
+        """(languages, recipe) OCR reads with, or the reason it cannot run; found once per run."""
+        if self._ocr_setup is None:
+            try:
+                _, languages = ocr.find_languages(self.settings.ocr_languages)
+                self._ocr_setup = (languages, ocr.recipe(languages))
+            except ocr.OcrUnavailable as exc:
+                self._ocr_setup = f"OCR is not available ({exc})"
+                self.summary.notices.append(f"Scanned pages and images are not read: {exc}")
+        return self._ocr_setup
+
+    def _ocr_allowed(self, path: Path) -> bool:
+        return self._why_no_ocr(path) is None
+
+    def _why_no_ocr(self, path: Path) -> str | None:
+        if not self.settings.ocr:
+            return "OCR is turned off (setting ocr)"
+        if any(path.is_relative_to(Path(folder).expanduser()) for folder in self.settings.ocr_skip_folders):
+            return "OCR is skipped in its folder (setting ocr_skip_folders)"
+        setup = self._ocr()
+        return setup if isinstance(setup, str) else None
+
+    def _recognised(self, content_hash: str) -> dict[int, ocr.OcrPage]:
+        """Pages of this content already read by OCR with the run's recipe (a copy, a touched file, a killed run)."""
+        texts = self.lib.catalog.ocr_texts(content_hash, self._ocr()[1])
+        return {page: ocr.OcrPage(text, confidence, 0.0) for page, (text, confidence) in texts.items()}
+
+    def _read_scans(self) -> None:
+        """The run's files with scanned pages: each page read by OCR (and kept at once), then the file indexed."""
+        waiting_files, self._scans = self._scans, []
+        if not waiting_files:
+            return
+        pages_total = sum(len([p for p in f.pages if p not in self._recognised(f.content_hash)]) for f in waiting_files)
+        self.meter.plan_ocr(pages_total)
+        pages_done = 0
+        for number, to_read in enumerate(waiting_files):
+            self.control.checkpoint()
+            t0 = time.perf_counter()
+            data = self._read_bytes(to_read.found)
+            if data is None:
+                continue
+            if hashlib.sha256(data).hexdigest() != to_read.content_hash:  # changed since: the next run reads it
+                self.summary.busy.append(str(to_read.found.path))
+                continue
+            recognised = self._recognised(to_read.content_hash)
+            waiting = [page for page in to_read.pages if page not in recognised]
+            for done, page in enumerate(waiting):
+                self.on_progress(Progress("ocr", pages_done, pages_total, str(to_read.found.path),
+                                          note=f"OCR: page {page} of {to_read.found.path.name} ({done + 1} of "
+                                               f"{len(waiting)} to read in it)"))
+                result = self._recognize(to_read, data, page)
+                if result is None:
+                    break
+                recognised[page] = result
+                pages_done += 1
+                self.meter.page_recognised(result.seconds)
+            else:
+                self.on_progress(Progress("ocr", pages_done, pages_total))
+                self.summary.phase_seconds["ocr"] += time.perf_counter() - t0
+                read = self._read(to_read.found, data, to_read.content_hash, recognised)
+                if read is not None:
+                    self._store(to_read.found, to_read.content_hash, to_read.known, *read,
+                                (number, len(waiting_files)))
+                    self.on_progress(Progress("contextualize", number + 1, len(waiting_files)))
+            if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
+                self.embed_pending()
+            self._keyword_index_catch_up()
+
+    def _recognize(self, to_read: ScanToRead, data: bytes, page: int) -> ocr.OcrPage | None:
+        """One page read by OCR and kept; None when the file cannot be (its failure is recorded). A pause waits
+        between pages, and cuts a page short (it is read again on resume)."""
+        languages, recipe = self._ocr()
+        while True:
+            self.control.checkpoint()
+            try:
+                result = self.lib.document_reader.recognize(
+                    to_read.content_hash, to_read.found.path.suffix.lower(), page, languages, data,
+                    abandon=lambda: self.control.stopping)
+                break
+            except CallAbandoned:
+                continue  # paused: the checkpoint waits; cancelled: it ends the run
+            except ChildClosed:
+                raise
+            except (parsers.ParseError, ChildFailed, ocr.OcrUnavailable) as exc:
+                transient = not isinstance(exc, parsers.ParseError) or isinstance(exc, parsers.TransientReadError)
+                self._fail(to_read.found, to_read.content_hash, str(exc), transient=transient)
+                return None
+        self.lib.catalog.save_ocr_text(to_read.content_hash, recipe, page, result.text, result.confidence,
+                                       result.seconds)
+        return result
+
+    def _skip(self, found: FoundFile, reason: str) -> None:
+        if not self.lib.catalog.is_skipped(str(found.path), found.size, found.mtime_ns):
+            self.lib.catalog.save_skipped(str(found.path), found.size, found.mtime_ns, reason)
+        self.summary.skipped += 1
 
     def _skipped(self, found: FoundFile) -> bool:
         """A file whose name does not make it a document: skipped (and remembered as such) unless its first bytes
@@ -360,19 +511,28 @@ class Indexer:
         return True
 
     def _contexts(self, document, chunks, known: DocumentRecord | None) -> list:
-        """New contexts only for chunks whose text is new: a changed document's other chunks keep theirs."""
+        """New contexts only for chunks whose text is new: a changed document's other chunks keep theirs. Chunks
+        of garbled OCR text get rules contexts, kept as such (RULES_FOR_LOW_OCR)."""
         previous = self.lib.catalog.reusable_contexts(known.id) if known and known.status == "indexed" else {}
         missing = [i for i, chunk in enumerate(chunks) if chunk.text_hash not in previous]
-        if len(missing) == len(chunks):
-            return self.contextualizer.contextualize(document, chunks)
-        fresh = self.contextualizer.contextualize(document, chunks, only=missing) if missing else []
+        garbled = set(document.garbled_chunks(chunks))
+        asked = [i for i in missing if i not in garbled]
+        if len(asked) == len(chunks):
+            fresh = self.contextualizer.contextualize(document, chunks)
+        else:  # the chunks not asked about get rules contexts
+            fresh = self.contextualizer.contextualize(document, chunks, only=asked) if missing else []
         self.summary.kept_contexts += len(chunks) - len(missing)
-        return [previous[c.text_hash] if c.text_hash in previous else fresh[i] for i, c in enumerate(chunks)]
+        contexts = [previous[c.text_hash] if c.text_hash in previous else fresh[i] for i, c in enumerate(chunks)]
+        for i in garbled:
+            if contexts[i].source == "rules":
+                contexts[i] = replace(contexts[i], prompt_version=RULES_FOR_LOW_OCR)
+        return contexts
 
-    def _fail(self, found: FoundFile, content_hash: str | None, reason: str, transient: bool = False) -> None:
+    def _fail(self, found: FoundFile, content_hash: str | None, reason: str, transient: bool = False,
+              unread_scans: int = 0) -> None:
         self.lib.catalog.save_failure(
             path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, error=reason,
-            transient=transient,
+            transient=transient, unread_scans=unread_scans,
         )
         self.summary.failed.append(FileFailure(str(found.path), reason))
 

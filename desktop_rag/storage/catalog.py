@@ -15,10 +15,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from desktop_rag.documents import Chunk, ContextResult
+from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ContextResult
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
+from desktop_rag.storage.catalog_ocr import CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
@@ -33,6 +34,7 @@ class DocumentRecord:
     status: str
     error: str | None
     retries: int = 0  # failures in a row whose cause was outside the file (migration 0007)
+    unread_scans: int = 0  # scanned pages not read by OCR (off, or unavailable): read once OCR may (0009)
 
     @property
     def retry_due(self) -> bool:
@@ -41,7 +43,8 @@ class DocumentRecord:
 
 
 MAX_TRANSIENT_RETRIES = 3  # a file that times out every time is not read for minutes on every run forever
-_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries"  # DocumentRecord's fields
+# DocumentRecord's fields
+_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries, unread_scans"
 _KEYWORD_INDEX_DIRTY = "bm25_dirty"
 _ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (see iter_index_texts)
 
@@ -63,6 +66,7 @@ class ChunkRecord:
     context: str
     context_source: str
     quality: float | None
+    ocr_confidence: float | None = None  # set when the chunk's page is a scan read by OCR: its mean confidence
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -74,7 +78,7 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class Catalog(ContextEdits, CatalogReview, CatalogFiles):
+class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -196,6 +200,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
         page_count: int | None,
         chunks: Sequence[Chunk],
         contexts: Sequence[ContextResult],
+        ocr_confidence: dict[int, float | None] | None = None,
+        unread_scans: int = 0,
     ) -> int:
         """Store one parsed document with its chunks and contexts, replacing what the path had, atomically
         (chunks whose text and context are unchanged keep their rows and vectors)."""
@@ -207,14 +213,16 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
                 path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
             )
             self._replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
+            self.set_ocr_record(doc_id, ocr_confidence or {}, unread_scans)
             self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))  # text now, if it was not
         return doc_id
 
     def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str,
-                     transient: bool = False) -> None:
+                     transient: bool = False, unread_scans: int = 0) -> None:
         """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed.
-        `transient`: the cause was outside the file, so the next runs try it again (MAX_TRANSIENT_RETRIES)."""
+        `transient`: the cause was outside the file, so the next runs try it again (MAX_TRANSIENT_RETRIES).
+        `unread_scans`: it has nothing but scanned pages, not read (OCR off): read when OCR may."""
         with self._transaction():
             before = self._db.execute("SELECT retries FROM documents WHERE path = ?", (path,)).fetchone()
             retries = (before[0] if before else 0) + 1 if transient else 0
@@ -222,6 +230,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
                 path, size, mtime_ns, content_hash, "failed", error, None, None, None, None, time.time()
             )
             self._db.execute("UPDATE documents SET retries = ? WHERE id = ?", (retries, doc_id))
+            self.set_ocr_record(doc_id, {}, unread_scans)
             if self._drop_chunks(doc_id):
                 self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
@@ -359,7 +368,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             rows = self._db.execute(
                 "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
                 " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
-                " x.quality FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " x.quality, d.ocr_pages FROM chunks c JOIN documents d ON d.id = c.document_id"
                 " LEFT JOIN contexts x ON x.chunk_id = c.id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})",
                 part,
@@ -367,6 +376,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             for r in rows:
                 values = dict(r)
                 values["heading_path"] = json.loads(values["heading_path"])
+                ocr_pages = json.loads(values.pop("ocr_pages") or "{}")
+                values["ocr_confidence"] = ocr_pages.get(str(values["page"]))
                 found[r["id"]] = ChunkRecord(**values)
         return found
 
@@ -408,13 +419,14 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles):
             "llm_tokens": {"prompt": tokens[0], "completion": tokens[1]},
             "context_seconds": round(tokens[2], 1),
             "context_models": models,
+            "ocr": self.ocr_totals(),
             "folders": self.folders(),
         }
 
     def contexts_awaiting_upgrade(self) -> int:
         """Rules contexts no model has tried yet."""
-        query = "SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL"
-        return self._db.execute(query).fetchone()[0]
+        query = "SELECT COUNT(*) FROM contexts WHERE source = 'rules' AND model IS NULL AND prompt_version IS NOT ?"
+        return self._db.execute(query, (RULES_FOR_LOW_OCR,)).fetchone()[0]
 
     def failures(self) -> list[tuple[str, str]]:
         """(path, reason) of every file that could not be indexed, and of what a scan could not look at."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import time
 
-from desktop_rag.documents import ContextResult
+from desktop_rag.documents import RULES_FOR_LOW_OCR, ContextResult
 
 
 # The columns a generated context fills, in this order, by insert and by upgrade alike.
@@ -16,7 +16,10 @@ CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "qual
 _COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
 # A rules context that the given (model, prompt version) has not tried: what an upgrade asks about. Parameters:
 # model, version, model (no model given: every rules context).
-_RULES_NOT_TRIED = "x.source = 'rules' AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)"
+# Rules contexts an upgrade would ask a model about: not tried by that model already, and not kept as rules on purpose
+# (the chunk's OCR text is too garbled: RULES_FOR_LOW_OCR).
+_RULES_NOT_TRIED = ("x.source = 'rules' AND x.prompt_version IS NOT '" + RULES_FOR_LOW_OCR + "'"
+                    " AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)")
 
 
 def context_values(context: ContextResult) -> tuple:

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from desktop_rag.storage.catalog_files import under
 
+# The OCR confidence of chunk c's page in document d (migration 0009), NULL for a page not read by OCR.
+_ON_OCR_PAGE = "json_extract(d.ocr_pages, '$.\"' || c.page || '\"')"
+
 # Filters of the review table: name → SQL condition on contexts x (and chunks c, documents d).
 REVIEW_FILTERS = {
     "all": "1",
@@ -17,6 +20,7 @@ REVIEW_FILTERS = {
     "llm": "x.source = 'llm'",
     "hand-edited": "x.source = 'manual'",
     "not reviewed": "x.reviewed_at IS NULL",
+    "scanned": _ON_OCR_PAGE + " IS NOT NULL",
 }
 
 
@@ -41,6 +45,7 @@ class ReviewRow:
     quality_detail: dict | None
     model: str | None
     reviewed: bool
+    ocr_confidence: float | None = None  # the chunk's page is a scan, read by OCR with this mean confidence
 
 
 class CatalogReview:
@@ -70,12 +75,12 @@ class CatalogReview:
         condition = REVIEW_FILTERS[filter_name]
         rows = self._db.execute(
             "SELECT c.id, d.path, d.title, c.idx, x.text, x.source, x.quality, x.quality_detail, x.model,"
-            " x.reviewed_at FROM contexts x JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
-            f" WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
+            f" x.reviewed_at, {_ON_OCR_PAGE} FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            f" JOIN documents d ON d.id = c.document_id WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
             (limit,),
         ).fetchall()  # all rows first, then the work on them (see Catalog.iter_index_texts: the GIL)
         return [ReviewRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]) if r[7] else None, r[8],
-                          r[9] is not None) for r in rows]
+                          r[9] is not None, r[10]) for r in rows]
 
     def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int] | None:
         """(document text, chunk start, chunk end): the chunk inside its document, for previews."""

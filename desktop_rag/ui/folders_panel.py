@@ -1,4 +1,5 @@
-"""Watched folders with their state (indexed, failed), added by dialog or by dropping folders on the list."""
+"""Watched folders with their state (indexed, failed), added by dialog or by dropping folders on the list; a
+folder's menu re-scans or removes it, or turns OCR of its scans and images off or on."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QToolButton, QVBoxLayout, QWidget,
+    QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMenu, QToolButton, QVBoxLayout, QWidget,
 )
 
 from desktop_rag.storage.catalog_review import FolderState
@@ -39,10 +40,14 @@ class FoldersPanel(QWidget):
     add_requested = Signal(str)
     remove_requested = Signal(str)
     rescan_requested = Signal(str)
+    ocr_toggled = Signal(str, bool)  # a folder, and whether its scans and images are read by OCR
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.no_ocr: set[str] = set()  # folders whose scans are not read (the ocr_skip_folders setting)
         self.list = _DropList()
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
         self.list.folders_dropped.connect(lambda folders: [self.add_requested.emit(f) for f in folders])
         self.list.setToolTip("Drop folders here to add them")
         self.add_button = self._tool("add-folder", "Add a folder…", self.choose_folder)
@@ -86,6 +91,23 @@ class FoldersPanel(QWidget):
         if self.selected():
             self.rescan_requested.emit(self.selected())
 
+    def _menu(self, position) -> None:
+        folder = self.selected()
+        if folder is None:
+            return
+        menu = QMenu(self)
+        menu.addAction("Re-scan", self._rescan)
+        read_scans = menu.addAction("Read scans and images (OCR)")
+        read_scans.setCheckable(True)
+        read_scans.setChecked(folder not in self.no_ocr)
+        read_scans.toggled.connect(lambda on: self.set_ocr(folder, on))
+        menu.addSeparator()
+        menu.addAction("Stop indexing this folder", self._remove)
+        menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def set_ocr(self, folder: str, on: bool) -> None:
+        self.ocr_toggled.emit(folder, on)
+
     def show_states(self, states: list[FolderState], pending: set[str] = frozenset(),
                     indexing: set[str] = frozenset()) -> None:
         current = self.selected()
@@ -99,7 +121,7 @@ class FoldersPanel(QWidget):
             elif state.path in pending:
                 status = "waiting to be indexed"
             else:
-                status = counts
+                status = counts + (" · no OCR" if state.path in self.no_ocr else "")
             item = QListWidgetItem(f"{Path(state.path).name or state.path}\n{status}")
             item.setToolTip(state.path)
             item.setData(Qt.ItemDataRole.UserRole, state.path)

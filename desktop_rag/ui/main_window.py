@@ -7,6 +7,7 @@ background LLM upgrade (ui/background.py) makes way for everything the person do
 from __future__ import annotations
 
 import weakref
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         self.folders.add_requested.connect(self.add_folder)
         self.folders.remove_requested.connect(self.remove_folder)
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
+        self.folders.ocr_toggled.connect(self.set_folder_ocr)
         self.background = BackgroundUpgrade(library, self.runner, self.progress, self)
         self.background.changed.connect(
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
@@ -284,9 +286,21 @@ class MainWindow(QMainWindow):
         self.search.settings_changed()
         self.background.settings_changed()
         message = "Settings saved."
+        if {"ocr", "ocr_skip_folders"} & set(changed) and self.library.settings.ocr:
+            # Scans and images left unread are read now, not at the next change of each file.
+            self.index(self.library.reader.folders())
+            message += " Scanned pages and images not read before are being read."
         if needs_reindex:
             message += f" {', '.join(needs_reindex)} apply to files indexed from now on; re-index to apply them to all."
         self.statusBar().showMessage(message)
+
+    def set_folder_ocr(self, folder: str, on: bool) -> None:
+        """A folder's scans and images read by OCR, or not (the ocr_skip_folders setting)."""
+        skipped = [f for f in self.library.settings.ocr_skip_folders if f != folder] + ([] if on else [folder])
+        self.save_settings(replace(self.library.settings, ocr_skip_folders=skipped))
+        self._refresh_folders()
+        if on and not self.library.settings.ocr:
+            self.statusBar().showMessage("OCR is turned off in Settings: no folder's scans are read.")
 
     def _changes_applied(self, summary) -> None:
         message = changes_text(summary)
@@ -310,6 +324,7 @@ class MainWindow(QMainWindow):
         queued, indexing = set(self._queued_folders), set(self._indexing_folders)
 
         def show(states) -> None:
+            self.folders.no_ocr = set(self.library.settings.ocr_skip_folders)
             known = {s.path for s in states}
             extra = [FolderState(f, 0, 0, 0) for f in sorted(queued | indexing) if f not in known]
             self.folders.show_states(states + extra, queued, indexing)

@@ -20,7 +20,8 @@ from desktop_rag.core.indexing import PHASES, Progress
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.ui.theme import icon
 
-PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "contextualize": "Contexts", "embed": "Embed", "index": "Keywords"}
+PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "ocr": "OCR", "contextualize": "Contexts", "embed": "Embed",
+                "index": "Keywords"}
 # Rates and the ETA are smoothed over about this long: enough to ride out a big file, short enough to follow a
 # change of phase.
 _SMOOTHING_S = 20.0

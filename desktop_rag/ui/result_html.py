@@ -10,6 +10,7 @@ from pathlib import Path
 from desktop_rag.core.search.highlight import match_spans
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
+from desktop_rag.documents import LOW_OCR_CONFIDENCE
 
 SNIPPET_CHARS = 360
 PREVIEW_CHARS = 1500  # document text shown on each side of the chunk
@@ -58,6 +59,8 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     where = [html.escape(str(path.parent))]
     if hit.page:
         where.append(f"page {hit.page}")
+    if hit.ocr_confidence is not None:
+        where.append(ocr_badge(hit.ocr_confidence, colors))
     if hit.heading_path:
         where.append(html.escape(" › ".join(hit.heading_path)))
     quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
@@ -67,6 +70,15 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     if not hit.context:
         return f"{header}<br>{text}"
     return f"{header}{context_block(hit.context, hit.context_source + quality, query, colors)}{text}"
+
+
+def ocr_badge(confidence: float, colors: Colors) -> str:
+    """"scanned page, OCR 0.91": the text was read from an image, and how sure the reading was. Below
+    LOW_OCR_CONFIDENCE it says the text may be garbled (and its context is a rules one, on purpose)."""
+    if confidence < LOW_OCR_CONFIDENCE:
+        return (f"<span style='color:{colors.context_label}'>scanned page, OCR {confidence:.2f}: the text may be "
+                "misread</span>")
+    return f"<span style='color:{colors.context_label}'>scanned page, OCR {confidence:.2f}</span>"
 
 
 def context_block(context: str, label: str, query: str, colors: Colors) -> str:

@@ -12,20 +12,36 @@ from PySide6.QtWidgets import (
     QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
+from desktop_rag.documents import LOW_OCR_CONFIDENCE
 from desktop_rag.storage.catalog_review import REVIEW_FILTERS, ReviewRow
 from desktop_rag.ui.search_panel import show_in_document
 
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
 FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rules": "Rules contexts",
-                 "llm": "LLM contexts", "hand-edited": "Hand-edited", "not reviewed": "Not reviewed yet"}
+                 "llm": "LLM contexts", "hand-edited": "Hand-edited", "not reviewed": "Not reviewed yet",
+                 "scanned": "On scanned pages (OCR)"}
 
 
 def breakdown_text(row: ReviewRow) -> str:
+    return _scan_text(row) + _quality_text(row)
+
+
+def _quality_text(row: ReviewRow) -> str:
     if row.quality is None:
         return {"manual": "Written by hand (not scored).", "rules": "Rules context (not scored)."}.get(
             row.source, "Not scored.")
     parts = ", ".join(f"{name} {value:.2f}" for name, value in (row.quality_detail or {}).items())
     return f"Quality {row.quality:.2f}" + (f" ({parts})" if parts else "")
+
+
+def _scan_text(row: ReviewRow) -> str:
+    """"Scanned page, OCR 0.91. ": where the chunk's text came from, when it was read from an image."""
+    if row.ocr_confidence is None:
+        return ""
+    if row.ocr_confidence < LOW_OCR_CONFIDENCE:
+        return (f"Scanned page, OCR {row.ocr_confidence:.2f}: the text may be misread, so its context is a rules "
+                "one (no LLM is asked about garbled text). ")
+    return f"Scanned page, OCR {row.ocr_confidence:.2f}. "
 
 
 class ReviewModel(QAbstractTableModel):
@@ -53,10 +69,11 @@ class ReviewModel(QAbstractTableModel):
         row = self.rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (Path(row.path).name, row.chunk_index + 1, row.context, row.source,
+            source = row.source + (f" · OCR {row.ocr_confidence:.2f}" if row.ocr_confidence is not None else "")
+            return (Path(row.path).name, row.chunk_index + 1, row.context, source,
                     f"{row.quality:.2f}" if row.quality is not None else "—", "✓" if row.reviewed else "")[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return row.path if column == 0 else breakdown_text(row) if column == 4 else row.context
+            return row.path if column == 0 else breakdown_text(row) if column in (3, 4) else row.context
         if role == Qt.ItemDataRole.UserRole:  # sort keys
             return (row.path, row.chunk_index, row.context, row.source,
                     row.quality if row.quality is not None else -1.0, row.reviewed)[column]
@@ -82,7 +99,7 @@ class ReviewPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the context takes the room left
-        for column, width in ((0, 170), (1, 50), (3, 60), (4, 60), (5, 70)):
+        for column, width in ((0, 170), (1, 50), (3, 110), (4, 60), (5, 70)):
             header.resizeSection(column, width)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()

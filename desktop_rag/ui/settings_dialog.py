@@ -1,6 +1,7 @@
 """Settings: data folder, model file and threads, when background LLM contexts may run, embedding model, chunk
-size, context length, LLM time budget, rerank, ignore patterns. Saved to the data folder and applied to the running library where that needs no restart;
-a different data folder is opened in place of this one (each keeps its own index and settings)."""
+size, context length, LLM time budget, rerank, OCR, ignore patterns. Saved to the data folder and applied to the
+running library where that needs no restart; a different data folder is opened in place of this one (each keeps its
+own index and settings)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from dataclasses import fields, replace
 
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit,
-    QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.config import LLM_CONTEXT_LEVELS, Settings, describe
+from desktop_rag.config import LLM_CONTEXT_LEVELS, Settings, check_setting, describe
+from desktop_rag.errors import BadInput
 from desktop_rag.core.llm.models import PACKAGED_MODELS
 
 # Changing these changes what is stored in the indexes: the next re-index (or `reindex`) applies them.
@@ -65,6 +67,12 @@ class SettingsDialog(QDialog):
         self.rerank = QCheckBox("Rerank results by default")
         self.rerank.setChecked(settings.rerank)
         self.rerank_model = QLineEdit(settings.rerank_model, placeholderText="a cross-encoder folder (optional)")
+        self.ocr = QCheckBox("Read scanned pages and images (OCR)")
+        self.ocr.setChecked(settings.ocr)
+        self.ocr_languages = QLineEdit(settings.ocr_languages, placeholderText="eng+jpn")
+        self.ocr_skip = QPlainTextEdit("\n".join(settings.ocr_skip_folders))
+        self.ocr_skip.setPlaceholderText("folders whose images are not read (one per line)")
+        self.ocr_skip.setMaximumHeight(60)
         self.ignore = QPlainTextEdit("\n".join(settings.ignore_patterns))
         self.ignore.setMaximumHeight(90)
         for name, widget in self._widgets().items():  # one help text per setting, shared with the CLI
@@ -97,6 +105,9 @@ class SettingsDialog(QDialog):
         form.addRow("Context length (words)", self.context_words)
         form.addRow("", self.rerank)
         form.addRow("Cross-encoder folder", _path_row(self.rerank_model, self._choose_reranker))
+        form.addRow("", self.ocr)
+        form.addRow("OCR languages", self.ocr_languages)
+        form.addRow("No OCR in", self.ocr_skip)
         form.addRow("Ignore (one pattern per line)", self.ignore)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
@@ -114,8 +125,20 @@ class SettingsDialog(QDialog):
             "llm_document_budget_seconds": self.document_budget, "embedding_model": self.embedding,
             "chunk_tokens": self.chunk_tokens, "chunk_overlap_tokens": self.overlap,
             "context_max_words": self.context_words, "rerank": self.rerank, "rerank_model": self.rerank_model,
+            "ocr": self.ocr, "ocr_languages": self.ocr_languages, "ocr_skip_folders": self.ocr_skip,
             "ignore_patterns": self.ignore,
         }
+
+    def accept(self) -> None:
+        """Saved only if every value can be used: a wrong one would stop the library from opening next time."""
+        chosen = self.chosen()
+        try:
+            for field in fields(Settings):
+                check_setting(field.name, getattr(chosen, field.name))
+        except BadInput as exc:
+            QMessageBox.warning(self, "Settings not saved", str(exc))
+            return
+        super().accept()
 
     def _choose_data_dir(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a data folder", self.data_dir.text())
@@ -151,7 +174,9 @@ class SettingsDialog(QDialog):
             llm_document_budget_seconds=self.document_budget.value(), embedding_model=self.embedding.text().strip(),
             chunk_tokens=self.chunk_tokens.value(), chunk_overlap_tokens=self.overlap.value(),
             context_max_words=self.context_words.value(), rerank=self.rerank.isChecked(),
-            rerank_model=self.rerank_model.text().strip(),
+            rerank_model=self.rerank_model.text().strip(), ocr=self.ocr.isChecked(),
+            ocr_languages=self.ocr_languages.text().strip() or self.original.ocr_languages,
+            ocr_skip_folders=[p.strip() for p in self.ocr_skip.toPlainText().splitlines() if p.strip()],
             ignore_patterns=[p.strip() for p in self.ignore.toPlainText().splitlines() if p.strip()],
         )
 

@@ -1,11 +1,13 @@
 """Stats: documents, chunks, contexts by source, average context length and quality, LLM tokens, models,
-index sizes."""
+scanned pages read by OCR, index sizes."""
 
 from __future__ import annotations
 
 import html
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from desktop_rag.core.files.ocr import totals_sentence
 
 
 def stats_html(stats: dict) -> str:
@@ -23,6 +25,7 @@ def stats_html(stats: dict) -> str:
         ("LLM", f"{tokens['prompt']} prompt and {tokens['completion']} generated tokens, "
                 f"{stats['context_seconds']} s" + (f" ({', '.join(stats['context_models'])})"
                                                    if stats["context_models"] else "")),
+        *([("OCR", ocr_line)] if (ocr_line := totals_sentence(stats.get("ocr") or {})) else []),
         ("Indexes", f"dense {stats.get('dense_index_vectors', 0)} vectors, keyword "
                     f"{stats.get('keyword_index_chunks', 0)} chunks; on disk {sizes}"),
         ("Data folder", stats.get("data_dir", "")),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.runs.control import Cancelled, RunControl
-from desktop_rag.documents import Chunk, ParsedDocument
+from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ParsedDocument
 
 # Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
 CHUNKS_PER_STEP = 8
@@ -118,7 +118,8 @@ class _Upgrade:
 
     def _upgrade_document(self, stored: StoredDocument, key) -> None:
         waiting = [i for i, row in enumerate(stored.rows)
-                   if row["source"] == "rules" and (key is None or (row["model"], row["prompt_version"]) != key)]
+                   if row["source"] == "rules" and row["prompt_version"] != RULES_FOR_LOW_OCR
+                   and (key is None or (row["model"], row["prompt_version"]) != key)]
         for step in _steps(waiting, self.contextualizer):
             self.on_progress(Progress("contextualize", self.chunks_done, self.chunks_total, stored.path))
             contexts = self._until_done(

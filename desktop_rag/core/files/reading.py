@@ -4,21 +4,31 @@ evaluations, the demo and tests.
 Parsing and chunking meet people's files as they are, and run in C for long stretches: PyMuPDF, lxml, the
 tokenizer. In a child, the app's window never waits for them, a parser that crashes on a file (a segfault in a
 C library) costs that file only, and one stuck on a file is stopped after READ_TIMEOUT_S — the file gets an error
-and the run goes on.
+and the run goes on. OCR (core/files/ocr.py) runs there too, one page per call: a run pauses between pages, and
+the pages recognised before a crash, a hang or a kill are kept.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Mapping
 
 from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
 from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.files import parsers
 from desktop_rag.core.files.chunking import chunk_document
+from desktop_rag.core.files.ocr import OcrPage, PageRecognizer
+from desktop_rag.core.files.parsers import images, paged
 from desktop_rag.documents import Chunk, ParsedDocument
 
 # Far beyond any file within max_file_mb here (a 15 MB text reads in ~16 s on 2 cores), for a slower laptop.
 READ_TIMEOUT_S = 300.0
+# One page's OCR: ~0.4 s for an A4 page on 2 cores; the largest image read (16 million pixels) a few seconds.
+OCR_PAGE_TIMEOUT_S = 120.0
+
+
+class ScanNotOpen(Exception):
+    """The reader does not hold the file whose page is asked (its child started anew): send the file's bytes."""
 
 
 class DocumentReader:
@@ -26,11 +36,39 @@ class DocumentReader:
 
     def __init__(self, embedding_model: str | Path):
         self.counter = token_counter(Path(embedding_model))
+        self._recognizers: dict[str, PageRecognizer] = {}
+        self._scan: tuple[str, object] | None = None  # (content hash, the opened PDF or image) being recognised
 
-    def read(self, path: str | Path, data: bytes, chunk_tokens: int,
-             overlap_tokens: int) -> tuple[ParsedDocument, list[Chunk]]:
-        document = parsers.parse(Path(path), data)
+    def read(self, path: str | Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
+             ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+        self._close_scan()  # the file whose pages were recognised is read now, with their text
+        document = parsers.parse(Path(path), data, ocr)
         return document, chunk_document(document, self.counter, chunk_tokens, overlap_tokens)
+
+    def recognize(self, content_hash: str, suffix: str, page: int, languages: str, data: bytes | None = None,
+                  abandon: Callable[[], bool] | None = None) -> OcrPage:
+        """OCR of one page of a file: given by its bytes the first time, then held (by content hash) for the next
+        pages, so a 200-page scan is not sent 200 times. (`abandon` is the child's; in-process a page runs out.)"""
+        if self._scan is None or self._scan[0] != content_hash:
+            if data is None:
+                raise ScanNotOpen(content_hash)
+            self._close_scan()
+            if suffix == ".pdf":
+                import pymupdf
+
+                self._scan = (content_hash, pymupdf.open(stream=data, filetype="pdf"))
+            else:
+                self._scan = (content_hash, images.open_image(data))
+        opened = self._scan[1]
+        pixels = paged.page_pixels(opened, page) if suffix == ".pdf" else images.frame_pixels(opened, page)
+        if languages not in self._recognizers:
+            self._recognizers[languages] = PageRecognizer(languages)
+        return self._recognizers[languages].recognize(*pixels)
+
+    def _close_scan(self) -> None:
+        if self._scan is not None:
+            self._scan[1].close()
+            self._scan = None
 
 
 class ReaderProcess:
@@ -41,15 +79,33 @@ class ReaderProcess:
         # `reader` is replaced only by tests that inject a crash or a hang.
         self._child = ChildObject(reader, (str(embedding_model),), name="the document reader", error=None)
 
-    def read(self, path: Path, data: bytes, chunk_tokens: int,
-             overlap_tokens: int) -> tuple[ParsedDocument, list[Chunk]]:
+    def read(self, path: Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
+             ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
         try:
-            return self._child.call("read", str(path), data, chunk_tokens, overlap_tokens, timeout=self.timeout_s)
+            return self._child.call("read", str(path), data, chunk_tokens, overlap_tokens, ocr,
+                                    timeout=self.timeout_s)
         except ChildTimedOut as exc:
             raise parsers.TransientReadError(f"reading it took longer than {self.timeout_s:g} s and was stopped; it "
                                              "is tried again next time") from exc
         except ChildDied as exc:  # on this file (the child starts again for the next); not starting is no file's fault
             raise parsers.ParseError(f"the parser crashed on this file ({exc})") from exc
+
+    def recognize(self, content_hash: str, suffix: str, page: int, languages: str, data: bytes,
+                  abandon: Callable[[], bool] | None = None) -> OcrPage:
+        """`abandon()`: checked while the page is read (a pause, a cancel); true ends the wait at once
+        (CallAbandoned) and the page is asked again later."""
+        try:
+            try:
+                return self._child.call("recognize", content_hash, suffix, page, languages,
+                                        timeout=OCR_PAGE_TIMEOUT_S, abandon=abandon)
+            except ScanNotOpen:
+                return self._child.call("recognize", content_hash, suffix, page, languages, data,
+                                        timeout=OCR_PAGE_TIMEOUT_S, abandon=abandon)
+        except ChildTimedOut as exc:
+            raise parsers.TransientReadError(f"OCR of page {page} took longer than {OCR_PAGE_TIMEOUT_S:g} s and was "
+                                             "stopped; it is tried again next time") from exc
+        except ChildDied as exc:
+            raise parsers.ParseError(f"the OCR engine crashed on page {page} ({exc})") from exc
 
     def close(self, interrupt: bool = False) -> None:
         self._child.close(interrupt)

@@ -111,11 +111,13 @@ class LlmContextualizer(Contextualizer):
         """Contexts for all chunks, or for the chunks at the positions in `only` (the others get rules
         contexts). A temperature above 0 samples instead of taking the likeliest words: a regeneration."""
         rules = self.rules.contextualize(document, chunks)
+        wanted = sorted(set(only)) if only is not None else list(range(len(chunks)))
+        if not wanted:  # nothing to ask (every chunk garbled OCR text): the model is not even loaded
+            return rules
         self._prompts = prompts_for(document.text)  # one document per call: asked in its language
         backend = self._get_backend()
         if backend is None or not chunks:
             return rules
-        wanted = sorted(set(only)) if only is not None else list(range(len(chunks)))
         # A single chunk is the document: its summary is its context, no per-chunk call.
         want_chunk_level = "chunk" in self.levels and len(chunks) > 1
         want_sections = "section" in self.levels and len(chunks) > 1

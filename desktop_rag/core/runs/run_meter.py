@@ -13,6 +13,7 @@ from __future__ import annotations
 EMBED_SECONDS_PER_CHUNK_GUESS = 0.02
 READ_SECONDS_PER_BYTE_GUESS = 1e-6
 CHUNKS_PER_BYTE_GUESS = 1 / 1000
+OCR_SECONDS_PER_PAGE_GUESS = 1.0  # an A4 page at 200 dpi: ~0.1–0.4 s of Tesseract here, more on a busy laptop
 
 
 class RunMeter:
@@ -24,6 +25,9 @@ class RunMeter:
         self.chunks_waiting_at_start = 0  # left by an earlier run: embedded by this one
         self.chunks_embedded = 0
         self.embed_seconds = 0.0
+        self.ocr_pages_total = 0  # scanned pages the run reads by OCR, once it has found them
+        self.ocr_pages_read = 0
+        self.ocr_seconds = 0.0
         self.planned = False
 
     def plan(self, sizes_to_read: list[int], chunks_waiting: int) -> None:
@@ -35,6 +39,13 @@ class RunMeter:
         self.bytes_read += size
         self.chunks_read += chunks
         self.read_seconds += seconds
+
+    def plan_ocr(self, pages: int) -> None:
+        self.ocr_pages_total += pages
+
+    def page_recognised(self, seconds: float) -> None:
+        self.ocr_pages_read += 1
+        self.ocr_seconds += seconds
 
     def batch_embedded(self, chunks: int, seconds: float) -> None:
         self.chunks_embedded += chunks
@@ -53,9 +64,11 @@ class RunMeter:
         read_rate = self.read_seconds / self.bytes_read if self.bytes_read else READ_SECONDS_PER_BYTE_GUESS
         embed_rate = self.embed_seconds / self.chunks_embedded if self.chunks_embedded else \
             EMBED_SECONDS_PER_CHUNK_GUESS
+        ocr_rate = self.ocr_seconds / self.ocr_pages_read if self.ocr_pages_read else OCR_SECONDS_PER_PAGE_GUESS
         bytes_left = max(self.bytes_total - self.bytes_read, 0)
-        left = bytes_left * read_rate + max(self.chunks_expected() - self.chunks_embedded, 0) * embed_rate
-        done = self.read_seconds + self.embed_seconds
+        left = (bytes_left * read_rate + max(self.chunks_expected() - self.chunks_embedded, 0) * embed_rate
+                + max(self.ocr_pages_total - self.ocr_pages_read, 0) * ocr_rate)
+        done = self.read_seconds + self.embed_seconds + self.ocr_seconds
         if done + left <= 0:
             return 1.0, 0.0
         return done / (done + left), left

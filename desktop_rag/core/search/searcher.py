@@ -42,6 +42,7 @@ class Hit:
     quality: float | None
     text: str
     scores: Scores = field(default_factory=Scores)
+    ocr_confidence: float | None = None  # the hit's page is a scan, read by OCR with this mean confidence (0–1)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -152,4 +153,4 @@ def _hit(chunk_id: int, record, scores: Scores) -> Hit:
     return Hit(chunk_id=chunk_id, path=record.path, title=record.title, page=record.page, chunk_index=record.idx,
                start_char=record.start_char, end_char=record.end_char, heading_path=record.heading_path,
                context=record.context, context_source=record.context_source, quality=record.quality,
-               text=record.text, scores=scores)
+               text=record.text, scores=scores, ocr_confidence=record.ocr_confidence)

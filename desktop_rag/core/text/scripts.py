@@ -12,6 +12,10 @@ CJK_CLASS = (  # for a regular expression's [...]
     "\u31f0-\u31ff\U00020000-\U0002ffff"
 )
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+# Japanese and Chinese with their punctuation and full-width forms: written without spaces between words (Korean,
+# which spaces its words, is not).
+UNSPACED_CLASS = ("\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+                  "\U00020000-\U0002ffff")
 # Where a sentence ends, in English and in Japanese or Chinese.
 SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 

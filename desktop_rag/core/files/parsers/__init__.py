@@ -6,9 +6,10 @@ A parser raises ParseError with a reason a person can act on; the pipeline recor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
-from desktop_rag.core.files.parsers import code, docx, html, markup, paged
+from desktop_rag.core.files.ocr import OcrPage
+from desktop_rag.core.files.parsers import code, docx, html, images, markup, paged
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.documents import ParsedDocument
 
@@ -28,12 +29,15 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".docx": docx.parse_docx,
 }
 _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
+_BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
+# Parsers whose pages may be scans: they take the OCR text of those pages (core/files/ocr.py) when there is some.
+_READ_SCANS = {paged.parse_pdf, images.parse_image}
 
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION)
 
 # Formats that are not text and that no parser here reads: skipped by name, never opened.
 NOT_READ_EXTENSIONS = frozenset(
-    ".png .jpg .jpeg .gif .bmp .tif .tiff .webp .heic .heif .ico .svg .psd .ai .raw .cr2 .nef"
+    ".heic .heif .ico .svg .psd .ai .raw .cr2 .nef"
     " .mp3 .wav .flac .ogg .oga .m4a .aac .wma .mp4 .m4v .mkv .mov .avi .wmv .webm .flv"
     " .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .lz .lzma .cab .iso .dmg .img"
     " .exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .pyd .whl .egg .deb .rpm .msi .apk .bin"
@@ -54,23 +58,30 @@ def file_kind(path: Path) -> str:
     return NOT_READ if suffix in NOT_READ_EXTENSIONS else MAYBE_TEXT
 
 
+def is_image(path: Path) -> bool:
+    """A picture: its text comes from OCR alone (when OCR is off, it is skipped)."""
+    return path.suffix.lower() in images.EXTENSIONS
+
+
 def is_supported(path: Path) -> bool:
     """Worth indexing by its name: a document, or perhaps text."""
     return file_kind(path) != NOT_READ
 
 
-def parse(path: Path, data: bytes) -> ParsedDocument:
+def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> ParsedDocument:
+    """`ocr`: text recognised on scanned pages, by page number. A document with scanned pages not in it lists them
+    in `scanned_pages`; one whose pages were all read by OCR may be empty (a photo without text)."""
     kind = file_kind(path)
     if kind == NOT_READ:
         raise ParseError(f"unsupported file type '{path.suffix}'")
     parser = _BY_EXTENSION.get(path.suffix.lower(), markup.parse_plain)  # MAYBE_TEXT: sniffed as text before
     if not data:
         raise ParseError("empty file")
-    document = parser(data, path.stem)
-    if not document.text.strip():
+    document = parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
+    if not document.text.strip() and not document.scanned_pages and not document.ocr_confidence:
         raise ParseError("no text found in the document")
     return document
 
 
-__all__ = ["DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind",
+__all__ = ["DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind", "is_image",
            "is_supported", "parse"]

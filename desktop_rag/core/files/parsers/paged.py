@@ -1,22 +1,39 @@
-"""PDF and EPUB through PyMuPDF, page by page, with the outline (table of contents) as headings."""
+"""PDF and EPUB through PyMuPDF, page by page, with the outline (table of contents) as headings. A PDF page that is a
+scan (an image over much of the page, next to no text) takes its text from OCR when the indexer has it, and is
+listed in `scanned_pages` when it has not."""
 
 from __future__ import annotations
 
+from typing import Mapping
+
+from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import Heading, ParsedDocument
 
 PAGE_SEPARATOR = "\n\n"
+# A page with fewer characters of text than this, and an image over SCAN_IMAGE_SHARE of it, is a scan. A scanner's
+# page often carries a page number or a stamp as text; a typed page has hundreds of characters.
+SCAN_TEXT_CHARS = 25
+SCAN_IMAGE_SHARE = 0.3
 
 
-def parse_pdf(data: bytes, stem: str) -> ParsedDocument:
-    return _parse_paged(data, stem, "pdf")
+def parse_pdf(data: bytes, stem: str, ocr: Mapping[int, OcrPage] | None = None) -> ParsedDocument:
+    return _parse_paged(data, stem, "pdf", ocr or {})
 
 
 def parse_epub(data: bytes, stem: str) -> ParsedDocument:
-    return _parse_paged(data, stem, "epub")
+    return _parse_paged(data, stem, "epub", {})
 
 
-def _parse_paged(data: bytes, stem: str, filetype: str) -> ParsedDocument:
+def looks_scanned(page, text: str) -> bool:
+    if len("".join(text.split())) >= SCAN_TEXT_CHARS:
+        return False
+    area = abs(page.rect)
+    covered = sum(abs(page.rect & info["bbox"]) for info in page.get_image_info())
+    return area > 0 and covered / area >= SCAN_IMAGE_SHARE
+
+
+def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPage]) -> ParsedDocument:
     import pymupdf  # `import fitz` is the deprecated name and warns
 
     pymupdf.TOOLS.mupdf_display_errors(False)  # its warnings go to stderr; we report errors per file instead
@@ -29,14 +46,21 @@ def _parse_paged(data: bytes, stem: str, filetype: str) -> ParsedDocument:
             raise ParseError(f"encrypted {filetype.upper()}: a password is needed to read it")
         parts: list[str] = []
         page_starts: list[int] = []
+        scanned: list[int] = []
+        confidence: dict[int, float | None] = {}
         length = 0
         try:
-            for page in document:
+            for number, page in enumerate(document, start=1):
                 if parts:
                     parts.append(PAGE_SEPARATOR)
                     length += len(PAGE_SEPARATOR)
                 page_starts.append(length)
                 text = page.get_text("text").replace("\x00", "").rstrip()
+                if filetype == "pdf" and looks_scanned(page, text):
+                    if number in ocr:
+                        text, confidence[number] = ocr[number].text, ocr[number].confidence
+                    else:
+                        scanned.append(number)
                 parts.append(text)
                 length += len(text)
             toc = document.get_toc(simple=True)
@@ -44,11 +68,24 @@ def _parse_paged(data: bytes, stem: str, filetype: str) -> ParsedDocument:
         except Exception as exc:
             raise ParseError(f"damaged {filetype.upper()}: {exc}") from None
     text = "".join(parts)
-    if not text.strip():
-        raise ParseError(f"no extractable text in this {filetype.upper()} (scanned pages need OCR)")
+    if not text.strip() and not scanned and not confidence:
+        raise ParseError(f"no extractable text in this {filetype.upper()}")
     headings = _outline_headings(toc, text, page_starts)
     title = meta_title.strip() or next((h.title for h in headings if h.level == 1), "") or _first_line(text) or stem
-    return ParsedDocument(text=text, title=title, parser=filetype, headings=headings, page_starts=page_starts)
+    return ParsedDocument(text=text, title=title, parser=filetype, headings=headings, page_starts=page_starts,
+                          scanned_pages=scanned, ocr_confidence=confidence)
+
+
+def page_pixels(document, number: int):
+    """Page `number` (1-based) of an opened PDF rendered in grey for OCR: (bytes, width, height, stride)."""
+    import pymupdf
+
+    from desktop_rag.core.files.ocr import render_scale
+
+    page = document[number - 1]
+    scale = render_scale(page.rect.width, page.rect.height)
+    pixmap = page.get_pixmap(matrix=pymupdf.Matrix(scale, scale), colorspace=pymupdf.csGRAY, alpha=False)
+    return pixmap.samples, pixmap.width, pixmap.height, pixmap.stride
 
 
 def _outline_headings(toc, text: str, page_starts: list[int]) -> list[Heading]:

@@ -1,0 +1,81 @@
+"""Images (a photographed receipt, a scanned letter saved as PNG, a multi-page TIFF fax): read by Pillow, one page per
+frame, their text from OCR. Without OCR text yet, every page is listed in `scanned_pages` for the indexer."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from typing import Mapping
+
+from desktop_rag.core.files.ocr import OcrPage
+from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.documents import ParsedDocument
+
+EXTENSIONS = frozenset(".png .jpg .jpeg .tif .tiff .webp .bmp .gif".split())
+PAGE_SEPARATOR = "\n\n"
+# Pillow refuses images above twice this many pixels as "decompression bombs" and warns above it: a 200 MP
+# panorama is still read (scaled down for OCR), a crafted 40,000² PNG is refused.
+MAX_IMAGE_PIXELS = 200_000_000
+
+
+def open_image(data: bytes):
+    """The image, checked: decoding it fully finds a damaged file now, not in the middle of OCR."""
+    from PIL import Image, UnidentifiedImageError
+
+    Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+            image.load()
+    except UnidentifiedImageError:
+        raise ParseError("corrupt or unreadable image: not an image format Pillow reads") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ParseError(f"image too large to read (over {MAX_IMAGE_PIXELS // 1_000_000} million pixels)") from None
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:  # what Pillow raises for a truncated or damaged file
+        raise ParseError(f"corrupt or unreadable image: {exc}") from None
+    return image
+
+
+def parse_image(data: bytes, stem: str, ocr: Mapping[int, OcrPage] | None = None) -> ParsedDocument:
+    ocr = ocr or {}
+    image = open_image(data)
+    pages = getattr(image, "n_frames", 1)
+    parts, page_starts, scanned, confidence, length = [], [], [], {}, 0
+    for number in range(1, pages + 1):
+        if parts:
+            parts.append(PAGE_SEPARATOR)
+            length += len(PAGE_SEPARATOR)
+        page_starts.append(length)
+        if number in ocr:
+            text, confidence[number] = ocr[number].text, ocr[number].confidence
+        else:
+            text = ""
+            scanned.append(number)
+        parts.append(text)
+        length += len(text)
+    # An image has no title of its own: its name says more than whatever OCR reads first.
+    return ParsedDocument(text="".join(parts), title=stem, parser="image", page_starts=page_starts,
+                          scanned_pages=scanned, ocr_confidence=confidence)
+
+
+def frame_pixels(image, number: int):
+    """Page `number` (1-based) of an opened image as greyscale pixels, upright (a phone's EXIF rotation applied),
+    scaled for OCR: (bytes, width, height, stride)."""
+    from PIL import Image, ImageOps
+
+    from desktop_rag.core.files.ocr import render_scale
+
+    image.seek(number - 1)
+    frame = ImageOps.exif_transpose(image)
+    if frame.mode in ("RGBA", "LA", "PA") or "transparency" in frame.info:
+        # On white, as a viewer shows it: dropping the alpha turns a transparent background black, like the text.
+        frame = frame.convert("RGBA")
+        background = Image.new("RGBA", frame.size, (255, 255, 255, 255))
+        frame = Image.alpha_composite(background, frame)
+    frame = frame.convert("L")
+    scale = render_scale(frame.width, frame.height, native_px=(frame.width, frame.height))
+    if abs(scale - 1) > 0.01:
+        frame = frame.resize((max(1, round(frame.width * scale)), max(1, round(frame.height * scale))),
+                             Image.LANCZOS)
+    return frame.tobytes(), frame.width, frame.height, frame.width
