@@ -3,8 +3,8 @@ copy of the same scan costs (nothing: its text is kept by content).
 
     python bench/ocr_indexing.py [--pages 20] [--dpi 200]
 
-A PDF of page images (English and Japanese pages in turn, ~1,500 and ~600 characters, as tests/documents.py makes
-them: a scanner's slight turn and grain) is indexed by the real command, in a fresh data folder, with rules contexts
+A PDF of page images (English and Japanese pages in turn, full pages of 3,000 and 1,400 characters, as
+tests/documents.py makes them: a scanner's slight turn and grain) is indexed by the real command, in a fresh data folder, with rules contexts
 (the LLM is not what is measured). OCR runs in the reader child at its lower priority, one page per call. Printed:
 pages per minute of the run (OCR, chunking, embedding, keyword index) and of OCR alone (the engine's own seconds,
 as the catalog records them), the character error rate of the stored text against the text the pages were made
@@ -32,21 +32,28 @@ from documents import write_scanned_pdf  # noqa: E402
 from ocr_engines import cer  # noqa: E402
 
 SAMPLES = ROOT / "resources" / "samples"
+# What fits an A4 page at 12 pt in tests/documents.py's margins (a typed page holds 2,000–3,000 characters).
+ENGLISH_CHARS, JAPANESE_CHARS = 3000, 1400
 
 
 def page_texts(count: int) -> list[tuple[str, bool]]:
-    english = re.sub(r"[#*_`>|-]+", "", (SAMPLES / "brewing-guide.md").read_text(encoding="utf-8"))
-    japanese = re.sub(r"[#*_`>|-]+", "", (SAMPLES / "butsuryu-kaigi-memo.md").read_text(encoding="utf-8"))
-    english = " ".join(english.split())
-    japanese = "".join(japanese.split())
+    """English pages from the Python Language Reference that ships with Python (`pydoc_data.topics`), Japanese ones
+    from ../shared/datasets/jsquad (Wikipedia) when it is there, else the bundled Japanese sample."""
+    from pydoc_data.topics import topics
+
+    english = " ".join(" ".join(topics[name].split()) for name in sorted(topics)[:40])
+    jsquad = ROOT.parent / "shared" / "datasets" / "jsquad" / "documents.jsonl"
+    if jsquad.exists():
+        japanese = "".join(json.loads(line)["text"] for line in jsquad.open(encoding="utf-8"))
+    else:
+        japanese = (SAMPLES / "butsuryu-kaigi-memo.md").read_text(encoding="utf-8") * 20
+    japanese = "".join(re.sub(r"[#*_`>|]+", "", japanese).split())
     pages = []
     for n in range(count):
         if n % 2 == 0:
-            start = (n * 700) % max(1, len(english) - 1500)
-            pages.append((english[start:start + 1500], False))
+            pages.append((english[n * ENGLISH_CHARS:(n + 1) * ENGLISH_CHARS], False))
         else:
-            start = (n * 300) % max(1, len(japanese) - 600)
-            pages.append((japanese[start:start + 600], True))
+            pages.append((japanese[n * JAPANESE_CHARS:(n + 1) * JAPANESE_CHARS], True))
     return pages
 
 

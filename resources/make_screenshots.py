@@ -1,6 +1,6 @@
 """Render the app's main views to resources/screenshots/ (offscreen, no display needed).
 
-    .venv/bin/python resources/make_screenshots.py [--scans-only]
+    .venv/bin/python resources/make_screenshots.py [--scans-only | --no-progress]
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
 contexts, then captures: search results with a preview, context review with a chunk selected, stats, the settings
@@ -8,7 +8,8 @@ dialog, and the search again after the palette turned dark (as when the system s
 Then, in a second data folder, the progress panel halfway through a first indexing (the samples and 300 notes),
 and while the packaged 1.5B model writes LLM contexts in the background (a few minutes: it loads, then a step
 or two is measured so that the rate and the time left show). And a search whose hit is a scanned page read by OCR
-(a lease and a receipt rendered as scans by tests/documents.py), alone with --scans-only.
+(a lease and a receipt rendered as scans by tests/documents.py), alone with --scans-only. --no-progress leaves
+the two progress screenshots (the slow part) as they are.
 """
 
 from __future__ import annotations
@@ -90,6 +91,20 @@ def progress_screenshots(app: QApplication, tmp: Path) -> None:
     library.close()
 
 
+def indexed_and_searched(app: QApplication, data_dir: Path, docs: Path, query: str) -> tuple[Library, MainWindow]:
+    """A window over a new library (rules contexts) that has indexed `docs` and shows the hits for `query`."""
+    library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False))
+    window = MainWindow(library)
+    window.resize(1280, 820)
+    window.show()
+    window.add_folder(str(docs))
+    wait_until(app, lambda: window.progress.title.text().startswith("Done"))
+    window.search.query.setText(query)
+    window.search.search_now()
+    wait_until(app, lambda: bool(window.search.hits))
+    return library, window
+
+
 def scan_screenshots(app: QApplication, tmp: Path) -> None:
     from documents import scanned_image, write_scanned_pdf
 
@@ -101,15 +116,7 @@ def scan_screenshots(app: QApplication, tmp: Path) -> None:
          "interest of 2% a month. 3. Pets. No pets may be kept in the flat without written consent.", False)])
     scanned_image("CORNER BAKERY\nSourdough loaf 4.20\nCroissant x2 3.60\nOat latte 3.90\nTOTAL 11.70",
                   width_pt=220, height_pt=300, fontsize=11).save(docs / "receipt-2026-03-14.png")
-    library = Library(tmp / "scan-data", Settings(contexts="rules", llm_upgrade_when_idle=False))
-    window = MainWindow(library)
-    window.resize(1280, 820)
-    window.show()
-    window.add_folder(str(docs))
-    wait_until(app, lambda: window.progress.title.text().startswith("Done"))
-    window.search.query.setText("monthly rent late payment")
-    window.search.search_now()
-    wait_until(app, lambda: bool(window.search.hits))
+    library, window = indexed_and_searched(app, tmp / "scan-data", docs, "monthly rent late payment")
     wait_until(app, lambda: "monthly rent" in window.search.preview.toPlainText())
     window.grab().save(str(OUT / "search-scan.png"))
     window.close()
@@ -127,15 +134,7 @@ def main() -> None:
         docs = Path(tmp) / "Documents"
         shutil.copytree(ROOT / "resources" / "samples", docs)
         (docs / "scan-0042.pdf").write_bytes(b"%PDF-1.4 truncated by a failed download")
-        library = Library(Path(tmp) / "data", Settings(contexts="rules", llm_upgrade_when_idle=False))
-        window = MainWindow(library)
-        window.resize(1280, 820)
-        window.show()
-        window.add_folder(str(docs))
-        wait_until(app, lambda: window.progress.title.text().startswith("Done"))
-        window.search.query.setText("late payment interest")
-        window.search.search_now()
-        wait_until(app, lambda: bool(window.search.hits))
+        library, window = indexed_and_searched(app, Path(tmp) / "data", docs, "late payment interest")
         window.grab().save(str(OUT / "search.png"))
 
         window.tabs.setCurrentWidget(window.review)
@@ -167,7 +166,8 @@ def main() -> None:
         library.close()
         app.setPalette(QPalette())
         scan_screenshots(app, Path(tmp))
-        progress_screenshots(app, Path(tmp))
+        if "--no-progress" not in sys.argv:
+            progress_screenshots(app, Path(tmp))
     print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))
 
 

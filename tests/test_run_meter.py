@@ -30,7 +30,7 @@ def test_scanned_pages_found_during_the_run_add_their_ocr_time_at_the_measured_r
     assert meter.estimate() == (1.0, 0.0)
     meter.plan_ocr(10)
     fraction, left = meter.estimate()
-    assert fraction < 0.5 and left == 10 * 1.0  # the first guess: a second per page
+    assert fraction < 0.5 and left == 10 * 2.0  # the first guess: two seconds per page
     meter.page_recognised(0.25)
     fraction, left = meter.estimate()
     assert left == 9 * 0.25 and fraction == 1.25 / (1.25 + left)

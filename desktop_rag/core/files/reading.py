@@ -23,7 +23,8 @@ from desktop_rag.documents import Chunk, ParsedDocument
 
 # Far beyond any file within max_file_mb here (a 15 MB text reads in ~16 s on 2 cores), for a slower laptop.
 READ_TIMEOUT_S = 300.0
-# One page's OCR: ~0.4 s for an A4 page on 2 cores; the largest image read (16 million pixels) a few seconds.
+# One page's OCR: ~2 s for a full A4 page at 200 dpi on 2 cores (bench/ocr_indexing.py); the largest image read
+# (16 million pixels) several times that.
 OCR_PAGE_TIMEOUT_S = 120.0
 
 

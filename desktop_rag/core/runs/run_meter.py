@@ -13,7 +13,7 @@ from __future__ import annotations
 EMBED_SECONDS_PER_CHUNK_GUESS = 0.02
 READ_SECONDS_PER_BYTE_GUESS = 1e-6
 CHUNKS_PER_BYTE_GUESS = 1 / 1000
-OCR_SECONDS_PER_PAGE_GUESS = 1.0  # an A4 page at 200 dpi: ~0.1–0.4 s of Tesseract here, more on a busy laptop
+OCR_SECONDS_PER_PAGE_GUESS = 2.0  # a full A4 page at 200 dpi on 2 cores (bench/ocr_indexing.py)
 
 
 class RunMeter:
