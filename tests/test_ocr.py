@@ -330,3 +330,16 @@ def test_old_ocr_text_of_content_no_document_has_is_dropped_and_recent_text_kept
     assert catalog.ocr_texts("killed-run", "recipe") == {1: ("a page a killed run finished", 0.9)}
     assert catalog.ocr_texts("old-version", "recipe") == {}
     catalog.close()
+
+
+def test_a_phone_photo_in_heic_is_read(tmp_path):
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()  # to write one here: the app only reads them
+    photo = tmp_path / "IMG_0042.HEIC"
+    scanned_image(RECEIPT, width_pt=220, height_pt=300, fontsize=11).save(photo, format="HEIF", quality=90)
+    document = parsers.parse(photo, photo.read_bytes())
+    assert document.scanned_pages == [1]
+    reader = DocumentReader(default_embedding_model_path())
+    page = reader.recognize("heic-photo", ".heic", 1, "eng+jpn", photo.read_bytes())
+    assert "TOTAL 11.70" in page.text and page.confidence > 0.8

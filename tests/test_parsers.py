@@ -135,9 +135,9 @@ def test_supported_types():
         assert is_supported(Path(name)) and file_kind(Path(name)) == DOCUMENT, name
     for name in ["LICENSE", "Makefile", "notes.log", "data.csv"]:  # read as text if their bytes are text
         assert is_supported(Path(name)) and file_kind(Path(name)) == MAYBE_TEXT, name
-    for name in ["a.png", "b.JPG", "c.tiff", "d.webp"]:  # images: their text comes from OCR
+    for name in ["a.png", "b.JPG", "c.tiff", "d.webp", "e.HEIC"]:  # images: their text comes from OCR
         assert is_supported(Path(name)) and file_kind(Path(name)) == DOCUMENT, name
-    for name in ["a.mp3", "b.zip", "d.exe", "e.heic"]:
+    for name in ["a.mp3", "b.zip", "d.exe", "e.psd"]:
         assert not is_supported(Path(name)) and file_kind(Path(name)) == NOT_READ, name
 
 

@@ -37,7 +37,7 @@ SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION)
 
 # Formats that are not text and that no parser here reads: skipped by name, never opened.
 NOT_READ_EXTENSIONS = frozenset(
-    ".heic .heif .ico .svg .psd .ai .raw .cr2 .nef"
+    ".ico .svg .psd .ai .raw .cr2 .nef"
     " .mp3 .wav .flac .ogg .oga .m4a .aac .wma .mp4 .m4v .mkv .mov .avi .wmv .webm .flv"
     " .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .lz .lzma .cab .iso .dmg .img"
     " .exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .pyd .whl .egg .deb .rpm .msi .apk .bin"

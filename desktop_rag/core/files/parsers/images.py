@@ -1,5 +1,5 @@
-"""Images (a photographed receipt, a scanned letter saved as PNG, a multi-page TIFF fax): read by Pillow, one page per
-frame, their text from OCR. Without OCR text yet, every page is listed in `scanned_pages` for the indexer."""
+"""Images (a photographed receipt, a phone's HEIC photo, a scanned letter saved as PNG, a multi-page TIFF fax): read
+by Pillow (HEIC through pillow-heif), one page per frame, their text from OCR. Without OCR text yet, every page is listed in `scanned_pages` for the indexer."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import ParsedDocument
 
-EXTENSIONS = frozenset(".png .jpg .jpeg .tif .tiff .webp .bmp .gif".split())
+EXTENSIONS = frozenset(".png .jpg .jpeg .tif .tiff .webp .bmp .gif .heic .heif".split())
 PAGE_SEPARATOR = "\n\n"
 # Pillow refuses images above twice this many pixels as "decompression bombs" and warns above it: a 200 MP
 # panorama is still read (scaled down for OCR), a crafted 40,000² PNG is refused.
@@ -22,6 +22,7 @@ def open_image(data: bytes):
     """The image, checked: decoding it fully finds a damaged file now, not in the middle of OCR."""
     from PIL import Image, UnidentifiedImageError
 
+    _read_heif()
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
     try:
         with warnings.catch_warnings():
@@ -35,6 +36,15 @@ def open_image(data: bytes):
     except (OSError, ValueError, SyntaxError, EOFError) as exc:  # what Pillow raises for a truncated or damaged file
         raise ParseError(f"corrupt or unreadable image: {exc}") from None
     return image
+
+
+def _read_heif() -> None:
+    """Pillow reads HEIC and HEIF once pillow-heif has registered them (idempotent)."""
+    try:
+        from pillow_heif import register_heif_opener
+    except ImportError:  # HEIC photos then fail with "not an image format Pillow reads"
+        return
+    register_heif_opener()
 
 
 def parse_image(data: bytes, stem: str, ocr: Mapping[int, OcrPage] | None = None) -> ParsedDocument:
