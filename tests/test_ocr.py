@@ -343,3 +343,11 @@ def test_a_phone_photo_in_heic_is_read(tmp_path):
     reader = DocumentReader(default_embedding_model_path())
     page = reader.recognize("heic-photo", ".heic", 1, "eng+jpn", photo.read_bytes())
     assert "TOTAL 11.70" in page.text and page.confidence > 0.8
+
+
+def test_a_page_scanned_sideways_or_upside_down_is_read_the_right_way_up():
+    upright = scanned_image(LEASE)
+    for degrees in (90, 180):
+        page = recognise(upright.rotate(degrees, expand=True, fillcolor="white"))
+        assert "monthly rent is 1,450 euros" in " ".join(page.text.split()), degrees
+        assert page.confidence > 0.85
