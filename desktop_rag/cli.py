@@ -16,6 +16,7 @@ from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, check_setting
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.searcher import MODES
 from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
+from desktop_rag.service.endpoint import EndpointGone
 from desktop_rag.storage import writer_lock
 
 EXIT_ERROR = 1
@@ -45,9 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
                         help="rerank with the configured cross-encoder (default: the rerank setting)")
     search.add_argument("--json", action="store_true")
+    search.add_argument("--local", action="store_true", help="search in this process even when the app, `watch` "
+                        "or `serve` runs and would answer at once with its models loaded")
 
     stats = commands.add_parser("stats", help="what is indexed")
     stats.add_argument("--json", action="store_true")
+    stats.add_argument("--local", action="store_true", help="read the library in this process (see search)")
+
+    commands.add_parser("serve", help="hold the library's models loaded and answer `search`, `stats` and `mcp` "
+                        "from other processes at once (what the app and `watch` do too); Ctrl-C stops")
+    commands.add_parser("mcp", help="a Model Context Protocol server over stdio, for local AI assistants")
 
     watch = commands.add_parser("watch", help="keep the index in line with folders as files change (Ctrl-C stops)")
     watch.add_argument("paths", nargs="*", type=Path, metavar="FOLDER",
@@ -209,11 +217,19 @@ def _raise_keyboard_interrupt(signum, frame):
 
 
 def cmd_watch(args, data_dir: Path) -> int:
+    import os
+
     from desktop_rag.cli_watch import watch
+    from desktop_rag.service.host import LibraryHost
 
     _terminate_as_interrupt()
     with _open(data_dir) as library:
-        return watch(library, args.paths, args.upgrade, args.json)
+        host = LibraryHost(library, f"desktop-rag watch (process {os.getpid()})")
+        host.start()  # search, stats and mcp from other processes are answered here while it watches
+        try:
+            return watch(library, args.paths, args.upgrade, args.json)
+        finally:
+            host.stop()
 
 
 # -- search ---------------------------------------------------------------------------------------------------
@@ -223,6 +239,14 @@ def cmd_search(args, data_dir: Path) -> int:
 
     if (args.query is None) == (args.queries is None):
         raise BadInput("give either a QUERY or --queries FILE.jsonl")
+    endpoint = None if args.local else _endpoint(data_dir)
+    if endpoint is not None:
+        try:
+            return _search_through(endpoint, args)
+        except EndpointGone:
+            pass  # the app quit during the call: search here instead
+        finally:
+            endpoint.close()
     with _open(data_dir) as library:
         if args.queries is not None:
             for number, line in enumerate(args.queries.read_text(encoding="utf-8").splitlines(), start=1):
@@ -241,6 +265,41 @@ def cmd_search(args, data_dir: Path) -> int:
             "query": result.query, "mode": result.mode, "reranked": result.reranked, "notices": result.notices,
             "results": [h.to_dict() for h in result.hits],
         }, indent=2))
+    else:
+        print_search_result(result, sys.stdout)
+    return 0
+
+
+def _endpoint(data_dir: Path):
+    """The process that holds this library's models loaded (the app, `watch`, `serve`), if one answers."""
+    from desktop_rag.service.endpoint import EndpointClient
+
+    return EndpointClient.for_library(data_dir)
+
+
+def _search_through(endpoint, args) -> int:
+    """`search` answered by the endpoint: the same output as a search in this process."""
+    from desktop_rag.cli_output import print_search_result
+    from desktop_rag.core.search.searcher import SearchResult
+
+    def ask(text: str) -> SearchResult:
+        return SearchResult.from_dict(endpoint.call("search", query=text, limit=args.k, mode=args.mode,
+                                                    rerank=args.rerank))
+
+    if args.queries is not None:
+        for number, line in enumerate(args.queries.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                item = _query_line(line, number, args.queries)
+                result = ask(item["text"])
+                _print_notices(result)
+                out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
+                print(json.dumps(out), flush=True)
+        return 0
+    result = ask(args.query)
+    _print_notices(result)
+    if args.json:
+        print(json.dumps({"query": result.query, "mode": result.mode, "reranked": result.reranked,
+                          "notices": result.notices, "results": [h.to_dict() for h in result.hits]}, indent=2))
     else:
         print_search_result(result, sys.stdout)
     return 0
@@ -267,9 +326,21 @@ def _print_notices(result) -> None:
 def cmd_stats(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import print_stats
 
-    with _open(data_dir) as library:
-        stats = library.stats()
-        failures = library.catalog.failures()
+    endpoint = None if args.local else _endpoint(data_dir)
+    stats = None
+    if endpoint is not None:
+        try:
+            stats = endpoint.call("stats")
+            failures = [(f["path"], f["reason"]) for f in stats.pop("failures")]
+            stats.pop("served_by"), stats.pop("model")
+        except EndpointGone:
+            stats = None
+        finally:
+            endpoint.close()
+    if stats is None:
+        with _open(data_dir) as library:
+            stats = library.stats()
+            failures = library.catalog.failures()
     if args.json:
         stats["failures"] = [{"path": p, "reason": r} for p, r in failures]
         print(json.dumps(stats, indent=2))
@@ -425,6 +496,38 @@ def cmd_eval(args, data_dir: Path) -> int:
     return 0
 
 
+def cmd_serve(args, data_dir: Path) -> int:
+    import os
+    import threading
+
+    from desktop_rag.errors import DataFolderBusy
+    from desktop_rag.service.host import LibraryHost
+
+    _terminate_as_interrupt()
+    if _endpoint(data_dir) is not None:
+        raise DataFolderBusy(f"another desktop-rag process (the app, `watch` or `serve`) already answers for "
+                             f"{data_dir}: its answers are what `serve` would give")
+    with _open(data_dir) as library:
+        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})")
+        host.warm_up()  # before listening: the first answer is as quick as the next
+        if not host.start():
+            raise DataFolderBusy(f"another desktop-rag process began answering for {data_dir} meanwhile")
+        print(f"Answering for {data_dir} at {host.endpoint.path}; Ctrl-C stops.", file=sys.stderr, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:  # Ctrl-C or a plain kill: the way to stop it
+            print("Stopped answering.", file=sys.stderr)
+            return 0
+        finally:
+            host.stop()
+
+
+def cmd_mcp(args, data_dir: Path) -> int:
+    from desktop_rag.service.mcp_server import serve_stdio
+
+    return serve_stdio(data_dir)
+
+
 def cmd_gui(args, data_dir: Path) -> int:
     from desktop_rag.ui.app import run_app
 
@@ -450,6 +553,8 @@ _COMMANDS = {
     "settings": cmd_settings,
     "eval": cmd_eval,
     "demo": cmd_demo,
+    "serve": cmd_serve,
+    "mcp": cmd_mcp,
 }
 
 if __name__ == "__main__":

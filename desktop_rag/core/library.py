@@ -185,6 +185,14 @@ class Library:
                 self.index_notices.append("keyword search learnt new scripts: its index is built again")
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
 
+    def release_writer(self) -> None:
+        """Let another process write to this data folder again (a short-lived writer, `mcp`, between its runs).
+        What this process holds of the dense index may then grow stale: it should be reopened before use."""
+        with self._lock:
+            if self._writer_claim is not None:
+                writer_lock.release(self._writer_claim)
+                self._writer_claim = None
+
     def _claim_writer(self) -> None:
         if self.catalog.read_only:
             raise DataFolderUnusable(f"the data folder {self.data_dir} cannot be written: searching works, but "
@@ -281,10 +289,11 @@ class Library:
         """The contexts written while following changes: with `auto`, rules now and the LLM's in the upgrade."""
         return "rules" if self.settings.contexts == "auto" else self.settings.contexts
 
-    def contextualizer(self, choice: str, on_notice=None):
+    def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None):
+        """`max_words`: a longest context other than the setting's (an agent asking for one)."""
         s = self.settings
         return make_contextualizer(
-            choice, s.context_max_words, s.context_max_tokens, self.token_counter,
+            choice, max_words or s.context_max_words, s.context_max_tokens, self.token_counter,
             llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=s.llm_context_levels,
             budget_seconds=(s.llm_document_budget_seconds, s.llm_run_budget_seconds),
             seconds_per_chunk=self.catalog.llm_seconds_per_chunk() if choice == "auto" else None,

@@ -47,6 +47,11 @@ class Hit:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, values: dict) -> "Hit":
+        """A hit as to_dict gave it (through the local endpoint)."""
+        return cls(**{**values, "scores": Scores(**values["scores"])})
+
 
 @dataclass
 class SearchResult:
@@ -56,6 +61,12 @@ class SearchResult:
     reranked: bool = False
     notices: list[str] = field(default_factory=list)
     weak: bool = False  # hits, but none a good match: shown as "no good match", with the weak ones apart
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "SearchResult":
+        """A result as the local endpoint sends it (service/tools.py search)."""
+        return cls(query=values["query"], mode=values["mode"], hits=[Hit.from_dict(h) for h in values["results"]],
+                   reranked=values["reranked"], notices=values["notices"], weak=values["weak"])
 
 
 class Searcher:

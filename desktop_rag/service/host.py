@@ -1,0 +1,58 @@
+"""A process that holds a library answers for it: the endpoint, the tools behind it, and the runs agents start.
+`serve` and `watch` run their runs themselves, one at a time (RunQueue); the app gives them to its window."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Callable
+
+from desktop_rag.service.endpoint import EndpointServer
+from desktop_rag.service.runs import RunQueue, RunRegistry
+from desktop_rag.service.tools import LibraryTools, request_handler
+
+log = logging.getLogger(__name__)
+
+
+class LibraryHost:
+    def __init__(self, library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
+                 runs: RunRegistry | None = None):
+        """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: a run
+        queue of its own, through the library's one writer)."""
+        self.library = library
+        self.runs = runs or RunRegistry()
+        self.after_run: Callable[[], None] | None = None  # called when each of its own runs ends
+        self._queue = None
+        if start_run is None:
+            self._queue = RunQueue(self.runs, self._run)
+            start_run = lambda paths, contexts: self._queue.submit(paths, contexts).run_id  # noqa: E731
+        self.tools = LibraryTools(library, self.runs, start_run, served_by)
+        self.endpoint = EndpointServer(library.data_dir, request_handler(self.tools))
+
+    def _run(self, paths: list[Path], contexts: str, report):
+        try:
+            return self.library.index(paths, contexts=contexts, on_progress=report)
+        finally:
+            if self.after_run is not None:
+                self.after_run()
+
+    def start(self) -> bool:
+        """Listen; False when another process already answers for this data folder (it keeps doing so)."""
+        started = self.endpoint.start()
+        if not started:
+            log.info("another process answers for %s; this one does not listen", self.library.data_dir)
+        return started
+
+    def warm_up(self) -> None:
+        """Load what a first search needs (the embedding model, the indexes), so it is answered at once."""
+        from desktop_rag.errors import UserError
+
+        try:
+            self.library.search("warm up", k=1)
+        except UserError:
+            pass  # nothing indexed yet: the first index run loads them
+
+    def stop(self) -> None:
+        self.endpoint.stop()
+        if self._queue is not None:
+            self._queue.close()

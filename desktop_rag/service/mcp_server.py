@@ -1,0 +1,208 @@
+"""`desktop-rag mcp`: the library's tools for local AI assistants, as a Model Context Protocol server over stdio
+(the official `mcp` SDK, 2.x: `MCPServer`). Logs go to stderr; while it serves, the SDK points fd 1 at stderr too,
+so nothing a library or a child process prints can corrupt the protocol on stdout.
+
+Every call goes to the process that holds the library warm (the app, `watch` or `serve`: its local endpoint) when
+one answers — a re-indexing run is then that process's, through its one writer — and to a library of this
+process's own otherwise, opened on first use.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+from desktop_rag.errors import UserError, user_message
+from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "desktop-rag searches the user's own files (documents, notes, code, scans) on this computer, offline. Each "
+    "chunk of a file was indexed with a short context situating it in its document (contextual retrieval). Search "
+    "first; read around a hit with the chunk resource (desktop-rag://chunks/{chunk_id}) or the whole document "
+    "(desktop-rag://documents/{document_id}); re-index after files changed and follow the run's progress."
+)
+
+
+class Backend:
+    """Where a call goes: the endpoint when one answers, else this process's own library."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self._client: EndpointClient | None = None
+        self._local = None  # a LibraryHost without an endpoint, opened on first need
+        self._seen_written: int | None = None  # the dense index's last write when this process last read it
+        self._local_runs: set[str] = set()
+        self._lock = threading.Lock()
+
+    def call(self, method: str, **params):
+        if not (method == "progress" and params.get("run_id") in self._local_runs):
+            client = self._endpoint()
+            if client is not None:
+                try:
+                    return client.call(method, **params)
+                except EndpointGone:
+                    self._client = None
+                    if method in ("reindex", "generate_context"):
+                        raise  # it may have started, or stored: not done a second time here
+        return self._call_locally(method, params)
+
+    def _endpoint(self) -> EndpointClient | None:
+        if self._client is None:
+            self._client = EndpointClient.for_library(self.data_dir)
+            if self._client is not None and self._local is not None and not self._local_busy():
+                self._close_local()  # the app (or serve) answers now: its view is the current one
+        return self._client
+
+    def _call_locally(self, method: str, params: dict):
+        with self._lock:
+            if self._local is not None and self._written_since_opened() and not self._local_busy():
+                self._close_local()  # another process wrote the dense index: this one's view of it is old
+            host = self._local_host()
+        result = getattr(host.tools, method)(**params)
+        if method == "reindex":
+            self._local_runs.add(result["run_id"])
+        elif not self._local_busy():
+            self._seen_written = self._dense_index_written()  # as it was when this process last read it
+        return result
+
+    def _local_host(self):
+        from desktop_rag.core.library import Library
+        from desktop_rag.service.host import LibraryHost
+
+        if self._local is None:
+            library = Library(self.data_dir, read_in_child=True)
+            self._local = LibraryHost(library, f"desktop-rag mcp (process {os.getpid()}, its own library)")
+            self._local.after_run = library.release_writer  # the app may start meanwhile: it must be able to write
+        return self._local
+
+    def _dense_index_written(self) -> int | None:
+        try:
+            return (self.data_dir / "chroma" / "chroma.sqlite3").stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def _written_since_opened(self) -> bool:
+        return self._seen_written is not None and self._dense_index_written() != self._seen_written
+
+    def _local_busy(self) -> bool:
+        state = self._local.runs.state_of()
+        return state is not None and state["state"] in ("queued", "running")
+
+    def _close_local(self) -> None:
+        host, self._local, self._seen_written = self._local, None, None
+        host.stop()
+        host.library.close()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._local is not None:
+            self._close_local()
+
+
+def _as_tool_error(exc: Exception) -> Exception:
+    """A person's (or an agent's) mistake or a state to act on, as the tool's error text; a bug stays a bug."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    message = user_message(exc)
+    return ToolError(message) if message is not None else exc
+
+
+def build_server(data_dir: Path):
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+
+    backend = Backend(data_dir)
+    server = MCPServer(name="desktop-rag", instructions=INSTRUCTIONS)
+
+    async def call(method: str, **params):
+        try:
+            return await anyio.to_thread.run_sync(lambda: backend.call(method, **params))
+        except UserError as exc:
+            raise _as_tool_error(exc) from None
+        except OSError as exc:
+            raise _as_tool_error(exc) from None
+
+    @server.tool(structured_output=True)
+    async def search_with_contextual_retrieval(
+            query: str, limit: int = 10, mode: Literal["hybrid", "dense", "bm25"] = "hybrid",
+            rerank: bool | None = None, score_threshold: float | None = None,
+            folder: str | None = None) -> dict[str, Any]:
+        """Search the user's indexed files. Hybrid search (meaning + keywords) over chunks indexed with their
+        contexts. Returns hits best first, each with path, page, chunk_id, chunk_index, start_char/end_char in the
+        document's text, the context (and its source: rules, llm or manual, with its quality), the chunk's text,
+        ocr_confidence for scanned pages, and scores (strength 0-1: what a person is shown). score_threshold drops
+        hits below that strength; folder keeps hits inside one indexed folder."""
+        return await call("search", query=query, limit=limit, mode=mode, rerank=rerank,
+                          score_threshold=score_threshold, folder=folder)
+
+    @server.tool(structured_output=True)
+    async def generate_context_for_chunk(chunk_id: int | None = None, text: str | None = None,
+                                         document_path: str | None = None, max_words: int | None = None,
+                                         store: bool = False) -> dict[str, Any]:
+        """Write the context that situates a chunk in its document, as the configured contextualizer would: for a
+        stored chunk (chunk_id from a search hit), or for `text` taken from the indexed document at
+        document_path. Not stored unless store is true (then the chunk gets a new LLM context, re-indexed)."""
+        return await call("generate_context", chunk_id=chunk_id, text=text, document_path=document_path,
+                          max_words=max_words, store=store)
+
+    @server.tool(structured_output=True)
+    async def reindex_with_context(paths: list[str] | None = None,
+                                   contexts: Literal["auto", "llm", "rules", "none"] = "auto") -> dict[str, Any]:
+        """Re-index files or folders inside the indexed folders (all of them when paths is left out): changed
+        files are read again with contexts written as `contexts` says; unchanged ones are skipped. Returns at once
+        with a run_id; follow it with get_reindexing_progress."""
+        return await call("reindex", paths=paths, contexts=contexts)
+
+    @server.tool(structured_output=True)
+    async def get_reindexing_progress(run_id: str | None = None) -> dict[str, Any]:
+        """A re-indexing run's state (queued, running, finished, cancelled, failed), its phases with counts and
+        rates, share done, seconds left, the file in hand, and the files that could not be indexed with why.
+        Without run_id: the run in progress, else the latest."""
+        return await call("progress", run_id=run_id)
+
+    @server.tool(structured_output=True)
+    async def get_contextual_retrieval_stats() -> dict[str, Any]:
+        """What is indexed: documents (indexed, failed, skipped), chunks, contexts by source, contexts waiting for
+        the LLM, mean context quality, LLM tokens and time, the models, scanned pages read by OCR, index sizes."""
+        return await call("stats")
+
+    @server.resource("desktop-rag://documents/{document_id}", mime_type="application/json")
+    async def document(document_id: int) -> str:
+        """An indexed document's whole extracted text, with its chunks' ids and places."""
+        return json.dumps(await call("document", doc_id=int(document_id)), ensure_ascii=False)
+
+    @server.resource("desktop-rag://chunks/{chunk_id}", mime_type="application/json")
+    async def chunk(chunk_id: int) -> str:
+        """A chunk in its document: its context, its text and the text just before and after it."""
+        return json.dumps(await call("chunk", chunk_id=int(chunk_id)), ensure_ascii=False)
+
+    _refuse_unknown_arguments(server)
+    server.backend = backend
+    return server
+
+
+def _refuse_unknown_arguments(server) -> None:
+    """An argument a tool does not have is an error, and the schemas say so (additionalProperties false): the
+    SDK's argument models ignore unknown names by default, and an agent that misspelt `limit` would never know."""
+    for tool in server._tool_manager.list_tools():
+        model = tool.fn_metadata.arg_model
+        model.model_config["extra"] = "forbid"
+        model.model_rebuild(force=True)
+        tool.parameters["additionalProperties"] = False
+
+
+def serve_stdio(data_dir: Path) -> int:
+    logging.basicConfig(level=logging.WARNING, format="desktop-rag mcp: %(message)s")  # to stderr
+    server = build_server(data_dir)
+    try:
+        server.run("stdio")
+    finally:
+        server.backend.close()
+    return 0

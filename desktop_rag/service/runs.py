@@ -1,0 +1,166 @@
+"""Indexing runs asked for by agents and scripts: started at once with an id, followed by progress, one at a time
+(the library has one writer), the next ones queued."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from desktop_rag.core.indexing import PHASES, IndexSummary, Progress
+
+# Finished runs remembered for get_reindexing_progress: enough for a session of an agent's work.
+_KEPT_RUNS = 50
+
+
+@dataclass
+class RunState:
+    run_id: str
+    paths: list[str]
+    contexts: str
+    state: str = "queued"  # queued, running, finished, cancelled, failed
+    queued_at: float = field(default_factory=time.time)
+    started_at: float | None = None
+    finished_at: float | None = None
+    phases: dict[str, dict] = field(default_factory=dict)  # phase -> done, total, per_second
+    share_done: float | None = None
+    seconds_left: float | None = None
+    current: str | None = None  # the file in hand, or what the run waits for
+    errors: list[dict] = field(default_factory=list)  # {"path", "reason"}: files that could not be indexed
+    summary: str | None = None  # the finished run in one sentence
+    indexed: int | None = None
+    error: str | None = None  # why a failed run failed
+    _first_seen: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
+
+    def as_dict(self) -> dict:
+        values = asdict(self)
+        values.pop("_first_seen")
+        return values
+
+
+class RunRegistry:
+    """Every run's state, fed by the run's progress reports; read from any thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._runs: dict[str, RunState] = {}
+        self._ids = itertools.count(1)
+
+    def new(self, paths: list[str], contexts: str) -> RunState:
+        with self._lock:
+            run = RunState(f"run-{int(time.time())}-{next(self._ids)}", paths, contexts)
+            self._runs[run.run_id] = run
+            for old in [r for r in self._runs.values() if r.finished_at][:-_KEPT_RUNS]:
+                del self._runs[old.run_id]
+            return run
+
+    def started(self, run_id: str) -> None:
+        with self._lock:
+            run = self._runs[run_id]
+            run.state, run.started_at = "running", time.time()
+
+    def reporter(self, run_id: str) -> Callable[[Progress], None]:
+        """A run's on_progress: phases with counts and rates, the whole run's share done and time left."""
+
+        def report(progress: Progress) -> None:
+            with self._lock:
+                run = self._runs[run_id]
+                now = time.monotonic()
+                first = run._first_seen.setdefault(progress.phase, (now, progress.done))
+                elapsed = now - first[0]
+                run.phases[progress.phase] = {
+                    "done": progress.done, "total": progress.total,
+                    "per_second": round((progress.done - first[1]) / elapsed, 2) if elapsed > 1 else None}
+                run.share_done, run.seconds_left = progress.overall, progress.seconds_left
+                run.current = progress.note or progress.path or run.current
+
+        return report
+
+    def failures_so_far(self, run_id: str, failures: list[tuple[str, str]]) -> None:
+        with self._lock:
+            run = self._runs[run_id]
+            run.errors = [{"path": p, "reason": r} for p, r in failures]
+
+    def finished(self, run_id: str, summary: IndexSummary) -> None:
+        with self._lock:
+            run = self._runs[run_id]
+            run.state = "cancelled" if summary.cancelled else "finished"
+            run.finished_at = time.time()
+            run.summary, run.indexed = summary.headline("Cancelled"), summary.indexed
+            run.errors = [{"path": f.path, "reason": f.reason} for f in summary.failed]
+            run.current, run.seconds_left = None, 0.0 if not summary.cancelled else None
+            if not summary.cancelled:
+                run.share_done = 1.0
+
+    def failed(self, run_id: str, message: str) -> None:
+        with self._lock:
+            run = self._runs[run_id]
+            run.state, run.finished_at, run.error, run.current = "failed", time.time(), message, None
+
+    def get(self, run_id: str | None = None) -> RunState | None:
+        """A run by id; without one, the one running, else the latest."""
+        with self._lock:
+            if run_id is not None:
+                return self._runs.get(run_id)
+            running = [r for r in self._runs.values() if r.state == "running"]
+            return running[-1] if running else (list(self._runs.values())[-1] if self._runs else None)
+
+    def state_of(self, run_id: str | None = None) -> dict | None:
+        run = self.get(run_id)
+        if run is None:
+            return None
+        with self._lock:
+            return run.as_dict()
+
+
+def phases_in_order(phases: dict[str, dict]) -> dict[str, dict]:
+    return {name: phases[name] for name in PHASES if name in phases}
+
+
+class RunQueue:
+    """Runs this process carries out itself (`serve`, `watch`, or `mcp` with no app running): one at a time on a
+    worker thread, through the library's one writer. `run(paths, contexts, report, control)` does the work."""
+
+    def __init__(self, registry: RunRegistry, run: Callable[[list[Path], str, Callable], IndexSummary]):
+        self.registry = registry
+        self._run = run
+        self._queue: list[RunState] = []
+        self._wake = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._work, name="desktop-rag runs", daemon=True)
+        self._thread.start()
+
+    def submit(self, paths: list[str], contexts: str) -> RunState:
+        run = self.registry.new(paths, contexts)
+        with self._wake:
+            self._queue.append(run)
+            self._wake.notify()
+        return run
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                while not self._queue and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+                run = self._queue.pop(0)
+            self.registry.started(run.run_id)
+            report = self.registry.reporter(run.run_id)
+            try:
+                summary = self._run([Path(p) for p in run.paths], run.contexts, report)
+            except Exception as exc:  # noqa: BLE001 — a run's failure is the run's state, read by whoever asks
+                from desktop_rag.errors import user_message
+
+                self.registry.failed(run.run_id, user_message(exc) or f"internal error ({exc.__class__.__name__}: "
+                                                                       f"{exc})")
+                continue
+            self.registry.finished(run.run_id, summary)
+
+    def close(self) -> None:
+        with self._wake:
+            self._closed = True
+            self._wake.notify()

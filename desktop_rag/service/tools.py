@@ -1,0 +1,202 @@
+"""The operations local agents and scripts use, over one library: search with contextual retrieval, a context for
+a chunk, a re-indexing run and its progress, statistics, and a document or a chunk to read around a hit. Plain
+arguments in, JSON-ready dicts out; every bad argument is a BadInput saying what is wrong. The MCP server and the
+local endpoint both call these, so an agent gets the same answers from the app, `serve` or `mcp` on its own."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Callable
+
+from desktop_rag.config import CONTEXT_CHOICES
+from desktop_rag.core.search.searcher import MODES
+from desktop_rag.documents import Chunk
+from desktop_rag.errors import BadInput, NoIndexError
+from desktop_rag.service.runs import RunRegistry, phases_in_order
+
+MAX_QUERY_CHARS = 2_000  # a question, or a paragraph to find the like of; past this it is a document, not a query
+MAX_LIMIT = 100
+MAX_CHUNK_CHARS = 20_000
+AROUND_CHARS = 1_500  # document text given on each side of a chunk
+
+
+class LibraryTools:
+    def __init__(self, library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str):
+        """`start_run(paths, contexts)` starts (or queues) an indexing run registered in `runs` and returns its id
+        at once: the app hands it to its window, `serve` and `mcp` to their own run queue."""
+        self.library = library
+        self.runs = runs
+        self._start_run = start_run
+        self.served_by = served_by
+
+    # -- search ---------------------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 10, mode: str = "hybrid", rerank: bool | None = None,
+               score_threshold: float | None = None, folder: str | None = None) -> dict:
+        if not isinstance(query, str) or not query.strip():
+            raise BadInput("the query is empty: give a question or some keywords")
+        if len(query) > MAX_QUERY_CHARS:
+            raise BadInput(f"the query has {len(query):,} characters; at most {MAX_QUERY_CHARS:,} are searched — "
+                           "give a question or a passage, not a document")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise BadInput(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+        if mode not in MODES:
+            raise BadInput(f"unknown mode {mode!r}; pick one of {', '.join(MODES)}")
+        if score_threshold is not None and not 0 <= score_threshold <= 1:
+            raise BadInput(f"score_threshold is a match strength from 0 to 1, not {score_threshold}")
+        under = self._indexed_path(folder, "folder") if folder is not None else None
+        filtered = under is not None or score_threshold is not None
+        result = self.library.search(query, k=min(limit * 5, 500) if filtered else limit, mode=mode, rerank=rerank)
+        hits = [h for h in result.hits
+                if (under is None or Path(h.path).is_relative_to(under))
+                and (score_threshold is None or h.scores.strength >= score_threshold)][:limit]
+        return {"query": result.query, "mode": result.mode, "reranked": result.reranked, "weak": result.weak,
+                "notices": result.notices, "results": [h.to_dict() for h in hits], "served_by": self.served_by}
+
+    # -- contexts -------------------------------------------------------------------------------------------
+
+    def generate_context(self, chunk_id: int | None = None, text: str | None = None,
+                         document_path: str | None = None, max_words: int | None = None,
+                         store: bool = False) -> dict:
+        """The context the configured contextualizer writes for a stored chunk, or for `text` as a part of an
+        indexed document; stored (and re-indexed) only when asked, and only for a stored chunk."""
+        from desktop_rag.core.contexts.upgrade import stored_document
+
+        if (chunk_id is None) == (text is None):
+            raise BadInput("give either chunk_id, or text with document_path")
+        if max_words is not None and not 5 <= max_words <= 200:
+            raise BadInput(f"max_words must be between 5 and 200, not {max_words}")
+        catalog = self.library.reader
+        if chunk_id is not None:
+            try:
+                doc_id = catalog.chunk_document_id(chunk_id)
+            except KeyError:
+                raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)") from None
+            stored = stored_document(catalog, doc_id)
+            chunks = stored.chunks
+            position = [row["id"] for row in stored.rows].index(chunk_id)
+        else:
+            if store:
+                raise BadInput("store works with a chunk_id: a text that is not a chunk of the index has nowhere to go")
+            if not document_path or not text.strip():
+                raise BadInput("text needs the document_path of an indexed document it belongs to")
+            if len(text) > MAX_CHUNK_CHARS:
+                raise BadInput(f"the text has {len(text):,} characters; a chunk has at most {MAX_CHUNK_CHARS:,}")
+            record = catalog.document(str(Path(document_path).expanduser().resolve()))
+            if record is None or record.status != "indexed":
+                raise BadInput(f"{document_path} is not an indexed document")
+            stored = stored_document(catalog, record.id)
+            start = max(stored.document.text.find(text), 0)
+            chunks = [*stored.chunks, Chunk(len(stored.chunks), text, start, start + len(text), None, [],
+                                            len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
+            position = len(chunks) - 1
+        if store:
+            result = self.library.regenerate_context(chunk_id)
+            stored_now = result.source == "llm"
+        else:
+            contextualizer = self.library.contextualizer(self.library.settings.contexts, max_words=max_words)
+            result = contextualizer.contextualize(stored.document, chunks, only=[position])[position]
+            stored_now = False
+        return {"chunk_id": chunk_id, "context": result.text, "source": result.source, "model": result.model,
+                "quality": result.quality, "quality_detail": result.quality_detail,
+                "seconds": round(result.seconds, 2), "stored": stored_now}
+
+    # -- runs -----------------------------------------------------------------------------------------------
+
+    def reindex(self, paths: list[str] | None = None, contexts: str = "auto") -> dict:
+        if contexts not in CONTEXT_CHOICES:
+            raise BadInput(f"unknown contexts {contexts!r}; pick one of {', '.join(CONTEXT_CHOICES)}")
+        folders = self.library.reader.folders()
+        if paths is None:
+            if not folders:
+                raise NoIndexError("no folder is indexed yet: add one in the app or with `desktop-rag index PATH`")
+            chosen = folders
+        else:
+            if not paths:
+                raise BadInput("paths is empty: give files or folders inside the indexed folders, or leave it out")
+            chosen = [str(self._indexed_path(p, "path")) for p in paths]
+        run_id = self._start_run(chosen, contexts)
+        return {"run_id": run_id, "paths": chosen, "contexts": contexts,
+                "state": self.runs.state_of(run_id)["state"], "served_by": self.served_by}
+
+    def progress(self, run_id: str | None = None) -> dict:
+        state = self.runs.state_of(run_id)
+        if state is None:
+            raise BadInput(f"there is no run {run_id}" if run_id else "no re-indexing run was started here yet")
+        state["phases"] = phases_in_order(state["phases"])
+        if state["state"] == "running":  # the files failed so far, as the catalog has them now
+            paths = [Path(p) for p in state["paths"]]
+            state["errors"] = [{"path": p, "reason": r} for p, r in self.library.reader.failures()
+                               if any(Path(p).is_relative_to(root) for root in paths)]
+        state["served_by"] = self.served_by
+        return state
+
+    # -- what is indexed ------------------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        stats = self.library.stats()
+        stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.reader.failures()]
+        stats["model"] = self.library.settings.llm_server or self.library.settings.llm_model
+        stats["served_by"] = self.served_by
+        return stats
+
+    def document(self, doc_id: int) -> dict:
+        stored = self.library.reader.document_for_contexts(doc_id)
+        if stored is None:
+            raise BadInput(f"there is no indexed document {doc_id}")
+        doc, rows = stored
+        return {"document_id": doc_id, "path": doc["path"], "title": doc["title"], "text": doc["text"],
+                "chunks": [{"chunk_id": r["id"], "index": r["idx"], "page": r["page"], "start_char": r["start_char"],
+                            "end_char": r["end_char"]} for r in rows]}
+
+    def chunk(self, chunk_id: int) -> dict:
+        """A chunk in its document: its context, its text and the text around it."""
+        catalog = self.library.reader
+        record = catalog.chunks_by_id([chunk_id]).get(chunk_id)
+        placed = catalog.chunk_in_document(chunk_id)
+        if record is None or placed is None:
+            raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+        text, start, end = placed
+        return {"chunk_id": chunk_id, "document_id": record.document_id, "path": record.path, "page": record.page,
+                "chunk_index": record.idx, "start_char": start, "end_char": end, "context": record.context,
+                "context_source": record.context_source, "text": text[start:end],
+                "before": text[max(0, start - AROUND_CHARS):start], "after": text[end:end + AROUND_CHARS],
+                "ocr_confidence": record.ocr_confidence}
+
+    def _indexed_path(self, path: str, what: str) -> Path:
+        """`path`, resolved, if it lies inside an indexed folder; a BadInput saying so otherwise."""
+        if not isinstance(path, str) or not path.strip():
+            raise BadInput(f"{what} is empty")
+        resolved = Path(os.path.expanduser(path)).resolve()
+        folders = [Path(f) for f in self.library.reader.folders()]
+        if not any(resolved.is_relative_to(folder) for folder in folders):
+            known = ", ".join(str(f) for f in folders) or "none yet"
+            raise BadInput(f"{path} is not inside an indexed folder (indexed: {known}); add its folder in the app "
+                           "or with `desktop-rag index FOLDER` first")
+        return resolved
+
+
+# What the endpoint answers: the operations above by name, and who answers.
+_METHODS = ("search", "generate_context", "reindex", "progress", "stats", "document", "chunk")
+
+
+def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
+    """`handle(method, params)` for the endpoint: arguments checked against the operation's signature first, so a
+    wrong one is a BadInput naming it, not a TypeError from inside."""
+    import inspect
+
+    def handle(method: str, params: dict):
+        if method == "hello":
+            return {"served_by": tools.served_by, "pid": os.getpid()}
+        if method not in _METHODS:
+            raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(_METHODS)}")
+        operation = getattr(tools, method)
+        try:
+            inspect.signature(operation).bind(**params)
+        except TypeError as exc:
+            raise BadInput(f"{method}: {exc}") from None
+        return operation(**params)
+
+    return handle
