@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from desktop_rag.errors import UserError, user_message
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.service.runs import RunRegistry
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class Backend:
         self._local = None  # a LibraryHost without an endpoint, opened on first need
         self._seen_written: int | None = None  # the dense index's last write when this process last read it
         self._local_runs: set[str] = set()
+        self._runs = RunRegistry()  # this process's runs: kept when its library is opened again
         self._lock = threading.Lock()
 
     def call(self, method: str, **params):
@@ -77,7 +79,8 @@ class Backend:
 
         if self._local is None:
             library = Library(self.data_dir, read_in_child=True)
-            self._local = LibraryHost(library, f"desktop-rag mcp (process {os.getpid()}, its own library)")
+            self._local = LibraryHost(library, f"desktop-rag mcp (process {os.getpid()}, its own library)",
+                                      runs=self._runs)
             self._local.after_run = library.release_writer  # the app may start meanwhile: it must be able to write
         return self._local
 
@@ -200,6 +203,7 @@ def _refuse_unknown_arguments(server) -> None:
 
 def serve_stdio(data_dir: Path) -> int:
     logging.basicConfig(level=logging.WARNING, format="desktop-rag mcp: %(message)s")  # to stderr
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs each index build
     server = build_server(data_dir)
     try:
         server.run("stdio")

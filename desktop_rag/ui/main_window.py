@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QM
 from desktop_rag.core.library import Library
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.storage.catalog_review import FolderState
+from desktop_rag.ui.agent_endpoint import AppEndpoint
 from desktop_rag.ui.background import BackgroundUpgrade
 from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.folders_panel import FoldersPanel
@@ -96,6 +97,8 @@ class MainWindow(QMainWindow):
         self.follower.folders_watched.connect(
             lambda n: self.watching_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}" if n else ""))
         self.tabs.currentChanged.connect(self._tab_shown)
+        self.agents = AppEndpoint(library, self)
+        self.agents.run_requested.connect(self.index_for_agent)
         self.resize(1200, 800)
         QTimer.singleShot(0, self._start)
 
@@ -201,12 +204,15 @@ class MainWindow(QMainWindow):
     def add_folder(self, folder: str) -> None:
         self.index([folder])
 
-    def index(self, folders: list[str]) -> None:
+    def index(self, folders: list[str], contexts: str | None = None, run_id: str | None = None) -> None:
+        """`run_id`: a run an agent asked for (AppEndpoint), whose progress it follows."""
         if not folders:
             return
         control = self._new_control()  # the write below makes the LLM upgrade make way: the person goes first
         self._queued_folders += folders
         self.refresh_views()
+        runs = self.agents.runs
+        agent_report = runs.reporter(run_id) if run_id else None
 
         def started(progress):
             if self.progress.control is not control:
@@ -214,14 +220,31 @@ class MainWindow(QMainWindow):
                 self._dequeue(folders)
                 self._indexing_folders.update(folders)
                 self._refresh_folders()
+                if run_id:
+                    runs.started(run_id)
             self.progress.on_progress(progress)
+            if agent_report:
+                agent_report(progress)
+
+        def done(summary):
+            if run_id:
+                runs.finished(run_id, summary)
+            self._indexed(folders, summary)
+
+        def failed(message):
+            if run_id:
+                runs.failed(run_id, message)
+            self._failed(folders, message)
 
         self.runner.write(
-            lambda report: self.library.index(folders, on_progress=report, control=control),
-            on_done=lambda summary: self._indexed(folders, summary),
-            on_error=lambda message: self._failed(folders, message),
-            on_progress=started,
+            lambda report: self.library.index(folders, contexts=contexts, on_progress=report, control=control),
+            on_done=done, on_error=failed, on_progress=started,
         )
+
+    def index_for_agent(self, run_id: str, paths: list, contexts: str) -> None:
+        """A re-indexing an agent asked for (desktop-rag mcp): run as a person's would be, in the panel."""
+        self.statusBar().showMessage(f"An assistant asked to re-index {', '.join(paths)}.")
+        self.index(list(paths), contexts=contexts, run_id=run_id)
 
     def _dequeue(self, folders) -> None:
         for folder in folders:
@@ -362,6 +385,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
         """Quit within 2 s whatever runs: every run is cancelled (the model's call cut short), its workers get a
         second to reach a checkpoint; the app then ends the children any of them still waits on (AppSession)."""
+        self.agents.stop()  # a client mid-call hears the app has gone (EndpointGone) and asks again elsewhere
         self.runner.close()
         QApplication.instance().removeEventFilter(self.background)
         self.follower.stop()
