@@ -4,8 +4,8 @@ copy of the same scan costs (nothing: its text is kept by content).
     python bench/ocr_indexing.py [--pages 20] [--dpi 200]
 
 A PDF of page images (English and Japanese pages in turn, full pages of 3,000 and 1,400 characters, as
-tests/documents.py makes them: a scanner's slight turn and grain) is indexed by the real command, in a fresh data folder, with rules contexts
-(the LLM is not what is measured). OCR runs in the reader child at its lower priority, one page per call. Printed:
+tests/documents.py makes them: a scanner's slight turn and grain) is indexed by the real command, in a fresh data
+folder, with rules contexts (the LLM is not what is measured). OCR runs in the reader child at its lower priority, one page per call. Printed:
 pages per minute of the run (OCR, chunking, embedding, keyword index) and of OCR alone (the engine's own seconds,
 as the catalog records them), the character error rate of the stored text against the text the pages were made
 from (whitespace ignored), the mean confidence, and the run for a copy of the file.

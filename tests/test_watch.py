@@ -12,6 +12,7 @@ from desktop_rag.core.search.searcher import NoIndexError
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.watching.watch import FolderWatcher
 from desktop_rag.documents import ContextResult
+from desktop_rag.service.endpoint import EndpointClient
 
 PUMP = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
 
@@ -319,6 +320,10 @@ def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_di
         assert change["indexed"] == 0 and change["failed"][0]["path"].endswith("broken.pdf")
         found = json.loads(cli(data_dir, "search", "quokka", "--mode", "bm25", "--json").stdout)["results"]
         assert found[0]["path"] == str((docs / "new.md").resolve())
+        # That search was answered by the watcher, which holds the models loaded (service/endpoint.py).
+        answering = EndpointClient.for_library(data_dir)
+        assert "desktop-rag watch" in answering.call("hello")["served_by"]
+        answering.close()
         # Another process may search, but not write: its vectors would overwrite the watcher's.
         refused = cli(data_dir, "index", str(docs), check=False)
         assert refused.returncode == 1 and "desktop-rag watch" in refused.stderr and "is writing" in refused.stderr
@@ -326,6 +331,7 @@ def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_di
         watcher.send_signal(signal.SIGINT)
         _, stderr = watcher.communicate(timeout=60)
     assert watcher.returncode == 0 and "Stopped watching." in stderr
+    assert EndpointClient.for_library(data_dir) is None  # it stopped answering with it
 
 
 def test_the_watch_loop_applies_changes_and_upgrades_contexts_while_quiet(make_library, docs):

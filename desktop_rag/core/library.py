@@ -185,6 +185,10 @@ class Library:
                 self.index_notices.append("keyword search learnt new scripts: its index is built again")
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
 
+    def claim_writer(self) -> None:
+        """Become this data folder's one writer now, not at the first write (`serve`: others are told so)."""
+        self._claim_writer()
+
     def release_writer(self) -> None:
         """Let another process write to this data folder again (a short-lived writer, `mcp`, between its runs).
         What this process holds of the dense index may then grow stale: it should be reopened before use."""

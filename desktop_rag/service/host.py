@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Callable
 
+from desktop_rag.errors import UserError
 from desktop_rag.service.endpoint import EndpointServer
 from desktop_rag.service.runs import RunQueue, RunRegistry
 from desktop_rag.service.tools import LibraryTools, request_handler
@@ -27,7 +28,11 @@ class LibraryHost:
             self._queue = RunQueue(self.runs, self._run)
             start_run = lambda paths, contexts: self._queue.submit(paths, contexts).run_id  # noqa: E731
         self.tools = LibraryTools(library, self.runs, start_run, served_by)
-        self.endpoint = EndpointServer(library.data_dir, request_handler(self.tools))
+        try:
+            self.endpoint: EndpointServer | None = EndpointServer(library.data_dir, request_handler(self.tools))
+        except UserError as exc:  # no private folder for the socket: everything works, only slower elsewhere
+            log.warning("the local endpoint is off: %s", exc)
+            self.endpoint = None
 
     def _run(self, paths: list[Path], contexts: str, report):
         try:
@@ -38,21 +43,26 @@ class LibraryHost:
 
     def start(self) -> bool:
         """Listen; False when another process already answers for this data folder (it keeps doing so)."""
-        started = self.endpoint.start()
+        if self.endpoint is None:
+            return False
+        try:
+            started = self.endpoint.start()
+        except OSError as exc:
+            log.warning("the local endpoint is off: cannot listen at %s (%s)", self.endpoint.path, exc)
+            return False
         if not started:
             log.info("another process answers for %s; this one does not listen", self.library.data_dir)
         return started
 
     def warm_up(self) -> None:
         """Load what a first search needs (the embedding model, the indexes), so it is answered at once."""
-        from desktop_rag.errors import UserError
-
         try:
             self.library.search("warm up", k=1)
         except UserError:
             pass  # nothing indexed yet: the first index run loads them
 
     def stop(self) -> None:
-        self.endpoint.stop()
+        if self.endpoint is not None:
+            self.endpoint.stop()
         if self._queue is not None:
             self._queue.close()
