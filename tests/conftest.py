@@ -64,7 +64,7 @@ def library(make_library):
 # hand, so a new test of that kind cannot forget the mark.
 _SLOW_FIXTURES = {"library", "make_library", "rules_library", "watching", "qtbot", "window", "app_window", "data_dir"}
 _SLOW_MODULES = {"test_chroma_server", "test_child_process", "test_evaluation", "test_llm_contexts", "test_llm_models",
-                 "test_mcp", "test_llm_process", "test_llm_server", "test_model_process", "test_reading_process",
+                 "test_mcp", "test_offline_bundle", "test_llm_process", "test_llm_server", "test_model_process", "test_reading_process",
                  "test_vector_process", "test_ui_rendering"}
 
 

@@ -46,6 +46,40 @@ def _quiet_llama_logs(abort_flag) -> None:
 _GGML_LOG_ERROR = 4
 
 
+def load_cpu_variants() -> str | None:
+    """A portable build (packaging/make-offline-bundle.sh) carries ggml's CPU code compiled for several instruction
+    sets, one library each (libggml-cpu-haswell.so, libggml-cpu-icelake.so, …), and ggml picks the best one this
+    CPU runs when it loads them. It looks for them only beside the python executable and in the working folder, so
+    they are loaded here from the package's own folder, before the first model. Returns the folder, or None for a
+    build compiled for this machine (the CPU code linked in; nothing to load)."""
+    import ctypes
+
+    import llama_cpp
+
+    lib = Path(llama_cpp.__file__).parent / "lib"
+    if not any(lib.glob("libggml-cpu-*.so")):
+        return None
+    # The very file libllama loaded: a wheel holds libggml.so, .so.0 and .so.0.25.3 as three copies (zip keeps no
+    # links), and backends registered in another copy's registry are not seen by llama.cpp.
+    ggml = ctypes.CDLL(_mapped_library("libggml.so") or str(lib / "libggml.so.0"))
+    if ggml.ggml_backend_reg_count() == 0:
+        ggml.ggml_backend_load_all_from_path(str(lib).encode())
+    return str(lib)
+
+
+def _mapped_library(name: str) -> str | None:
+    """The path of a shared library this process has loaded (libggml.so.0 …), from the kernel's map of it."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                path = line.rstrip("\n").split(maxsplit=5)[-1]
+                if Path(path).name.startswith(name) and path.startswith("/"):
+                    return path
+    except OSError:
+        return None
+    return None
+
+
 def _counting_llama_class():
     from llama_cpp import Llama
 
@@ -82,6 +116,7 @@ class LlamaCppBackend:
     def _load(self):
         if self._llama is None:
             _quiet_llama_logs(self._flag)
+            load_cpu_variants()
             cls = _counting_llama_class()
             self._llama = cls(
                 model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads, n_batch=512,
