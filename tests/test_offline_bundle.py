@@ -49,11 +49,12 @@ library.close()
 
 
 PORTABLE_LLAMA_CHECK = """
+from llama_cpp import Llama
 from desktop_rag.config import models_cache_dir
-from desktop_rag.core.llm.llama_backend import LlamaCppBackend, load_cpu_variants
+from desktop_rag.core.llm.llama_backend import load_cpu_variants
 from desktop_rag.core.llm.models import resolve_model
 lib = load_cpu_variants()
-llama = LlamaCppBackend(resolve_model("smollm2-135m-instruct-q4_1", models_cache_dir()), n_ctx=512)._load()
+llama = Llama(str(resolve_model("smollm2-135m-instruct-q4_1", models_cache_dir())), n_ctx=512, verbose=False)
 print(lib, "|", llama("The grey heron hunts", max_tokens=6)["choices"][0]["text"].replace("\\n", " "))
 """
 
@@ -93,6 +94,7 @@ def test_the_bundle_installs_and_runs_with_no_network(bundle, tmp_path):
                XDG_CACHE_HOME=str(home / "cache"), DESKTOP_RAG_MODELS_DIR=str(home / "models"))
     installed = offline([str(bundle / "install-offline.sh"), str(bundle), "--no-launch"], env)
     assert installed.returncode == 0, installed.stderr[-4000:]
+    print(installed.stderr)  # the install's own time, for the record (pytest -s)
     venv_python = home / "share" / "desktop-rag" / "app" / "venv" / "bin" / "python"
     entry = (home / "share" / "applications" / "desktop-rag.desktop").read_text()
     assert f"Exec={venv_python.parent / 'desktop-rag'} gui" in entry
