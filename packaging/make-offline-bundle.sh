@@ -34,12 +34,11 @@ pip install --quiet --upgrade pip
 echo "bundle: llama-cpp-python for any x86-64 CPU (compiled once per machine: ~20 min on 2 cores)" >&2
 portable_args="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
 wheelhouse="${XDG_CACHE_HOME:-$HOME/.cache}/desktop-rag/wheels/portable-$(echo "$LLAMA_CPP_VERSION $portable_args" | sha256sum | cut -c1-16)"
-if ! ls "$wheelhouse"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl >/dev/null 2>&1; then
+if ! ls "$wheelhouse"/built/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl >/dev/null 2>&1; then
     CMAKE_ARGS="$portable_args" pip wheel --quiet --no-deps --no-cache-dir -w "$wheelhouse/built" \
         "llama-cpp-python==$LLAMA_CPP_VERSION"
-    "$work/venv/bin/python" packaging/portable_llama_wheel.py "$wheelhouse"/built/llama_cpp_python-*.whl "$wheelhouse"
 fi
-cp "$wheelhouse"/llama_cpp_python-"$LLAMA_CPP_VERSION"-*.whl "$OUT/wheels/"
+"$work/venv/bin/python" packaging/portable_llama_wheel.py "$wheelhouse"/built/llama_cpp_python-*.whl "$OUT/wheels"
 
 echo "bundle: desktop-rag and every dependency, resolved as the set-up resolves them" >&2
 # Installed into a scratch venv in bootstrap.sh's order (torch first and pinned: its CPU build), then the exact set

@@ -7,7 +7,9 @@ Built with GGML_BACKEND_DL and GGML_CPU_ALL_VARIANTS, the wheel holds ggml's CPU
 libllama. This moves them into llama_cpp/lib (where desktop_rag/core/llm/llama_backend.py loads them from) and
 leaves out the sapphirerapids variant: it is the one with AMX kernels, which crash at the first decode on virtual
 machines whose CPU reports AMX (measured; DEVELOPERS.md). Such a CPU then runs the icelake variant (AVX-512).
-The wheel's RECORD is written again with the new paths and hashes.
+It also adds the GCC OpenMP runtime the CPU code links (libgomp.so.1, under the GCC Runtime Library Exception):
+a minimal Debian has none, and libllama failed to load there (measured in a debootstrap chroot); libggml-base
+finds it beside itself ($ORIGIN). The wheel's RECORD is written again with the new paths and hashes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,17 @@ import zipfile
 from pathlib import Path
 
 LEFT_OUT = ("sapphirerapids",)
+VENDORED = "libgomp.so.1"
+
+
+def _system_library(soname: str) -> Path:
+    """Where the dynamic linker finds `soname` on this machine."""
+    import subprocess
+
+    for line in subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=True).stdout.splitlines():
+        if line.strip().startswith(soname + " ") and "x86-64" in line:
+            return Path(line.rsplit("=>", 1)[1].strip()).resolve()
+    raise SystemExit(f"{soname} is not installed on this machine (Debian: libgomp1)")
 
 
 def _record_line(name: str, data: bytes) -> str:
@@ -51,6 +64,12 @@ def main(built: Path, out: Path) -> Path:
             copy.compress_type = zipfile.ZIP_DEFLATED
             wheel.writestr(copy, data)
             lines.append(_record_line(name, data))
+        vendored = _system_library(VENDORED).read_bytes()
+        name = f"llama_cpp/lib/{VENDORED}"
+        copy = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+        copy.external_attr = 0o755 << 16
+        wheel.writestr(copy, vendored, compress_type=zipfile.ZIP_DEFLATED)
+        lines.append(_record_line(name, vendored))
         lines.append(f"{record_name},,")
         wheel.writestr(record_name, "\n".join(lines) + "\n")
     variants = sorted(n for n in zipfile.ZipFile(target).namelist() if "libggml-cpu-" in n)
