@@ -390,10 +390,12 @@ class Indexer:
         waiting_files, self._scans = self._scans, []
         if not waiting_files:
             return
-        pages_total = sum(len([p for p in f.pages if p not in self._recognised(f.content_hash)]) for f in waiting_files)
+        recognised_before = [self._recognised(f.content_hash) for f in waiting_files]
+        pages_total = sum(len([p for p in f.pages if p not in known])
+                          for f, known in zip(waiting_files, recognised_before))
         self.meter.plan_ocr(pages_total)
         pages_done = 0
-        for number, to_read in enumerate(waiting_files):
+        for number, (to_read, recognised) in enumerate(zip(waiting_files, recognised_before)):
             self.control.checkpoint()
             t0 = time.perf_counter()
             data = self._read_bytes(to_read.found)
@@ -402,7 +404,6 @@ class Indexer:
             if hashlib.sha256(data).hexdigest() != to_read.content_hash:  # changed since: the next run reads it
                 self.summary.busy.append(str(to_read.found.path))
                 continue
-            recognised = self._recognised(to_read.content_hash)
             waiting = [page for page in to_read.pages if page not in recognised]
             for done, page in enumerate(waiting):
                 self.on_progress(Progress("ocr", pages_done, pages_total, str(to_read.found.path),
@@ -450,8 +451,14 @@ class Indexer:
         return result
 
     def _skip(self, found: FoundFile, reason: str) -> None:
-        if not self.lib.catalog.is_skipped(str(found.path), found.size, found.mtime_ns):
-            self.lib.catalog.save_skipped(str(found.path), found.size, found.mtime_ns, reason)
+        """Skipped (an image while OCR may not read it), remembered unless it already is with this size and mtime."""
+        if self.lib.catalog.is_skipped(str(found.path), found.size, found.mtime_ns):
+            self.summary.skipped += 1
+        else:
+            self._record_skip(found, reason)
+
+    def _record_skip(self, found: FoundFile, reason: str) -> None:
+        self.lib.catalog.save_skipped(str(found.path), found.size, found.mtime_ns, reason)
         self.summary.skipped += 1
 
     def _skipped(self, found: FoundFile) -> bool:
@@ -475,8 +482,7 @@ class Indexer:
                 reason = "not text (binary content)" if head else "empty file"
         if reason is None:
             return False
-        catalog.save_skipped(path, found.size, found.mtime_ns, reason)
-        self.summary.skipped += 1
+        self._record_skip(found, reason)
         return True
 
     def _prepare_model(self, chunk_count: int, position: tuple[int, int], path: str) -> None:

@@ -79,11 +79,6 @@ class RunRegistry:
 
         return report
 
-    def failures_so_far(self, run_id: str, failures: list[tuple[str, str]]) -> None:
-        with self._lock:
-            run = self._runs[run_id]
-            run.errors = [{"path": p, "reason": r} for p, r in failures]
-
     def finished(self, run_id: str, summary: IndexSummary) -> None:
         with self._lock:
             run = self._runs[run_id]

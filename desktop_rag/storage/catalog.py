@@ -19,7 +19,7 @@ from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ContextResult
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
-from desktop_rag.storage.catalog_ocr import CatalogOcr
+from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
@@ -368,16 +368,14 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
             rows = self._db.execute(
                 "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
                 " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
-                " x.quality, d.ocr_pages FROM chunks c JOIN documents d ON d.id = c.document_id"
-                " LEFT JOIN contexts x ON x.chunk_id = c.id"
+                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence"
+                " FROM chunks c JOIN documents d ON d.id = c.document_id LEFT JOIN contexts x ON x.chunk_id = c.id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})",
                 part,
             )
             for r in rows:
                 values = dict(r)
                 values["heading_path"] = json.loads(values["heading_path"])
-                ocr_pages = json.loads(values.pop("ocr_pages") or "{}")
-                values["ocr_confidence"] = ocr_pages.get(str(values["page"]))
                 found[r["id"]] = ChunkRecord(**values)
         return found
 

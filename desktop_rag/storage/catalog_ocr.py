@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import time
 
+# The OCR confidence of chunk c's page in document d, NULL for a page not read by OCR: for queries over both.
+CHUNK_OCR_CONFIDENCE = "json_extract(d.ocr_pages, '$.\"' || c.page || '\"')"
+
 # Recognised pages of content no document has are dropped after this long: long enough for a killed run's
 # finished pages to wait for the next run, short enough that old versions of scans do not pile up.
 _ORPHAN_OCR_DAYS = 30
@@ -42,15 +45,6 @@ class CatalogOcr:
         """{page: confidence} of a document's pages read by OCR."""
         row = self._db.execute("SELECT ocr_pages FROM documents WHERE id = ?", (doc_id,)).fetchone()
         return {int(k): v for k, v in json.loads(row[0]).items()} if row and row[0] else {}
-
-    def ocr_confidence_of(self, doc_ids) -> dict[int, dict[int, float | None]]:
-        """ocr_confidence for many documents at once (a page of search hits), leaving out those without OCR."""
-        ids = sorted(set(doc_ids))
-        if not ids:
-            return {}
-        rows = self._db.execute(f"SELECT id, ocr_pages FROM documents WHERE ocr_pages IS NOT NULL AND id IN "
-                                f"({', '.join('?' * len(ids))})", ids)
-        return {r[0]: {int(k): v for k, v in json.loads(r[1]).items()} for r in rows}
 
     def ocr_totals(self) -> dict[str, float | int | None]:
         """For `stats`: documents and pages read by OCR, their mean confidence, and scanned pages left unread."""

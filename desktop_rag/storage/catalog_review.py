@@ -8,9 +8,7 @@ import time
 from dataclasses import dataclass
 
 from desktop_rag.storage.catalog_files import under
-
-# The OCR confidence of chunk c's page in document d (migration 0009), NULL for a page not read by OCR.
-_ON_OCR_PAGE = "json_extract(d.ocr_pages, '$.\"' || c.page || '\"')"
+from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE
 
 # Filters of the review table: name → SQL condition on contexts x (and chunks c, documents d).
 REVIEW_FILTERS = {
@@ -20,7 +18,7 @@ REVIEW_FILTERS = {
     "llm": "x.source = 'llm'",
     "hand-edited": "x.source = 'manual'",
     "not reviewed": "x.reviewed_at IS NULL",
-    "scanned": _ON_OCR_PAGE + " IS NOT NULL",
+    "scanned": CHUNK_OCR_CONFIDENCE + " IS NOT NULL",
 }
 
 
@@ -75,7 +73,7 @@ class CatalogReview:
         condition = REVIEW_FILTERS[filter_name]
         rows = self._db.execute(
             "SELECT c.id, d.path, d.title, c.idx, x.text, x.source, x.quality, x.quality_detail, x.model,"
-            f" x.reviewed_at, {_ON_OCR_PAGE} FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            f" x.reviewed_at, {CHUNK_OCR_CONFIDENCE} FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
             f" JOIN documents d ON d.id = c.document_id WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
             (limit,),
         ).fetchall()  # all rows first, then the work on them (see Catalog.iter_index_texts: the GIL)

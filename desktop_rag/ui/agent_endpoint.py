@@ -21,7 +21,7 @@ class AppEndpoint(QObject):
         self.runs = RunRegistry()
         self.host = LibraryHost(library, f"desktop-rag app (process {os.getpid()})", start_run=self._start_run,
                                 runs=self.runs)
-        self.listening = self.host.start()
+        self.host.start()  # False when another process answers for this data folder: the app works without it
 
     def _start_run(self, paths: list[str], contexts: str) -> str:
         run = self.runs.new(paths, contexts)

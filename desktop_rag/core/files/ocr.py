@@ -120,11 +120,6 @@ class PageRecognizer:
                                                         psm=tesserocr.PSM.AUTO_OSD)
         return self._turning_api
 
-    def close(self) -> None:
-        for api in (self._api, self._turning_api):
-            if api is not None:
-                api.End()
-
 
 def _read(api, samples: bytes, width: int, height: int, stride: int) -> tuple[str, float | None]:
     api.SetImageBytes(samples, width, height, 1, stride)
