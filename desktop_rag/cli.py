@@ -235,30 +235,46 @@ def cmd_watch(args, data_dir: Path) -> int:
 # -- search ---------------------------------------------------------------------------------------------------
 
 def cmd_search(args, data_dir: Path) -> int:
+    from contextlib import ExitStack
+
     from desktop_rag.cli_output import print_search_result
+    from desktop_rag.core.search.searcher import SearchResult
+    from desktop_rag.service.tools import MAX_LIMIT
 
     if (args.query is None) == (args.queries is None):
         raise BadInput("give either a QUERY or --queries FILE.jsonl")
-    endpoint = None if args.local else _endpoint(data_dir)
-    if endpoint is not None:
-        try:
-            return _search_through(endpoint, args)
-        except EndpointGone:
-            pass  # the app quit during the call: search here instead
-        finally:
-            endpoint.close()
-    with _open(data_dir) as library:
+    # The process holding the models loaded answers when there is one (it gives at most MAX_LIMIT hits); if it
+    # quits during a batch, the rest of the queries are searched here.
+    endpoint = None if args.local or args.k > MAX_LIMIT else _endpoint(data_dir)
+    with ExitStack() as cleanup:
+        library = None
+
+        def search(text: str) -> SearchResult:
+            nonlocal endpoint, library
+            if endpoint is not None:
+                try:
+                    return SearchResult.from_dict(endpoint.call("search", query=text, limit=args.k, mode=args.mode,
+                                                                rerank=args.rerank))
+                except EndpointGone:
+                    endpoint.close()
+                    endpoint = None
+            if library is None:
+                library = cleanup.enter_context(_open(data_dir))
+            return library.search(text, k=args.k, mode=args.mode, rerank=args.rerank)
+
+        if endpoint is not None:
+            cleanup.callback(lambda: endpoint and endpoint.close())
         if args.queries is not None:
             for number, line in enumerate(args.queries.read_text(encoding="utf-8").splitlines(), start=1):
                 if not line.strip():
                     continue
                 item = _query_line(line, number, args.queries)
-                result = library.search(item["text"], k=args.k, mode=args.mode, rerank=args.rerank)
+                result = search(item["text"])
                 _print_notices(result)
                 out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
                 print(json.dumps(out), flush=True)
             return 0
-        result = library.search(args.query, k=args.k, mode=args.mode, rerank=args.rerank)
+        result = search(args.query)
     _print_notices(result)
     if args.json:
         print(json.dumps({
@@ -275,34 +291,6 @@ def _endpoint(data_dir: Path):
     from desktop_rag.service.endpoint import EndpointClient
 
     return EndpointClient.for_library(data_dir)
-
-
-def _search_through(endpoint, args) -> int:
-    """`search` answered by the endpoint: the same output as a search in this process."""
-    from desktop_rag.cli_output import print_search_result
-    from desktop_rag.core.search.searcher import SearchResult
-
-    def ask(text: str) -> SearchResult:
-        return SearchResult.from_dict(endpoint.call("search", query=text, limit=args.k, mode=args.mode,
-                                                    rerank=args.rerank))
-
-    if args.queries is not None:
-        for number, line in enumerate(args.queries.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.strip():
-                item = _query_line(line, number, args.queries)
-                result = ask(item["text"])
-                _print_notices(result)
-                out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
-                print(json.dumps(out), flush=True)
-        return 0
-    result = ask(args.query)
-    _print_notices(result)
-    if args.json:
-        print(json.dumps({"query": result.query, "mode": result.mode, "reranked": result.reranked,
-                          "notices": result.notices, "results": [h.to_dict() for h in result.hits]}, indent=2))
-    else:
-        print_search_result(result, sys.stdout)
-    return 0
 
 
 def _query_line(line: str, number: int, path: Path) -> dict:
