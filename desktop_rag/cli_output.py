@@ -9,6 +9,7 @@ from typing import TextIO
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing import IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
+from desktop_rag.documents import metadata_words
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -108,7 +109,10 @@ def print_search_result(result, out: TextIO) -> None:
             if value is not None and name not in ("strength", "keywords", "meaning")
         )
         quality = f", quality {hit.quality:.2f}" if hit.quality is not None else ""
-        out.write(f"{rank}. {'  '.join(where)}\n   {strength_words(hit.scores)} [{scores}{quality}]\n")
+        out.write(f"{rank}. {'  '.join(where)}\n")
+        if about := metadata_words(hit.metadata):
+            out.write(f"   {shown(about)}\n")
+        out.write(f"   {strength_words(hit.scores)} [{scores}{quality}]\n")
         if hit.context:
             out.write(f"   context ({hit.context_source}): {_one_line(hit.context, 200)}\n")
         out.write(f"   {_one_line(hit.text, 300)}\n\n")

@@ -12,6 +12,52 @@ LOW_OCR_CONFIDENCE = 0.6
 RULES_FOR_LOW_OCR = "rules: low OCR confidence"
 
 
+# A document's metadata: who wrote it and when (Office and OpenDocument properties, RTF's info), and for e-mail the
+# sender, recipients and date. Dates are ISO 8601. `attached_to`: the mail an attachment came with (its subject).
+METADATA_KEYS = ("author", "created", "modified", "from", "to", "cc", "date", "attached_to")
+
+
+# A document inside a file (an archive member, a mailbox's message, an attachment) has the file's path, then each
+# name on the way to it: "/home/a/photos.zip › 2023/receipt.pdf", "/home/a/Inbox › 2025-03-14 Lunch › menu.pdf".
+MEMBER_SEPARATOR = " › "
+
+
+def member_path(container: str, chain: tuple[str, ...] | list[str]) -> str:
+    return MEMBER_SEPARATOR.join([container, *chain])
+
+
+def folder_and_name(path: str) -> tuple[str, str]:
+    """A path as a person reads it: the folder, and the name in it. A document inside a file is named from that
+    file on ("photos.zip › 2023/receipt.pdf"), not from the last slash of its member name."""
+    on_disk, separator, inside = path.partition(MEMBER_SEPARATOR)
+    folder, _, name = on_disk.replace("\\", "/").rpartition("/")
+    return (folder or "/"), name + separator + inside
+
+
+def metadata_words(metadata: dict[str, str] | None) -> str:
+    """What a hit says of its document: "from Anna Berg <anna@example.org>, 2025-03-14 09:30" for a mail (and an
+    attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file; "" when nothing is known."""
+    if not metadata:
+        return ""
+    when = lambda key: metadata[key][:16].replace("T", " ")  # noqa: E731 (minutes are enough to tell mails apart)
+    parts = []
+    if "from" in metadata:
+        parts.append(f"from {metadata['from']}")
+        if "to" in metadata:
+            parts.append(f"to {metadata['to']}")
+        if "date" in metadata:
+            parts.append(when("date"))
+        if "attached_to" in metadata:
+            parts.append(f"attached to “{metadata['attached_to']}”")
+        return ", ".join(parts)
+    if "author" in metadata:
+        parts.append(f"by {metadata['author']}")
+    if "modified" in metadata or "created" in metadata:
+        key = "modified" if "modified" in metadata else "created"
+        parts.append(f"{key} {when(key)}")
+    return ", ".join(parts)
+
+
 @dataclass(frozen=True)
 class Heading:
     start_char: int  # where the heading's section begins in the extracted text
@@ -34,6 +80,8 @@ class ParsedDocument:
     scanned_pages: list[int] = field(default_factory=list)
     # Pages whose text came from OCR, with the words' mean confidence (0–1; None: no word was found).
     ocr_confidence: dict[int, float | None] = field(default_factory=dict)
+    # What the file says of itself, kept in the catalog for filters and shown on hits (METADATA_KEYS).
+    metadata: dict[str, str] = field(default_factory=dict)
 
     @property
     def page_count(self) -> int | None:

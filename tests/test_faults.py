@@ -54,9 +54,9 @@ def test_reads_are_bounded_by_the_limit_not_by_the_reported_size(tmp_path):
 
 
 def test_a_docx_that_would_inflate_past_the_cap_is_refused(tmp_path, monkeypatch):
-    from desktop_rag.core.files.parsers import docx as docx_parser
+    from desktop_rag.core.files.parsers import packages
 
-    monkeypatch.setattr(docx_parser, "MAX_INFLATED_BYTES", 2 * 2**20)  # the real cap is 512 MB: too slow to build
+    monkeypatch.setattr(packages, "MAX_INFLATED_BYTES", 2 * 2**20)  # the real cap is 512 MB: too slow to build
     path = write_docx(tmp_path / "bomb.docx", [("p", "A small document.")])
     with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as package:
         package.writestr("word/media/padding.bin", b"\0" * (3 * 2**20))

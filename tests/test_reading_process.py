@@ -14,6 +14,7 @@ from desktop_rag.core.files.parsers import ParseError
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.library import Library
 from documents import write_pdf
+from office_documents import write_zip
 
 
 class FaultInjectingReader(DocumentReader):
@@ -26,6 +27,12 @@ class FaultInjectingReader(DocumentReader):
         if name.startswith("hang."):
             time.sleep(3600)
         return super().read(path, data, chunk_tokens, overlap_tokens, ocr)
+
+    def read_member(self, content_hash, position, chunk_tokens, overlap_tokens, reopen=None):
+        name = self._container[1][position].chain[-1] if self._container else ""
+        if name.startswith("crash."):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().read_member(content_hash, position, chunk_tokens, overlap_tokens, reopen)
 
 
 def test_the_child_reads_as_in_process(tmp_path):
@@ -67,5 +74,21 @@ def test_the_app_library_indexes_through_the_child_reader_and_records_failures(d
         assert isinstance(library.document_reader, ReaderProcess)
         assert summary.indexed == 1 and [f.reason for f in summary.failed] == ["empty file"]
         assert library.search("heron fish").hits[0].path.endswith("herons.md")
+    finally:
+        library.close()
+
+
+def test_a_crash_on_one_member_of_an_archive_fails_that_member_and_the_others_are_read(tmp_path, data_dir, docs):
+    """The child that crashed held the archive: the next member's call opens it again in the new child."""
+    write_zip(docs / "box.zip", {"a.md": b"# Alpha\n\nAlpha talks of auks.", "crash.md": b"# Boom",
+                                 "c.md": b"# Gamma\n\nGamma talks of gannets."})
+    library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False), child_processes=True)
+    try:
+        library.__dict__["document_reader"] = ReaderProcess(default_embedding_model_path(), reader=FaultInjectingReader)
+        summary = library.index([docs])
+        assert [(f.path.rsplit(" › ", 1)[-1], f.reason.split(" (")[0]) for f in summary.failed] == [
+            ("crash.md", "the parser crashed on this document")]
+        assert library.search('"gannets"', mode="bm25").hits[0].path.endswith("box.zip › c.md")
+        assert library.search('"auks"', mode="bm25").hits[0].path.endswith("box.zip › a.md")
     finally:
         library.close()

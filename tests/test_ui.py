@@ -10,6 +10,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.library import Library
 from desktop_rag.ui.main_window import MainWindow
 from documents import write_pdf
+from office_documents import message, write_zip
 
 WAIT_MS = 180_000
 
@@ -93,6 +94,30 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
 
     qtbot.keyClick(win.search.query, Qt.Key.Key_Escape)
     assert win.search.query.text() == "" and win.search.results.count() == 0
+
+
+def test_a_mail_hit_shows_its_sender_and_an_archive_member_opens_as_a_copy(qtbot, window, docs):
+    (docs / "ferry.eml").write_bytes(message("Ferry times", "The ferry to the island leaves at seven.",
+                                             sender="Carl Holm <carl@example.org>"))
+    write_zip(docs / "receipts.zip", {"tax/plumber.txt": b"Receipt for the plumber who fixed the leaking radiator."})
+    win = window()
+    index_and_wait(qtbot, win, docs)
+    search_and_wait(qtbot, win, "ferry island")
+    assert win.search.hits[0].path.endswith("ferry.eml")
+    html = win.search.results.itemWidget(win.search.results.item(0)).text()
+    assert "from Carl Holm &lt;carl@example.org&gt;" in html and "2025-03-14 09:30" in html
+
+    search_and_wait(qtbot, win, "leaking radiator")
+    assert win.search.hits[0].path == f"{docs}/receipts.zip › tax/plumber.txt"
+    html = win.search.results.itemWidget(win.search.results.item(0)).text()
+    assert "<b>receipts.zip › tax/plumber.txt</b>" in html  # named from the archive on, not from its last slash
+    opened = []
+    win.search.open_file = lambda path, page: opened.append(Path(path))
+    win.search.results.setCurrentRow(0)
+    win.search.results.setFocus()
+    qtbot.keyClick(win.search.results, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(opened), timeout=WAIT_MS)  # taken out on the read lane, then opened
+    assert opened[0].name == "plumber.txt" and b"leaking radiator" in opened[0].read_bytes()
 
 
 def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, docs):

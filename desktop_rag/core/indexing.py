@@ -19,13 +19,14 @@ from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildFailed
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.dense.dense_text import dense_windows
-from desktop_rag.core.files import ocr, parsers
+from desktop_rag.core.files import containers, ocr, parsers
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
                                    read_bounded, scan)
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.runs.run_meter import RunMeter
+from desktop_rag.core.indexing_members import MemberIndexing, Target
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.documents import RULES_FOR_LOW_OCR
 from desktop_rag.storage.catalog import Catalog, DocumentRecord
@@ -118,7 +119,7 @@ class IndexParts(Protocol):
     def rebuild_keyword_index(self) -> int: ...
 
 
-class Indexer:
+class Indexer(MemberIndexing):
     def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
                  control: RunControl | None = None):
         self.lib = library
@@ -189,9 +190,7 @@ class Indexer:
             if found.path in to_read:
                 self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
             self.on_progress(Progress("contextualize", number, len(files)))
-            if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
-                self.embed_pending()
-            self._keyword_index_catch_up()
+            self._between_documents()
         self._read_scans()
         self.on_progress(Progress("parse", len(files), len(files)))
         # Forgotten after the files are indexed: one of them may have been recognised as a gone one, moved.
@@ -236,7 +235,9 @@ class Indexer:
                 continue
             for doc in self.lib.catalog.documents_under(str(root)):
                 # A file in a folder we could not list is not known to be gone: keep it.
-                if doc.path not in seen and not any(doc.path.startswith(u) for u in unreadable):
+                # A document inside a file goes with its file (MemberIndexing), not by a path of its own.
+                if (doc.container_id is None and doc.path not in seen
+                        and not any(doc.path.startswith(u) for u in unreadable)):
                     gone.append(doc)
         return gone
 
@@ -271,6 +272,9 @@ class Indexer:
         if known and known.status == "indexed" and known.content_hash == content_hash and not scans_due:
             catalog.touch_document(known.id, found.size, found.mtime_ns)  # touched or copied, same content
             self.summary.unchanged += 1
+            return
+        if containers.container_format(found.path.name, data[:SNIFF_BYTES]) is not None:
+            self._index_container(found, data, content_hash, known, position)
             return
         read = self._read(found, data, content_hash)
         if read is None:
@@ -315,28 +319,35 @@ class Indexer:
     def _read(self, found: FoundFile, data: bytes, content_hash: str, recognised: dict | None = None):
         """(document, chunks) read by the reader, with the OCR text of scanned pages in `recognised`; None when the
         file cannot be read (its failure is recorded)."""
+        return self._reading(found, content_hash, lambda: self.lib.document_reader.read(
+            found.path, data, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens, recognised))
+
+    def _reading(self, where: FoundFile | Target, content_hash: str, read: Callable):
+        """What `read()` returns, or None when it fails: the failure is recorded for the file or the member."""
         try:
-            return self.lib.document_reader.read(found.path, data, self.settings.chunk_tokens,
-                                                 self.settings.chunk_overlap_tokens, recognised)
+            return read()
         except parsers.ParseError as exc:
-            self._fail(found, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
+            self._fail(where, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
         except ChildClosed:  # the app quits: not the file's fault, and it is read again next time
             raise
         except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
-            self._fail(found, content_hash, f"the reader could not run ({exc}); it is tried again next time",
+            self._fail(where, content_hash, f"the reader could not run ({exc}); it is tried again next time",
                        transient=True)
         except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
-            log.exception("parsing %s failed", found.path)
-            self._fail(found, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
+            log.exception("parsing %s failed", where.path)
+            self._fail(where, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
         return None
 
-    def _store(self, found: FoundFile, content_hash: str, known: DocumentRecord | None, document, chunks,
+    def _store(self, where: FoundFile | Target, content_hash: str, known: DocumentRecord | None, document, chunks,
                position: tuple[int, int]) -> None:
         """Contexts for a document read, then the document into the catalog."""
-        catalog, path = self.lib.catalog, str(found.path)
+        target = Target.of(where)
+        catalog, path = self.lib.catalog, target.path
         if document.scanned_pages and not document.text.strip():
-            self._fail(found, content_hash, f"only scanned pages, not read: {self._why_no_ocr(found.path)}",
-                       unread_scans=len(document.scanned_pages))
+            why = ("scanned pages inside archives and e-mail are not read by OCR" if target.member
+                   else self._why_no_ocr(Path(path)))
+            self._fail(target, content_hash, f"only scanned pages, not read: {why}",
+                       unread_scans=0 if target.member else len(document.scanned_pages))
             return
         t1 = time.perf_counter()
         self.on_progress(Progress("contextualize", *position, path))
@@ -349,9 +360,11 @@ class Indexer:
                 self.control.checkpoint()
         self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
         catalog.save_document(
-            path=path, size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, parser=document.parser,
+            path=path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, parser=document.parser,
             title=document.title, text=document.text, page_count=document.page_count, chunks=chunks,
-            contexts=contexts, ocr_confidence=document.ocr_confidence, unread_scans=len(document.scanned_pages),
+            contexts=contexts, ocr_confidence=document.ocr_confidence,
+            unread_scans=0 if target.member else len(document.scanned_pages), metadata=document.metadata,
+            member=target.member,
         )
         self.summary.indexed += 1
         self.summary.chunks += len(chunks)
@@ -423,9 +436,7 @@ class Indexer:
                     self._store(to_read.found, to_read.content_hash, to_read.known, *read,
                                 (number, len(waiting_files)))
                     self.on_progress(Progress("contextualize", number + 1, len(waiting_files)))
-            if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
-                self.embed_pending()
-            self._keyword_index_catch_up()
+            self._between_documents()
 
     def _recognize(self, to_read: ScanToRead, data: bytes, page: int) -> ocr.OcrPage | None:
         """One page read by OCR and kept; None when the file cannot be (its failure is recorded). A pause waits
@@ -534,13 +545,26 @@ class Indexer:
                 contexts[i] = replace(contexts[i], prompt_version=RULES_FOR_LOW_OCR)
         return contexts
 
-    def _fail(self, found: FoundFile, content_hash: str | None, reason: str, transient: bool = False,
+    def _fail(self, where: FoundFile | Target, content_hash: str | None, reason: str, transient: bool = False,
               unread_scans: int = 0) -> None:
+        target = Target.of(where)
         self.lib.catalog.save_failure(
-            path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash, error=reason,
-            transient=transient, unread_scans=unread_scans,
+            path=target.path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, error=reason,
+            transient=transient, unread_scans=unread_scans, member=target.member,
         )
-        self.summary.failed.append(FileFailure(str(found.path), reason))
+        self.summary.failed.append(FileFailure(target.path, reason))
+
+    def _report_member(self, found: FoundFile, position: tuple[int, int], index: int, total: int, name: str) -> None:
+        """Reading the documents inside a file: "Inbox: 120 of 5000 (2025-03-14 Lunch)" beside the files' count."""
+        self.on_progress(Progress("parse", *position, str(found.path),
+                                  note=f"{found.path.name}: {index + 1} of {total} ({name})"))
+
+    def _between_documents(self) -> None:
+        """After each document: embed once enough chunks wait, and now and then make the new ones keyword-
+        searchable."""
+        if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
+            self.embed_pending()
+        self._keyword_index_catch_up()
 
     # -- indexes --------------------------------------------------------------------------------------------
 

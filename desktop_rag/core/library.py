@@ -21,6 +21,7 @@ from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.core.dense.tokens import (ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path,
                                            token_counter)
+from desktop_rag.core.files import member_copies
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.runs.control import Cancelled, RunControl
@@ -335,6 +336,14 @@ class Library:
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
         return self.searcher.search(query, k=k, mode=mode, rerank=rerank)
+
+    def openable_path(self, path: str) -> Path:
+        """A path the system's viewer can open for a hit: the file itself, or for a document inside a file (an
+        archive member, a mail's attachment) a copy taken out of it (core/files/member_copies.py)."""
+        place = self.reader.member_place(path)
+        if place is None:
+            return Path(path)
+        return member_copies.extract(*place, max_bytes=int(self.settings.max_file_mb * 2**20))
 
     def rebuild_keyword_index(self) -> int:
         count = self.keywords.rebuild(

@@ -140,7 +140,9 @@ def build_server(data_dir: Path):
         """Search the user's indexed files. Hybrid search (meaning + keywords) over chunks indexed with their
         contexts. Returns hits best first, each with path, page, chunk_id, chunk_index, start_char/end_char in the
         document's text, the context (and its source: rules, llm or manual, with its quality), the chunk's text,
-        ocr_confidence for scanned pages, and scores (strength 0-1: what a person is shown). score_threshold drops
+        ocr_confidence for scanned pages, metadata (author, created, modified; for e-mail from, to, cc, date, and
+        attached_to for an attachment), and scores (strength 0-1: what a person is shown). A path with " › " is a
+        document inside a file (an archive member, a mailbox's message, an attachment). score_threshold drops
         hits below that strength; folder keeps hits inside one indexed folder."""
         return await call("search", query=query, limit=limit, mode=mode, rerank=rerank,
                           score_threshold=score_threshold, folder=folder)

@@ -163,7 +163,7 @@ class LibraryTools:
                 "chunk_index": record.idx, "start_char": start, "end_char": end, "context": record.context,
                 "context_source": record.context_source, "text": text[start:end],
                 "before": text[max(0, start - AROUND_CHARS):start], "after": text[end:end + AROUND_CHARS],
-                "ocr_confidence": record.ocr_confidence}
+                "ocr_confidence": record.ocr_confidence, "metadata": record.metadata}
 
     def _indexed_path(self, path: str, what: str) -> Path:
         """`path`, resolved, if it lies inside an indexed folder; a BadInput saying so otherwise."""

@@ -35,6 +35,7 @@ class DocumentRecord:
     error: str | None
     retries: int = 0  # failures in a row whose cause was outside the file (migration 0007)
     unread_scans: int = 0  # scanned pages not read by OCR (off, or unavailable): read once OCR may (0009)
+    container_id: int | None = None  # a document inside a file (an archive member, a message): that file's (0010)
 
     @property
     def retry_due(self) -> bool:
@@ -44,9 +45,17 @@ class DocumentRecord:
 
 MAX_TRANSIENT_RETRIES = 3  # a file that times out every time is not read for minutes on every run forever
 # DocumentRecord's fields
-_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries, unread_scans"
+_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries, unread_scans, container_id"
 _KEYWORD_INDEX_DIRTY = "bm25_dirty"
 _ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (see iter_index_texts)
+
+
+@dataclass(frozen=True)
+class Member:
+    """Where a document sits inside a file: the file's document, and the names on the way (core/files/containers)."""
+
+    container_id: int
+    chain: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class ChunkRecord:
     context_source: str
     quality: float | None
     ocr_confidence: float | None = None  # set when the chunk's page is a scan read by OCR: its mean confidence
+    metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): documents.METADATA_KEYS
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -173,10 +183,16 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
         rows = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE {condition}", params)
         return [DocumentRecord(**dict(r)) for r in rows]
 
+    def members_of(self, container_id: int) -> dict[str, DocumentRecord]:
+        """The documents inside a file (an archive's members, a mailbox's messages), by path."""
+        rows = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE container_id = ?", (container_id,))
+        return {r["path"]: DocumentRecord(**dict(r)) for r in rows}
+
     def documents_with_content(self, content_hash: str) -> list[DocumentRecord]:
         """Indexed documents with this content (a moved file is recognised by it)."""
         rows = self._db.execute(
-            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE content_hash = ? AND status = 'indexed'", (content_hash,)
+            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE content_hash = ? AND status = 'indexed'"
+            " AND container_id IS NULL", (content_hash,)  # a member's path is no file: it never moved
         )
         return [DocumentRecord(**dict(r)) for r in rows]
 
@@ -202,9 +218,12 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
         contexts: Sequence[ContextResult],
         ocr_confidence: dict[int, float | None] | None = None,
         unread_scans: int = 0,
+        metadata: dict[str, str] | None = None,
+        member: Member | None = None,
     ) -> int:
         """Store one parsed document with its chunks and contexts, replacing what the path had, atomically
-        (chunks whose text and context are unchanged keep their rows and vectors)."""
+        (chunks whose text and context are unchanged keep their rows and vectors). `member`: where the document
+        sits inside a file (an archive, a mailbox)."""
         assert len(chunks) == len(contexts)
         now = time.time()
         with self._transaction():
@@ -212,6 +231,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
             doc_id = self._upsert_document(
                 path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
             )
+            self._set_place(doc_id, member, metadata)
             self._replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
             self.set_ocr_record(doc_id, ocr_confidence or {}, unread_scans)
             self.mark_keyword_index_dirty()
@@ -219,7 +239,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
         return doc_id
 
     def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str,
-                     transient: bool = False, unread_scans: int = 0) -> None:
+                     transient: bool = False, unread_scans: int = 0, member: Member | None = None) -> None:
         """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed.
         `transient`: the cause was outside the file, so the next runs try it again (MAX_TRANSIENT_RETRIES).
         `unread_scans`: it has nothing but scanned pages, not read (OCR off): read when OCR may."""
@@ -230,8 +250,9 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
                 path, size, mtime_ns, content_hash, "failed", error, None, None, None, None, time.time()
             )
             self._db.execute("UPDATE documents SET retries = ? WHERE id = ?", (retries, doc_id))
+            self._set_place(doc_id, member, None)
             self.set_ocr_record(doc_id, {}, unread_scans)
-            if self._drop_chunks(doc_id):
+            if self._drop_chunks(doc_id) + self._drop_members(doc_id):  # a container that fails loses its members
                 self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
 
@@ -239,6 +260,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
         removed = 0
         with self._transaction():
             for doc_id in doc_ids:
+                self._drop_members(doc_id)
                 self._drop_chunks(doc_id)
                 removed += self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
             if removed:
@@ -256,6 +278,22 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
             (path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now),
         )
         return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
+
+    def _set_place(self, doc_id: int, member: Member | None, metadata: dict[str, str] | None) -> None:
+        self._db.execute(
+            "UPDATE documents SET container_id = ?, member = ?, metadata = ? WHERE id = ?",
+            (member.container_id if member else None, json.dumps(list(member.chain)) if member else None,
+             json.dumps(metadata, ensure_ascii=False) if metadata else None, doc_id),
+        )
+
+    def _drop_members(self, doc_id: int) -> int:
+        """The documents inside a file that is removed, fails, or is read again as something else: their chunks
+        (vectors through dense_deletions) and rows. Returns the number of chunks dropped."""
+        dropped = 0
+        for (member_id,) in self._db.execute("SELECT id FROM documents WHERE container_id = ?", (doc_id,)).fetchall():
+            dropped += self._drop_chunks(member_id)
+            self._db.execute("DELETE FROM documents WHERE id = ?", (member_id,))
+        return dropped
 
     def _drop_chunks(self, doc_id: int) -> int:
         self._db.execute(
@@ -368,7 +406,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
             rows = self._db.execute(
                 "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
                 " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
-                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence"
+                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence, d.metadata"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id LEFT JOIN contexts x ON x.chunk_id = c.id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})",
                 part,
@@ -376,6 +414,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
             for r in rows:
                 values = dict(r)
                 values["heading_path"] = json.loads(values["heading_path"])
+                values["metadata"] = json.loads(values["metadata"]) if values["metadata"] else None
                 found[r["id"]] = ChunkRecord(**values)
         return found
 

@@ -9,14 +9,16 @@ import json
 import time
 from pathlib import PurePath
 
-from desktop_rag.documents import Chunk, ContextResult
+from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, ContextResult
 
 
 def under(column: str, folder: str) -> tuple[str, tuple]:
-    """The SQL condition "`column` is `folder` or a path below it" (either separator), with its parameters."""
+    """The SQL condition "`column` is `folder` or a path below it" (either separator, or inside it: a member of an
+    archive or a mailbox), with its parameters."""
     prefix = folder.rstrip("/\\")
-    return (f"({column} = ? OR substr({column}, 1, ?) IN (? || '/', ? || '\\'))",
-            (prefix, len(prefix) + 1, prefix, prefix))
+    return (f"({column} = ? OR substr({column}, 1, ?) IN (? || '/', ? || '\\')"
+            f" OR substr({column}, 1, ?) = ? || '{MEMBER_SEPARATOR}')",
+            (prefix, len(prefix) + 1, prefix, prefix, len(prefix) + len(MEMBER_SEPARATOR), prefix))
 
 
 class CatalogFiles:
@@ -33,6 +35,7 @@ class CatalogFiles:
                 path = new + doc.path[len(old):]
                 row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
                 if row and row[0] != doc.id:
+                    self._drop_members(row[0])
                     self._drop_chunks(row[0])
                     self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
                     self.mark_keyword_index_dirty()
@@ -107,6 +110,29 @@ class CatalogFiles:
              chunk.token_count, chunk_id),
         )
 
+    # -- documents inside files ---------------------------------------------------------------------------------
+
+    def start_container(self, path: str, parser: str, title: str) -> int:
+        """A file holding documents, about to have them read: its row (kept, or made) marked unfinished (no content
+        hash, a size no file has), so a run killed before its last member reads the file again, skipping the
+        members already stored. The run's last step for the file stores it whole. Returns its id."""
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO documents(path, size, mtime_ns, content_hash, status, parser, title, text, updated_at)"
+                " VALUES (?, -1, -1, NULL, 'indexed', ?, ?, '', ?) ON CONFLICT(path) DO UPDATE SET"
+                " content_hash = NULL, size = -1, mtime_ns = -1",
+                (path, parser, title, time.time()))
+            doc_id = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
+            self._db.execute("UPDATE documents SET container_id = NULL, member = NULL WHERE id = ?", (doc_id,))
+        return doc_id
+
+    def member_place(self, path: str) -> tuple[str, tuple[str, ...]] | None:
+        """(the file's path, the names inside it) of a document inside a file; None for any other path."""
+        row = self._db.execute(
+            "SELECT f.path, d.member FROM documents d JOIN documents f ON f.id = d.container_id WHERE d.path = ?",
+            (path,)).fetchone()
+        return (row[0], tuple(json.loads(row[1]))) if row else None
+
     # -- files that are not indexed ---------------------------------------------------------------------------
 
     def is_skipped(self, path: str, size: int, mtime_ns: int) -> bool:
@@ -120,7 +146,7 @@ class CatalogFiles:
         with self._transaction():
             row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
             if row is not None:
-                if self._drop_chunks(row[0]):
+                if self._drop_chunks(row[0]) + self._drop_members(row[0]):
                     self.mark_keyword_index_dirty()
                 self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
             self._db.execute(

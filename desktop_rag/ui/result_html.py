@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from pathlib import Path
 
 from desktop_rag.core.search.highlight import match_spans
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
-from desktop_rag.documents import LOW_OCR_CONFIDENCE
+from desktop_rag.documents import LOW_OCR_CONFIDENCE, folder_and_name, metadata_words
 
 SNIPPET_CHARS = 360
 PREVIEW_CHARS = 1500  # document text shown on each side of the chunk
@@ -55,8 +54,8 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
 
 
 def hit_html(hit: Hit, query: str, colors: Colors) -> str:
-    path = Path(hit.path)
-    where = [html.escape(str(path.parent))]
+    folder, name = folder_and_name(hit.path)
+    where = [html.escape(folder)]
     if hit.page:
         where.append(f"page {hit.page}")
     if hit.ocr_confidence is not None:
@@ -64,8 +63,10 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     if hit.heading_path:
         where.append(html.escape(" › ".join(hit.heading_path)))
     quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
-    header = (f"<b>{html.escape(path.name)}</b> {strength_bar(hit.scores.strength, colors)} "
+    header = (f"<b>{html.escape(name)}</b> {strength_bar(hit.scores.strength, colors)} "
               f"<span style='color:{colors.muted}'>{' · '.join(where)}</span>")
+    if about := metadata_words(hit.metadata):  # a mail's sender and date, an office file's author
+        header += f"<br><span style='color:{colors.muted}'>{html.escape(about)}</span>"
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:
         return f"{header}<br>{text}"

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.core.search.searcher import Hit, SearchResult
+from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
 from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.result_html import hit_html, preview_html, score_tooltip
 from desktop_rag.ui.theme import colors_for
@@ -254,12 +255,25 @@ class SearchPanel(QWidget):
                          hit.context, hit.context_source, fallback=hit.text)
 
     def open_hit(self, row: int) -> None:
-        if 0 <= row < len(self.hits):
-            hit = self.hits[row]
-            if Path(hit.path).exists():
-                self.open_file(hit.path, hit.page)
+        """The hit's file in the system's viewer; a document inside a file (an archive member, an attachment) is
+        taken out to a copy first, on the read lane (a big archive must not hold the window)."""
+        if not 0 <= row < len(self.hits):
+            return
+        hit = self.hits[row]
+
+        def opened(path) -> None:
+            self.message.clear()
+            if Path(path).exists():
+                self.open_file(str(path), hit.page)
             else:
                 self.message.setText(f"{hit.path} is no longer there; re-scan its folder.")
+
+        if MEMBER_SEPARATOR not in hit.path:  # a file on disk: opened at once
+            opened(hit.path)
+            return
+        self.message.setText(f"Taking {folder_and_name(hit.path)[1]} out of its file…")
+        self.runner.read(lambda: self.library.openable_path(hit.path), on_done=opened,
+                         on_error=lambda message: self.message.setText(sentences([message])))
 
     def _update_rerank_availability(self) -> None:
         available = bool(self.library.settings.rerank_model)

@@ -3,6 +3,7 @@ and always available; the LLM's contexts upgrade them later (core/llm)."""
 
 from __future__ import annotations
 
+import email.utils
 import re
 from typing import Sequence
 
@@ -48,7 +49,7 @@ class RulesContextualizer(Contextualizer):
 
     def contextualize(self, document: ParsedDocument, chunks: Sequence[Chunk],
                       only: Sequence[int] | None = None) -> list[ContextResult]:
-        body = without_legal_notices(document.text)
+        body = without_legal_notices(_body(document))
         japanese = mostly_cjk(body)  # no English words inside a Japanese (or Chinese, Korean) context
         terms = (cjk_key_terms if japanese else key_terms)(body, self.key_term_count, exclude=document.title)
         return [
@@ -61,7 +62,7 @@ class RulesContextualizer(Contextualizer):
         ]
 
     def _compose(self, doc: ParsedDocument, chunk: Chunk, total: int, terms: list[str], japanese: bool) -> str:
-        situation = self.situation(doc, chunk, total, japanese=japanese)
+        situation = self.situation(doc, chunk, total, japanese=japanese) + _mail_note(doc, japanese)
         if not terms:
             return self.fit(situation)
         if japanese:
@@ -91,6 +92,25 @@ class RulesContextualizer(Contextualizer):
         if self.max_tokens and self.counter:
             text = _limit_tokens(text, self.max_tokens, self.counter)
         return text
+
+
+def _body(document: ParsedDocument) -> str:
+    """The text key terms come from: a mail's body, not its header lines ("From", "Subject" are no key terms)."""
+    if document.parser == "email":
+        return document.text.partition("\n\n")[2] or document.text
+    return document.text
+
+
+def _mail_note(doc: ParsedDocument, japanese: bool) -> str:
+    """" Mail from Anna Berg, 2025-03-14." for a mail and its attachments: who wrote it is what people remember."""
+    sender = doc.metadata.get("from")
+    if not sender:
+        return ""
+    name, address = email.utils.parseaddr(sender)
+    who, day = name or address or sender, doc.metadata.get("date", "")[:10]
+    if japanese:
+        return f"{who}からのメール" + (f"（{day}）" if day else "") + "。"
+    return f" Mail from {who}" + (f", {day}" if day else "") + "."
 
 
 def without_legal_notices(text: str) -> str:

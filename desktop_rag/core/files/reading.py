@@ -10,15 +10,16 @@ the pages recognised before a crash, a hang or a kill are kept.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping
 
 from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
 from desktop_rag.core.dense.tokens import token_counter
-from desktop_rag.core.files import parsers
+from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.chunking import chunk_document
 from desktop_rag.core.files.ocr import OcrPage, PageRecognizer
-from desktop_rag.core.files.parsers import images, paged
+from desktop_rag.core.files.parsers import images, mail, paged
 from desktop_rag.documents import Chunk, ParsedDocument
 
 # Far beyond any file within max_file_mb here (a 15 MB text reads in ~16 s on 2 cores), for a slower laptop.
@@ -32,6 +33,21 @@ class ScanNotOpen(Exception):
     """The reader does not hold the file whose page is asked (its child started anew): send the file's bytes."""
 
 
+class ContainerNotOpen(Exception):
+    """The reader does not hold the archive or mailbox whose member is asked (its child started anew)."""
+
+
+@dataclass(frozen=True)
+class MemberInfo:
+    """A document inside a file, as the indexer sees it before reading it (core/files/containers.Member)."""
+
+    chain: tuple[str, ...]
+    content_hash: str
+    size: int
+    problem: str | None = None
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
 class DocumentReader:
     """Parse, then chunk by the embedder's word pieces."""
 
@@ -39,6 +55,7 @@ class DocumentReader:
         self.counter = token_counter(Path(embedding_model))
         self._recognizers: dict[str, PageRecognizer] = {}
         self._scan: tuple[str, object] | None = None  # (content hash, the opened PDF or image) being recognised
+        self._container: tuple[str, list[containers.Member]] | None = None  # (content hash, its members) being read
 
     def read(self, path: str | Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
              ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
@@ -65,6 +82,30 @@ class DocumentReader:
         if languages not in self._recognizers:
             self._recognizers[languages] = PageRecognizer(languages)
         return self._recognizers[languages].recognize(*pixels)
+
+    def open_container(self, name: str, content_hash: str, data: bytes) -> list[MemberInfo]:
+        """The documents inside an archive, a mailbox or a message (kept here for read_member); ParseError when
+        the file as a whole cannot be read."""
+        self._container = None
+        found = containers.members(name, data)
+        self._container = (content_hash, found)
+        return [MemberInfo(m.chain, m.content_hash, len(m.data), m.problem, m.metadata) for m in found]
+
+    def read_member(self, content_hash: str, position: int, chunk_tokens: int, overlap_tokens: int,
+                    reopen: Callable[[], None] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+        """The document at `position` of the container opened last. (`reopen` is ReaderProcess's: in-process the
+        container is never lost.)"""
+        if self._container is None or self._container[0] != content_hash:
+            raise ContainerNotOpen(content_hash)
+        member = self._container[1][position]
+        name = member.chain[-1] if member.chain else "message"
+        if member.is_message:
+            document = mail.parse_message(member.data, name)
+        else:
+            document = parsers.parse(Path(name), member.data)
+        if member.title:  # an attachment: "mail subject › file name", with its mail's sender and date
+            document = replace(document, title=member.title, metadata={**member.metadata, **document.metadata})
+        return document, chunk_document(document, self.counter, chunk_tokens, overlap_tokens)
 
     def _close_scan(self) -> None:
         if self._scan is not None:
@@ -107,6 +148,33 @@ class ReaderProcess:
                                              "stopped; it is tried again next time") from exc
         except ChildDied as exc:
             raise parsers.ParseError(f"the OCR engine crashed on page {page} ({exc})") from exc
+
+    def open_container(self, name: str, content_hash: str, data: bytes) -> list[MemberInfo]:
+        try:
+            return self._child.call("open_container", name, content_hash, data, timeout=self.timeout_s)
+        except ChildTimedOut as exc:
+            raise parsers.TransientReadError(f"opening it took longer than {self.timeout_s:g} s and was stopped; it "
+                                             "is tried again next time") from exc
+        except ChildDied as exc:
+            raise parsers.ParseError(f"the reader crashed on this file ({exc})") from exc
+
+    def read_member(self, content_hash: str, position: int, chunk_tokens: int, overlap_tokens: int,
+                    reopen: Callable[[], None]) -> tuple[ParsedDocument, list[Chunk]]:
+        """`reopen()`: opens the container again in the child, which lost it (it crashed on an earlier member)."""
+        for attempt in range(2):
+            try:
+                return self._child.call("read_member", content_hash, position, chunk_tokens, overlap_tokens,
+                                        timeout=self.timeout_s)
+            except ContainerNotOpen:
+                if attempt:
+                    raise parsers.ParseError("the reader lost the file it was reading") from None
+                reopen()
+            except ChildTimedOut as exc:
+                raise parsers.TransientReadError(f"reading it took longer than {self.timeout_s:g} s and was stopped;"
+                                                 " it is tried again next time") from exc
+            except ChildDied as exc:
+                raise parsers.ParseError(f"the parser crashed on this document ({exc})") from exc
+        raise AssertionError("unreachable")
 
     def close(self, interrupt: bool = False) -> None:
         self._child.close(interrupt)

@@ -43,6 +43,8 @@ class Hit:
     text: str
     scores: Scores = field(default_factory=Scores)
     ocr_confidence: float | None = None  # the hit's page is a scan, read by OCR with this mean confidence (0–1)
+    # The document's author and dates; a mail's from, to, cc, date (documents.METADATA_KEYS).
+    metadata: dict[str, str] | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -164,4 +166,4 @@ def _hit(chunk_id: int, record, scores: Scores) -> Hit:
     return Hit(chunk_id=chunk_id, path=record.path, title=record.title, page=record.page, chunk_index=record.idx,
                start_char=record.start_char, end_char=record.end_char, heading_path=record.heading_path,
                context=record.context, context_source=record.context_source, quality=record.quality,
-               text=record.text, scores=scores, ocr_confidence=record.ocr_confidence)
+               text=record.text, scores=scores, ocr_confidence=record.ocr_confidence, metadata=record.metadata)

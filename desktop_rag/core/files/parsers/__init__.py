@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers import code, docx, html, images, markup, paged
+from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument, paged,
+                                           rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.documents import ParsedDocument
 
@@ -27,21 +28,36 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".htm": html.parse_html,
     ".xhtml": html.parse_html,
     ".docx": docx.parse_docx,
+    ".pptx": slides.parse_pptx,
+    ".xlsx": sheets.parse_xlsx,
+    ".xlsm": sheets.parse_xlsx,
+    ".xls": sheets.parse_xls,
+    ".odt": opendocument.parse_odt,
+    ".ods": opendocument.parse_ods,
+    ".odp": opendocument.parse_odp,
+    ".rtf": rtf.parse_rtf,
+    ".doc": legacy_office.parse_doc,
+    ".ppt": legacy_office.parse_ppt,
+    ".eml": mail.parse_message,
 }
 _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
 _BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
 # Parsers whose pages may be scans: they take the OCR text of those pages (core/files/ocr.py) when there is some.
 _READ_SCANS = {paged.parse_pdf, images.parse_image}
 
-SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION)
+# Files that hold documents (core/files/containers.py reads them): archives and mailboxes. Read, so not skipped;
+# never given to parse() whole.
+CONTAINER_SUFFIXES = (".zip", ".tar", ".tgz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz", ".mbox", ".mbx")
+
+SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION) | frozenset(CONTAINER_SUFFIXES)
 
 # Formats that are not text and that no parser here reads: skipped by name, never opened.
 NOT_READ_EXTENSIONS = frozenset(
     ".ico .svg .psd .ai .raw .cr2 .nef"
     " .mp3 .wav .flac .ogg .oga .m4a .aac .wma .mp4 .m4v .mkv .mov .avi .wmv .webm .flv"
-    " .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .lz .lzma .cab .iso .dmg .img"
+    " .gz .bz2 .xz .zst .7z .rar .lz .lzma .cab .iso .dmg .img"
     " .exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .pyd .whl .egg .deb .rpm .msi .apk .bin"
-    " .doc .xls .xlsx .xlsm .ppt .pptx .odt .ods .odp .pages .key .numbers .rtf"
+    " .pages .key .numbers"
     " .ttf .otf .woff .woff2 .eot .sqlite .sqlite3 .db .mdb .accdb .pkl .pickle .npy .npz .parquet .feather"
     " .h5 .hdf5 .pt .pth .onnx .gguf .safetensors .ckpt .blend .fbx .stl .sketch .fig".split()
 )
@@ -53,7 +69,7 @@ def file_kind(path: Path) -> str:
     """DOCUMENT: a format with a parser; NOT_READ: a format none reads (an image, an archive); MAYBE_TEXT: no
     extension or an unknown one (LICENSE, Makefile, notes.log), read as plain text if its first bytes are text."""
     suffix = path.suffix.lower()
-    if suffix in _BY_EXTENSION:
+    if suffix in _BY_EXTENSION or path.name.lower().endswith(CONTAINER_SUFFIXES):
         return DOCUMENT
     return NOT_READ if suffix in NOT_READ_EXTENSIONS else MAYBE_TEXT
 
@@ -74,6 +90,8 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     kind = file_kind(path)
     if kind == NOT_READ:
         raise ParseError(f"unsupported file type '{path.suffix}'")
+    if path.name.lower().endswith(CONTAINER_SUFFIXES):
+        raise ParseError("an archive or a mailbox: its documents are read one by one (core/files/containers.py)")
     parser = _BY_EXTENSION.get(path.suffix.lower(), markup.parse_plain)  # MAYBE_TEXT: sniffed as text before
     if not data:
         raise ParseError("empty file")
@@ -83,5 +101,5 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     return document
 
 
-__all__ = ["DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind", "is_image",
+__all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind", "is_image",
            "is_supported", "parse"]

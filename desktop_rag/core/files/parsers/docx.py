@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 
 from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
 from desktop_rag.documents import Heading, ParsedDocument
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.I)
-# A DOCX is a zip of XML. A 2 MB "zip bomb" inflating to 2 GiB took 4 minutes and 4.2 GB of memory; a real
-# document of 50 MB (the file size limit) inflates to a few hundred MB at most.
-MAX_INFLATED_BYTES = 512 * 2**20
 
 
 def parse_docx(data: bytes, stem: str) -> ParsedDocument:
@@ -20,15 +17,8 @@ def parse_docx(data: bytes, stem: str) -> ParsedDocument:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    if not zipfile.is_zipfile(io.BytesIO(data)):
-        # Password-protected Office files are OLE containers, not zips: say so rather than "bad zip".
-        raise ParseError("not a readable DOCX (corrupt, or encrypted with a password)")
-    with zipfile.ZipFile(io.BytesIO(data)) as package:
-        # zipfile reads no member past the size its entry declares, so the declared sizes bound the work.
-        inflated = sum(member.file_size for member in package.infolist())
-    if inflated > MAX_INFLATED_BYTES:
-        raise ParseError(f"its contents would inflate to {inflated / 2**20:,.0f} MB, over the "
-                         f"{MAX_INFLATED_BYTES // 2**20} MB a document may take (a damaged file, or a zip bomb)")
+    with open_package(data, "DOCX") as package:
+        _, metadata = ooxml_properties(package)
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors... for broken packages
@@ -59,7 +49,7 @@ def parse_docx(data: bytes, stem: str) -> ParsedDocument:
         length += len(text) + 2
     text = "\n\n".join(parts)
     title = (document.core_properties.title or "").strip() or next((h.title for h in headings), "") or stem
-    return ParsedDocument(text=text, title=title, parser="docx", headings=headings)
+    return ParsedDocument(text=text, title=title, parser="docx", headings=headings, metadata=metadata)
 
 
 def _heading_level(style: str) -> int:

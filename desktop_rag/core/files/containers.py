@@ -1,0 +1,238 @@
+"""Files that hold documents: archives (.zip, .tar, .tar.gz…), mailboxes (.mbox, and Thunderbird's files without an
+extension) and e-mail messages (.eml) with their attachments. A container is flattened into members, each a
+document of its own with a path a person can read ("photos.zip › 2023/receipt.pdf"); a message is itself a member
+(the empty chain for an .eml file) whose attachments follow it.
+
+Limits keep a hostile or broken file from taking the machine: members, inflated bytes, nesting depth and the
+compression ratio of each member (a zip bomb is an error for its archive, the rest of the folder is indexed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import tarfile
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from desktop_rag.core.files import parsers
+from desktop_rag.core.files.parsers import mail
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
+from desktop_rag.core.files.parsers.errors import ParseError
+
+MAX_MEMBERS = 10_000
+MAX_INFLATED_BYTES = 512 * 2**20  # all members of one file together, as for an Office package
+MAX_DEPTH = 4  # Inbox › a message › its attached zip › a member: four levels
+# A member inflating over this many times its compressed size, once past MIN_RATIO_BYTES, is a bomb: text compresses
+# ~3–10×, a sheet of repeated rows ~50×; the classic 42.zip reaches ~10^6.
+MAX_RATIO = 200
+MIN_RATIO_BYTES = 4 * 2**20
+
+ZIP, TAR, MBOX, MESSAGE = "zip", "tar", "mbox", "message"
+_BY_SUFFIX = {".zip": ZIP, ".tar": TAR, ".tgz": TAR, ".tbz2": TAR, ".txz": TAR, ".mbox": MBOX, ".mbx": MBOX,
+              ".eml": MESSAGE}
+_TAR_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz")
+# Names that are never documents: the resource forks macOS adds to zips, folders' metadata.
+_NOISE = re.compile(r"(^|/)(__MACOSX|\.DS_Store|Thumbs\.db|desktop\.ini)(/|$)|(^|/)\._")
+_MBOX_FROM_LINE = re.compile(rb"^From [^\n]*\n", re.M)
+_HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*:[ \t]", re.M)
+
+
+def container_format(name: str, head: bytes = b"") -> str | None:
+    """ZIP, TAR, MBOX or MESSAGE for a file that holds documents; None for any other. A file without a known
+    extension is a mailbox when it opens like one (Thunderbird's "Inbox")."""
+    lower = name.lower()
+    if lower.endswith(_TAR_SUFFIXES):
+        return TAR
+    suffix = PurePosixPath(lower).suffix
+    if suffix in _BY_SUFFIX:
+        return _BY_SUFFIX[suffix]
+    if parsers.file_kind(PurePosixPath(name)) == parsers.MAYBE_TEXT and looks_like_mbox(head):
+        return MBOX
+    return None
+
+
+def looks_like_mbox(head: bytes) -> bool:
+    if not head.startswith(b"From "):
+        return False
+    first_lines = head[:2048].split(b"\n", 6)[1:6]
+    return sum(bool(_HEADER_LINE.match(line + b"\n")) for line in first_lines) >= 2
+
+
+@dataclass
+class Member:
+    chain: tuple[str, ...]  # names from the file down to this member; () is the file's own message
+    data: bytes = b""
+    is_message: bool = False
+    problem: str | None = None  # why it cannot be read (encrypted, nested too deep…): a per-member error
+    title: str | None = None  # an attachment: "mail subject › file.pdf"
+    metadata: dict[str, str] = field(default_factory=dict)  # an attachment's: its mail's sender and date
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+class _Budget:
+    def __init__(self):
+        self.members = 0
+        self.inflated = 0
+
+    def take(self, size: int) -> None:
+        self.members += 1
+        self.inflated += size
+        if self.members > MAX_MEMBERS:
+            raise ParseError(f"it holds over {MAX_MEMBERS:,} documents, more than one file may")
+        if self.inflated > MAX_INFLATED_BYTES:
+            raise ParseError(f"its contents would inflate to over {MAX_INFLATED_BYTES // 2**20} MB, more than one "
+                             "file may take (a damaged file, or a zip bomb)")
+
+
+def members(name: str, data: bytes) -> list[Member]:
+    """Every document inside the file `name` with bytes `data`, in order; ParseError when the file as a whole cannot
+    be read (corrupt, a bomb, too many members)."""
+    kind = container_format(name, data[:SNIFF_BYTES])
+    if kind is None:
+        raise ParseError("not an archive, a mailbox or an e-mail message")
+    found: list[Member] = []
+    _expand(kind, (), data, 0, _Budget(), found)
+    return found
+
+
+def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
+            ) -> None:
+    if kind == MESSAGE:
+        _message(chain, data, depth, budget, found, Member(chain, data, is_message=True))
+        return
+    if depth >= MAX_DEPTH:
+        found.append(Member(chain, problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
+        return
+    entries = {ZIP: _zip_entries, TAR: _tar_entries, MBOX: _mbox_entries}[kind](data, budget)
+    names: dict[str, int] = {}
+    for entry_name, entry_data, problem in entries:
+        entry_chain = (*chain, _unique(entry_name, names))
+        if problem:
+            found.append(Member(entry_chain, problem=problem))
+        elif kind == MBOX:
+            _message(entry_chain, entry_data, depth + 1, budget, found,
+                     Member(entry_chain, entry_data, is_message=True))
+        else:
+            _add(entry_chain, entry_data, depth + 1, budget, found)
+
+
+def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
+         title: str | None = None, metadata: dict[str, str] | None = None) -> None:
+    """A file inside a container: a container again (expanded), a document, or nothing to read (left out)."""
+    name = chain[-1]
+    kind = container_format(name, data[:SNIFF_BYTES])
+    if kind is not None:
+        try:
+            _expand(kind, chain, data, depth, budget, found)
+        except ParseError as exc:  # a broken inner archive is that member's error, not its container's
+            found.append(Member(chain, problem=str(exc)))
+        return
+    path = PurePosixPath(name)
+    file_kind = parsers.file_kind(path)
+    if file_kind == parsers.NOT_READ or parsers.is_image(path):  # pictures in archives: not read by OCR (yet)
+        return
+    if file_kind == parsers.MAYBE_TEXT and not looks_like_text(data[:SNIFF_BYTES]):
+        return
+    found.append(Member(chain, data, title=title, metadata=dict(metadata or {})))
+
+
+def _message(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
+             member: Member) -> None:
+    """A message, then the documents attached to it, each titled "subject › file name"."""
+    try:
+        document, attached = mail.read_message(data, chain[-1] if chain else "message")
+    except ParseError as exc:
+        found.append(Member(chain, problem=str(exc)))
+        return
+    found.append(member)
+    if not attached:
+        return
+    if depth + 1 > MAX_DEPTH:
+        found.append(Member((*chain, attached[0].name), problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
+        return
+    inherited = {key: document.metadata[key] for key in ("from", "to", "date") if key in document.metadata}
+    inherited["attached_to"] = document.title
+    names: dict[str, int] = {}
+    for attachment in attached:
+        budget.take(len(attachment.data))
+        attachment_chain = (*chain, _unique(attachment.name, names))
+        _add(attachment_chain, attachment.data, depth + 1, budget, found,
+             title=f"{document.title}{' › '}{attachment.name}", metadata=inherited)
+
+
+def _unique(name: str, seen: dict[str, int]) -> str:
+    """Two members of one container with one name ("Re: lunch" twice in a mailbox) get "(2)", "(3)"…"""
+    seen[name] = seen.get(name, 0) + 1
+    if seen[name] == 1:
+        return name
+    stem, dot, suffix = name.rpartition(".") if "." in name.rsplit("/", 1)[-1] else (name, "", "")
+    return f"{stem} ({seen[name]}){dot}{suffix}"
+
+
+def _zip_entries(data: bytes, budget: _Budget):
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ParseError(f"not a readable zip archive (corrupt or truncated: {exc})") from None
+    with archive:
+        entries = [info for info in archive.infolist() if not info.is_dir() and not _NOISE.search(info.filename)]
+        declared = sum(info.file_size for info in entries)
+        if declared > MAX_INFLATED_BYTES:
+            raise ParseError(f"its contents would inflate to {declared / 2**20:,.0f} MB, over the "
+                             f"{MAX_INFLATED_BYTES // 2**20} MB one file may take (a damaged file, or a zip bomb)")
+        for info in entries:
+            if info.file_size > MIN_RATIO_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+                raise ParseError(f"{info.filename} would inflate {info.file_size // max(info.compress_size, 1):,} "
+                                 "times over: a zip bomb, not opened")
+        for info in entries:
+            budget.take(info.file_size)
+            if info.flag_bits & 0x1:
+                yield info.filename, b"", "encrypted with a password: it cannot be read without it"
+                continue
+            try:
+                # zipfile reads no more than the declared size and checks the CRC: a lying entry fails here.
+                yield info.filename, archive.read(info), None
+            except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError, ValueError) as exc:
+                yield info.filename, b"", f"cannot be extracted ({exc})"
+
+
+def _tar_entries(data: bytes, budget: _Budget):
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+        raise ParseError(f"not a readable tar archive (corrupt or truncated: {exc})") from None
+    with archive:
+        try:
+            while (info := archive.next()) is not None:  # one header at a time: a bomb stops at its first giant
+                if not info.isfile() or _NOISE.search(info.name):
+                    continue
+                budget.take(info.size)
+                handle = archive.extractfile(info)
+                yield info.name.removeprefix("./"), handle.read() if handle else b"", None
+        except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error) as exc:
+            raise ParseError(f"not a readable tar archive (corrupt or truncated: {exc})") from None
+
+
+def _mbox_entries(data: bytes, budget: _Budget):
+    """Messages split at their "From " lines (a blank line before each, as mbox writers keep); ">From " in a body
+    is unescaped (mboxrd)."""
+    starts = [m.start() for m in _MBOX_FROM_LINE.finditer(data) if m.start() == 0 or data[m.start() - 2:m.start()]
+              in (b"\n\n", b"\r\n") or data[m.start() - 3:m.start()] == b"\n\r\n"]
+    if not starts:
+        raise ParseError("not a readable mailbox: no message begins with a \"From \" line")
+    for begin, end in zip(starts, [*starts[1:], len(data)]):
+        raw = data[begin:end]
+        raw = raw[raw.index(b"\n") + 1:] if b"\n" in raw else b""
+        raw = re.sub(rb"(?m)^>(>*From )", rb"\1", raw)
+        budget.take(len(raw))
+        try:
+            yield mail.message_name(raw), raw, None
+        except Exception as exc:  # a header the parser cannot take: that message's error
+            yield f"message at byte {begin}", b"", f"not a readable message ({exc.__class__.__name__})"

@@ -1,0 +1,58 @@
+"""A document inside a file opened by a person: its bytes are taken from the archive, the mailbox or the message
+again and written to a folder of copies, which the system's viewer then opens (it cannot open "a.zip › b.pdf").
+Copies older than a day are removed whenever another is made."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from desktop_rag.core.files import containers
+from desktop_rag.core.files.scan import read_bounded
+from desktop_rag.errors import BadInput
+
+COPIES_FOLDER = "desktop-rag-opened"
+_KEEP_S = 24 * 3600
+_UNSAFE = re.compile(r'[\x00-\x1f/\\:*?"<>|]')
+
+
+def copies_folder() -> Path:
+    return Path(tempfile.gettempdir()) / COPIES_FOLDER
+
+
+def extract(container: str, chain: tuple[str, ...], max_bytes: int, into: Path | None = None) -> Path:
+    """The member `chain` of the file `container`, written to its own folder under `into`; BadInput when the file
+    is gone or no longer holds it (it changed since it was indexed)."""
+    into = into or copies_folder()
+    try:
+        data = read_bounded(Path(container), max_bytes)
+    except OSError as exc:
+        raise BadInput(f"{container} cannot be read ({exc.strerror or exc}): re-scan its folder") from None
+    member = next((m for m in containers.members(Path(container).name, data) if m.chain == chain), None)
+    if member is None or member.problem:
+        raise BadInput(f"{' › '.join(chain)} is no longer in {container}: re-scan its folder")
+    name = _UNSAFE.sub("_", chain[-1].rsplit("/", 1)[-1]).strip(" .") or "document"
+    if member.is_message and not name.lower().endswith(".eml"):
+        name += ".eml"
+    _forget_old_copies(into)
+    folder = into / hashlib.sha256("\0".join((container, *chain)).encode()).hexdigest()[:16]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_bytes(member.data)
+    return path
+
+
+def _forget_old_copies(into: Path) -> None:
+    if not into.is_dir():
+        return
+    limit = time.time() - _KEEP_S
+    for folder in into.iterdir():
+        try:
+            if folder.stat().st_mtime < limit:
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            pass

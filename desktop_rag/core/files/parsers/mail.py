@@ -1,0 +1,126 @@
+"""E-mail: one message (RFC 822, as .eml files and mailbox entries are) into a document whose title is the subject,
+whose metadata holds From, To, Cc and Date, and whose text opens with those header lines (so "mail from Anna"
+finds it by keywords too) followed by the body: the plain-text part, or the HTML part through the HTML parser,
+each in its declared charset. Attachments are returned apart: the container reader indexes the documents among
+them as documents of their own (core/files/containers.py)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+from dataclasses import dataclass
+from email.message import EmailMessage
+
+from desktop_rag.core.files.parsers import html
+from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.documents import ParsedDocument
+
+
+@dataclass(frozen=True)
+class Attachment:
+    name: str
+    data: bytes
+
+
+def parse_message(data: bytes, stem: str) -> ParsedDocument:
+    return read_message(data, stem)[0]
+
+
+def read_message(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
+    message = _message(data)
+    subject = header(message, "subject")
+    metadata = {name: header(message, name) for name in ("from", "to", "cc")}
+    metadata["date"] = message_date(message)
+    # The header lines as the mail shows them ("Fri, 14 Mar 2025 09:30:00 +0100": "March" and "Friday" are words a
+    # person may search for); the metadata keeps the date in ISO form for filters.
+    lines = [f"{label}: {value}" for label, value in (("From", metadata["from"]), ("To", metadata["to"]),
+                                                       ("Cc", metadata["cc"]), ("Date", header(message, "date")),
+                                                       ("Subject", subject)) if value]
+    body = _body(message).strip()
+    text = "\n".join(lines) + ("\n\n" + body if body else "")
+    return (ParsedDocument(text=text, title=subject or stem, parser="email",
+                           metadata={k: v for k, v in metadata.items() if v}),
+            attachments(message))
+
+
+def message_name(data: bytes) -> str:
+    """How a message is named inside a mailbox: "2025-03-14 Lunch on Friday" (its date and subject)."""
+    message = email.message_from_bytes(data, policy=email.policy.default, _class=EmailMessage)
+    subject = " ".join(header(message, "subject").split()) or "(no subject)"
+    date = message_date(message)[:10]
+    return f"{date} {subject}" if date else subject
+
+
+def _message(data: bytes) -> EmailMessage:
+    if not data.strip():
+        raise ParseError("empty message")
+    message = email.message_from_bytes(data, policy=email.policy.default, _class=EmailMessage)
+    if not any(message.get(name) for name in ("from", "to", "subject", "date", "message-id")):
+        raise ParseError("not an e-mail message: it has no From, To, Subject or Date header")
+    return message
+
+
+def header(message: EmailMessage, name: str) -> str:
+    """A header as text; a malformed one (bad encoded words, a broken address) is kept as written."""
+    try:
+        value = message.get(name)
+    except Exception:  # the policy's header parsing fails on some malformed headers
+        value = message.get_all(name, [""])[0] if hasattr(message, "get_all") else ""
+    return " ".join(str(value or "").split())
+
+
+def message_date(message: EmailMessage) -> str:
+    raw = header(message, "date")
+    if not raw:
+        return ""
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError):
+        return ""
+    return when.replace(tzinfo=None).isoformat(timespec="seconds") if when else ""
+
+
+def _body(message: EmailMessage) -> str:
+    try:
+        part = message.get_body(preferencelist=("plain", "html"))
+    except Exception:
+        part = None
+    if part is None:
+        return ""
+    content = _text_of(part)
+    return html.parse_html(content.encode("utf-8"), "").text if part.get_content_subtype() == "html" else content
+
+
+def _text_of(part: EmailMessage) -> str:
+    """A text part in its declared charset; an unknown or wrong one falls back to replacing what does not decode."""
+    try:
+        return part.get_content()
+    except (LookupError, UnicodeError, AssertionError, ValueError):
+        payload = part.get_payload(decode=True) or b""
+        charset = part.get_content_charset() or "utf-8"
+        try:
+            return payload.decode(charset, "replace")
+        except LookupError:
+            return payload.decode("utf-8", "replace")
+
+
+def attachments(message: EmailMessage) -> list[Attachment]:
+    """Attached files with a name, and attached messages (as .eml); inline pictures without a name are left out."""
+    found = []
+    for number, part in enumerate(message.iter_attachments(), start=1):
+        if part.get_content_type() == "message/rfc822":
+            inner = part.get_payload()
+            inner = inner[0] if isinstance(inner, list) and inner else inner
+            if isinstance(inner, email.message.Message):
+                name = " ".join(str(inner.get("subject") or f"message {number}").split())
+                found.append(Attachment(f"{name}.eml", inner.as_bytes(policy=email.policy.default)))
+            continue
+        name = part.get_filename()
+        if not name:
+            continue
+        data = part.get_payload(decode=True)
+        if data:
+            found.append(Attachment(name.replace("/", "_").replace("\\", "_").strip() or f"attachment {number}",
+                                    data))
+    return found

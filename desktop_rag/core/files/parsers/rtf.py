@@ -1,0 +1,61 @@
+"""Rich Text Format through striprtf. RTF is ASCII with escapes: \\'xx bytes in the document's code page
+(\\ansicpg932 for Japanese), \\uN for Unicode. The title and author come from the {\\info} group. Headings are
+not found: RTF marks them only by paragraph styles whose names live in the style sheet (not read here)."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.documents import ParsedDocument
+
+_CODE_PAGE = re.compile(rb"\\ansicpg(\d+)")
+_INFO = {"title": re.compile(r"\{\\title\s*([^{}]*)\}"), "author": re.compile(r"\{\\author\s*([^{}]*)\}")}
+_CREATED = re.compile(r"\{\\creatim\\yr(\d+)\\mo(\d+)\\dy(\d+)")
+_MODIFIED = re.compile(r"\{\\revtim\\yr(\d+)\\mo(\d+)\\dy(\d+)")
+
+
+def looks_like_rtf(data: bytes) -> bool:
+    return data.lstrip()[:5] == b"{\\rtf"
+
+
+def parse_rtf(data: bytes, stem: str) -> ParsedDocument:
+    from striprtf.striprtf import rtf_to_text
+
+    if not looks_like_rtf(data):
+        raise ParseError("not an RTF document (it does not begin with {\\rtf)")
+    encoding = _encoding(data)
+    source = data.decode("latin-1")  # the markup is ASCII; \\'xx escapes are decoded by striprtf in `encoding`
+    try:
+        text = rtf_to_text(source, encoding=encoding, errors="replace")
+    except (ValueError, IndexError, LookupError) as exc:
+        raise ParseError(f"not a readable RTF document ({exc.__class__.__name__}: {exc})") from None
+    text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")).strip()
+    metadata = {key: _unescape(m.group(1), encoding) for key, pattern in _INFO.items()
+                if (m := pattern.search(source))}
+    for key, pattern in (("created", _CREATED), ("modified", _MODIFIED)):
+        if m := pattern.search(source):
+            metadata[key] = f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+    title = metadata.pop("title", "") or _first_line(text) or stem
+    return ParsedDocument(text=text, title=title, parser="rtf", metadata=metadata)
+
+
+def _encoding(data: bytes) -> str:
+    m = _CODE_PAGE.search(data[:4096])
+    if m:
+        try:
+            return codecs.lookup(f"cp{int(m.group(1))}").name
+        except LookupError:
+            pass
+    return "cp1252"
+
+
+def _unescape(value: str, encoding: str) -> str:
+    from striprtf.striprtf import rtf_to_text
+
+    return " ".join(rtf_to_text("{\\rtf1 " + value + "}", encoding=encoding, errors="replace").split())
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip()[:120] for line in text.split("\n") if line.strip()), "")

@@ -1,0 +1,72 @@
+"""PowerPoint (.pptx) through python-pptx: one page per slide, its title as the heading (or "Slide n"), the text of
+every shape in reading order, tables row by row, and the speaker notes (people remember what they said)."""
+
+from __future__ import annotations
+
+import io
+
+from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
+from desktop_rag.core.files.parsers.structured import StructuredText
+from desktop_rag.documents import ParsedDocument
+
+
+def parse_pptx(data: bytes, stem: str) -> ParsedDocument:
+    from pptx import Presentation
+
+    with open_package(data, "PowerPoint file") as package:
+        title, metadata = ooxml_properties(package)
+    try:
+        presentation = Presentation(io.BytesIO(data))
+        text = StructuredText()
+        for number, slide in enumerate(presentation.slides, start=1):
+            add_slide(text, number, _slide_title(slide), _shape_texts(slide.shapes, skip=slide.shapes.title),
+                      _notes(slide))
+    except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors… for broken packages
+        raise ParseError(f"not a readable PowerPoint file ({exc.__class__.__name__}: {exc})") from None
+    first = text.headings[0].title if text.headings and not text.headings[0].title.startswith("Slide ") else ""
+    return text.document(title or first or stem, "pptx", metadata)
+
+
+def add_slide(text: StructuredText, number: int, title: str, blocks: list[str], notes: str) -> None:
+    """A slide as a page: shared by PowerPoint and OpenDocument presentations."""
+    text.page()
+    if title.strip():
+        text.heading(1, title)
+    else:
+        text.heading(1, f"Slide {number}", shown=False)
+    for block in blocks:
+        text.add(block)
+    if notes.strip():
+        text.add(f"Notes: {notes.strip()}")
+
+
+def _slide_title(slide) -> str:
+    shape = slide.shapes.title
+    return shape.text_frame.text if shape is not None and shape.has_text_frame else ""
+
+
+def _shape_texts(shapes, skip=None) -> list[str]:
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    blocks = []
+    # Reading order: top to bottom, then left to right (the order of the XML is the order shapes were drawn in).
+    ordered = sorted(shapes, key=lambda s: ((s.top or 0) // 100_000, s.left or 0))
+    for shape in ordered:
+        if skip is not None and shape.shape_id == skip.shape_id:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            blocks.extend(_shape_texts(shape.shapes))
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            rows = ["\t".join(" ".join(cell.text.split()) for cell in row.cells) for row in shape.table.rows]
+            blocks.append("\n".join(r for r in rows if r.strip()))
+        elif shape.has_text_frame:
+            blocks.append("\n".join(p.text for p in shape.text_frame.paragraphs if p.text.strip()))
+    return blocks
+
+
+def _notes(slide) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return frame.text if frame is not None else ""

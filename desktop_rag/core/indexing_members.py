@@ -1,0 +1,108 @@
+"""The part of an indexing run that reads files holding documents: archives, mailboxes, e-mail messages with
+attachments (core/files/containers.py). Each document inside is stored as a document of its own, with the file as
+its container; a mixin of Indexer (core/indexing.py), which it uses for reading, storing and failing.
+
+A file changed since it was read is opened again, and only its members whose content changed are read: appending
+one message to a 5,000-message mailbox reads one message. The file's row has no content hash until its last member
+is stored, so a run killed halfway opens it again and reads only the members not stored yet.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from desktop_rag.core.files import containers
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES
+from desktop_rag.core.files.scan import FoundFile
+from desktop_rag.documents import member_path
+from desktop_rag.storage.catalog import DocumentRecord, Member
+
+_PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.MESSAGE: "email"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a document read goes in the catalog: a file on disk, or a document inside one (`member`)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    member: Member | None = None
+
+    @classmethod
+    def of(cls, where: "FoundFile | Target") -> "Target":
+        return where if isinstance(where, Target) else cls(str(where.path), where.size, where.mtime_ns)
+
+
+class MemberIndexing:
+    """Methods of Indexer for files that hold documents."""
+
+    def _index_container(self, found: FoundFile, data: bytes, content_hash: str, known: DocumentRecord | None,
+                         position: tuple[int, int]) -> None:
+        catalog, reader = self.lib.catalog, self.lib.document_reader
+        name = found.path.name
+        started = time.perf_counter()
+        members = self._reading(found, content_hash, lambda: reader.open_container(name, content_hash, data))
+        if members is None:
+            return
+        kind = containers.container_format(name, data[:SNIFF_BYTES])
+        container_id = catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
+        before = catalog.members_of(container_id)
+        wanted: set[str] = set()
+        own_message = None  # an .eml file's own message: stored last, at the file's path, which marks it complete
+        reopen = lambda: reader.open_container(name, content_hash, data)  # noqa: E731 (the child lost it)
+        self.summary.phase_seconds["parse"] += time.perf_counter() - started
+        for index, info in enumerate(members):
+            if not info.chain:
+                own_message = index
+                if info.problem:  # an .eml that is no mail: the file's own error
+                    self._fail(found, content_hash, info.problem)
+                    return
+                continue
+            target = Target(member_path(str(found.path), info.chain), info.size, found.mtime_ns,
+                            Member(container_id, info.chain))
+            wanted.add(target.path)
+            stored = before.get(target.path)
+            if stored and stored.content_hash == info.content_hash and (stored.status == "indexed"
+                                                                       or not stored.retry_due):
+                continue  # read before with this content (or failed on it): nothing to do
+            self.control.checkpoint()
+            self._report_member(found, position, index, len(members), info.chain[-1])
+            if info.problem:
+                self._fail(target, info.content_hash, info.problem)
+                continue
+            t0 = time.perf_counter()
+            read = self._reading(target, info.content_hash, lambda i=index: reader.read_member(
+                content_hash, i, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens, reopen=reopen))
+            self.summary.phase_seconds["parse"] += time.perf_counter() - t0
+            if read is not None:
+                self._store(target, info.content_hash, stored, *read, position)
+            self._between_documents()
+        gone = [doc.id for path, doc in before.items() if path not in wanted]
+        if gone:
+            self.summary.removed += catalog.remove_documents(gone)
+        self._store_container(found, kind, content_hash, known, own_message, reopen, position)
+
+    def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
+                         own_message: int | None, reopen, position: tuple[int, int]) -> None:
+        """The file's own row, with its content hash: an .eml's message as its document; an archive or a mailbox
+        as a document without text (its members are the documents)."""
+        if own_message is not None:
+            reader = self.lib.document_reader
+            read = self._reading(found, content_hash, lambda: reader.read_member(
+                content_hash, own_message, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens,
+                reopen=reopen))
+            if read is not None:
+                self._store(found, content_hash, known, *read, position)
+            return
+        self.lib.catalog.save_document(
+            path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash,
+            parser=_PARSERS[kind], title=found.path.name, text="", page_count=None, chunks=[], contexts=[])
+
+    def _report_member(self, found: FoundFile, position: tuple[int, int], index: int, total: int, name: str) -> None:
+        raise NotImplementedError  # Indexer's: the run's progress report
+
+    def _between_documents(self) -> None:
+        raise NotImplementedError  # Indexer's: embed and keyword-index as a long run goes
+

@@ -1,0 +1,258 @@
+"""Slides, spreadsheets, OpenDocument, RTF, e-mail and archives made inside the tests, with the libraries that write
+those formats (python-pptx, openpyxl, odfpy, xlwt) or, for RTF and e-mail, by hand from their specifications."""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.policy
+import io
+import tarfile
+import zipfile
+from email.message import EmailMessage
+from pathlib import Path
+
+
+def write_pptx(path: Path, slides: list[tuple[str, str, str]], title: str = "", author: str = "") -> Path:
+    """slides: (title, body, speaker notes); an empty title makes a slide without one."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    deck.core_properties.title = title
+    deck.core_properties.author = author
+    for slide_title, body, notes in slides:
+        slide = deck.slides.add_slide(deck.slide_layouts[1 if slide_title else 6])
+        if slide_title:
+            slide.shapes.title.text = slide_title
+            slide.placeholders[1].text = body
+        else:
+            slide.shapes.add_textbox(Inches(1), Inches(1), Inches(6), Inches(2)).text_frame.text = body
+        if notes:
+            slide.notes_slide.notes_text_frame.text = notes
+    deck.save(path)
+    return path
+
+
+def write_xlsx(path: Path, sheets: dict[str, list[list]], author: str = "") -> Path:
+    """sheets: name → rows. A string starting with "=" is a formula; "=A2*B2|42" gives it the cached value 42 that
+    Excel stores beside it (openpyxl writes formulas without one)."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    book.properties.creator = author
+    cached: dict[str, str] = {}
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            values = []
+            for value in row:
+                if isinstance(value, str) and value.startswith("=") and "|" in value:
+                    formula, cached[formula[1:]] = value.split("|", 1)
+                    value = formula
+                values.append(value)
+            sheet.append(values)
+    book.save(path)
+    if cached:  # add <v>cached</v> after each <f>formula</f>, as Excel saves it
+        with zipfile.ZipFile(path) as source:
+            members = {info.filename: source.read(info) for info in source.infolist()}
+        for name, data in members.items():
+            if name.startswith("xl/worksheets/"):
+                text = data.decode()
+                for formula, value in cached.items():
+                    text = text.replace(f"<f>{formula}</f><v></v>", f"<f>{formula}</f><v>{value}</v>")
+                    text = text.replace(f"<f>{formula}</f><v />", f"<f>{formula}</f><v>{value}</v>")
+                members[name] = text.encode()
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+            for name, data in members.items():
+                target.writestr(name, data)
+    return path
+
+
+def write_xls(path: Path, sheets: dict[str, list[list]]) -> Path:
+    import xlwt
+
+    book = xlwt.Workbook()
+    dates = xlwt.easyxf(num_format_str="YYYY-MM-DD")
+    for name, rows in sheets.items():
+        sheet = book.add_sheet(name)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                if isinstance(value, dt.date):
+                    sheet.write(r, c, value, dates)
+                else:
+                    sheet.write(r, c, value)
+    book.save(str(path))
+    return path
+
+
+def write_odt(path: Path, blocks: list[tuple[str, str]], title: str = "", author: str = "") -> Path:
+    """blocks: ("h1".."h3", text), ("p", text), ("table", "a|b;c|d")."""
+    from odf import dc, meta, table, text
+    from odf.opendocument import OpenDocumentText
+
+    document = OpenDocumentText()
+    if title:
+        document.meta.addElement(dc.Title(text=title))
+    if author:
+        document.meta.addElement(meta.InitialCreator(text=author))
+    for kind, content in blocks:
+        if kind.startswith("h"):
+            document.text.addElement(text.H(outlinelevel=int(kind[1:]), text=content))
+        elif kind == "table":
+            grid = table.Table(name="Table1")
+            for row in content.split(";"):
+                table_row = table.TableRow()
+                for cell in row.split("|"):
+                    table_cell = table.TableCell()
+                    table_cell.addElement(text.P(text=cell))
+                    table_row.addElement(table_cell)
+                grid.addElement(table_row)
+            document.text.addElement(grid)
+        else:
+            document.text.addElement(text.P(text=content))
+    document.save(str(path))
+    return path
+
+
+def write_ods(path: Path, sheets: dict[str, list[list]]) -> Path:
+    from odf import table, text
+    from odf.opendocument import OpenDocumentSpreadsheet
+
+    document = OpenDocumentSpreadsheet()
+    for name, rows in sheets.items():
+        grid = table.Table(name=name)
+        for row in rows:
+            table_row = table.TableRow()
+            for value in row:
+                if isinstance(value, (int, float)):
+                    cell = table.TableCell(valuetype="float", value=value)
+                else:
+                    cell = table.TableCell(valuetype="string")
+                cell.addElement(text.P(text=str(value)))
+                table_row.addElement(cell)
+            grid.addElement(table_row)
+        document.spreadsheet.addElement(grid)
+    document.save(str(path))
+    return path
+
+
+def write_odp(path: Path, slides: list[tuple[str, str, str]]) -> Path:
+    """slides: (title, body, notes), each a page with a title frame and a text frame."""
+    from odf import draw, presentation, style, text
+    from odf.opendocument import OpenDocumentPresentation
+
+    document = OpenDocumentPresentation()
+    layout = style.PageLayout(name="Layout")
+    document.automaticstyles.addElement(layout)
+    master = style.MasterPage(name="Default", pagelayoutname=layout)
+    document.masterstyles.addElement(master)
+    for number, (title, body, notes) in enumerate(slides, start=1):
+        page = draw.Page(name=f"page{number}", masterpagename=master)
+        for role, content in (("title", title), ("outline", body)):
+            frame = draw.Frame(width="20cm", height="3cm", x="1cm", y="1cm" if role == "title" else "5cm",
+                               **{"class": role})
+            box = draw.TextBox()
+            box.addElement(text.P(text=content))
+            frame.addElement(box)
+            page.addElement(frame)
+        if notes:
+            notes_element = presentation.Notes()
+            frame = draw.Frame(width="20cm", height="3cm", x="1cm", y="20cm", **{"class": "notes"})
+            box = draw.TextBox()
+            box.addElement(text.P(text=notes))
+            frame.addElement(box)
+            notes_element.addElement(frame)
+            page.addElement(notes_element)
+        document.presentation.addElement(page)
+    document.save(str(path))
+    return path
+
+
+def rtf_escape(value: str) -> str:
+    """Text as RTF writes it: ASCII as is, everything else as \\uN? (signed 16-bit, the ? for old readers)."""
+    out = []
+    for ch in value:
+        if ch in "\\{}":
+            out.append("\\" + ch)
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            for unit in ch.encode("utf-16-le").hex(" ", 2).split():
+                code = int.from_bytes(bytes.fromhex(unit), "little")
+                out.append(f"\\u{code - 65536 if code > 32767 else code}?")
+    return "".join(out)
+
+
+def write_rtf(path: Path, paragraphs: list[str], title: str = "", author: str = "") -> Path:
+    info = ""
+    if title or author:
+        info = "{\\info" + (f"{{\\title {rtf_escape(title)}}}" if title else "") + \
+               (f"{{\\author {rtf_escape(author)}}}" if author else "") + "{\\creatim\\yr2024\\mo5\\dy17}}"
+    body = "".join(f"{rtf_escape(p)}\\par\n" for p in paragraphs)
+    path.write_text("{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Times New Roman;}}" + info + "\n\\f0\\fs24 "
+                    + body + "}", encoding="ascii")
+    return path
+
+
+def message(subject: str, body: str, sender: str = "Anna Berg <anna@example.org>",
+            to: str = "Ben <ben@example.org>", date: str = "Fri, 14 Mar 2025 09:30:00 +0100", html: str = "",
+            attachments: list[tuple[str, bytes]] = (), charset: str = "utf-8") -> bytes:
+    """An RFC 822 message as a mail program writes it (MIME, base64 attachments)."""
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"], mail["Date"] = sender, to, subject, date
+    mail["Message-ID"] = f"<{abs(hash((subject, body))) % 10**12}@example.org>"
+    mail.set_content(body, charset=charset)
+    if html:
+        mail.add_alternative(html, subtype="html")
+    for name, data in attachments:
+        mail.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return mail.as_bytes(policy=email.policy.SMTP)
+
+
+def write_mbox(path: Path, messages: list[bytes]) -> Path:
+    """An mbox as Thunderbird keeps it: each message after a "From " line, ">From " escaped in bodies."""
+    with open(path, "wb") as out:
+        for raw in messages:
+            raw = raw.replace(b"\r\n", b"\n")
+            escaped = b"\n".join(b">" + line if line.lstrip(b">").startswith(b"From ") else line
+                                 for line in raw.split(b"\n"))
+            out.write(b"From - Fri Mar 14 09:30:00 2025\n" + escaped.rstrip(b"\n") + b"\n\n")
+    return path
+
+
+def write_zip(path: Path, members: dict[str, bytes], password_protected: set[str] = frozenset()) -> Path:
+    """A zip; members named in `password_protected` are marked encrypted (their bytes scrambled), as a zip tool
+    leaves members it encrypted with the classic ZipCrypto."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, data)
+    if password_protected:  # the "encrypted" bit, in each member's local header and in the central directory
+        raw = bytearray(path.read_bytes())
+        for signature, flag_at, name_length_at, name_at in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+            position = 0
+            while (position := raw.find(signature, position)) != -1:
+                length = int.from_bytes(raw[position + name_length_at:position + name_length_at + 2], "little")
+                if raw[position + name_at:position + name_at + length].decode() in password_protected:
+                    raw[position + flag_at] |= 0x1
+                position += name_at
+        path.write_bytes(bytes(raw))
+    return path
+
+
+def write_tar_gz(path: Path, members: dict[str, bytes]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def zip_bomb(path: Path, inflated_mb: int = 64) -> Path:
+    """A small zip whose one member inflates over a thousand times (zeros compress ~1000:1)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros.txt", b"\0" * (inflated_mb * 2**20))
+    return path

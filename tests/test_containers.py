@@ -1,0 +1,104 @@
+"""Archives, mailboxes and messages flattened into the documents they hold (core/files/containers.py), with the
+limits that keep a hostile file from taking the machine."""
+
+import pytest
+
+from desktop_rag.core.files import containers
+from desktop_rag.core.files.parsers import ParseError
+from documents import write_pdf
+from office_documents import message, write_mbox, write_tar_gz, write_zip, zip_bomb
+
+
+def chains(found):
+    return [(m.chain, m.problem) for m in found]
+
+
+def test_zip_members_with_folders_nested_archives_and_noise_left_out(tmp_path):
+    inner = write_zip(tmp_path / "inner.zip", {"deep/note.md": b"# Deep\n\nA note inside an inner zip."})
+    path = write_zip(tmp_path / "photos.zip", {
+        "2023/receipt.txt": b"Receipt: two kayaks, 80 EUR", "inner.zip": inner.read_bytes(),
+        "__MACOSX/2023/._receipt.txt": b"\0\1resource fork", "song.mp3": b"ID3\0\0", "data.bin": bytes(range(256)),
+        "photo.jpg": b"\xff\xd8\xff\xe0 not read by OCR inside archives"})
+    found = containers.members("photos.zip", path.read_bytes())
+    assert chains(found) == [(("2023/receipt.txt",), None), (("inner.zip", "deep/note.md"), None)]
+    assert found[0].data == b"Receipt: two kayaks, 80 EUR" and not found[0].is_message
+
+
+def test_tar_gz_members(tmp_path):
+    path = write_tar_gz(tmp_path / "backup.tar.gz", {"./notes/a.md": b"# A\n\ntar member", "b.txt": b"second"})
+    found = containers.members("backup.tar.gz", path.read_bytes())
+    assert chains(found) == [(("notes/a.md",), None), (("b.txt",), None)]
+
+
+def test_an_encrypted_member_is_its_own_error_the_others_are_read(tmp_path):
+    path = write_zip(tmp_path / "mixed.zip", {"open.txt": b"readable words", "secret.txt": b"hidden words"},
+                     password_protected={"secret.txt"})
+    found = containers.members("mixed.zip", path.read_bytes())
+    assert chains(found) == [(("open.txt",), None), (("secret.txt",), "encrypted with a password: it cannot be read "
+                                                                     "without it")]
+
+
+def test_a_zip_bomb_and_a_truncated_archive_are_errors_of_the_whole_file(tmp_path):
+    bomb = zip_bomb(tmp_path / "bomb.zip", inflated_mb=8)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(ParseError, match="zip bomb"):
+        containers.members("bomb.zip", bomb.read_bytes())
+    whole = write_zip(tmp_path / "whole.zip", {"a.txt": b"alpha " * 1000}).read_bytes()
+    with pytest.raises(ParseError, match="not a readable zip archive"):
+        containers.members("cut.zip", whole[: len(whole) // 2])
+    tar = write_tar_gz(tmp_path / "t.tar.gz", {"a.txt": b"alpha " * 5000}).read_bytes()
+    with pytest.raises(ParseError, match="not a readable tar archive"):
+        containers.members("t.tar.gz", tar[: len(tar) // 2])
+
+
+def test_member_count_inflated_size_and_depth_are_limited(tmp_path, monkeypatch):
+    many = write_zip(tmp_path / "many.zip", {f"n{i}.txt": b"x" for i in range(30)})
+    monkeypatch.setattr(containers, "MAX_MEMBERS", 20)
+    with pytest.raises(ParseError, match="over 20 documents"):
+        containers.members("many.zip", many.read_bytes())
+    monkeypatch.setattr(containers, "MAX_INFLATED_BYTES", 1000)
+    big = write_zip(tmp_path / "big.zip", {"a.txt": b"words " * 400})
+    with pytest.raises(ParseError, match="would inflate to"):
+        containers.members("big.zip", big.read_bytes())
+    monkeypatch.undo()
+    nested = {"core.txt": b"the bottom"}
+    for level in range(containers.MAX_DEPTH + 1):
+        nested = {f"level{level}.zip": write_zip(tmp_path / f"l{level}.zip", nested).read_bytes()}
+    found = containers.members("top.zip", write_zip(tmp_path / "top.zip", nested).read_bytes())
+    assert len(found) == 1 and "nested over 4 levels deep" in found[0].problem
+
+
+def test_mbox_one_member_per_message_named_by_date_and_subject_with_attachments(tmp_path):
+    pdf = write_pdf(tmp_path / "menu.pdf", ["Quince tart 6.50"]).read_bytes()
+    first = message("Lunch on Friday", "From now on we book ahead.\nSee the menu.", attachments=[("menu.pdf", pdf)])
+    second = message("Lunch on Friday", "Moved to Saturday.", date="Sat, 15 Mar 2025 10:00:00 +0000")
+    third = message("Lunch on Friday", "Still on?", date="Sat, 15 Mar 2025 11:00:00 +0000")
+    path = write_mbox(tmp_path / "Inbox", [first, second, third])
+    assert b"\n>From now on" in path.read_bytes()  # escaped in the box, as mbox writers do
+    found = containers.members("Inbox", path.read_bytes())
+    assert [m.chain for m in found] == [("2025-03-14 Lunch on Friday",), ("2025-03-14 Lunch on Friday", "menu.pdf"),
+                                        ("2025-03-15 Lunch on Friday",), ("2025-03-15 Lunch on Friday (2)",)]
+    assert [m.is_message for m in found] == [True, False, True, True]
+    assert b"\nFrom now on we book ahead." in found[0].data  # unescaped again
+    attachment = found[1]
+    assert attachment.data == pdf and attachment.title == "Lunch on Friday › menu.pdf"
+    assert attachment.metadata == {"from": "Anna Berg <anna@example.org>", "to": "Ben <ben@example.org>",
+                                   "date": "2025-03-14T09:30:00", "attached_to": "Lunch on Friday"}
+
+
+def test_an_eml_is_its_own_message_then_its_attachments_and_an_attached_mail(tmp_path):
+    forwarded = message("Original plan", "Meet at the harbour.")
+    raw = message("Fwd: plan", "See below.", attachments=[("notes.txt", b"Bring rope."), ("plan.eml", forwarded)])
+    found = containers.members("fwd.eml", raw)
+    assert [m.chain for m in found] == [(), ("notes.txt",), ("plan.eml",)]
+    assert found[0].is_message and found[2].is_message and found[1].title == "Fwd: plan › notes.txt"
+
+
+def test_what_holds_documents_is_told_by_name_or_by_its_first_bytes():
+    mbox_head = b"From - Fri Mar 14 09:30:00 2025\nFrom: a@b.org\nSubject: hi\nDate: x\n\nbody"
+    assert containers.container_format("Inbox", mbox_head) == containers.MBOX  # Thunderbird: no extension
+    assert containers.container_format("notes", b"From the start, this is prose.\nIt goes on.\n") is None
+    assert containers.container_format("a.TAR.GZ") == containers.TAR
+    assert containers.container_format("a.zip") == containers.ZIP
+    assert containers.container_format("a.eml") == containers.MESSAGE
+    assert containers.container_format("a.pdf") is None

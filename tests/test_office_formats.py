@@ -1,0 +1,196 @@
+"""Slides, spreadsheets, OpenDocument, RTF, legacy Office and e-mail, each made in the test with the library that
+writes it (or by hand from the format's specification), read by the parsers."""
+
+import datetime as dt
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.files.parsers import ParseError, parse, sheets
+from documents import write_docx
+from office_documents import (message, write_odp, write_ods, write_odt, write_pptx, write_rtf, write_xls,
+                              write_xlsx)
+
+
+def parsed(path: Path):
+    return parse(path, path.read_bytes())
+
+
+def section(doc, heading: str) -> str:
+    """The text of the section under `heading`, to its next heading."""
+    starts = [h.start_char for h in doc.headings] + [len(doc.text)]
+    i = [h.title for h in doc.headings].index(heading)
+    return doc.text[starts[i]:starts[i + 1]]
+
+
+def test_pptx_one_page_per_slide_titles_as_headings_and_speaker_notes(tmp_path):
+    path = write_pptx(tmp_path / "review.pptx", [
+        ("Quarterly review", "Revenue grew in the northern region.", "Mention the heron survey."),
+        ("", "A slide without a title about the blue lagoon.", ""),
+        ("Next steps", "Hire two rangers.", "")], title="Q3 review", author="Kim Park")
+    doc = parsed(path)
+    assert doc.title == "Q3 review" and doc.parser == "pptx" and doc.metadata["author"] == "Kim Park"
+    assert doc.page_count == 3
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Quarterly review"), (1, "Slide 2"), (1, "Next steps")]
+    # Each slide's text begins at its page; a made-up "Slide 2" heading is not put into the text.
+    assert doc.text[doc.page_starts[0]:].startswith("Quarterly review\n\nRevenue grew")
+    assert doc.text[doc.page_starts[1]:].startswith("A slide without a title")
+    assert doc.text[doc.page_starts[2]:].startswith("Next steps")
+    assert "Notes: Mention the heron survey." in section(doc, "Quarterly review")
+    assert "Slide 2" not in doc.text
+
+
+def test_xlsx_sheets_as_sections_rows_with_their_labels_and_cached_values_not_formulas(tmp_path):
+    path = write_xlsx(tmp_path / "budget.xlsx", {
+        "Camping": [["Item", "Cost", "Qty", "Total"], ["Tents", 120, 2, "=B2*C2|240"], ["Stoves", 45.5, 3, "=B3*C3|136.5"]],
+        "Log": [[dt.datetime(2025, 3, 1), "kayak rental", 80]]}, author="Lee")
+    doc = parsed(path)
+    assert doc.parser == "xlsx" and doc.metadata["author"] == "Lee" and doc.page_count == 2
+    assert [h.title for h in doc.headings] == ["Camping", "Log"]
+    camping = section(doc, "Camping")
+    assert "Item: Tents; Cost: 120; Qty: 2; Total: 240" in camping
+    assert "Item: Stoves; Cost: 45.5; Qty: 3; Total: 136.5" in camping
+    assert "B2*C2" not in doc.text and "=" not in doc.text
+    assert "2025-03-01\tkayak rental\t80" in section(doc, "Log")  # no label row: values by tabs
+    assert doc.text[doc.page_starts[1]:].startswith("Log")
+
+
+def test_a_huge_sheet_stops_at_the_workbook_limit_and_says_what_was_left_out(tmp_path, monkeypatch):
+    import openpyxl
+
+    monkeypatch.setattr(sheets, "MAX_WORKBOOK_CHARS", 20_000)
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("Readings")
+    sheet.append(["Station", "Reading"])
+    for row in range(20_000):
+        sheet.append([f"station {row}", row * 0.5])
+    book.save(tmp_path / "readings.xlsx")
+    doc = parsed(tmp_path / "readings.xlsx")
+    assert 20_000 <= len(doc.text) < 25_000
+    assert "Station: station 0; Reading: 0" in doc.text and "station 19999" not in doc.text
+    assert doc.text.rstrip().endswith("is not indexed: it is over 20,000 characters of text.]")
+    assert "of Readings" in doc.text
+
+
+def test_xls_legacy_excel_is_read_with_dates(tmp_path):
+    doc = parsed(write_xls(tmp_path / "fleet.xls", {"Fleet": [["Boat", "Built"], ["Osprey", dt.date(1999, 5, 1)]],
+                                                    "Crew": [["Name"], ["Ingrid"]]}))
+    assert doc.parser == "xls" and [h.title for h in doc.headings] == ["Fleet", "Crew"]
+    assert "Boat: Osprey; Built: 1999-05-01" in doc.text and "Ingrid" in section(doc, "Crew")
+
+
+def test_odt_outline_headings_paragraphs_tables_and_properties(tmp_path):
+    doc = parsed(write_odt(tmp_path / "garden.odt", [
+        ("h1", "Garden plan"), ("p", "Plant tomatoes in May."), ("h2", "Tools"), ("table", "Spade|shed;Hose|garage")],
+        title="Allotment", author="Ola Nordmann"))
+    assert doc.title == "Allotment" and doc.parser == "odt" and doc.metadata["author"] == "Ola Nordmann"
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Garden plan"), (2, "Tools")]
+    assert "Spade\tshed\nHose\tgarage" in section(doc, "Tools")
+    assert doc.text[doc.headings[1].start_char:].startswith("Tools")
+
+
+def test_ods_rows_and_odp_slides(tmp_path):
+    sheet = parsed(write_ods(tmp_path / "birds.ods", {"Counts": [["Species", "Count"], ["Heron", 3], ["Kestrel", 1]],
+                                                      "Empty": []}))
+    # An empty sheet is a page with its name alone: a person may look for a sheet by its name.
+    assert sheet.parser == "ods" and [h.title for h in sheet.headings] == ["Counts", "Empty"]
+    assert sheet.page_count == 2 and sheet.text.endswith("\n\nEmpty")
+    assert "Species: Heron; Count: 3" in sheet.text and "Species: Kestrel; Count: 1" in sheet.text
+    slides = parsed(write_odp(tmp_path / "launch.odp", [("Launch plan", "Ship the lighthouse app", "Thank the crew"),
+                                                        ("Risks", "Fog delays the ferry", "")]))
+    assert slides.parser == "odp" and slides.page_count == 2 and slides.title == "Launch plan"
+    assert [h.title for h in slides.headings] == ["Launch plan", "Risks"]
+    assert "Notes: Thank the crew" in section(slides, "Launch plan")
+    assert slides.text[slides.page_starts[1]:].startswith("Risks\n\nFog delays the ferry")
+
+
+def test_ods_repeated_empty_rows_and_cells_cost_nothing(tmp_path):
+    """LibreOffice writes a sheet's empty tail as one row repeated a million times: it must not be spelled out."""
+    path = write_ods(tmp_path / "tail.ods", {"Data": [["Name", "Value"], ["alpha", 1]]})
+    with zipfile.ZipFile(path) as package:
+        members = {info.filename: package.read(info) for info in package.infolist()}
+    members["content.xml"] = members["content.xml"].replace(
+        b"</table:table>", b'<table:table-row table:number-rows-repeated="1048570"><table:table-cell '
+        b'table:number-columns-repeated="16384"/></table:table-row></table:table>')
+    with zipfile.ZipFile(path, "w") as package:
+        for name, data in members.items():
+            package.writestr(name, data)
+    doc = parsed(path)
+    assert doc.text.endswith("Name: alpha; Value: 1") and len(doc.text) < 100
+
+
+def test_rtf_text_unicode_and_info(tmp_path):
+    doc = parsed(write_rtf(tmp_path / "minutes.rtf", ["Minutes of the rowing club.", "Café budget: 300 €.",
+                                                      "会議は金曜日です。"], title="Minutes", author="Åsa"))
+    assert doc.parser == "rtf" and doc.title == "Minutes" and doc.metadata == {"author": "Åsa", "created": "2024-05-17"}
+    assert doc.text.split("\n") == ["Minutes of the rowing club.", "Café budget: 300 €.", "会議は金曜日です。"]
+
+
+def test_legacy_doc_and_ppt_say_how_to_have_them_read_and_doc_in_disguise_is_read(tmp_path):
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1024)
+    with pytest.raises(ParseError, match=r"Word 97–2003 document .*save it as \.docx"):
+        parse(Path("old.doc"), ole)
+    with pytest.raises(ParseError, match=r"PowerPoint 97–2003 .*save it as \.pptx"):
+        parse(Path("old.ppt"), ole)
+    rtf = write_rtf(tmp_path / "x.rtf", ["Saved by Word as RTF under a .doc name."]).read_bytes()
+    assert "Saved by Word as RTF" in parse(Path("letter.doc"), rtf).text
+
+
+@pytest.mark.parametrize("name, make, expected", [
+    ("locked.pptx", lambda p: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048), "encrypted with a password"),
+    ("locked.xlsx", lambda p: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048), "encrypted with a password"),
+    ("cut.pptx", lambda p: write_pptx(p, [("Title", "Body", "")]).read_bytes()[:3000], "not a readable PowerPoint"),
+    ("cut.xlsx", lambda p: write_xlsx(p, {"S": [["a", "b"]]}).read_bytes()[:2000], "not a readable Excel"),
+    ("cut.odt", lambda p: write_odt(p, [("p", "x")]).read_bytes()[:1500], "not a readable OpenDocument"),
+    ("cut.ods", lambda p: write_ods(p, {"S": [["a"]]}).read_bytes()[:1500], "not a readable OpenDocument"),
+    ("cut.xls", lambda p: write_xls(p, {"S": [["a"]]}).read_bytes()[:1000], "not a readable Excel 97–2003"),
+    ("cut.rtf", lambda p: b"not rtf at all", "not an RTF document"),
+    ("cut.docx", lambda p: write_docx(p, [("p", "x")]).read_bytes()[:4000], "not a readable DOCX"),
+])
+def test_encrypted_and_truncated_office_files_get_a_clear_error(tmp_path, name, make, expected):
+    data = make(tmp_path / ("full" + Path(name).suffix))
+    with pytest.raises(ParseError, match=expected):
+        parse(Path(name), data)
+
+
+def test_an_encrypted_opendocument_file_says_so(tmp_path):
+    path = write_odt(tmp_path / "secret.odt", [("p", "classified")])
+    with zipfile.ZipFile(path) as package:
+        members = {info.filename: package.read(info) for info in package.infolist()}
+    members["META-INF/manifest.xml"] = members["META-INF/manifest.xml"].replace(
+        b"</manifest:manifest>", b"<manifest:file-entry><manifest:encryption-data/></manifest:file-entry>"
+                                 b"</manifest:manifest>")
+    with zipfile.ZipFile(path, "w") as package:
+        for name, data in members.items():
+            package.writestr(name, data)
+    with pytest.raises(ParseError, match="encrypted with a password"):
+        parsed(path)
+
+
+def test_eml_subject_title_sender_and_date_metadata_and_body(tmp_path):
+    raw = message("Lunch on Friday", "Shall we try the quince tart place?\n", to="Ben <ben@example.org>")
+    doc = parse(Path("lunch.eml"), raw)
+    assert doc.title == "Lunch on Friday" and doc.parser == "email"
+    assert doc.metadata == {"from": "Anna Berg <anna@example.org>", "to": "Ben <ben@example.org>",
+                            "date": "2025-03-14T09:30:00"}
+    assert doc.text.startswith("From: Anna Berg <anna@example.org>\nTo: Ben <ben@example.org>\n"
+                               "Date: Fri, 14 Mar 2025 09:30:00 +0100\nSubject: Lunch on Friday\n\n")
+    assert doc.text.endswith("Shall we try the quince tart place?")
+
+
+def test_eml_html_body_and_legacy_japanese_charset(tmp_path):
+    html_only = (b"From: shop@example.com\nSubject: Your order\nDate: Mon, 3 Feb 2025 08:00:00 +0000\n"
+                 b"MIME-Version: 1.0\nContent-Type: text/html; charset=iso-8859-1\n\n"
+                 b"<html><body><h1>Order</h1><p>Cr\xe8me br\xfbl\xe9e &amp; tea</p><script>x()</script></body></html>\n")
+    doc = parse(Path("order.eml"), html_only)
+    assert "Crème brûlée & tea" in doc.text and "x()" not in doc.text and "<p>" not in doc.text
+    japanese = message("会議の件", "明日の会議は十時からです。", charset="iso-2022-jp")
+    assert b"\x1b$B" in japanese  # really written in ISO-2022-JP, as Japanese mail often is
+    doc = parse(Path("kaigi.eml"), japanese)
+    assert doc.title == "会議の件" and "明日の会議は十時からです。" in doc.text
+
+
+def test_a_file_that_is_no_mail_is_refused():
+    with pytest.raises(ParseError, match="not an e-mail message"):
+        parse(Path("notes.eml"), b"just some words\nover two lines\n")
