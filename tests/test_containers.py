@@ -21,7 +21,7 @@ def test_zip_members_with_folders_nested_archives_and_noise_left_out(tmp_path):
         "photo.jpg": b"\xff\xd8\xff\xe0 not read by OCR inside archives"})
     found = containers.members("photos.zip", path.read_bytes())
     assert chains(found) == [(("2023/receipt.txt",), None), (("inner.zip", "deep/note.md"), None)]
-    assert found[0].data == b"Receipt: two kayaks, 80 EUR" and not found[0].is_message
+    assert found[0].data == b"Receipt: two kayaks, 80 EUR" and found[0].message is None
 
 
 def test_tar_gz_members(tmp_path):
@@ -78,7 +78,7 @@ def test_mbox_one_member_per_message_named_by_date_and_subject_with_attachments(
     found = containers.members("Inbox", path.read_bytes())
     assert [m.chain for m in found] == [("2025-03-14 Lunch on Friday",), ("2025-03-14 Lunch on Friday", "menu.pdf"),
                                         ("2025-03-15 Lunch on Friday",), ("2025-03-15 Lunch on Friday (2)",)]
-    assert [m.is_message for m in found] == [True, False, True, True]
+    assert [m.message for m in found] == ["message", None, "message", "message"]
     assert b"\nFrom now on we book ahead." in found[0].data  # unescaped again
     attachment = found[1]
     assert attachment.data == pdf and attachment.title == "Lunch on Friday › menu.pdf"
@@ -91,7 +91,7 @@ def test_an_eml_is_its_own_message_then_its_attachments_and_an_attached_mail(tmp
     raw = message("Fwd: plan", "See below.", attachments=[("notes.txt", b"Bring rope."), ("plan.eml", forwarded)])
     found = containers.members("fwd.eml", raw)
     assert [m.chain for m in found] == [(), ("notes.txt",), ("plan.eml",)]
-    assert found[0].is_message and found[2].is_message and found[1].title == "Fwd: plan › notes.txt"
+    assert found[0].message == found[2].message == "message" and found[1].title == "Fwd: plan › notes.txt"
 
 
 def test_what_holds_documents_is_told_by_name_or_by_its_first_bytes():
@@ -102,3 +102,15 @@ def test_what_holds_documents_is_told_by_name_or_by_its_first_bytes():
     assert containers.container_format("a.zip") == containers.ZIP
     assert containers.container_format("a.eml") == containers.MESSAGE
     assert containers.container_format("a.pdf") is None
+
+
+def test_an_outlook_message_is_its_own_message_then_its_attachments(tmp_path):
+    from outlook_files import write_msg
+
+    pdf = write_pdf(tmp_path / "fees.pdf", ["Harbour fees for 2025."]).read_bytes()
+    path = write_msg(tmp_path / "fees.msg", "Harbour fees", "See the attached table.",
+                     attachments=[("fees.pdf", pdf), ("big.txt", b"mooring " * 1000)])
+    found = containers.members("fees.msg", path.read_bytes())
+    assert [(m.chain, m.message) for m in found] == [((), "outlook"), (("fees.pdf",), None), (("big.txt",), None)]
+    assert found[1].data == pdf and found[1].title == "Harbour fees › fees.pdf"
+    assert found[1].metadata["from"] == "Anna Berg <anna@example.org>"

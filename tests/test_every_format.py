@@ -12,6 +12,7 @@ from desktop_rag.documents import MEMBER_SEPARATOR
 from documents import write_docx, write_pdf
 from office_documents import (message, write_mbox, write_odp, write_ods, write_odt, write_pptx, write_rtf,
                               write_tar_gz, write_xls, write_xlsx, write_zip, zip_bomb)
+from outlook_files import write_msg
 
 S = MEMBER_SEPARATOR
 # (where the document is, relative to the folder; a phrase only it holds; a question about it in other words)
@@ -25,6 +26,8 @@ EXPECTED = [
     ("violin.rtf", "violin needs new strings", "repairing a string instrument before a performance"),
     ("training.eml", "twenty kilometres", "a plan for long distance running"),
     (f"training.eml{S}openings.pdf", "Sicilian defence", "how to begin a game of chess"),
+    ("harbour.msg", "harbour fee rises", "paying for a boat's place in the port"),
+    (f"harbour.msg{S}moorings.txt", "visitor moorings", "where guest boats can tie up"),
     (f"Inbox{S}2025-03-14 Sourdough", "sourdough starter", "baking bread at home"),
     (f"Inbox{S}2025-03-16 Fjord club", "paddles on the fjord", "a boating club on the water"),
     (f"receipts.zip{S}tax/plumber.txt", "leaking radiator", "a bill for repairing the heating"),
@@ -49,6 +52,9 @@ def make_every_format(docs: Path, scratch: Path) -> None:
     (docs / "training.eml").write_bytes(message(
         "Marathon training", "Run twenty kilometres on Sunday at an easy pace.",
         attachments=[("openings.pdf", openings.read_bytes())]))
+    write_msg(docs / "harbour.msg", "Harbour fees", "The harbour fee rises in April for every berth.",
+              sender_name="Port Office", sender_email="port@example.org",
+              attachments=[("moorings.txt", b"Visitor moorings are on the north pontoon, first come first served.")])
     write_mbox(docs / "Inbox", [
         message("Sourdough", "The sourdough starter needs feeding with rye flour.", sender="Carl <carl@example.org>"),
         message("Fjord club", "Our kayak club paddles on the fjord at dawn.", date="Sun, 16 Mar 2025 07:00:00 +0000")])
@@ -69,13 +75,15 @@ def make_bad_files(docs: Path, scratch: Path) -> dict[str, str]:
     (docs / "cut.odt").write_bytes(write_odt(scratch / "c.odt", [("p", "x")]).read_bytes()[:1500])
     (docs / "cut.rtf").write_bytes(b"{\\rt")
     (docs / "notes.eml").write_bytes(b"just some words\nnot a mail\n")
+    (docs / "cut.msg").write_bytes(write_msg(scratch / "c.msg", "Cut", "Body " * 2000).read_bytes()[:3000])
     zip_bomb(docs / "bomb.zip", inflated_mb=8)
     whole = write_tar_gz(scratch / "t.tar.gz", {"a.txt": b"alpha " * 5000}).read_bytes()
     (docs / "cut.tar.gz").write_bytes(whole[: len(whole) // 2])
     write_zip(docs / "locked.zip", {"secret.txt": b"hidden"}, password_protected={"secret.txt"})
     return {"locked.pptx": "encrypted with a password", "old.doc": "save it as .docx",
             "cut.xlsx": "not a readable Excel workbook", "cut.odt": "not a readable OpenDocument",
-            "cut.rtf": "not an RTF document", "notes.eml": "not an e-mail message", "bomb.zip": "zip bomb",
+            "cut.rtf": "not an RTF document", "notes.eml": "not an e-mail message", "cut.msg": "not a readable Outlook message",
+            "bomb.zip": "zip bomb",
             "cut.tar.gz": "not a readable tar archive", f"locked.zip{S}secret.txt": "encrypted with a password"}
 
 
@@ -121,6 +129,8 @@ def test_a_slide_hit_opens_at_its_slide_and_a_mail_hit_carries_its_sender_and_da
     assert mail.title == "Sourdough"
     assert mail.metadata == {"from": "Carl <carl@example.org>", "to": "Ben <ben@example.org>",
                              "date": "2025-03-14T09:30:00"}
+    outlook = library.search('"harbour fee rises"', k=1, mode="bm25").hits[0]
+    assert outlook.metadata == {"from": "Port Office <port@example.org>", "to": "Ben", "date": "2025-03-14T08:30:00"}
     attachment = library.search('"Sicilian defence"', k=1, mode="bm25").hits[0]
     assert attachment.title == "Marathon training › openings.pdf" and attachment.page == 1
     assert attachment.metadata["attached_to"] == "Marathon training"

@@ -194,3 +194,30 @@ def test_eml_html_body_and_legacy_japanese_charset(tmp_path):
 def test_a_file_that_is_no_mail_is_refused():
     with pytest.raises(ParseError, match="not an e-mail message"):
         parse(Path("notes.eml"), b"just some words\nover two lines\n")
+
+
+def test_outlook_msg_subject_sender_date_body_and_an_html_only_body(tmp_path):
+    from outlook_files import write_msg
+
+    doc = parsed(write_msg(tmp_path / "fees.msg", "Harbour fees", "The harbour fee rises in April.\nPay by card.",
+                           sender_name="Port Office", sender_email="port@example.org", to="Ben Holm",
+                           date=dt.datetime(2025, 3, 14, 8, 30)))
+    assert doc.title == "Harbour fees" and doc.parser == "outlook"
+    assert doc.metadata == {"from": "Port Office <port@example.org>", "to": "Ben Holm", "date": "2025-03-14T08:30:00"}
+    assert doc.text == ("From: Port Office <port@example.org>\nTo: Ben Holm\nDate: Fri, 14 Mar 2025 08:30:00 UTC\n"
+                        "Subject: Harbour fees\n\nThe harbour fee rises in April.\nPay by card.")
+    html_only = parsed(write_msg(tmp_path / "news.msg", "Newsletter", "",
+                                 html_body="<html><body><p>Tide tables &amp; moorings</p><style>p{}</style></body></html>"))
+    assert html_only.text.endswith("Subject: Newsletter\n\nTide tables & moorings")
+
+
+def test_a_truncated_msg_and_an_ole_file_that_is_no_message_get_clear_errors(tmp_path):
+    from outlook_files import compound_file, write_msg
+
+    whole = write_msg(tmp_path / "a.msg", "Cut", "Body " * 2000).read_bytes()
+    with pytest.raises(ParseError, match="not a readable Outlook message"):
+        parse(Path("cut.msg"), whole[:3000])
+    with pytest.raises(ParseError, match="no message class"):
+        parse(Path("other.msg"), compound_file({"WordDocument": b"\0" * 5000}))
+    with pytest.raises(ParseError, match="no OLE compound file"):
+        parse(Path("text.msg"), b"MSG: this is a plain note named .msg")

@@ -18,7 +18,8 @@ from desktop_rag.core.files.scan import FoundFile
 from desktop_rag.documents import member_path
 from desktop_rag.storage.catalog import DocumentRecord, Member
 
-_PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.MESSAGE: "email"}
+_PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.MESSAGE: "email",
+            containers.OUTLOOK: "outlook"}
 
 
 @dataclass(frozen=True)

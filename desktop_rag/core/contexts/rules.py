@@ -96,7 +96,7 @@ class RulesContextualizer(Contextualizer):
 
 def _body(document: ParsedDocument) -> str:
     """The text key terms come from: a mail's body, not its header lines ("From", "Subject" are no key terms)."""
-    if document.parser == "email":
+    if document.parser in ("email", "outlook"):
         return document.text.partition("\n\n")[2] or document.text
     return document.text
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from desktop_rag.core.files import parsers
-from desktop_rag.core.files.parsers import mail
+from desktop_rag.core.files.parsers import mail, outlook
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.parsers.errors import ParseError
 
@@ -31,9 +31,10 @@ MAX_DEPTH = 4  # Inbox › a message › its attached zip › a member: four lev
 MAX_RATIO = 200
 MIN_RATIO_BYTES = 4 * 2**20
 
-ZIP, TAR, MBOX, MESSAGE = "zip", "tar", "mbox", "message"
+ZIP, TAR, MBOX, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "message", "outlook"
 _BY_SUFFIX = {".zip": ZIP, ".tar": TAR, ".tgz": TAR, ".tbz2": TAR, ".txz": TAR, ".mbox": MBOX, ".mbx": MBOX,
-              ".eml": MESSAGE}
+              ".eml": MESSAGE, ".msg": OUTLOOK}
+_MESSAGE_READERS = {MESSAGE: mail.read_message, OUTLOOK: outlook.read_msg}
 _TAR_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz")
 # Names that are never documents: the resource forks macOS adds to zips, folders' metadata.
 _NOISE = re.compile(r"(^|/)(__MACOSX|\.DS_Store|Thumbs\.db|desktop\.ini)(/|$)|(^|/)\._")
@@ -66,7 +67,7 @@ def looks_like_mbox(head: bytes) -> bool:
 class Member:
     chain: tuple[str, ...]  # names from the file down to this member; () is the file's own message
     data: bytes = b""
-    is_message: bool = False
+    message: str | None = None  # MESSAGE or OUTLOOK: a mail, read as one (a mailbox's entries have no suffix)
     problem: str | None = None  # why it cannot be read (encrypted, nested too deep…): a per-member error
     title: str | None = None  # an attachment: "mail subject › file.pdf"
     metadata: dict[str, str] = field(default_factory=dict)  # an attachment's: its mail's sender and date
@@ -104,8 +105,8 @@ def members(name: str, data: bytes) -> list[Member]:
 
 def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
             ) -> None:
-    if kind == MESSAGE:
-        _message(chain, data, depth, budget, found, Member(chain, data, is_message=True))
+    if kind in _MESSAGE_READERS:
+        _message(kind, chain, data, depth, budget, found)
         return
     if depth >= MAX_DEPTH:
         found.append(Member(chain, problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
@@ -117,8 +118,7 @@ def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: 
         if problem:
             found.append(Member(entry_chain, problem=problem))
         elif kind == MBOX:
-            _message(entry_chain, entry_data, depth + 1, budget, found,
-                     Member(entry_chain, entry_data, is_message=True))
+            _message(MESSAGE, entry_chain, entry_data, depth + 1, budget, found)
         else:
             _add(entry_chain, entry_data, depth + 1, budget, found)
 
@@ -143,15 +143,15 @@ def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found
     found.append(Member(chain, data, title=title, metadata=dict(metadata or {})))
 
 
-def _message(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
-             member: Member) -> None:
+def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget,
+             found: list[Member]) -> None:
     """A message, then the documents attached to it, each titled "subject › file name"."""
     try:
-        document, attached = mail.read_message(data, chain[-1] if chain else "message")
+        document, attached = _MESSAGE_READERS[kind](data, chain[-1] if chain else "message")
     except ParseError as exc:
         found.append(Member(chain, problem=str(exc)))
         return
-    found.append(member)
+    found.append(Member(chain, data, message=kind))
     if not attached:
         return
     if depth + 1 > MAX_DEPTH:

@@ -36,7 +36,7 @@ def extract(container: str, chain: tuple[str, ...], max_bytes: int, into: Path |
     if member is None or member.problem:
         raise BadInput(f"{' › '.join(chain)} is no longer in {container}: re-scan its folder")
     name = _UNSAFE.sub("_", chain[-1].rsplit("/", 1)[-1]).strip(" .") or "document"
-    if member.is_message and not name.lower().endswith(".eml"):
+    if member.message == containers.MESSAGE and not name.lower().endswith(".eml"):  # a mailbox's message
         name += ".eml"
     _forget_old_copies(into)
     folder = into / hashlib.sha256("\0".join((container, *chain)).encode()).hexdigest()[:16]

@@ -19,7 +19,7 @@ from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.chunking import chunk_document
 from desktop_rag.core.files.ocr import OcrPage, PageRecognizer
-from desktop_rag.core.files.parsers import images, mail, paged
+from desktop_rag.core.files.parsers import images, mail, outlook, paged
 from desktop_rag.documents import Chunk, ParsedDocument
 
 # Far beyond any file within max_file_mb here (a 15 MB text reads in ~16 s on 2 cores), for a slower laptop.
@@ -99,7 +99,9 @@ class DocumentReader:
             raise ContainerNotOpen(content_hash)
         member = self._container[1][position]
         name = member.chain[-1] if member.chain else "message"
-        if member.is_message:
+        if member.message == containers.OUTLOOK:
+            document = outlook.parse_msg(member.data, name)
+        elif member.message == containers.MESSAGE:
             document = mail.parse_message(member.data, name)
         else:
             document = parsers.parse(Path(name), member.data)

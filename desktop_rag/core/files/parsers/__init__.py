@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument, paged,
-                                           rtf, sheets, slides)
+from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument,
+                                           outlook, paged, rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.documents import ParsedDocument
 
@@ -39,6 +39,7 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".doc": legacy_office.parse_doc,
     ".ppt": legacy_office.parse_ppt,
     ".eml": mail.parse_message,
+    ".msg": outlook.parse_msg,
 }
 _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
 _BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})

@@ -1,0 +1,152 @@
+"""Outlook messages (.msg): an OLE compound file holding the message's MAPI properties (MS-OXMSG), read through
+olefile. The same document as an .eml gives: the subject as the title, sender, recipients and date as metadata,
+header lines then the body (the plain-text body, or the HTML one as text); attached files are returned apart, as
+mail.py does. (extract-msg reads these too, but under the GPL; the handful of properties needed here are simple.)"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email
+import email.policy
+import io
+import struct
+
+from desktop_rag.core.files.parsers import html
+from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.mail import Attachment, header, message_date
+from desktop_rag.core.files.parsers.packages import OLE_MAGIC
+from desktop_rag.documents import ParsedDocument
+
+# MAPI property ids (MS-OXPROPS) and types: strings are streams named __substg1.0_IIIITTTT, UTF-16 (001F) or 8-bit
+# (001E); binaries 0102; fixed-size values (a date, a number) sit in the __properties_version1.0 stream.
+SUBJECT, BODY, HTML_BODY, HEADERS = 0x0037, 0x1000, 0x1013, 0x007D
+SENDER_NAME, SENDER_EMAIL, SENDER_SMTP, SENT_REPRESENTING_NAME = 0x0C1A, 0x0C1F, 0x5D01, 0x0042
+DISPLAY_TO, DISPLAY_CC = 0x0E04, 0x0E03
+SUBMIT_TIME, DELIVERY_TIME = 0x0039, 0x0E06
+ATTACH_LONG_FILENAME, ATTACH_FILENAME, ATTACH_DISPLAY_NAME, ATTACH_DATA = 0x3707, 0x3704, 0x3001, 0x3701
+MESSAGE_CODEPAGE = 0x3FFD
+_UNICODE, _STRING8, _BINARY, _SYSTIME, _LONG = 0x001F, 0x001E, 0x0102, 0x0040, 0x0003
+_PROPERTIES = "__properties_version1.0"
+_TOP_HEADER = 32  # the message's properties stream opens with 32 bytes, an attachment's with 8
+
+
+def looks_like_msg(data: bytes) -> bool:
+    return data.startswith(OLE_MAGIC)
+
+
+def parse_msg(data: bytes, stem: str) -> ParsedDocument:
+    return read_msg(data, stem)[0]
+
+
+def read_msg(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
+    import olefile
+
+    if not looks_like_msg(data):
+        raise ParseError("not an Outlook message (.msg): it is no OLE compound file")
+    try:
+        ole = olefile.OleFileIO(io.BytesIO(data))
+    except Exception as exc:  # olefile raises OSError, struct.error, IndexError… on truncated files
+        raise ParseError(f"not a readable Outlook message (corrupt or truncated: {exc})") from None
+    with ole:
+        try:
+            message = _Properties(ole, "", _TOP_HEADER)
+            if not ole.exists("__substg1.0_001A001F") and not ole.exists("__substg1.0_001A001E"):
+                raise ParseError("not an Outlook message: it has no message class (another Office file named .msg?)")
+            document = _document(message, stem)
+            attachments = _attachments(ole)
+        except ParseError:
+            raise
+        except Exception as exc:
+            raise ParseError(f"not a readable Outlook message (corrupt or truncated: "
+                             f"{exc.__class__.__name__}: {exc})") from None
+    return document, attachments
+
+
+def _document(message: "_Properties", stem: str) -> ParsedDocument:
+    headers = email.message_from_string(message.text(HEADERS), policy=email.policy.default)
+    sender_name = message.text(SENDER_NAME) or message.text(SENT_REPRESENTING_NAME)
+    sender_address = message.text(SENDER_SMTP) or message.text(SENDER_EMAIL)
+    if "@" not in sender_address:  # an Exchange address (/O=ORG/OU=…): the internet headers say better
+        sender_address = ""
+    sender = (f"{sender_name} <{sender_address}>" if sender_name and sender_address
+              else sender_name or sender_address or header(headers, "from"))
+    when = message.time(SUBMIT_TIME) or message.time(DELIVERY_TIME)
+    metadata = {"from": sender, "to": message.text(DISPLAY_TO) or header(headers, "to"),
+                "cc": message.text(DISPLAY_CC) or header(headers, "cc"),
+                "date": when.isoformat(timespec="seconds") if when else message_date(headers)}
+    subject = " ".join((message.text(SUBJECT) or header(headers, "subject")).split())
+    shown_date = when.strftime("%a, %d %b %Y %H:%M:%S UTC") if when else header(headers, "date")
+    lines = [f"{label}: {value}" for label, value in (("From", metadata["from"]), ("To", metadata["to"]),
+                                                       ("Cc", metadata["cc"]), ("Date", shown_date),
+                                                       ("Subject", subject)) if value]
+    body = message.text(BODY).replace("\r\n", "\n").strip()
+    if not body and (markup := message.binary(HTML_BODY) or message.text(HTML_BODY).encode("utf-8")):
+        body = html.parse_html(markup, "").text.strip()
+    text = "\n".join(lines) + ("\n\n" + body if body else "")
+    return ParsedDocument(text=text, title=subject or stem, parser="outlook",
+                          metadata={k: v for k, v in metadata.items() if v})
+
+
+def _attachments(ole) -> list[Attachment]:
+    """Attached files with their data; an attached Outlook item (an embedded message, a contact) is left out."""
+    found = []
+    folders = sorted({entry[0] for entry in ole.listdir(streams=True, storages=True)
+                      if entry[0].startswith("__attach_version1.0_#")})
+    for number, folder in enumerate(folders, start=1):
+        attachment = _Properties(ole, folder + "/", 8)
+        data = attachment.binary(ATTACH_DATA)
+        name = (attachment.text(ATTACH_LONG_FILENAME) or attachment.text(ATTACH_FILENAME)
+                or attachment.text(ATTACH_DISPLAY_NAME))
+        if data and name:
+            found.append(Attachment(name.replace("/", "_").replace("\\", "_").strip() or f"attachment {number}",
+                                    data))
+    return found
+
+
+class _Properties:
+    """The properties of the message (prefix "") or of one of its attachments ("__attach_version1.0_#…/")."""
+
+    def __init__(self, ole, prefix: str, header_bytes: int):
+        self.ole, self.prefix = ole, prefix
+        self.fixed: dict[int, tuple[int, bytes]] = {}  # property id → (type, its 8 bytes)
+        stream = prefix + _PROPERTIES
+        raw = ole.openstream(stream).read() if ole.exists(stream) else b""
+        for offset in range(header_bytes, len(raw) - 15, 16):
+            tag, _flags, value = struct.unpack_from("<II8s", raw, offset)
+            self.fixed[tag >> 16] = (tag & 0xFFFF, value)
+        codepage = self.number(MESSAGE_CODEPAGE)
+        self.codepage = f"cp{codepage}" if codepage else "cp1252"
+
+    def _stream(self, prop: int, kind: int) -> bytes | None:
+        name = f"{self.prefix}__substg1.0_{prop:04X}{kind:04X}"
+        return self.ole.openstream(name).read() if self.ole.exists(name) else None
+
+    def text(self, prop: int) -> str:
+        raw = self._stream(prop, _UNICODE)
+        if raw is not None:
+            return raw.decode("utf-16-le", "replace").split("\x00", 1)[0]
+        raw = self._stream(prop, _STRING8)
+        if raw is not None:
+            try:
+                return raw.decode(self.codepage, "replace").split("\x00", 1)[0]
+            except LookupError:
+                return raw.decode("cp1252", "replace").split("\x00", 1)[0]
+        return ""
+
+    def binary(self, prop: int) -> bytes:
+        return self._stream(prop, _BINARY) or b""
+
+    def number(self, prop: int) -> int | None:
+        kind, value = self.fixed.get(prop, (None, b""))
+        return struct.unpack_from("<i", value)[0] if kind == _LONG else None
+
+    def time(self, prop: int) -> dt.datetime | None:
+        """A PT_SYSTIME: 100-nanosecond steps since 1601 (UTC)."""
+        kind, value = self.fixed.get(prop, (None, b""))
+        if kind != _SYSTIME:
+            return None
+        ticks = struct.unpack_from("<Q", value)[0]
+        try:
+            return dt.datetime(1601, 1, 1) + dt.timedelta(microseconds=ticks // 10)
+        except OverflowError:
+            return None
