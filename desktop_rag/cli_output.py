@@ -9,7 +9,7 @@ from typing import TextIO
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing import IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
-from desktop_rag.documents import metadata_words
+from desktop_rag.documents import documents_sentence, metadata_words
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -134,8 +134,7 @@ def _one_line(text: str, width: int) -> str:
 def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> None:
     docs = stats["documents"]
     out.write(f"Data folder: {stats['data_dir']}\n")
-    out.write(f"Documents:   {docs['indexed']} indexed, {docs['failed']} failed, {docs.get('skipped', 0)} skipped "
-              "(not text, or a format not read)\n")
+    out.write(f"Documents:   {documents_sentence(docs)}\n")
     out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
     out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, keyword {stats['keyword_index_chunks']} chunks\n")
     sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"

@@ -1,6 +1,6 @@
 """Render the app's main views to resources/screenshots/ (offscreen, no display needed).
 
-    .venv/bin/python resources/make_screenshots.py [--scans-only | --no-progress]
+    .venv/bin/python resources/make_screenshots.py [--scans-only | --mail-only | --no-progress]
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
 contexts, then captures: search results with a preview, context review with a chunk selected, stats, the settings
@@ -123,9 +123,39 @@ def scan_screenshots(app: QApplication, tmp: Path) -> None:
     library.close()
 
 
+def mail_screenshots(app: QApplication, tmp: Path) -> None:
+    """A mailbox (Thunderbird's "Inbox", no extension) with an attachment, and an archive, searched."""
+    from documents import write_pdf
+    from office_documents import message, write_mbox, write_zip
+
+    docs = tmp / "Mail"
+    docs.mkdir()
+    fees = write_pdf(tmp / "harbour-fees-2026.pdf", [
+        "Harbour fees 2026\n\nBerths up to 10 m: 1,240 euros a season. Visitor moorings: 28 euros a night, paid at "
+        "the harbour office. The fee for winter storage on land rises to 610 euros from 1 April."]).read_bytes()
+    write_mbox(docs / "Inbox", [
+        message("Harbour fees for next season", "Hi Ben,\n\nthe harbour board has set next season's fees: the "
+                "berth fee stays as it was, winter storage goes up in April. The table is attached.\n\nMina",
+                sender="Mina Okafor <mina@harbourclub.example>", to="Ben Holm <ben@example.org>",
+                date="Tue, 10 Mar 2026 18:04:00 +0100", attachments=[("harbour-fees-2026.pdf", fees)]),
+        message("Crew for Saturday", "Can you crew on Saturday? We leave the harbour at nine.",
+                sender="Carl Lind <carl@example.org>", date="Wed, 11 Mar 2026 07:40:00 +0100")])
+    write_zip(docs / "boat-papers-2025.zip", {"insurance/policy.txt": b"Hull insurance: the harbour fee is not "
+                                              b"covered; storage ashore is covered from October to April."})
+    library, window = indexed_and_searched(app, tmp / "mail-data", docs, "harbour fee winter storage")
+    wait_until(app, lambda: bool(window.search.preview.toPlainText()))
+    window.grab().save(str(OUT / "search-mail.png"))
+    window.close()
+    library.close()
+
+
 def main() -> None:
     app = QApplication(sys.argv[:1])
     OUT.mkdir(parents=True, exist_ok=True)
+    if "--mail-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            mail_screenshots(app, Path(tmp))
+        return
     if "--scans-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             scan_screenshots(app, Path(tmp))
@@ -166,6 +196,7 @@ def main() -> None:
         library.close()
         app.setPalette(QPalette())
         scan_screenshots(app, Path(tmp))
+        mail_screenshots(app, Path(tmp))
         if "--no-progress" not in sys.argv:
             progress_screenshots(app, Path(tmp))
     print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))

@@ -67,3 +67,28 @@ def test_a_failed_transaction_leaves_nothing_behind(tmp_path):
         pass
     assert catalog.document("/x.txt") is None and catalog.chunk_count() == 0
     catalog.close()
+
+
+def test_mail_read_as_plain_text_by_an_older_version_is_read_again_after_the_upgrade(tmp_path):
+    from desktop_rag.storage.catalog import _migrations
+
+    path = tmp_path / "catalog.sqlite3"
+    old = sqlite3.connect(path)
+    for number, sql in _migrations():
+        if number < 10:  # the catalog as version 9 left it
+            old.executescript(sql)
+    old.execute("PRAGMA user_version = 9")
+    rows = [("/m/lunch.eml", "text", "From: a@b.org"), ("/m/Inbox", "text", "From - Fri Mar 14\nFrom: a@b.org"),
+            ("/m/notes.md", "markdown", "From the start")]
+    for doc_path, parser, text in rows:
+        old.execute("INSERT INTO documents(path, size, mtime_ns, content_hash, status, parser, title, text, updated_at)"
+                    " VALUES (?, 10, 20, 'hash', 'indexed', ?, 't', ?, 0)", (doc_path, parser, text))
+    old.commit()
+    old.close()
+    catalog = Catalog(path)
+    try:
+        read_again = {p: catalog.document(p).content_hash is None and catalog.document(p).mtime_ns == -1
+                      for p, _, _ in rows}
+        assert read_again == {"/m/lunch.eml": True, "/m/Inbox": True, "/m/notes.md": False}
+    finally:
+        catalog.close()

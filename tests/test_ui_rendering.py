@@ -25,6 +25,19 @@ def test_the_context_is_a_block_of_its_own_before_the_text_with_source_quality_a
     assert "▰▰▰▰▱ strong" in html  # the match strength, as a bar and a word
 
 
+def test_a_mail_hit_says_who_sent_it_and_a_member_is_named_from_its_file_on():
+    hit = make_hit()
+    hit.path = "/home/ann/mail/Inbox › 2025-03-14 Lunch › menu.pdf"
+    hit.metadata = {"from": "Anna Berg <anna@example.org>", "to": "Ben", "date": "2025-03-14T09:30:00",
+                    "attached_to": "Lunch"}
+    html = hit_html(hit, "menu", LIGHT)
+    assert "<b>Inbox › 2025-03-14 Lunch › menu.pdf</b>" in html and "/home/ann/mail" in html
+    assert "from Anna Berg &lt;anna@example.org&gt;, to Ben, 2025-03-14 09:30, attached to “Lunch”" in html
+    hit.path, hit.metadata = "/home/ann/photos.zip › 2023/receipt.pdf", {"author": "Kim", "modified": "2024-02-01"}
+    html = hit_html(hit, "receipt", LIGHT)
+    assert "<b>photos.zip › 2023/receipt.pdf</b>" in html and "by Kim, modified 2024-02-01" in html
+
+
 def test_a_hit_without_context_has_no_context_block():
     html = hit_html(make_hit(context="", source="none", quality=None), "interest", LIGHT)
     assert "CONTEXT" not in html and "bgcolor" not in html

@@ -65,6 +65,7 @@ class IndexSummary:
     removed: int = 0
     skipped: int = 0  # not text, or a format nothing here reads (parsers.file_kind)
     moved: int = 0  # recognised by path events or by content: chunks, contexts and vectors kept
+    inside: int = 0  # documents read inside files: archive members, mailbox messages, attachments
     busy: list[str] = field(default_factory=list)  # changed while being read: not indexed half-written
     chunks: int = 0
     reused_contexts: int = 0  # found in the context cache: no model call
@@ -79,7 +80,8 @@ class IndexSummary:
     def headline(self, stopped: str = "Interrupted") -> str:
         """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
         `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
-        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed ({self.chunks} chunks), "
+        inside = f"{self.inside} documents inside them, " if self.inside else ""
+        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed ({inside}{self.chunks} chunks), "
                 f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
                 + (f", {self.moved} moved" if self.moved else "")
                 + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")
@@ -366,7 +368,10 @@ class Indexer(MemberIndexing):
             unread_scans=0 if target.member else len(document.scanned_pages), metadata=document.metadata,
             member=target.member,
         )
-        self.summary.indexed += 1
+        if target.member:
+            self.summary.inside += 1
+        else:
+            self.summary.indexed += 1
         self.summary.chunks += len(chunks)
 
     # -- scanned pages --------------------------------------------------------------------------------------

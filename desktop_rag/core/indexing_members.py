@@ -100,6 +100,7 @@ class MemberIndexing:
         self.lib.catalog.save_document(
             path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash,
             parser=_PARSERS[kind], title=found.path.name, text="", page_count=None, chunks=[], contexts=[])
+        self.summary.indexed += 1
 
     def _report_member(self, found: FoundFile, position: tuple[int, int], index: int, total: int, name: str) -> None:
         raise NotImplementedError  # Indexer's: the run's progress report

@@ -429,7 +429,10 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
 
     def stats(self) -> dict:
         q = self._db.execute
-        docs = dict(q("SELECT status, COUNT(*) FROM documents GROUP BY status").fetchall())
+        docs = dict(q("SELECT status, COUNT(*) FROM documents WHERE container_id IS NULL GROUP BY status").fetchall())
+        docs["failed"] = docs.get("failed", 0) + q(
+            "SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'failed'").fetchone()[0]
+        inside = q("SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'indexed'").fetchone()[0]
         docs["failed"] = docs.get("failed", 0) + q("SELECT COUNT(*) FROM scan_problems").fetchone()[0]
         by_source = dict(
             q("SELECT x.source, COUNT(*) FROM contexts x GROUP BY x.source").fetchall()
@@ -446,7 +449,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
         awaiting = self.contexts_awaiting_upgrade()
         return {
             "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0),
-                          "skipped": self.skipped_count()},  # not text, or a format nothing here reads
+                          "skipped": self.skipped_count(),  # not text, or a format nothing here reads
+                          "inside_files": inside},  # archive members, mailbox messages, attachments
             "chunks": self.chunk_count(),
             "chunks_pending_embedding": self.count_pending_embeddings(),
             "contexts_by_source": by_source,

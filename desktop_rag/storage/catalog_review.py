@@ -53,7 +53,9 @@ class CatalogReview:
             in_chunks, params = under("e.path", folder)
             in_documents, _ = under("d.path", folder)
             row = self._db.execute(
-                "SELECT COALESCE(SUM(d.status = 'indexed'), 0), COALESCE(SUM(d.status = 'failed'), 0),"
+                # Files on disk: the documents inside an archive or a mailbox are not files of the folder.
+                "SELECT COALESCE(SUM(d.status = 'indexed' AND d.container_id IS NULL), 0),"
+                " COALESCE(SUM(d.status = 'failed'), 0),"
                 f" (SELECT COUNT(*) FROM chunks c JOIN documents e ON e.id = c.document_id WHERE {in_chunks})"
                 f" FROM documents d WHERE {in_documents}",
                 params * 2,

@@ -8,6 +8,7 @@ import html
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_rag.core.files.ocr import totals_sentence
+from desktop_rag.documents import documents_sentence
 
 
 def stats_html(stats: dict) -> str:
@@ -16,8 +17,7 @@ def stats_html(stats: dict) -> str:
     tokens = stats["llm_tokens"]
     sizes = ", ".join(f"{name} {size / 2**20:.1f} MB" for name, size in stats.get("index_bytes", {}).items())
     rows = [
-        ("Documents", f"{docs['indexed']} indexed, {docs['failed']} failed, {docs.get('skipped', 0)} skipped "
-                      "(not text, or a format not read)"),
+        ("Documents", documents_sentence(docs)),
         ("Chunks", f"{stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)"),
         ("Contexts", f"{sources}; {stats.get('contexts_awaiting_upgrade', 0)} rules contexts await the LLM upgrade"),
         ("Average context", f"{stats['context_avg_words']} words"

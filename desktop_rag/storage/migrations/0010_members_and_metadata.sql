@@ -7,3 +7,8 @@ CREATE INDEX documents_by_container ON documents(container_id) WHERE container_i
 -- What a file says of itself, as JSON: author, created, modified; for e-mail from, to, cc, date; for an attachment
 -- attached_to (its mail's subject) and its mail's from/date. Dates are ISO 8601. For filters, and shown on hits.
 ALTER TABLE documents ADD COLUMN metadata TEXT;
+-- E-mail indexed before this version was read as plain text (headers and base64 as words). Such documents are
+-- read again: no content hash and a stat no file has, so neither "unchanged" nor "same content, touched" holds.
+UPDATE documents SET content_hash = NULL, mtime_ns = -1
+ WHERE status = 'indexed' AND (lower(path) LIKE '%.eml' OR lower(path) LIKE '%.mbox' OR lower(path) LIKE '%.mbx'
+                               OR (parser = 'text' AND substr(text, 1, 5) = 'From '));
