@@ -61,7 +61,8 @@ def metadata_words(metadata: dict[str, str] | None) -> str:
 def documents_sentence(documents: dict) -> str:
     """The library's stats()["documents"] in words, as the CLI and the Stats tab say it."""
     inside = documents.get("inside_files", 0)
-    return (f"{documents['indexed']} indexed" + (f" (and {inside} documents inside archives and mail)" if inside else "")
+    return (f"{documents['indexed']} indexed"
+            + (f" (and {inside} documents inside archives and mail)" if inside else "")
             + f", {documents['failed']} failed, {documents.get('skipped', 0)} skipped (not text, or a format not read)")
 
 

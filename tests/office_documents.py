@@ -54,18 +54,27 @@ def write_xlsx(path: Path, sheets: dict[str, list[list]], author: str = "") -> P
             sheet.append(values)
     book.save(path)
     if cached:  # add <v>cached</v> after each <f>formula</f>, as Excel saves it
-        with zipfile.ZipFile(path) as source:
-            members = {info.filename: source.read(info) for info in source.infolist()}
+        def with_values(name: str, data: bytes) -> bytes:
+            if not name.startswith("xl/worksheets/"):
+                return data
+            text = data.decode()
+            for formula, value in cached.items():
+                text = text.replace(f"<f>{formula}</f><v></v>", f"<f>{formula}</f><v>{value}</v>")
+                text = text.replace(f"<f>{formula}</f><v />", f"<f>{formula}</f><v>{value}</v>")
+            return text.encode()
+
+        rewrite_members(path, with_values)
+    return path
+
+
+def rewrite_members(path: Path, change) -> Path:
+    """A zip-based file (Office, OpenDocument) written again with each member's bytes as `change(name, data)`
+    returns them: what a library will not write (a cached value, an encryption entry, a repeated row)."""
+    with zipfile.ZipFile(path) as source:
+        members = {info.filename: change(info.filename, source.read(info)) for info in source.infolist()}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
         for name, data in members.items():
-            if name.startswith("xl/worksheets/"):
-                text = data.decode()
-                for formula, value in cached.items():
-                    text = text.replace(f"<f>{formula}</f><v></v>", f"<f>{formula}</f><v>{value}</v>")
-                    text = text.replace(f"<f>{formula}</f><v />", f"<f>{formula}</f><v>{value}</v>")
-                members[name] = text.encode()
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
-            for name, data in members.items():
-                target.writestr(name, data)
+            target.writestr(name, data)
     return path
 
 

@@ -29,7 +29,8 @@ def compound_file(tree: dict) -> bytes:
 
     def add(parent: _Entry, items: dict) -> None:
         for name, value in items.items():
-            entry = _Entry(name, STORAGE if isinstance(value, dict) else STREAM, b"" if isinstance(value, dict) else value)
+            storage = isinstance(value, dict)
+            entry = _Entry(name, STORAGE if storage else STREAM, b"" if storage else value)
             entries.append(entry)
             parent.children.append(entry)
             if isinstance(value, dict):

@@ -41,8 +41,8 @@ def make_every_format(docs: Path, scratch: Path) -> None:
                                     ("Saffron harvest", "Pickers gather crocus stigmas at sunrise.", "Say thanks.")],
                author="Kim Park")
     write_xlsx(docs / "orchard.xlsx", {"Orchard": [["Tree", "Note"], ["Pear", "Conference pears ripen in September"]]})
-    write_xls(docs / "volcanoes.xls", {"Volcanoes": [["Volcano", "Note", "Date"],
-                                                     ["Etna", "Lava flows reached the village road", dt.date(2021, 2, 16)]]})
+    write_xls(docs / "volcanoes.xls", {"Volcanoes": [
+        ["Volcano", "Note", "Date"], ["Etna", "Lava flows reached the village road", dt.date(2021, 2, 16)]]})
     write_odt(docs / "dance.odt", [("h1", "Club news"), ("p", "The tango lessons start on Tuesday evenings in the old "
                                                              "ballroom.")])
     write_ods(docs / "planets.ods", {"Moons": [["Planet", "Note"], ["Jupiter", "Ganymede is the largest moon"]]})
@@ -82,7 +82,8 @@ def make_bad_files(docs: Path, scratch: Path) -> dict[str, str]:
     write_zip(docs / "locked.zip", {"secret.txt": b"hidden"}, password_protected={"secret.txt"})
     return {"locked.pptx": "encrypted with a password", "old.doc": "save it as .docx",
             "cut.xlsx": "not a readable Excel workbook", "cut.odt": "not a readable OpenDocument",
-            "cut.rtf": "not an RTF document", "notes.eml": "not an e-mail message", "cut.msg": "not a readable Outlook message",
+            "cut.rtf": "not an RTF document", "notes.eml": "not an e-mail message",
+            "cut.msg": "not a readable Outlook message",
             "bomb.zip": "zip bomb",
             "cut.tar.gz": "not a readable tar archive", f"locked.zip{S}secret.txt": "encrypted with a password"}
 

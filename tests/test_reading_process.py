@@ -32,6 +32,8 @@ class FaultInjectingReader(DocumentReader):
         name = self._container[1][position].chain[-1] if self._container else ""
         if name.startswith("crash."):
             os.kill(os.getpid(), signal.SIGKILL)
+        if name.startswith("hang."):
+            time.sleep(3600)
         return super().read_member(content_hash, position, chunk_tokens, overlap_tokens, reopen)
 
 
@@ -90,5 +92,23 @@ def test_a_crash_on_one_member_of_an_archive_fails_that_member_and_the_others_ar
             ("crash.md", "the parser crashed on this document")]
         assert library.search('"gannets"', mode="bm25").hits[0].path.endswith("box.zip › c.md")
         assert library.search('"auks"', mode="bm25").hits[0].path.endswith("box.zip › a.md")
+    finally:
+        library.close()
+
+
+def test_a_member_that_timed_out_is_tried_again_by_the_next_run_alone(tmp_path, data_dir, docs):
+    write_zip(docs / "box.zip", {"a.md": b"# Alpha\n\nAlpha talks of auks.", "hang.md": b"# Slow\n\nSlow talks of swifts."})
+    library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False), child_processes=True)
+    try:
+        library.__dict__["document_reader"] = ReaderProcess(default_embedding_model_path(), timeout_s=3,
+                                                            reader=FaultInjectingReader)
+        first = library.index([docs])
+        assert [f.reason.split(";")[0] for f in first.failed] == ["reading it took longer than 3 s and was stopped"]
+        library.__dict__["document_reader"].close()
+        library.__dict__["document_reader"] = ReaderProcess(default_embedding_model_path())  # the machine is idle now
+        second = library.index([docs])
+        assert second.failed == [] and second.inside == 1  # the slow member alone, read this time
+        assert library.search('"swifts"', mode="bm25").hits[0].path.endswith("box.zip › hang.md")
+        assert library.index([docs]).unchanged == 1
     finally:
         library.close()

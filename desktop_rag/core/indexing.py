@@ -81,7 +81,8 @@ class IndexSummary:
         """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
         `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
         inside = f"{self.inside} documents inside them, " if self.inside else ""
-        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed ({inside}{self.chunks} chunks), "
+        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed "
+                f"({inside}{self.chunks} chunks), "
                 f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
                 + (f", {self.moved} moved" if self.moved else "")
                 + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")

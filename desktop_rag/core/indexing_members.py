@@ -84,6 +84,10 @@ class MemberIndexing:
         if gone:
             self.summary.removed += catalog.remove_documents(gone)
         self._store_container(found, kind, content_hash, known, own_message, reopen, position)
+        if any(doc.retry_due for doc in catalog.members_of(container_id).values()):
+            # A member failed for a cause outside it (a timeout on a busy machine): the file stays unfinished, so
+            # the next run opens it again and tries that member (the others are not read again).
+            catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
 
     def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
                          own_message: int | None, reopen, position: tuple[int, int]) -> None:

@@ -102,5 +102,6 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     return document
 
 
-__all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind", "is_image",
+__all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind",
+           "is_image",
            "is_supported", "parse"]

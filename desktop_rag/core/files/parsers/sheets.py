@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
