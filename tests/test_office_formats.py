@@ -213,3 +213,16 @@ def test_a_truncated_msg_and_an_ole_file_that_is_no_message_get_clear_errors(tmp
         parse(Path("other.msg"), compound_file({"WordDocument": b"\0" * 5000}))
     with pytest.raises(ParseError, match="no OLE compound file"):
         parse(Path("text.msg"), b"MSG: this is a plain note named .msg")
+
+
+def test_apple_mail_emlx_is_read_without_its_length_line_and_plist():
+    raw = message("Ferry times", "The ferry leaves at seven.")
+    emlx = f"{len(raw)}      \n".encode() + raw + b'<?xml version="1.0"?>\n<plist><dict><key>flags</key></dict></plist>\n'
+    doc = parse(Path("12345.emlx"), emlx)
+    assert doc.title == "Ferry times" and doc.text.endswith("The ferry leaves at seven.") and "plist" not in doc.text
+
+
+def test_thunderbird_summary_files_are_not_read():
+    from desktop_rag.core.files.parsers import NOT_READ, file_kind
+
+    assert file_kind(Path("Inbox.msf")) == NOT_READ

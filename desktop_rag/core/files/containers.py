@@ -33,7 +33,7 @@ MIN_RATIO_BYTES = 4 * 2**20
 
 ZIP, TAR, MBOX, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "message", "outlook"
 _BY_SUFFIX = {".zip": ZIP, ".tar": TAR, ".tgz": TAR, ".tbz2": TAR, ".txz": TAR, ".mbox": MBOX, ".mbx": MBOX,
-              ".eml": MESSAGE, ".msg": OUTLOOK}
+              ".eml": MESSAGE, ".emlx": MESSAGE, ".msg": OUTLOOK}
 _MESSAGE_READERS = {MESSAGE: mail.read_message, OUTLOOK: outlook.read_msg}
 _TAR_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz")
 # Names that are never documents: the resource forks macOS adds to zips, folders' metadata.

@@ -39,6 +39,7 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".doc": legacy_office.parse_doc,
     ".ppt": legacy_office.parse_ppt,
     ".eml": mail.parse_message,
+    ".emlx": mail.parse_message,
     ".msg": outlook.parse_msg,
 }
 _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
@@ -52,13 +53,14 @@ CONTAINER_SUFFIXES = (".zip", ".tar", ".tgz", ".tbz2", ".txz", ".tar.gz", ".tar.
 
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION) | frozenset(CONTAINER_SUFFIXES)
 
-# Formats that are not text and that no parser here reads: skipped by name, never opened.
+# Formats that are not text and that no parser here reads: skipped by name, never opened. (.msf: the summary file
+# Thunderbird keeps beside each mailbox, text that is no document.)
 NOT_READ_EXTENSIONS = frozenset(
     ".ico .svg .psd .ai .raw .cr2 .nef"
     " .mp3 .wav .flac .ogg .oga .m4a .aac .wma .mp4 .m4v .mkv .mov .avi .wmv .webm .flv"
     " .gz .bz2 .xz .zst .7z .rar .lz .lzma .cab .iso .dmg .img"
     " .exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .pyd .whl .egg .deb .rpm .msi .apk .bin"
-    " .pages .key .numbers"
+    " .pages .key .numbers .msf"
     " .ttf .otf .woff .woff2 .eot .sqlite .sqlite3 .db .mdb .accdb .pkl .pickle .npy .npz .parquet .feather"
     " .h5 .hdf5 .pt .pth .onnx .gguf .safetensors .ckpt .blend .fbx .stl .sketch .fig".split()
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import email
 import email.policy
 import email.utils
+import re
 from dataclasses import dataclass
 from email.message import EmailMessage
 
@@ -46,13 +47,19 @@ def read_message(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachmen
 
 def message_name(data: bytes) -> str:
     """How a message is named inside a mailbox: "2025-03-14 Lunch on Friday" (its date and subject)."""
-    message = email.message_from_bytes(data, policy=email.policy.default, _class=EmailMessage)
+    message = _message(data)
     subject = " ".join(header(message, "subject").split()) or "(no subject)"
     date = message_date(message)[:10]
     return f"{date} {subject}" if date else subject
 
 
+_EMLX_LENGTH = re.compile(rb"\A\s*(\d+)\s*\n")
+
+
 def _message(data: bytes) -> EmailMessage:
+    if (emlx := _EMLX_LENGTH.match(data)) is not None:
+        # Apple Mail's .emlx: the message's length in bytes on the first line, then the message, then a plist.
+        data = data[emlx.end():emlx.end() + int(emlx.group(1))]
     if not data.strip():
         raise ParseError("empty message")
     message = email.message_from_bytes(data, policy=email.policy.default, _class=EmailMessage)
