@@ -114,3 +114,21 @@ def test_an_outlook_message_is_its_own_message_then_its_attachments(tmp_path):
     assert [(m.chain, m.message) for m in found] == [((), "outlook"), (("fees.pdf",), None), (("big.txt",), None)]
     assert found[1].data == pdf and found[1].title == "Harbour fees › fees.pdf"
     assert found[1].metadata["from"] == "Anna Berg <anna@example.org>"
+
+
+def test_a_member_is_copied_out_for_the_viewer_into_a_folder_of_the_persons_own(tmp_path):
+    import os
+    import stat
+
+    from desktop_rag.core.files import member_copies
+    from desktop_rag.errors import BadInput
+
+    archive = write_zip(tmp_path / "papers.zip", {"2023/receipt.txt": b"Receipt: two kayaks", "x.md": b"# X"})
+    copy = member_copies.extract(str(archive), ("2023/receipt.txt",), 10**6)
+    assert copy.name == "receipt.txt" and copy.read_bytes() == b"Receipt: two kayaks"
+    folder = member_copies.copies_folder()
+    assert copy.is_relative_to(folder) and stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    mailbox = write_mbox(tmp_path / "Inbox", [message("Ferry", "Leaves at seven.")])
+    assert member_copies.extract(str(mailbox), ("2025-03-14 Ferry",), 10**6).name == "2025-03-14 Ferry.eml"
+    with pytest.raises(BadInput, match="is no longer in"):
+        member_copies.extract(str(archive), ("gone.txt",), 10**6)

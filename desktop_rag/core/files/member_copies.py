@@ -5,8 +5,10 @@ Copies older than a day are removed whenever another is made."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -21,7 +23,16 @@ _UNSAFE = re.compile(r'[\x00-\x1f/\\:*?"<>|]')
 
 
 def copies_folder() -> Path:
-    return Path(tempfile.gettempdir()) / COPIES_FOLDER
+    """The person's own folder in the system's temporary folder (0700): on a shared machine another account could
+    otherwise place a link where a copy is written. One that is not ours is not used: a new one is made."""
+    if not hasattr(os, "getuid"):  # Windows: the temporary folder is the person's own already
+        return Path(tempfile.gettempdir()) / COPIES_FOLDER
+    folder = Path(tempfile.gettempdir()) / f"{COPIES_FOLDER}-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    info = os.lstat(folder)
+    if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+        return folder
+    return Path(tempfile.mkdtemp(prefix=f"{COPIES_FOLDER}-"))
 
 
 def extract(container: str, chain: tuple[str, ...], max_bytes: int, into: Path | None = None) -> Path:

@@ -60,6 +60,7 @@ class DocumentReader:
     def read(self, path: str | Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
              ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
         self._close_scan()  # the file whose pages were recognised is read now, with their text
+        self._container = None  # an archive or mailbox read before: its members' bytes are let go
         document = parsers.parse(Path(path), data, ocr)
         return document, chunk_document(document, self.counter, chunk_tokens, overlap_tokens)
 
