@@ -19,6 +19,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.library import Library
 from desktop_rag.service.endpoint import EndpointClient, endpoint_path
 from documents import write_pdf
+from office_documents import message
 
 TOOLS = {"search_with_contextual_retrieval", "generate_context_for_chunk", "reindex_with_context",
          "get_reindexing_progress", "get_contextual_retrieval_stats"}
@@ -32,6 +33,8 @@ def indexed(tmp_path):
     (docs / "heron.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water at dawn.\n")
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
     write_pdf(docs / "router.pdf", ["Router manual", "Update the router firmware every month."])
+    (docs / "ferry.eml").write_bytes(message("Ferry times", "The ferry to the island leaves at seven.",
+                                             sender="Carl Holm <carl@example.org>"))
     data_dir = tmp_path / "data"
     Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)
     with Library(data_dir) as library:  # closed: the process under test is the only one holding it
@@ -91,8 +94,12 @@ async def every_tool_good_and_bad(session, data_dir: Path, docs: Path, served_by
     assert [hit["chunk_id"] for hit in found["results"]] == cli_hits(data_dir, "router firmware")
     top = found["results"][0]
     assert top["path"].endswith("router.pdf") and top["page"] == 2 and top["context_source"] == "rules"
-    for key in ("chunk_index", "start_char", "end_char", "context", "quality", "text", "scores", "ocr_confidence"):
+    for key in ("chunk_index", "start_char", "end_char", "context", "quality", "text", "scores", "ocr_confidence",
+                "metadata"):
         assert key in top
+    mail = (await call(session, "search_with_contextual_retrieval", query="ferry island", limit=1))["results"][0]
+    assert mail["path"].endswith("ferry.eml") and mail["metadata"] == {
+        "from": "Carl Holm <carl@example.org>", "to": "Ben <ben@example.org>", "date": "2025-03-14T09:30:00"}
     only_garden = await call(session, "search_with_contextual_retrieval", query="compost heap", folder=str(docs),
                              score_threshold=0.5)
     assert only_garden["results"] and all(h["scores"]["strength"] >= 0.5 for h in only_garden["results"])
@@ -121,7 +128,7 @@ async def every_tool_good_and_bad(session, data_dir: Path, docs: Path, served_by
     assert after["contexts_by_source"] == before["contexts_by_source"]
 
     # statistics
-    assert after["documents"]["indexed"] == 3 and after["chunks"] >= 3 and served_by in after["served_by"]
+    assert after["documents"]["indexed"] == 4 and after["chunks"] >= 3 and served_by in after["served_by"]
 
     # a re-indexing run, started at once and followed to its end
     (docs / "kettle.md").write_text("# Kettle\n\nDescale the kettle with citric acid every season.\n")
@@ -243,7 +250,7 @@ def test_with_the_app_running_it_answers_and_runs_the_reindexing_in_its_window(i
     assert outcome["search"]["results"][0]["path"].endswith("router.pdf")
     ended = outcome["ended"]
     assert ended["state"] == "finished" and "desktop-rag app" in ended["served_by"]
-    assert "3 unchanged" in ended["summary"] and ended["phases"]["parse"]["total"] == 3
+    assert "4 unchanged" in ended["summary"] and ended["phases"]["parse"]["total"] == 4
     assert window.progress.title.text().startswith(ended["summary"])  # the run was the window's, in its panel
     window.close()
     library.close()

@@ -153,3 +153,14 @@ def test_text_is_told_from_binary_by_the_first_bytes():
     assert not looks_like_text(bytes(range(256)))
     assert not looks_like_text(b"\x7fELF\x02\x01\x01\x00" + bytes(100))
     assert not looks_like_text(b"")
+
+
+def test_pdf_author_and_dates_are_kept_as_metadata(tmp_path):
+    import pymupdf
+
+    document = pymupdf.open()
+    document.new_page().insert_text((50, 50), "Harbour accounts for 2025.")
+    document.set_metadata({"author": "Kim Park", "creationDate": "D:20250314093000+01'00'", "modDate": "D:2025"})
+    document.save(tmp_path / "accounts.pdf")
+    doc = parse_bytes("accounts.pdf", (tmp_path / "accounts.pdf").read_bytes())
+    assert doc.metadata == {"author": "Kim Park", "created": "2025-03-14T09:30", "modified": "2025-01-01"}

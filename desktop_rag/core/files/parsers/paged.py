@@ -4,6 +4,7 @@ listed in `scanned_pages` when it has not."""
 
 from __future__ import annotations
 
+import re
 from typing import Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
@@ -64,7 +65,8 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
                 parts.append(text)
                 length += len(text)
             toc = document.get_toc(simple=True)
-            meta_title = (document.metadata or {}).get("title", "") or ""
+            properties = document.metadata or {}
+            meta_title = properties.get("title", "") or ""
         except Exception as exc:
             raise ParseError(f"damaged {filetype.upper()}: {exc}") from None
     text = "".join(parts)
@@ -72,8 +74,25 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
         raise ParseError(f"no extractable text in this {filetype.upper()}")
     headings = _outline_headings(toc, text, page_starts)
     title = meta_title.strip() or next((h.title for h in headings if h.level == 1), "") or _first_line(text) or stem
+    metadata = {"author": (properties.get("author") or "").strip(),
+                "created": pdf_date(properties.get("creationDate") or ""),
+                "modified": pdf_date(properties.get("modDate") or "")}
     return ParsedDocument(text=text, title=title, parser=filetype, headings=headings, page_starts=page_starts,
-                          scanned_pages=scanned, ocr_confidence=confidence)
+                          scanned_pages=scanned, ocr_confidence=confidence,
+                          metadata={key: value for key, value in metadata.items() if value})
+
+
+_PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d\d)?(\d\d)?(\d\d)?(\d\d)?(\d\d)?")
+
+
+def pdf_date(value: str) -> str:
+    """A PDF date ("D:20250314093000+01'00'") in ISO 8601, to the minute it gives; "" when it is none."""
+    m = _PDF_DATE.match(value.strip())
+    if not m:
+        return ""
+    year, month, day, hour, minute, _ = m.groups()
+    date = f"{year}-{month or '01'}-{day or '01'}"
+    return f"{date}T{hour}:{minute or '00'}" if hour else date
 
 
 def page_pixels(document, number: int):
