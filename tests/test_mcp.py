@@ -136,7 +136,7 @@ async def every_tool_good_and_bad(session, data_dir: Path, docs: Path, served_by
     assert started["run_id"] and started["state"] in ("queued", "running") and served_by in started["served_by"]
     ended = await run_to_its_end(session, started["run_id"])
     assert ended["state"] == "finished" and ended["indexed"] == 1 and ended["share_done"] == 1.0
-    assert ended["phases"]["parse"]["done"] == ended["phases"]["parse"]["total"] == 4
+    assert ended["phases"]["parse"]["done"] == ended["phases"]["parse"]["total"] == 5
     kettle = await call(session, "search_with_contextual_retrieval", query="descale kettle citric acid", limit=1)
     assert kettle["results"][0]["path"].endswith("kettle.md")
     assert "not inside an indexed folder" in await refused(session, "reindex_with_context", paths=["/etc"])
@@ -195,7 +195,7 @@ def test_with_serve_running_the_calls_are_answered_by_it(serving):
     # The CLI asks it too, and gets what a search of its own would give.
     assert cli_hits(data_dir, "compost heap", local=False) == cli_hits(data_dir, "compost heap", local=True)
     human = cli(data_dir, "stats").stdout
-    assert "Documents:   4 indexed" in human
+    assert "Documents:   5 indexed" in human
 
     process.terminate()  # serve stops: the next calls work on their own, as without it
     process.wait(timeout=30)
