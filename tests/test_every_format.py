@@ -210,3 +210,25 @@ def test_a_mailbox_cut_short_resumes_with_the_messages_not_stored(library, docs)
     assert not second.cancelled and sorted(asked) == ["Note 3", "Note 4", "Note 5"]
     assert len([d for d in library.catalog.documents_under(str(docs)) if d.container_id is not None]) == 6
     assert library.index([docs], contexts="rules").unchanged == 1  # the mailbox, now complete
+
+
+def test_a_watcher_sees_a_mailbox_grow_move_and_go(library, docs):
+    from desktop_rag.core.watching.changes import ChangeBatch
+
+    mails = [message("Sourdough", "The sourdough starter needs rye flour.")]
+    inbox = write_mbox(docs / "Inbox", mails)
+    library.index([docs], contexts="rules")
+    mails.append(message("Fjord club", "Our kayak club paddles on the fjord.", date="Sun, 16 Mar 2025 07:00:00 +0000"))
+    write_mbox(inbox, mails)
+    asked = count_member_reads(library)
+    grown = library.apply_changes(ChangeBatch(dirty={str(inbox)}))
+    assert asked == ["Fjord club"] and grown.inside == 1  # one new mail read, not the box again
+    (docs / "Mail").mkdir()
+    moved = docs / "Mail" / "Inbox"
+    inbox.rename(moved)
+    library.apply_changes(ChangeBatch(moves=[(str(inbox), str(moved))]))
+    assert [h.path for h in library.search('"paddles"', k=1, mode="bm25").hits] == [f"{moved}{S}2025-03-16 Fjord club"]
+    assert asked == ["Fjord club"]  # a move reads nothing
+    moved.unlink()
+    library.apply_changes(ChangeBatch(dirty={str(moved)}))
+    assert library.catalog.documents_under(str(docs)) == [] and library.catalog.chunk_count() == 0
