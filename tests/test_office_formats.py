@@ -226,3 +226,11 @@ def test_thunderbird_summary_files_are_not_read():
     from desktop_rag.core.files.parsers import NOT_READ, file_kind
 
     assert file_kind(Path("Inbox.msf")) == NOT_READ
+
+
+def test_a_mail_with_malformed_headers_is_read_as_far_as_it_goes():
+    raw = (b"From: =?utf-8?q?broken <a@b\nTo: \"unclosed <x@y.org>\nSubject: =?iso-8859-1?q?Caf=E9?= menu\n"
+           b"Date: not a date\n\nBody text here.\n")
+    doc = parse(Path("odd.eml"), raw)
+    assert doc.title == "Café menu" and "date" not in doc.metadata and doc.text.endswith("Body text here.")
+    assert doc.metadata["from"].startswith("=?utf-8?q?broken")

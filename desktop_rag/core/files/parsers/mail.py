@@ -72,8 +72,8 @@ def header(message: EmailMessage, name: str) -> str:
     """A header as text; a malformed one (bad encoded words, a broken address) is kept as written."""
     try:
         value = message.get(name)
-    except Exception:  # the policy's header parsing fails on some malformed headers
-        value = message.get_all(name, [""])[0] if hasattr(message, "get_all") else ""
+    except Exception:  # the policy's parsing fails on some malformed headers: the header as written, then
+        value = next((raw for key, raw in message.raw_items() if key.lower() == name), "")
     return " ".join(str(value or "").split())
 
 
