@@ -124,7 +124,7 @@ def test_bad_files_of_each_family_are_per_file_errors_and_nothing_is_skipped(eve
     files_read = len({where.split(S)[0] for where, _, _ in EXPECTED}) + 1
     assert (summary.indexed, summary.inside) == (files_read, 7)
     assert library.catalog.folder_states()[0].indexed == files_read
-    assert library.stats()["documents"]["inside_files"] == 7
+    assert library.stats()["documents"]["inside_files"] == 7 and library.stats()["documents"]["failed"] == len(bad)
     assert {relative(docs, path) for path, _ in library.catalog.failures()} == set(bad)
 
 

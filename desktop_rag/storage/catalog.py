@@ -429,9 +429,9 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
 
     def stats(self) -> dict:
         q = self._db.execute
-        docs = dict(q("SELECT status, COUNT(*) FROM documents WHERE container_id IS NULL GROUP BY status").fetchall())
-        docs["failed"] = docs.get("failed", 0) + q(
-            "SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'failed'").fetchone()[0]
+        # Files on disk indexed, and every failure, a file's or a member's (documents inside files counted apart).
+        docs = dict(q("SELECT status, COUNT(*) FROM documents WHERE container_id IS NULL OR status = 'failed'"
+                      " GROUP BY status").fetchall())
         inside = q("SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'indexed'").fetchone()[0]
         docs["failed"] = docs.get("failed", 0) + q("SELECT COUNT(*) FROM scan_problems").fetchone()[0]
         by_source = dict(
