@@ -45,7 +45,7 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     assert answers[1]["results"][0]["path"].endswith("router.pdf")
 
     stats = cli_json(data_dir, "stats", "--json")
-    assert stats["documents"] == {"indexed": 3, "failed": 1, "skipped": 1}
+    assert stats["documents"] == {"indexed": 3, "failed": 1, "skipped": 1, "inside_files": 0}
     assert stats["chunks"] == stats["dense_index_vectors"] == stats["keyword_index_chunks"] > 0
     assert stats["contexts_by_source"] == {"rules": stats["chunks"]}
     assert stats["failures"][0]["path"].endswith("broken.pdf")
