@@ -12,11 +12,6 @@ LOW_OCR_CONFIDENCE = 0.6
 RULES_FOR_LOW_OCR = "rules: low OCR confidence"
 
 
-# A document's metadata: who wrote it and when (Office and OpenDocument properties, RTF's info), and for e-mail the
-# sender, recipients and date. Dates are ISO 8601. `attached_to`: the mail an attachment came with (its subject).
-METADATA_KEYS = ("author", "created", "modified", "from", "to", "cc", "date", "attached_to")
-
-
 # A document inside a file (an archive member, a mailbox's message, an attachment) has the file's path, then each
 # name on the way to it: "/home/a/photos.zip › 2023/receipt.pdf", "/home/a/Inbox › 2025-03-14 Lunch › menu.pdf".
 MEMBER_SEPARATOR = " › "
@@ -66,7 +61,6 @@ def documents_sentence(documents: dict) -> str:
             + f", {documents['failed']} failed, {documents.get('skipped', 0)} skipped (not text, or a format not read)")
 
 
-
 @dataclass(frozen=True)
 class Heading:
     start_char: int  # where the heading's section begins in the extracted text
@@ -89,7 +83,9 @@ class ParsedDocument:
     scanned_pages: list[int] = field(default_factory=list)
     # Pages whose text came from OCR, with the words' mean confidence (0–1; None: no word was found).
     ocr_confidence: dict[int, float | None] = field(default_factory=dict)
-    # What the file says of itself, kept in the catalog for filters and shown on hits (METADATA_KEYS).
+    # What the file says of itself, kept in the catalog for filters and shown on hits: who wrote it and when
+    # ("author", "created", "modified": Office, OpenDocument, RTF and PDF properties), for e-mail "from", "to",
+    # "cc", "date", and for an attachment "attached_to" (its mail's subject). Dates are ISO 8601.
     metadata: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -217,7 +217,8 @@ def test_a_truncated_msg_and_an_ole_file_that_is_no_message_get_clear_errors(tmp
 
 def test_apple_mail_emlx_is_read_without_its_length_line_and_plist():
     raw = message("Ferry times", "The ferry leaves at seven.")
-    emlx = f"{len(raw)}      \n".encode() + raw + b'<?xml version="1.0"?>\n<plist><dict><key>flags</key></dict></plist>\n'
+    plist = b'<?xml version="1.0"?>\n<plist><dict><key>flags</key></dict></plist>\n'
+    emlx = f"{len(raw)}      \n".encode() + raw + plist
     doc = parse(Path("12345.emlx"), emlx)
     assert doc.title == "Ferry times" and doc.text.endswith("The ferry leaves at seven.") and "plist" not in doc.text
 

@@ -97,7 +97,8 @@ def test_a_crash_on_one_member_of_an_archive_fails_that_member_and_the_others_ar
 
 
 def test_a_member_that_timed_out_is_tried_again_by_the_next_run_alone(tmp_path, data_dir, docs):
-    write_zip(docs / "box.zip", {"a.md": b"# Alpha\n\nAlpha talks of auks.", "hang.md": b"# Slow\n\nSlow talks of swifts."})
+    write_zip(docs / "box.zip", {"a.md": b"# Alpha\n\nAlpha talks of auks.",
+                                 "hang.md": b"# Slow\n\nSlow talks of swifts."})
     library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False), child_processes=True)
     try:
         library.__dict__["document_reader"] = ReaderProcess(default_embedding_model_path(), timeout_s=3,

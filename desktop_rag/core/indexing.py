@@ -23,10 +23,10 @@ from desktop_rag.core.files import containers, ocr, parsers
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.scan import (FileTooLarge, FoundFile, NotRegular, ScanProblem, name_is_storable, printable,
                                    read_bounded, scan)
+from desktop_rag.core.indexing_members import MemberIndexing, Target
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.runs.run_meter import RunMeter
-from desktop_rag.core.indexing_members import MemberIndexing, Target
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.documents import RULES_FOR_LOW_OCR
 from desktop_rag.storage.catalog import Catalog, DocumentRecord
@@ -276,8 +276,8 @@ class Indexer(MemberIndexing):
             catalog.touch_document(known.id, found.size, found.mtime_ns)  # touched or copied, same content
             self.summary.unchanged += 1
             return
-        if containers.container_format(found.path.name, data[:SNIFF_BYTES]) is not None:
-            self._index_container(found, data, content_hash, known, position)
+        if (kind := containers.container_format(found.path.name, data[:SNIFF_BYTES])) is not None:
+            self._index_container(found, kind, data, content_hash, known, position)
             return
         read = self._read(found, data, content_hash)
         if read is None:

@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass
 
 from desktop_rag.core.files import containers
-from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES
 from desktop_rag.core.files.scan import FoundFile
 from desktop_rag.documents import member_path
 from desktop_rag.storage.catalog import DocumentRecord, Member
@@ -39,20 +38,27 @@ class Target:
 class MemberIndexing:
     """Methods of Indexer for files that hold documents."""
 
-    def _index_container(self, found: FoundFile, data: bytes, content_hash: str, known: DocumentRecord | None,
-                         position: tuple[int, int]) -> None:
+    def _index_container(self, found: FoundFile, kind: str, data: bytes, content_hash: str,
+                         known: DocumentRecord | None, position: tuple[int, int]) -> None:
+        """`kind`: containers.container_format's for the file."""
         catalog, reader = self.lib.catalog, self.lib.document_reader
         name = found.path.name
+
+        def open_container():  # again when the reader's child lost it (it crashed on an earlier member)
+            return reader.open_container(name, content_hash, data)
+
+        def read_member(index: int):
+            return reader.read_member(content_hash, index, self.settings.chunk_tokens,
+                                      self.settings.chunk_overlap_tokens, reopen=open_container)
+
         started = time.perf_counter()
-        members = self._reading(found, content_hash, lambda: reader.open_container(name, content_hash, data))
+        members = self._reading(found, content_hash, open_container)
         if members is None:
             return
-        kind = containers.container_format(name, data[:SNIFF_BYTES])
         container_id = catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
         before = catalog.members_of(container_id)
         wanted: set[str] = set()
         own_message = None  # an .eml file's own message: stored last, at the file's path, which marks it complete
-        reopen = lambda: reader.open_container(name, content_hash, data)  # noqa: E731 (the child lost it)
         self.summary.phase_seconds["parse"] += time.perf_counter() - started
         for index, info in enumerate(members):
             if not info.chain:
@@ -74,8 +80,7 @@ class MemberIndexing:
                 self._fail(target, info.content_hash, info.problem)
                 continue
             t0 = time.perf_counter()
-            read = self._reading(target, info.content_hash, lambda i=index: reader.read_member(
-                content_hash, i, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens, reopen=reopen))
+            read = self._reading(target, info.content_hash, lambda i=index: read_member(i))
             self.summary.phase_seconds["parse"] += time.perf_counter() - t0
             if read is not None:
                 self._store(target, info.content_hash, stored, *read, position)
@@ -83,21 +88,18 @@ class MemberIndexing:
         gone = [doc.id for path, doc in before.items() if path not in wanted]
         if gone:
             self.summary.removed += catalog.remove_documents(gone)
-        self._store_container(found, kind, content_hash, known, own_message, reopen, position)
+        self._store_container(found, kind, content_hash, known, own_message, read_member, position)
         if any(doc.retry_due for doc in catalog.members_of(container_id).values()):
             # A member failed for a cause outside it (a timeout on a busy machine): the file stays unfinished, so
             # the next run opens it again and tries that member (the others are not read again).
             catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
 
     def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
-                         own_message: int | None, reopen, position: tuple[int, int]) -> None:
+                         own_message: int | None, read_member, position: tuple[int, int]) -> None:
         """The file's own row, with its content hash: an .eml's message as its document; an archive or a mailbox
         as a document without text (its members are the documents)."""
         if own_message is not None:
-            reader = self.lib.document_reader
-            read = self._reading(found, content_hash, lambda: reader.read_member(
-                content_hash, own_message, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens,
-                reopen=reopen))
+            read = self._reading(found, content_hash, lambda: read_member(own_message))
             if read is not None:
                 self._store(found, content_hash, known, *read, position)
             return

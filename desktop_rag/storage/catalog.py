@@ -76,7 +76,7 @@ class ChunkRecord:
     context_source: str
     quality: float | None
     ocr_confidence: float | None = None  # set when the chunk's page is a scan read by OCR: its mean confidence
-    metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): documents.METADATA_KEYS
+    metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): ParsedDocument.metadata
 
 
 def _migrations() -> list[tuple[int, str]]:

@@ -120,11 +120,9 @@ class CatalogFiles:
             self._db.execute(
                 "INSERT INTO documents(path, size, mtime_ns, content_hash, status, parser, title, text, updated_at)"
                 " VALUES (?, -1, -1, NULL, 'indexed', ?, ?, '', ?) ON CONFLICT(path) DO UPDATE SET"
-                " content_hash = NULL, size = -1, mtime_ns = -1",
+                " content_hash = NULL, size = -1, mtime_ns = -1, container_id = NULL, member = NULL",
                 (path, parser, title, time.time()))
-            doc_id = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
-            self._db.execute("UPDATE documents SET container_id = NULL, member = NULL WHERE id = ?", (doc_id,))
-        return doc_id
+            return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
 
     def member_place(self, path: str) -> tuple[str, tuple[str, ...]] | None:
         """(the file's path, the names inside it) of a document inside a file; None for any other path."""

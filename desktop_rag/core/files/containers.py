@@ -31,11 +31,10 @@ MAX_DEPTH = 4  # Inbox › a message › its attached zip › a member: four lev
 MAX_RATIO = 200
 MIN_RATIO_BYTES = 4 * 2**20
 
+# The kinds of parsers.CONTAINER_SUFFIXES (archives, mailboxes), and messages, which hold attachments.
 ZIP, TAR, MBOX, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "message", "outlook"
-_BY_SUFFIX = {".zip": ZIP, ".tar": TAR, ".tgz": TAR, ".tbz2": TAR, ".txz": TAR, ".mbox": MBOX, ".mbx": MBOX,
-              ".eml": MESSAGE, ".emlx": MESSAGE, ".msg": OUTLOOK}
+_MESSAGE_SUFFIXES = {".eml": MESSAGE, ".emlx": MESSAGE, ".msg": OUTLOOK}
 _MESSAGE_READERS = {MESSAGE: mail.read_message, OUTLOOK: outlook.read_msg}
-_TAR_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz")
 # Names that are never documents: the resource forks macOS adds to zips, folders' metadata.
 _NOISE = re.compile(r"(^|/)(__MACOSX|\.DS_Store|Thumbs\.db|desktop\.ini)(/|$)|(^|/)\._")
 _MBOX_FROM_LINE = re.compile(rb"^From [^\n]*\n", re.M)
@@ -46,11 +45,11 @@ def container_format(name: str, head: bytes = b"") -> str | None:
     """ZIP, TAR, MBOX or MESSAGE for a file that holds documents; None for any other. A file without a known
     extension is a mailbox when it opens like one (Thunderbird's "Inbox")."""
     lower = name.lower()
-    if lower.endswith(_TAR_SUFFIXES):
-        return TAR
-    suffix = PurePosixPath(lower).suffix
-    if suffix in _BY_SUFFIX:
-        return _BY_SUFFIX[suffix]
+    kind = next((kind for suffix, kind in parsers.CONTAINER_SUFFIXES.items() if lower.endswith(suffix)), None)
+    if kind is not None:
+        return kind
+    if (suffix := PurePosixPath(lower).suffix) in _MESSAGE_SUFFIXES:
+        return _MESSAGE_SUFFIXES[suffix]
     if parsers.file_kind(PurePosixPath(name)) == parsers.MAYBE_TEXT and looks_like_mbox(head):
         return MBOX
     return None
@@ -164,7 +163,7 @@ def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget:
         budget.take(len(attachment.data))
         attachment_chain = (*chain, _unique(attachment.name, names))
         _add(attachment_chain, attachment.data, depth + 1, budget, found,
-             title=f"{document.title}{' › '}{attachment.name}", metadata=inherited)
+             title=f"{document.title} › {attachment.name}", metadata=inherited)
 
 
 def _unique(name: str, seen: dict[str, int]) -> str:

@@ -126,14 +126,18 @@ class ReaderProcess:
 
     def read(self, path: Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
              ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+        return self._call("read", str(path), data, chunk_tokens, overlap_tokens, ocr,
+                          crashed="the parser crashed on this file")
+
+    def _call(self, method: str, *args, doing: str = "reading", crashed: str):
+        """The child's answer; its timeout or its death as the file's ParseError."""
         try:
-            return self._child.call("read", str(path), data, chunk_tokens, overlap_tokens, ocr,
-                                    timeout=self.timeout_s)
+            return self._child.call(method, *args, timeout=self.timeout_s)
         except ChildTimedOut as exc:
-            raise parsers.TransientReadError(f"reading it took longer than {self.timeout_s:g} s and was stopped; it "
+            raise parsers.TransientReadError(f"{doing} it took longer than {self.timeout_s:g} s and was stopped; it "
                                              "is tried again next time") from exc
         except ChildDied as exc:  # on this file (the child starts again for the next); not starting is no file's fault
-            raise parsers.ParseError(f"the parser crashed on this file ({exc})") from exc
+            raise parsers.ParseError(f"{crashed} ({exc})") from exc
 
     def recognize(self, content_hash: str, suffix: str, page: int, languages: str, data: bytes,
                   abandon: Callable[[], bool] | None = None) -> OcrPage:
@@ -153,31 +157,24 @@ class ReaderProcess:
             raise parsers.ParseError(f"the OCR engine crashed on page {page} ({exc})") from exc
 
     def open_container(self, name: str, content_hash: str, data: bytes) -> list[MemberInfo]:
-        try:
-            return self._child.call("open_container", name, content_hash, data, timeout=self.timeout_s)
-        except ChildTimedOut as exc:
-            raise parsers.TransientReadError(f"opening it took longer than {self.timeout_s:g} s and was stopped; it "
-                                             "is tried again next time") from exc
-        except ChildDied as exc:
-            raise parsers.ParseError(f"the reader crashed on this file ({exc})") from exc
+        return self._call("open_container", name, content_hash, data, doing="opening",
+                          crashed="the reader crashed on this file")
 
     def read_member(self, content_hash: str, position: int, chunk_tokens: int, overlap_tokens: int,
                     reopen: Callable[[], None]) -> tuple[ParsedDocument, list[Chunk]]:
         """`reopen()`: opens the container again in the child, which lost it (it crashed on an earlier member)."""
-        for attempt in range(2):
+        def read():
+            return self._call("read_member", content_hash, position, chunk_tokens, overlap_tokens,
+                              crashed="the parser crashed on this document")
+
+        try:
             try:
-                return self._child.call("read_member", content_hash, position, chunk_tokens, overlap_tokens,
-                                        timeout=self.timeout_s)
+                return read()
             except ContainerNotOpen:
-                if attempt:
-                    raise parsers.ParseError("the reader lost the file it was reading") from None
                 reopen()
-            except ChildTimedOut as exc:
-                raise parsers.TransientReadError(f"reading it took longer than {self.timeout_s:g} s and was stopped;"
-                                                 " it is tried again next time") from exc
-            except ChildDied as exc:
-                raise parsers.ParseError(f"the parser crashed on this document ({exc})") from exc
-        raise AssertionError("unreachable")
+                return read()
+        except ContainerNotOpen:
+            raise parsers.ParseError("the reader lost the file it was reading") from None
 
     def close(self, interrupt: bool = False) -> None:
         self._child.close(interrupt)

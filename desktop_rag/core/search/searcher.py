@@ -43,7 +43,7 @@ class Hit:
     text: str
     scores: Scores = field(default_factory=Scores)
     ocr_confidence: float | None = None  # the hit's page is a scan, read by OCR with this mean confidence (0–1)
-    # The document's author and dates; a mail's from, to, cc, date (documents.METADATA_KEYS).
+    # The document's author and dates; a mail's from, to, cc, date (ParsedDocument.metadata).
     metadata: dict[str, str] | None = None
 
     def to_dict(self) -> dict:

@@ -47,9 +47,11 @@ _BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
 # Parsers whose pages may be scans: they take the OCR text of those pages (core/files/ocr.py) when there is some.
 _READ_SCANS = {paged.parse_pdf, images.parse_image}
 
-# Files that hold documents (core/files/containers.py reads them): archives and mailboxes. Read, so not skipped;
-# never given to parse() whole.
-CONTAINER_SUFFIXES = (".zip", ".tar", ".tgz", ".tbz2", ".txz", ".tar.gz", ".tar.bz2", ".tar.xz", ".mbox", ".mbx")
+# Files that hold documents, by how their names end, with their kind (core/files/containers.py reads them):
+# archives and mailboxes. Read, so not skipped; never given to parse() whole.
+CONTAINER_SUFFIXES = {".zip": "zip", ".tar": "tar", ".tgz": "tar", ".tbz2": "tar", ".txz": "tar", ".tar.gz": "tar",
+                      ".tar.bz2": "tar", ".tar.xz": "tar", ".mbox": "mbox", ".mbx": "mbox"}
+_CONTAINER_ENDINGS = tuple(CONTAINER_SUFFIXES)
 
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION) | frozenset(CONTAINER_SUFFIXES)
 
@@ -72,7 +74,7 @@ def file_kind(path: Path) -> str:
     """DOCUMENT: a format with a parser; NOT_READ: a format none reads (an image, an archive); MAYBE_TEXT: no
     extension or an unknown one (LICENSE, Makefile, notes.log), read as plain text if its first bytes are text."""
     suffix = path.suffix.lower()
-    if suffix in _BY_EXTENSION or path.name.lower().endswith(CONTAINER_SUFFIXES):
+    if suffix in _BY_EXTENSION or path.name.lower().endswith(_CONTAINER_ENDINGS):
         return DOCUMENT
     return NOT_READ if suffix in NOT_READ_EXTENSIONS else MAYBE_TEXT
 
@@ -93,7 +95,7 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     kind = file_kind(path)
     if kind == NOT_READ:
         raise ParseError(f"unsupported file type '{path.suffix}'")
-    if path.name.lower().endswith(CONTAINER_SUFFIXES):
+    if path.name.lower().endswith(_CONTAINER_ENDINGS):
         raise ParseError("an archive or a mailbox: its documents are read one by one (core/files/containers.py)")
     parser = _BY_EXTENSION.get(path.suffix.lower(), markup.parse_plain)  # MAYBE_TEXT: sniffed as text before
     if not data:
@@ -104,6 +106,5 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     return document
 
 
-__all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS", "file_kind",
-           "is_image",
-           "is_supported", "parse"]
+__all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS",
+           "file_kind", "is_image", "is_supported", "parse"]

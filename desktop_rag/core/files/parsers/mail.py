@@ -12,6 +12,7 @@ import email.utils
 import re
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.parser import BytesHeaderParser
 
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import ParseError
@@ -30,24 +31,31 @@ def parse_message(data: bytes, stem: str) -> ParsedDocument:
 
 def read_message(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
     message = _message(data)
-    subject = header(message, "subject")
     metadata = {name: header(message, name) for name in ("from", "to", "cc")}
     metadata["date"] = message_date(message)
-    # The header lines as the mail shows them ("Fri, 14 Mar 2025 09:30:00 +0100": "March" and "Friday" are words a
-    # person may search for); the metadata keeps the date in ISO form for filters.
-    lines = [f"{label}: {value}" for label, value in (("From", metadata["from"]), ("To", metadata["to"]),
-                                                       ("Cc", metadata["cc"]), ("Date", header(message, "date")),
+    document = message_document("email", stem, header(message, "subject"), metadata, header(message, "date"),
+                                _body(message))
+    return document, attachments(message)
+
+
+def message_document(parser: str, stem: str, subject: str, metadata: dict[str, str], shown_date: str,
+                     body: str) -> ParsedDocument:
+    """A mail as a document, whatever file it came in (.eml, a mailbox, Outlook's .msg): the header lines as the
+    mail shows them ("Fri, 14 Mar 2025 09:30:00 +0100": "March" and "Friday" are words a person may search for),
+    then the body; the metadata keeps the date in ISO form for filters."""
+    lines = [f"{label}: {value}" for label, value in (("From", metadata.get("from")), ("To", metadata.get("to")),
+                                                       ("Cc", metadata.get("cc")), ("Date", shown_date),
                                                        ("Subject", subject)) if value]
-    body = _body(message).strip()
+    body = body.strip()
     text = "\n".join(lines) + ("\n\n" + body if body else "")
-    return (ParsedDocument(text=text, title=subject or stem, parser="email",
-                           metadata={k: v for k, v in metadata.items() if v}),
-            attachments(message))
+    return ParsedDocument(text=text, title=subject or stem, parser=parser,
+                          metadata={k: v for k, v in metadata.items() if v})
 
 
 def message_name(data: bytes) -> str:
-    """How a message is named inside a mailbox: "2025-03-14 Lunch on Friday" (its date and subject)."""
-    message = _message(data)
+    """How a message is named inside a mailbox: "2025-03-14 Lunch on Friday" (its date and subject). The headers
+    alone are parsed: the whole message is read once, when it is read as a document."""
+    message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
     subject = " ".join(header(message, "subject").split()) or "(no subject)"
     date = message_date(message)[:10]
     return f"{date} {subject}" if date else subject

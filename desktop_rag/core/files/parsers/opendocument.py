@@ -47,8 +47,7 @@ def parse_odt(data: bytes, stem: str) -> ParsedDocument:
         body = _body(package, "odt", "text")
     text = StructuredText()
     _add_flow(text, body)
-    first_heading = text.headings[0].title if text.headings else ""
-    return text.document(title or first_heading or stem, "odt", metadata)
+    return text.document(title or text.first_title or stem, "odt", metadata)
 
 
 def parse_odp(data: bytes, stem: str) -> ParsedDocument:
@@ -67,8 +66,7 @@ def parse_odp(data: bytes, stem: str) -> ParsedDocument:
         for notes_page in page.findall("presentation:notes", _NS):
             notes = "\n".join(inline_text(p) for p in notes_page.iter(_P) if inline_text(p).strip())
         add_slide(text, number, slide_title, blocks, notes)
-    first = text.headings[0].title if text.headings and not text.headings[0].title.startswith("Slide ") else ""
-    return text.document(title or first or stem, "odp", metadata)
+    return text.document(title or text.first_title or stem, "odp", metadata)
 
 
 def parse_ods(data: bytes, stem: str) -> ParsedDocument:

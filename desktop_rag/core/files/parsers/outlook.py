@@ -13,7 +13,7 @@ import struct
 
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import ParseError
-from desktop_rag.core.files.parsers.mail import Attachment, header, message_date
+from desktop_rag.core.files.parsers.mail import Attachment, header, message_date, message_document
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.documents import ParsedDocument
 
@@ -76,15 +76,10 @@ def _document(message: "_Properties", stem: str) -> ParsedDocument:
                 "date": when.isoformat(timespec="seconds") if when else message_date(headers)}
     subject = " ".join((message.text(SUBJECT) or header(headers, "subject")).split())
     shown_date = when.strftime("%a, %d %b %Y %H:%M:%S UTC") if when else header(headers, "date")
-    lines = [f"{label}: {value}" for label, value in (("From", metadata["from"]), ("To", metadata["to"]),
-                                                       ("Cc", metadata["cc"]), ("Date", shown_date),
-                                                       ("Subject", subject)) if value]
     body = message.text(BODY).replace("\r\n", "\n").strip()
     if not body and (markup := message.binary(HTML_BODY) or message.text(HTML_BODY).encode("utf-8")):
-        body = html.parse_html(markup, "").text.strip()
-    text = "\n".join(lines) + ("\n\n" + body if body else "")
-    return ParsedDocument(text=text, title=subject or stem, parser="outlook",
-                          metadata={k: v for k, v in metadata.items() if v})
+        body = html.parse_html(markup, "").text
+    return message_document("outlook", stem, subject, metadata, shown_date, body)
 
 
 def _attachments(ole) -> list[Attachment]:

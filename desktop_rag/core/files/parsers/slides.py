@@ -24,8 +24,7 @@ def parse_pptx(data: bytes, stem: str) -> ParsedDocument:
                       _notes(slide))
     except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors… for broken packages
         raise ParseError(f"not a readable PowerPoint file ({exc.__class__.__name__}: {exc})") from None
-    first = text.headings[0].title if text.headings and not text.headings[0].title.startswith("Slide ") else ""
-    return text.document(title or first or stem, "pptx", metadata)
+    return text.document(title or text.first_title or stem, "pptx", metadata)
 
 
 def add_slide(text: StructuredText, number: int, title: str, blocks: list[str], notes: str) -> None:

@@ -15,6 +15,9 @@ class StructuredText:
         self.length = 0
         self.headings: list[Heading] = []
         self.page_starts: list[int] = []
+        # The first heading, when it is a line of the text (not a made-up "Slide 1"): a title for a document that
+        # has none of its own.
+        self.first_title = ""
         # Past max_chars, blocks are refused (add returns False): a million-cell sheet stops here, not in memory.
         self.max_chars = max_chars
 
@@ -35,6 +38,8 @@ class StructuredText:
         title = " ".join(title.split())
         if not title:
             return
+        if not self.headings:
+            self.first_title = title if shown else ""
         self.headings.append(Heading(self._position(), level, title))
         if shown:
             self.add(title)
