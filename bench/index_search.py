@@ -9,6 +9,9 @@ vector of a random sampled chunk plus noise (normalised), which keeps the index'
 for search latency. The embed rate reported is always the model's own. Rerank latency uses a cross-encoder of
 the ms-marco-MiniLM-L-6 shape (6 layers, 384 wide) with random weights: the same compute as the real one, which
 no package ships.
+
+Filtered search: half the files sit in a folder "half" (a broad filter, `in:half`), and one in a hundred is a
+`.py` file (a narrow one, `type:code`: 1% of the chunks). Both are timed as hybrid searches, beside the unfiltered.
 """
 
 from __future__ import annotations
@@ -64,6 +67,17 @@ class SampledEmbedder:
         return self.real.embed_query(text)
 
 
+def spread(folder: Path) -> None:
+    """Half the files into the folder "half", one in a hundred made a .py file (see the module doc)."""
+    (folder / "half").mkdir()
+    for number, path in enumerate(sorted(folder.glob("*.md"))):
+        target = folder / "half" / path.name if number % 2 else path
+        if number % 100 == 0:
+            target = target.with_suffix(".py")
+        if target != path:
+            path.rename(target)
+
+
 def percentile(values, q):
     return float(np.percentile(np.asarray(values) * 1000, q))
 
@@ -71,10 +85,12 @@ def percentile(values, q):
 def run_size(size: int, embed_sample: int, query_count: int) -> dict:
     from desktop_rag.config import Settings
     from desktop_rag.core.library import Library
+    from desktop_rag.core.search.filters import make_filters
 
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         tmp = Path(tmp)
         vocab = write_corpus(tmp / "docs", size)
+        spread(tmp / "docs")
         reranker_dir = write_random_cross_encoder(tmp / "reranker", hidden=384, layers=6)
         library = Library(tmp / "data", Settings(rerank_model=str(reranker_dir)))
         sampled = SampledEmbedder(library.embedder, embed_sample)
@@ -99,15 +115,19 @@ def run_size(size: int, embed_sample: int, query_count: int) -> dict:
         }
         texts = queries(vocab, query_count)
         library.search(texts[0])  # warm: loads the bm25 index and the query path
-        for mode, rerank in (("hybrid", False), ("dense", False), ("bm25", False), ("hybrid", True)):
+        filters = {"": None, "+broad": make_filters(folders=["half"]), "+narrow": make_filters(types=["code"])}
+        for name, one in list(filters.items())[1:]:
+            row[f"chunks_in{name}"] = len(library.catalog.filtered_chunk_ids(one))
+        for mode, rerank, name in (("hybrid", False, ""), ("hybrid", False, "+broad"), ("hybrid", False, "+narrow"),
+                                   ("dense", False, ""), ("bm25", False, ""), ("hybrid", True, "")):
             if rerank:
                 library.search(texts[0], rerank=True)  # load the cross-encoder outside the timing
             timings = []
             for q in texts if not rerank else texts[: max(20, query_count // 5)]:
                 t = time.perf_counter()
-                library.search(q, k=10, mode=mode, rerank=rerank)
+                library.search(q, k=10, mode=mode, rerank=rerank, filters=filters[name])
                 timings.append(time.perf_counter() - t)
-            label = mode + ("+rerank" if rerank else "")
+            label = mode + ("+rerank" if rerank else "") + name
             row[f"{label}_p50_ms"] = round(percentile(timings, 50), 1)
             row[f"{label}_p95_ms"] = round(percentile(timings, 95), 1)
         row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, check_setting, describe, resolve_data_dir
 from desktop_rag.core.runs.control import RunControl
-from desktop_rag.core.search.searcher import MODES
+from desktop_rag.core.search.filters import FAMILY_NAMES, make_filters
+from desktop_rag.core.search.searcher import MODES, SORTS
 from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
 from desktop_rag.service.endpoint import EndpointGone
 from desktop_rag.storage import writer_lock
@@ -38,13 +39,28 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     search = commands.add_parser("search", help="search the index")
-    search.add_argument("query", nargs="?", help="the question or keywords")
+    search.add_argument("query", nargs="?", help="the question or keywords; may hold filter words: type:pdf "
+                        "in:~/Work after:2025-03 before:2025-06-30 from:anna (alone, they list their documents)")
     search.add_argument("--queries", type=Path, metavar="FILE.jsonl",
                         help='batch mode: one {"_id", "text"} object per line; prints one JSON result per line')
     search.add_argument("-k", type=_positive, default=10, help="number of results (default 10)")
     search.add_argument("--mode", choices=MODES, default="hybrid")
     search.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
                         help="rerank with the configured cross-encoder (default: the rerank setting)")
+    search.add_argument("--in", dest="folders", action="append", default=[], metavar="FOLDER",
+                        help="only files under FOLDER (a path, or a folder's name anywhere); may be repeated")
+    search.add_argument("--type", dest="types", action="append", default=[], metavar="TYPE",
+                        help=f"only this kind of file: {', '.join(FAMILY_NAMES)}, or an extension (docx, eml…); "
+                        "may be repeated")
+    search.add_argument("--after", metavar="DATE", help="dated on or after DATE: 2025, 2025-03, 2025-03-14, or 7d, "
+                        "4w, 6m, 1y ago (a mail's sent date, else the file's modification time)")
+    search.add_argument("--before", metavar="DATE", help="dated on or before DATE (the whole day, month or year)")
+    search.add_argument("--from", dest="sender", metavar="NAME", help="mail (and its attachments) from NAME "
+                        "(part of the name or address)")
+    search.add_argument("--sort", choices=SORTS, default="relevance")
+    search.add_argument("--similar", type=int, metavar="CHUNK_ID",
+                        help="the passages nearest in meaning to this chunk (a chunk_id from --json) instead of a "
+                        "query")
     search.add_argument("--json", action="store_true")
     search.add_argument("--local", action="store_true", help="search in this process even when the app, `watch` "
                         "or `serve` runs and would answer at once with its models loaded")
@@ -241,8 +257,13 @@ def cmd_search(args, data_dir: Path) -> int:
     from desktop_rag.core.search.searcher import SearchResult
     from desktop_rag.service.tools import MAX_LIMIT
 
-    if (args.query is None) == (args.queries is None):
-        raise BadInput("give either a QUERY or --queries FILE.jsonl")
+    filter_arguments = {"folders": [_folder_argument(f) for f in args.folders],
+                        "types": [t for value in args.types for t in value.split(",")],
+                        "after": args.after, "before": args.before, "sender": args.sender}
+    filters = make_filters(**filter_arguments)  # checked here: a bad date is said before anything is opened
+    given = [x for x in (args.query, args.queries, args.similar) if x is not None]
+    if len(given) > 1 or (not given and filters.empty):
+        raise BadInput("give either a QUERY (or filters alone), --queries FILE.jsonl or --similar CHUNK_ID")
     # The process holding the models loaded answers when there is one (it gives at most MAX_LIMIT hits); if it
     # quits during a batch, the rest of the queries are searched here.
     endpoint = None if args.local or args.k > MAX_LIMIT else _endpoint(data_dir)
@@ -253,14 +274,18 @@ def cmd_search(args, data_dir: Path) -> int:
             nonlocal endpoint, library
             if endpoint is not None:
                 try:
-                    return SearchResult.from_dict(endpoint.call("search", query=text, limit=args.k, mode=args.mode,
-                                                                rerank=args.rerank))
+                    return SearchResult.from_dict(endpoint.call(
+                        "search", query=text, limit=args.k, mode=args.mode, rerank=args.rerank, sort=args.sort,
+                        similar_to=args.similar, **filter_arguments))
                 except EndpointGone:
                     endpoint.close()
                     endpoint = None
             if library is None:
                 library = cleanup.enter_context(_open(data_dir))
-            return library.search(text, k=args.k, mode=args.mode, rerank=args.rerank)
+            if args.similar is not None:
+                return library.similar(args.similar, k=args.k, filters=filters)
+            return library.search(text, k=args.k, mode=args.mode, rerank=args.rerank, filters=filters,
+                                  sort=args.sort)
 
         if endpoint is not None:
             cleanup.callback(lambda: endpoint and endpoint.close())
@@ -274,16 +299,23 @@ def cmd_search(args, data_dir: Path) -> int:
                 out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
                 print(json.dumps(out), flush=True)
             return 0
-        result = search(args.query)
+        result = search(args.query or "")
     _print_notices(result)
     if args.json:
         print(json.dumps({
             "query": result.query, "mode": result.mode, "reranked": result.reranked, "notices": result.notices,
+            "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
             "results": [h.to_dict() for h in result.hits],
         }, indent=2))
     else:
         print_search_result(result, sys.stdout)
     return 0
+
+
+def _folder_argument(folder: str) -> str:
+    """--in takes a path as the shell gives it (relative to here when it is one), else a folder's name."""
+    path = Path(folder).expanduser()
+    return str(path.resolve()) if path.is_dir() else folder
 
 
 def _endpoint(data_dir: Path):

@@ -91,9 +91,12 @@ def print_index_summary(s: IndexSummary, out: TextIO) -> None:
 
 
 def print_search_result(result, out: TextIO) -> None:
+    narrowed = f" ({', '.join(result.filters.describe())})" if not result.filters.empty else ""
     if not result.hits:
-        out.write(f"No results for {result.query!r}.\n")
+        out.write(f"No results for {result.query!r}{narrowed}.\n")
         return
+    if narrowed:
+        out.write(f"Only: {', '.join(result.filters.describe())}\n\n")
     if result.weak:
         out.write(f"No good match for {result.query!r}; the closest, all weak:\n\n")
     for rank, hit in enumerate(result.hits, start=1):
@@ -110,7 +113,7 @@ def print_search_result(result, out: TextIO) -> None:
         )
         quality = f", quality {hit.quality:.2f}" if hit.quality is not None else ""
         out.write(f"{rank}. {'  '.join(where)}\n")
-        if about := metadata_words(hit.metadata):
+        if about := metadata_words(hit.metadata, hit.dated):
             out.write(f"   {shown(about)}\n")
         out.write(f"   {strength_words(hit.scores)} [{scores}{quality}]\n")
         if hit.context:

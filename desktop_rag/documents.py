@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 
@@ -29,11 +30,12 @@ def folder_and_name(path: str) -> tuple[str, str]:
     return (folder or "/"), name + separator + inside
 
 
-def metadata_words(metadata: dict[str, str] | None) -> str:
+def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) -> str:
     """What a hit says of its document: "from Anna Berg <anna@example.org>, 2025-03-14 09:30" for a mail (and an
-    attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file; "" when nothing is known."""
+    attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file; else the file's modification
+    day (`dated`, epoch seconds), or "" when nothing is known."""
     if not metadata:
-        return ""
+        return f"modified {time.strftime('%Y-%m-%d', time.localtime(dated))}" if dated else ""
     when = lambda key: metadata[key][:16].replace("T", " ")  # noqa: E731 (minutes are enough to tell mails apart)
     parts = []
     if "from" in metadata:
@@ -50,6 +52,8 @@ def metadata_words(metadata: dict[str, str] | None) -> str:
     if "modified" in metadata or "created" in metadata:
         key = "modified" if "modified" in metadata else "created"
         parts.append(f"{key} {when(key)}")
+    elif dated:
+        parts.append(f"modified {time.strftime('%Y-%m-%d', time.localtime(dated))}")
     return ", ".join(parts)
 
 

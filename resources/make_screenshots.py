@@ -1,6 +1,6 @@
 """Render the app's main views to resources/screenshots/ (offscreen, no display needed).
 
-    .venv/bin/python resources/make_screenshots.py [--scans-only | --mail-only | --no-progress]
+    .venv/bin/python resources/make_screenshots.py [--scans-only | --mail-only | --filters-only | --no-progress]
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
 contexts, then captures: search results with a preview, context review with a chunk selected, stats, the settings
@@ -8,8 +8,10 @@ dialog, and the search again after the palette turned dark (as when the system s
 Then, in a second data folder, the progress panel halfway through a first indexing (the samples and 300 notes),
 and while the packaged 1.5B model writes LLM contexts in the background (a few minutes: it loads, then a step
 or two is measured so that the rate and the time left show). And a search whose hit is a scanned page read by OCR
-(a lease and a receipt rendered as scans by tests/documents.py), alone with --scans-only. --no-progress leaves
-the two progress screenshots (the slow part) as they are.
+(a lease and a receipt rendered as scans by tests/documents.py), alone with --scans-only. A mailbox and an
+archive searched (--mail-only); the same folder narrowed by the filter bar and a filter word, with a hit's menu
+open, light and dark (--filters-only). --no-progress leaves the two progress screenshots (the slow part) as they
+are.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the scans the tests make
 
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
-from PySide6.QtGui import QColor, QPalette  # noqa: E402
+from PySide6.QtCore import QEventLoop, QPoint, QTimer  # noqa: E402
+from PySide6.QtGui import QColor, QPainter, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_rag.config import Settings  # noqa: E402
@@ -123,8 +125,8 @@ def scan_screenshots(app: QApplication, tmp: Path) -> None:
     library.close()
 
 
-def mail_screenshots(app: QApplication, tmp: Path) -> None:
-    """A mailbox (Thunderbird's "Inbox", no extension) with an attachment, and an archive, searched."""
+def write_mail_folder(tmp: Path) -> Path:
+    """A mailbox (Thunderbird's "Inbox", no extension) with an attachment, a note, and an archive."""
     from documents import write_pdf
     from office_documents import message, write_mbox, write_zip
 
@@ -142,11 +144,45 @@ def mail_screenshots(app: QApplication, tmp: Path) -> None:
                 sender="Carl Lind <carl@example.org>", date="Wed, 11 Mar 2026 07:40:00 +0100")])
     write_zip(docs / "boat-papers-2025.zip", {"insurance/policy.txt": b"Hull insurance: the harbour fee is not "
                                               b"covered; storage ashore is covered from October to April."})
-    library, window = indexed_and_searched(app, tmp / "mail-data", docs, "harbour fee winter storage")
+    (docs / "boat-notes.md").write_text("# Boat\n\n## Winter\n\nAsk the harbour office about the winter storage "
+                                        "fee before the boat comes out of the water in October.\n")
+    return docs
+
+
+def mail_screenshots(app: QApplication, tmp: Path) -> None:
+    library, window = indexed_and_searched(app, tmp / "mail-data", write_mail_folder(tmp), "harbour fee winter storage")
     wait_until(app, lambda: bool(window.search.preview.toPlainText()))
     window.grab().save(str(OUT / "search-mail.png"))
     window.close()
     library.close()
+
+
+def filter_screenshots(app: QApplication, tmp: Path, dark: bool) -> None:
+    """The filter bar (a type chip chosen, counts per type, a filter word typed as a chip) and a hit's menu."""
+    if dark:
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
+    folder = tmp / ("filters-dark" if dark else "filters")
+    folder.mkdir()
+    library, window = indexed_and_searched(app, folder / "data", write_mail_folder(folder),
+                                           "harbour fee after:2026-03")
+    panel = window.search
+    answered = panel._answered
+    panel.filter_bar.type_chips["mail"].click()
+    wait_until(app, lambda: panel._answered > answered and bool(panel.hits))
+    wait_until(app, lambda: bool(panel.preview.toPlainText()))
+    image = window.grab()
+    menu = panel.hit_menu(0)
+    menu.adjustSize()
+    item = panel.results.visualItemRect(panel.results.item(0))
+    corner = panel.results.viewport().mapTo(window, item.topLeft() + QPoint(item.width() // 3, item.height() // 2))
+    painter = QPainter(image)
+    painter.drawPixmap(corner, menu.grab())
+    painter.end()
+    image.save(str(OUT / ("search-filters-dark.png" if dark else "search-filters.png")))
+    window.close()
+    library.close()
+    app.setPalette(QPalette())
 
 
 def main() -> None:
@@ -155,6 +191,11 @@ def main() -> None:
     if "--mail-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             mail_screenshots(app, Path(tmp))
+        return
+    if "--filters-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            filter_screenshots(app, Path(tmp), dark=False)
+            filter_screenshots(app, Path(tmp), dark=True)
         return
     if "--scans-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
@@ -197,6 +238,8 @@ def main() -> None:
         app.setPalette(QPalette())
         scan_screenshots(app, Path(tmp))
         mail_screenshots(app, Path(tmp))
+        filter_screenshots(app, Path(tmp), dark=False)
+        filter_screenshots(app, Path(tmp), dark=True)
         if "--no-progress" not in sys.argv:
             progress_screenshots(app, Path(tmp))
     print("\n".join(str(p.relative_to(ROOT)) for p in sorted(OUT.glob("*.png"))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import email.policy
 import io
+import os
 import tarfile
 import zipfile
 from email.message import EmailMessage
@@ -265,3 +266,32 @@ def zip_bomb(path: Path, inflated_mb: int = 64) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("zeros.txt", b"\0" * (inflated_mb * 2**20))
     return path
+
+
+def local_day(year: int, month: int, day: int) -> float:
+    """Epoch seconds of a local midnight."""
+    return dt.datetime(year, month, day).timestamp()
+
+
+def write_boiler_folder(docs: Path) -> Path:
+    """A small home folder for filters: the same subject (a boiler's service) in a PDF, a note, a spreadsheet and
+    two mails, in two folders ("tax", "house"), from different months."""
+    from documents import write_pdf
+
+    (docs / "tax").mkdir()
+    (docs / "house").mkdir()
+    write_pdf(docs / "tax" / "boiler-invoice.pdf", ["Invoice for the boiler service: 180 euros, paid in March."])
+    (docs / "house" / "boiler.md").write_text("# Boiler\n\nThe boiler service is due every spring; call the "
+                                              "plumber before April.\n")
+    write_xlsx(docs / "house" / "costs.xlsx", {"Costs": [["Item", "Euros"], ["Boiler service", 180]]})
+    write_mbox(docs / "house" / "Inbox.mbox", [
+        message("Boiler service on Friday", "The plumber comes on Friday for the boiler service.",
+                date="Fri, 14 Mar 2025 09:30:00 +0100"),
+        message("Boiler quote", "Here is the quote for a new boiler.", sender="Carl Diaz <carl@example.org>",
+                date="Mon, 02 Jun 2025 10:00:00 +0200"),
+    ])
+    for name, day in (("tax/boiler-invoice.pdf", (2025, 3, 20)), ("house/boiler.md", (2024, 11, 5)),
+                      ("house/costs.xlsx", (2025, 7, 1))):
+        stamp = local_day(*day) + 12 * 3600
+        os.utime(docs / name, (stamp, stamp))
+    return docs

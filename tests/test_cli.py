@@ -72,6 +72,34 @@ def test_search_before_indexing_is_a_clear_message(data_dir):
     assert "nothing is indexed yet" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_search_filters_by_flag_and_by_query_words(docs, data_dir):
+    from office_documents import write_boiler_folder
+
+    write_boiler_folder(docs)
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+
+    def names(*args):
+        found = cli_json(data_dir, "search", *args, "-k", "20", "--json", "--local")
+        return sorted({r["path"].rsplit("/", 1)[1] for r in found["results"]}), found
+
+    assert names("boiler service", "--type", "pdf")[0] == ["boiler-invoice.pdf"]
+    assert names("boiler service", "--in", str(docs / "tax"))[0] == ["boiler-invoice.pdf"]
+    assert names("boiler service", "--type", "mail", "--from", "carl")[0] == ["Inbox.mbox › 2025-06-02 Boiler quote"]
+    march, found = names("boiler service", "--after", "2025-03", "--before", "2025-03")
+    assert march == ["Inbox.mbox › 2025-03-14 Boiler service on Friday", "boiler-invoice.pdf"]
+    assert found["filters"]["after"] and found["results"][0]["dated"] and found["results"][0]["family"]
+    assert names("boiler service type:spreadsheet in:house")[0] == ["costs.xlsx"]
+    listing = cli(data_dir, "search", "--in", "house", "--sort", "newest", "--local").stdout
+    assert listing.startswith("Only: in house") and listing.index("costs.xlsx") < listing.index("boiler.md")
+    top = cli_json(data_dir, "search", "invoice paid in March", "-k", "1", "--json", "--local")["results"][0]
+    similar = cli_json(data_dir, "search", "--similar", str(top["chunk_id"]), "-k", "3", "--json", "--local")
+    assert similar["results"] and top["chunk_id"] not in [r["chunk_id"] for r in similar["results"]]
+    none_left = cli(data_dir, "search", "boiler", "--type", "slides", "--local")
+    assert "no indexed document is Slides" in none_left.stderr and "No results for 'boiler' (Slides)" in none_left.stdout
+    bad = cli(data_dir, "search", "boiler", "--after", "last spring", check=False)
+    assert bad.returncode == 1 and "'last spring' is not a date" in bad.stderr
+
+
 def test_settings_are_persisted_and_validated(data_dir):
     assert f"chunk_tokens = {Settings().chunk_tokens}" in cli(data_dir, "settings").stdout
     cli(data_dir, "settings", "rerank_candidates", "50")

@@ -103,6 +103,22 @@ async def every_tool_good_and_bad(session, data_dir: Path, docs: Path, served_by
     only_garden = await call(session, "search_with_contextual_retrieval", query="compost heap", folder=str(docs),
                              score_threshold=0.5)
     assert only_garden["results"] and all(h["scores"]["strength"] >= 0.5 for h in only_garden["results"])
+    # filters narrow the search itself, as arguments or as the query's words
+    pdfs = await call(session, "search_with_contextual_retrieval", query="router firmware", types=["pdf"])
+    assert pdfs["results"] and {h["family"] for h in pdfs["results"]} == {"pdf"}
+    assert pdfs["filters"]["types"] == ["pdf"]
+    typed = await call(session, "search_with_contextual_retrieval", query="router firmware type:pdf")
+    assert [h["chunk_id"] for h in typed["results"]] == [h["chunk_id"] for h in pdfs["results"]]
+    mails = await call(session, "search_with_contextual_retrieval", types=["mail"], sender="carl",
+                       after="2025-03", before="2025-03")
+    assert [h["path"].rsplit("/", 1)[1] for h in mails["results"]] == ["ferry.eml"]  # filters alone: a listing
+    future = await call(session, "search_with_contextual_retrieval", query="router", after="2999")
+    assert future["results"] == [] and future["nothing_left"] and future["notices"]
+    like = await call(session, "search_with_contextual_retrieval", similar_to=top["chunk_id"], limit=3)
+    assert like["results"] and top["chunk_id"] not in [h["chunk_id"] for h in like["results"]]
+    assert "unknown type 'movie'" in await refused(session, "search_with_contextual_retrieval", query="x",
+                                                   types=["movie"])
+    assert "not a date" in await refused(session, "search_with_contextual_retrieval", query="x", after="March")
     misspelt = await refused(session, "search_with_contextual_retrieval", query="x", lmit=3)
     assert "lmit" in misspelt and "not permitted" in misspelt
     assert "at most 2,000" in await refused(session, "search_with_contextual_retrieval", query="word " * 20_000)

@@ -92,6 +92,8 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     qtbot.keyClick(win.search.results, Qt.Key.Key_Return)
     assert opened == [("birds.pdf", 1)]
 
+    qtbot.keyClick(win.search.results, Qt.Key.Key_Escape)  # back to the field; a second Esc clears it
+    assert win.search.query.hasFocus() and win.search.query.text() == "heron fish"
     qtbot.keyClick(win.search.query, Qt.Key.Key_Escape)
     assert win.search.query.text() == "" and win.search.results.count() == 0
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
+import numpy as np
+
 from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildFailed
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer
@@ -608,6 +610,7 @@ class Indexer(MemberIndexing):
         if deletions:
             self.lib.vectors.delete(deletions)
             catalog.clear_dense_deletions(deletions)
+        self._keep_older_vectors()
         done_before = self.summary.embedded  # the embed bar counts the whole run, not this flush alone
         batch_size = max(self.settings.embed_batch_size * 4, 64)
         while True:
@@ -624,15 +627,33 @@ class Indexer(MemberIndexing):
                 for window in dense_windows(context, text, self.lib.token_counter):
                     owners.append(chunk_id)
                     texts.append(window)
-            self.lib.vectors.add(owners, self.lib.embedder.embed(texts))
+            vectors = self.lib.embedder.embed(texts)
+            self.lib.vectors.add(owners, vectors)
             ids = [chunk_id for chunk_id, _, _ in batch]
-            catalog.mark_embedded(ids)
+            catalog.mark_embedded(ids, owners, vectors)
             self.summary.embedded += len(batch)
             seconds = time.perf_counter() - t0
             self.summary.phase_seconds["embed"] += seconds
             self.meter.batch_embedded(len(batch), seconds)
         if self.summary.embedded > done_before:
             self.on_progress(Progress("embed", self.summary.embedded, self.summary.embedded))
+
+    def _keep_older_vectors(self) -> None:
+        """Chunks embedded before the catalog kept vectors (migration 0011): theirs are copied from the dense index,
+        a page at a time (~3 s per 100k chunks), so filtered search scores them too."""
+        catalog = self.lib.catalog
+        while True:
+            self.control.checkpoint()
+            missing = catalog.chunks_without_vectors(2000)
+            if not missing:
+                return
+            found = self.lib.vectors.windows(missing)
+            owners = [chunk for chunk in missing for _ in range(len(found.get(chunk, ())))]
+            if owners:
+                catalog.store_vectors(owners, np.concatenate([found[c] for c in missing if c in found]))
+            lost = [chunk for chunk in missing if chunk not in found]
+            if lost:  # the catalog said embedded, the dense index has nothing: embedded again (doctor's finding too)
+                catalog.mark_unembedded(lost)
 
 
 def _unchanged_since(found: FoundFile, bytes_read: int) -> bool:

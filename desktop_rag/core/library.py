@@ -25,6 +25,7 @@ from desktop_rag.core.files import member_copies
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
 from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.search.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION, lexical_tokens
@@ -334,8 +335,12 @@ class Library:
             )
         return self._llm_backend
 
-    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
-        return self.searcher.search(query, k=k, mode=mode, rerank=rerank)
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
+               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
+        return self.searcher.search(query, k=k, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=facets)
+
+    def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
+        return self.searcher.similar(chunk_id, k=k, filters=filters)
 
     def openable_path(self, path: str) -> Path:
         """A path the system's viewer can open for a hit: the file itself, or for a document inside a file (an

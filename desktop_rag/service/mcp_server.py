@@ -134,18 +134,31 @@ def build_server(data_dir: Path):
 
     @server.tool(structured_output=True)
     async def search_with_contextual_retrieval(
-            query: str, limit: int = 10, mode: Literal["hybrid", "dense", "bm25"] = "hybrid",
-            rerank: bool | None = None, score_threshold: float | None = None,
-            folder: str | None = None) -> dict[str, Any]:
+            query: str = "", limit: int = 10, mode: Literal["hybrid", "dense", "bm25"] = "hybrid",
+            rerank: bool | None = None, score_threshold: float | None = None, folder: str | None = None,
+            folders: list[str] | None = None, types: list[str] | None = None, after: str | None = None,
+            before: str | None = None, sender: str | None = None,
+            sort: Literal["relevance", "newest", "oldest"] = "relevance",
+            similar_to: int | None = None) -> dict[str, Any]:
         """Search the user's indexed files. Hybrid search (meaning + keywords) over chunks indexed with their
         contexts. Returns hits best first, each with path, page, chunk_id, chunk_index, start_char/end_char in the
         document's text, the context (and its source: rules, llm or manual, with its quality), the chunk's text,
-        ocr_confidence for scanned pages, metadata (author, created, modified; for e-mail from, to, cc, date, and
-        attached_to for an attachment), and scores (strength 0-1: what a person is shown). A path with " › " is a
-        document inside a file (an archive member, a mailbox's message, an attachment). score_threshold drops
-        hits below that strength; folder keeps hits inside one indexed folder."""
+        ocr_confidence for scanned pages, family (pdf, word, slides, spreadsheet, mail, image, code, ebook, text),
+        dated (epoch seconds: a mail's sent date, else the file's modification time), metadata (author, created,
+        modified; for e-mail from, to, cc, date, and attached_to for an attachment), and scores (strength 0-1: what
+        a person is shown). A path with " › " is a document inside a file (an archive member, a mailbox's
+        message, an attachment).
+        Filters narrow the search itself (a filter matching 3 chunks returns those 3): folders (absolute folders,
+        their whole subtree, or a folder's name anywhere), types (families above, or extensions like docx, xlsx,
+        eml), after / before (2025, 2025-03, 2025-03-14, or 7d / 4w / 6m / 1y ago; both ends include the period
+        named), sender (part of a mail's From). The query may hold the same as words: type:pdf in:~/Work
+        after:2025-03 before:2025-06-30 from:anna; a query of filters alone lists their documents, newest first.
+        sort: relevance, newest or oldest. similar_to: a chunk_id; returns the chunks nearest to it in meaning
+        (the query is then ignored). score_threshold drops hits below that strength; folder keeps hits inside one
+        indexed folder."""
         return await call("search", query=query, limit=limit, mode=mode, rerank=rerank,
-                          score_threshold=score_threshold, folder=folder)
+                          score_threshold=score_threshold, folder=folder, folders=folders, types=types, after=after,
+                          before=before, sender=sender, sort=sort, similar_to=similar_to)
 
     @server.tool(structured_output=True)
     async def generate_context_for_chunk(chunk_id: int | None = None, text: str | None = None,

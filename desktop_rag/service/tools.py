@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from desktop_rag.config import CONTEXT_CHOICES
+from desktop_rag.core.search.filters import make_filters
 from desktop_rag.core.search.searcher import MODES
 from desktop_rag.documents import Chunk
 from desktop_rag.errors import BadInput, NoIndexError
@@ -33,10 +34,14 @@ class LibraryTools:
 
     # -- search ---------------------------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = 10, mode: str = "hybrid", rerank: bool | None = None,
-               score_threshold: float | None = None, folder: str | None = None) -> dict:
-        if not isinstance(query, str) or not query.strip():
-            raise BadInput("the query is empty: give a question or some keywords")
+    def search(self, query: str = "", limit: int = 10, mode: str = "hybrid", rerank: bool | None = None,
+               score_threshold: float | None = None, folder: str | None = None, folders: list[str] | None = None,
+               types: list[str] | None = None, after: str | None = None, before: str | None = None,
+               sender: str | None = None, sort: str = "relevance", similar_to: int | None = None) -> dict:
+        """Filters narrow the search inside retrieval (core/search/filters.py); `folder` is one indexed folder
+        (as before `folders`); `similar_to`: a chunk id whose neighbours in meaning are wanted instead of a query."""
+        if not isinstance(query, str):
+            raise BadInput("the query is text: a question or some keywords")
         if len(query) > MAX_QUERY_CHARS:
             raise BadInput(f"the query has {len(query):,} characters; at most {MAX_QUERY_CHARS:,} are searched — "
                            "give a question or a passage, not a document")
@@ -46,14 +51,22 @@ class LibraryTools:
             raise BadInput(f"unknown mode {mode!r}; pick one of {', '.join(MODES)}")
         if score_threshold is not None and not 0 <= score_threshold <= 1:
             raise BadInput(f"score_threshold is a match strength from 0 to 1, not {score_threshold}")
-        under = self._indexed_path(folder, "folder") if folder is not None else None
-        filtered = under is not None or score_threshold is not None
-        result = self.library.search(query, k=min(limit * 5, 500) if filtered else limit, mode=mode, rerank=rerank)
-        hits = [h for h in result.hits
-                if (under is None or Path(h.path).is_relative_to(under))
-                and (score_threshold is None or h.scores.strength >= score_threshold)][:limit]
+        for name, values in (("folders", folders), ("types", types)):
+            if values is not None and not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
+                raise BadInput(f"{name} is a list of strings")
+        chosen = list(folders or []) + ([str(self._indexed_path(folder, "folder"))] if folder is not None else [])
+        filters = make_filters(folders=chosen, types=types or [], after=after, before=before, sender=sender)
+        if similar_to is not None:
+            result = self.library.similar(similar_to, k=limit, filters=filters)
+        else:
+            if not query.strip() and filters.empty:
+                raise BadInput("the query is empty: give a question or some keywords (or filters alone)")
+            asked = min(limit * 5, 500) if score_threshold is not None else limit
+            result = self.library.search(query, k=asked, mode=mode, rerank=rerank, filters=filters, sort=sort)
+        hits = [h for h in result.hits if score_threshold is None or h.scores.strength >= score_threshold][:limit]
         return {"query": result.query, "mode": result.mode, "reranked": result.reranked, "weak": result.weak,
-                "notices": result.notices, "results": [h.to_dict() for h in hits], "served_by": self.served_by}
+                "notices": result.notices, "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
+                "results": [h.to_dict() for h in hits], "served_by": self.served_by}
 
     # -- contexts -------------------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ContextResult
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
+from desktop_rag.storage.catalog_filters import CatalogFilters
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview
 from desktop_rag.storage.serialized_connection import SerializedConnection
@@ -77,6 +78,8 @@ class ChunkRecord:
     quality: float | None
     ocr_confidence: float | None = None  # set when the chunk's page is a scan read by OCR: its mean confidence
     metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): ParsedDocument.metadata
+    family: str | None = None  # core/search/filters.py FAMILIES (migration 0011)
+    dated: float | None = None  # the date filters and sorting use: a mail's sent date, else the file's mtime
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -88,7 +91,7 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
+class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilters):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -323,9 +326,12 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
     def count_pending_embeddings(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
 
-    def mark_embedded(self, chunk_ids: Sequence[int]) -> None:
+    def mark_embedded(self, chunk_ids: Sequence[int], owners: Sequence[int] = (), vectors=None) -> None:
+        """These chunks' vectors are in the dense index; `owners`/`vectors` (as given to it) are kept here too."""
         with self._transaction():
             self._db.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i in chunk_ids])
+            if len(owners):
+                self._store_vectors(owners, vectors)
 
     def mark_all_unembedded(self) -> None:
         self._db.execute("UPDATE chunks SET embedded = 0")
@@ -406,7 +412,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr):
             rows = self._db.execute(
                 "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
                 " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
-                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence, d.metadata"
+                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence, d.metadata, d.family, d.dated"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id LEFT JOIN contexts x ON x.chunk_id = c.id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})",
                 part,

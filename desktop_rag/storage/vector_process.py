@@ -48,6 +48,9 @@ class VectorStoreProcess:
     def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
         self._call("add", [int(o) for o in owners], np.asarray(vectors, dtype=np.float32))
 
+    def windows(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        return self._call("windows", [int(i) for i in chunk_ids])
+
     def delete(self, chunk_ids: Sequence[int]) -> None:
         self._call("delete", [int(i) for i in chunk_ids])
 

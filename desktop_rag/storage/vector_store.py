@@ -23,6 +23,7 @@ OPEN_LOCK_FILE = "chroma-open.lock"  # beside the store, in the data folder
 # (offline-stack.md). ef_search is also the query-time beam width, so it bounds the candidates we can ask for.
 HNSW_CONFIG = {"space": "cosine", "ef_search": 400, "ef_construction": 400, "max_neighbors": 32}
 _ADD_BATCH = 2000  # Chroma rejects very large single adds (max batch size); stay well below it
+_GET_BATCH = 500  # ids per `$in`: Chroma binds each as an SQL parameter, and fails past SQLite's limit
 
 
 class VectorStore:
@@ -78,6 +79,17 @@ class VectorStore:
                 ids=ids[start:end], embeddings=vectors[start:end],
                 metadatas=[{"chunk": int(o)} for o in owners[start:end]],
             )
+
+    def windows(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of these chunks, each chunk's windows in order (rows), for the chunks that have some."""
+        found: dict[int, list[tuple[int, np.ndarray]]] = {}
+        for start in range(0, len(chunk_ids), _GET_BATCH):
+            part = [int(i) for i in chunk_ids[start:start + _GET_BATCH]]
+            page = self._collection.get(where={"chunk": {"$in": part}}, include=["embeddings", "metadatas"])
+            for key, meta, vector in zip(page["ids"], page["metadatas"], page["embeddings"]):
+                window = int(key.partition(":")[2] or 0)
+                found.setdefault(int(meta["chunk"]), []).append((window, np.asarray(vector, dtype=np.float32)))
+        return {chunk: np.stack([v for _, v in sorted(rows, key=lambda row: row[0])]) for chunk, rows in found.items()}
 
     def delete(self, chunk_ids: Sequence[int]) -> None:
         for start in range(0, len(chunk_ids), _ADD_BATCH):

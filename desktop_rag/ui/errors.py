@@ -2,19 +2,39 @@
 
 from __future__ import annotations
 
-from desktop_rag.errors import as_sentence, user_message
+import re
+
+from desktop_rag.errors import NoIndexError, as_sentence, user_message
+
+# The core's messages name the command that helps in a shell; in the window, what does the same there.
+_WINDOW_WORDS = (
+    (re.compile(r"run `desktop-rag doctor --repair` \(or any index run\)"), "re-scan a folder (F5)"),
+    (re.compile(r"set `rerank_model` to a cross-encoder folder \(desktop-rag settings rerank_model PATH\)"),
+     "choose a cross-encoder folder in Settings"),
+    (re.compile(r"`desktop-rag contextualize --upgrade` \(or the app, when idle\)"),
+     "File › Write LLM contexts now (or the app, when idle)"),
+    (re.compile(r"(add one in the app or )?with `desktop-rag index PATH(\.\.\.)?`"), "add a folder"),
+)
+
+
+def for_window(message: str) -> str:
+    for shell, window in _WINDOW_WORDS:
+        message = shell.sub(window, message)
+    return message
 
 
 def sentences(notices) -> str:
     """The core's notices ("the dense index was empty …"), which the CLI prints each after "Note:", as sentences
     that can follow one another in a line of the window."""
-    return " ".join(as_sentence(n.strip().rstrip(".")) + "." for n in notices if n.strip())
+    return " ".join(as_sentence(for_window(n.strip()).rstrip(".")) + "." for n in notices if n.strip())
 
 
 def readable(exc: BaseException) -> str:
     """A UserError's own message; for a bug, a sentence that sends the person to the log (the task runner has
     written the traceback there)."""
+    if isinstance(exc, NoIndexError):
+        return "Nothing is searchable yet: add a folder, and its files become searchable as they are indexed."
     message = user_message(exc)
     if message is not None:
-        return as_sentence(message)
+        return as_sentence(for_window(message))
     return f"An internal error occurred ({exc.__class__.__name__}: {exc}). The log (desktop-rag.log) has the details."

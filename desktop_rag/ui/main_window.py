@@ -351,6 +351,7 @@ class MainWindow(QMainWindow):
             known = {s.path for s in states}
             extra = [FolderState(f, 0, 0, 0) for f in sorted(queued | indexing) if f not in known]
             self.folders.show_states(states + extra, queued, indexing)
+            self.search.set_folders([s.path for s in states])
 
         self.runner.read(self.library.reader.folder_states, on_done=show)
 

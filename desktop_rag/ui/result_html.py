@@ -65,7 +65,7 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
     header = (f"<b>{html.escape(name)}</b> {strength_bar(hit.scores.strength, colors)} "
               f"<span style='color:{colors.muted}'>{' · '.join(where)}</span>")
-    if about := metadata_words(hit.metadata):  # a mail's sender and date, an office file's author
+    if about := metadata_words(hit.metadata, hit.dated):  # a mail's sender and date, an office file's author
         header += f"<br><span style='color:{colors.muted}'>{html.escape(about)}</span>"
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:

@@ -1,21 +1,30 @@
-"""The search view: query box (results as you type, debounced), mode and rerank, the hit list with context
-prefixes set apart, and a preview of the hit inside its document."""
+"""The search view: query box (results as you type, debounced; recent searches under it), mode and rerank, the
+filter bar (ui/filter_bar.py), the hit list with context prefixes set apart and a menu per hit
+(ui/hit_actions.py), and a preview of the hit inside its document.
+
+Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc back to the field (a
+second Esc clears it)."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSize, QStringListModel, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter, QTextBrowser,
-    QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter,
+    QTextBrowser, QVBoxLayout, QWidget,
 )
 
+from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
+from desktop_rag.errors import NoIndexError
 from desktop_rag.ui.errors import sentences
+from desktop_rag.ui.filter_bar import FilterBar
+from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager
+from desktop_rag.ui.recent_searches import RecentSearches
 from desktop_rag.ui.result_html import hit_html, preview_html, score_tooltip
 from desktop_rag.ui.theme import colors_for
 
@@ -57,16 +66,26 @@ class SearchPanel(QWidget):
         self.library = library
         self.runner = runner
         self.open_file = open_in_system_viewer  # replaced in tests: no viewer is launched there
+        self.open_folder = open_folder_in_file_manager  # likewise
         self.hits: list[Hit] = []
         self._query_sent = 0  # only the newest search's answer is shown
+        self._answered = 0  # the number of the last search answered (shown, or its error)
         self._rendered = 0
         self._shown_query = ""
         self.meaning_model_loading = False  # set by the window while the embedding model loads
         self.building_note = lambda: ""  # the window says here whether a run is still adding to the index
         self._keywords_only_for_now = False  # the shown results matched keywords only, the model being loaded
 
-        self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)")
+        self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)   type:pdf  in:folder  after:2025-03  "
+                               "from:name")
         self.query.setClearButtonEnabled(True)
+        self.recent = RecentSearches(library.data_dir)
+        self._recent_model = QStringListModel(self.recent.items, self)
+        completer = QCompleter(self._recent_model, self)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.query.setCompleter(completer)
+        self.filter_bar = FilterBar()
         self.mode = QComboBox()
         for label, value in MODES:
             self.mode.addItem(label, value)
@@ -74,6 +93,7 @@ class SearchPanel(QWidget):
         self.rerank = QCheckBox("Rerank")
         self._update_rerank_availability()
         self.results = QListWidget()
+        self.results.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.results.setWordWrap(True)
         self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._colors = None
@@ -94,6 +114,7 @@ class SearchPanel(QWidget):
         split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.filter_bar)
         layout.addWidget(self.message)
         layout.addWidget(split, 1)
         self.setTabOrder(self.query, self.mode)
@@ -102,13 +123,21 @@ class SearchPanel(QWidget):
 
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.search_now)
-        self.query.textEdited.connect(lambda _: self._debounce.start())
+        self.query.textEdited.connect(self._query_edited)
         self.query.returnPressed.connect(self._enter_in_query)
+        completer.activated.connect(lambda _: self.search_now())
+        self.filter_bar.changed.connect(self.search_now)
+        self.filter_bar.remove_query_filter.connect(self._remove_query_filter)
+        self.results.customContextMenuRequested.connect(self._menu_requested)
+        self.query.installEventFilter(self)
+        self.results.installEventFilter(self)
         self.mode.currentIndexChanged.connect(lambda _: self.search_now())
         self.rerank.toggled.connect(lambda _: self.search_now())
         self.results.currentRowChanged.connect(self._show_preview)
-        self.results.itemActivated.connect(lambda item: self.open_hit(self.results.row(item)))
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear)
+        self.results.itemActivated.connect(lambda item: self.open_hit(self.results.row(item)))  # a double click
+        # Esc in the field clears it; in the results it returns to the field (eventFilter): the field's own only.
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear,
+                  context=Qt.ShortcutContext.WidgetShortcut)
 
     def _use_palette_colors(self) -> bool:
         """Take the colours of the current palette; True if they changed (light ↔ dark)."""
@@ -135,7 +164,9 @@ class SearchPanel(QWidget):
     def search_now(self) -> None:
         self._debounce.stop()
         text = self.query.text().strip()
-        if not text:
+        self.filter_bar.show_query_filters(split_filters(text)[1])
+        filters, sort = self.filter_bar.filters(), self.filter_bar.sort_order()
+        if not text and filters.empty:
             self.clear_results()
             return
         self._query_sent += 1
@@ -147,10 +178,36 @@ class SearchPanel(QWidget):
             mode, rerank = "bm25", False
         self.status.emit("Searching…")
         self.runner.read(
-            lambda: self.library.search(text, k=RESULTS, mode=mode, rerank=rerank),
+            lambda: _nothing_indexed_is_none(lambda: self.library.search(
+                text, k=RESULTS, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True)),
             on_done=lambda result: self._show(number, result),
             on_error=lambda message: self._show_error(number, message),
         )
+
+    def find_similar(self, hit: Hit) -> None:
+        """The passages nearest in meaning to `hit` (its own vector as the query), within the filter bar's filters."""
+        self._query_sent += 1
+        number, filters = self._query_sent, self.filter_bar.filters()
+        self.status.emit("Searching…")
+        self.runner.read(lambda: self.library.similar(hit.chunk_id, k=RESULTS, filters=filters),
+                         on_done=lambda result: self._show(number, result),
+                         on_error=lambda message: self._show_error(number, message))
+
+    def _query_edited(self, text: str) -> None:
+        self.filter_bar.show_query_filters(split_filters(text)[1])
+        self._debounce.start()
+
+    def _remove_query_filter(self, key: str, value: str) -> None:
+        self.query.setText(without_filter_word(self.query.text(), key, value))
+        self.search_now()
+
+    def remember_query(self) -> None:
+        """The shown query was used (Enter, a hit opened or looked at): offered again under the field."""
+        if self.recent.add(self._shown_query):
+            self._recent_model.setStringList(self.recent.items)
+
+    def set_folders(self, folders: list[str]) -> None:
+        self.filter_bar.set_folders(folders)
 
     def meaning_model_ready(self) -> None:
         """The embedding model has loaded (or failed to: the chosen search then says why)."""
@@ -164,10 +221,17 @@ class SearchPanel(QWidget):
         else:
             self.search_now()
 
-    def _show(self, number: int, result: SearchResult) -> None:
+    def _show(self, number: int, result: SearchResult | None) -> None:
         if number != self._query_sent:
             return  # a newer query is on its way
+        self._answered = number
+        if result is None:  # nothing indexed yet
+            self.clear_results()
+            self.message.setText(f"Nothing is searchable yet: add a folder, and its files become searchable as "
+                                 f"they are indexed. {self.building_note()}".strip())
+            return
         self._shown_query = result.query
+        self.filter_bar.show_facets(result.facets)
         self.hits = result.hits
         self._render_hits(number)
         notices = sentences(result.notices)
@@ -175,6 +239,12 @@ class SearchPanel(QWidget):
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
         notices = f"{notices} {self.building_note()}".strip()
         found = f"{len(result.hits)} results" if result.hits else "No results."
+        if result.query.startswith("similar to: "):
+            found = f"{len(result.hits)} passages like “{result.query.removeprefix('similar to: ')}”"
+        elif result.nothing_left:
+            found = "No document matches the filters."
+        elif not result.filters.empty:
+            found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
         if result.weak:
             found = f"No good match. {len(result.hits)} weak matches:"
         self.message.setText(f"{found} {notices}".strip())
@@ -230,6 +300,7 @@ class SearchPanel(QWidget):
 
     def _show_error(self, number: int, message: str) -> None:
         if number == self._query_sent:
+            self._answered = number
             self.message.setText(message)
             self.status.emit(message)
 
@@ -254,12 +325,52 @@ class SearchPanel(QWidget):
         show_in_document(self.preview, self.runner, self.library.reader, hit.chunk_id, self._shown_query,
                          hit.context, hit.context_source, fallback=hit.text)
 
+    def hit_menu(self, row: int):
+        hit = self.hits[row]
+        return hit_menu(self, hit, lambda: self.open_hit(row), self._open_folder, self.find_similar)
+
+    def _open_folder(self, folder: str) -> None:
+        self.remember_query()
+        self.open_folder(folder)
+
+    def _menu_requested(self, position) -> None:
+        item = self.results.itemAt(position)
+        if item is None:
+            return
+        row = self.results.row(item)
+        self.results.setCurrentRow(row)
+        self.hit_menu(row).exec(self.results.viewport().mapToGlobal(position))
+
+    def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
+        if event.type() != QEvent.Type.KeyPress:
+            return False
+        key, modifiers = event.key(), event.modifiers()
+        if watched is self.query and key == Qt.Key.Key_Down and self.hits and not self.query.completer().popup(
+                ).isVisible():
+            self.remember_query()
+            self.results.setFocus()
+            self.results.setCurrentRow(max(0, self.results.currentRow()))
+            return True
+        if watched is self.results:
+            row = self.results.currentRow()
+            if key == Qt.Key.Key_Escape:
+                self.query.setFocus()
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and 0 <= row < len(self.hits):
+                if modifiers & Qt.KeyboardModifier.ControlModifier:
+                    self._open_folder(containing_folder(self.hits[row]))
+                else:
+                    self.open_hit(row)
+                return True
+        return False
+
     def open_hit(self, row: int) -> None:
         """The hit's file in the system's viewer; a document inside a file (an archive member, an attachment) is
         taken out to a copy first, on the read lane (a big archive must not hold the window)."""
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
+        self.remember_query()
 
         def opened(path) -> None:
             self.message.clear()
@@ -284,3 +395,11 @@ class SearchPanel(QWidget):
 
     def settings_changed(self) -> None:
         self._update_rerank_availability()
+
+
+def _nothing_indexed_is_none(search):
+    """The search's result, or None when nothing is indexed yet (the panel says so in the window's words)."""
+    try:
+        return search()
+    except NoIndexError:
+        return None

@@ -1,7 +1,10 @@
-"""What a person typed into the search box: words, "quoted phrases" and prefixes (`tomat*`).
+"""What a person typed into the search box: words, "quoted phrases", prefixes (`tomat*`) and filter words
+(`type:pdf in:~/Work after:2025-03 before:2025-06-30 from:anna`, core/search/filters.py).
 
 Phrases are searched as their words (both retrievers) and then required verbatim, ignoring case and runs of
 whitespace; a prefix matches every indexed word it begins. The meaning side gets the query without the marks.
+A filter word counts outside quotes only ("type:pdf" in quotes is searched for); its value may be quoted
+(`in:"~/My Documents"`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,10 @@ from dataclasses import dataclass, field
 
 _PHRASE = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
 _PREFIX = re.compile(r"(?<![\w*])(\w{2,})\*(?!\w)")
+FILTER_KEYS = ("type", "in", "after", "before", "from")
+# A filter word, or a phrase (skipped whole, so a filter word inside quotes is searched for).
+_FILTER_OR_PHRASE = re.compile(r'(?<!\S)(?P<key>%s):(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s"“「]+))|%s'
+                               % ("|".join(FILTER_KEYS), _PHRASE.pattern), re.IGNORECASE)
 
 
 @dataclass
@@ -19,16 +26,33 @@ class ParsedQuery:
     keywords_text: str  # for BM25: the words and phrases, prefixes left out (they are expanded apart)
     phrases: list[str] = field(default_factory=list)
     prefixes: list[str] = field(default_factory=list)
+    filters: list[tuple[str, str]] = field(default_factory=list)  # (key, value) in the order typed
 
 
 def parse_query(query: str) -> ParsedQuery:
+    query, filters = split_filters(query)
     phrases = [next(g for g in m.groups() if g) for m in _PHRASE.finditer(query)]
     phrases = [" ".join(p.split()) for p in phrases if p.strip()]
     unquoted = _PHRASE.sub(lambda m: " " + next(g for g in m.groups() if g) + " ", query)
     prefixes = _PREFIX.findall(unquoted)
     text = " ".join(_PREFIX.sub(r"\1", unquoted).split())
     keywords_text = " ".join(_PREFIX.sub(" ", unquoted).split())
-    return ParsedQuery(text=text, keywords_text=keywords_text, phrases=phrases, prefixes=prefixes)
+    return ParsedQuery(text=text, keywords_text=keywords_text, phrases=phrases, prefixes=prefixes,
+                       filters=filters)
+
+
+def split_filters(query: str) -> tuple[str, list[tuple[str, str]]]:
+    """The query without its filter words, and those words as (key, value), from outside quotes only."""
+    filters: list[tuple[str, str]] = []
+
+    def take(match: re.Match) -> str:
+        key, value = match.group("key"), match.group("quoted") or match.group("bare")
+        if key is None or not (value or "").strip():
+            return match.group(0)  # a phrase, kept whole; or `from:` with nothing after it
+        filters.append((key.lower(), value.strip()))
+        return " "
+
+    return _FILTER_OR_PHRASE.sub(take, query), filters
 
 
 def contains_phrases(text: str, phrases: list[str]) -> bool:
@@ -36,3 +60,18 @@ def contains_phrases(text: str, phrases: list[str]) -> bool:
         return True
     flat = " ".join(text.split()).casefold()
     return all(p.casefold() in flat for p in phrases)
+
+
+def without_filter_word(query: str, key: str, value: str) -> str:
+    """The query with its first filter word `key:value` taken out (a chip removed in the window)."""
+    removed = False
+
+    def take(match: re.Match) -> str:
+        nonlocal removed
+        found = match.group("quoted") or match.group("bare")
+        if removed or match.group("key") is None or match.group("key").lower() != key or found.strip() != value:
+            return match.group(0)
+        removed = True
+        return " "
+
+    return " ".join(_FILTER_OR_PHRASE.sub(take, query).split())

@@ -1,9 +1,12 @@
-"""Hybrid search: dense top-N and BM25 top-N, fused by reciprocal rank, optionally reranked by a cross-encoder."""
+"""Hybrid search: dense top-N and BM25 top-N, fused by reciprocal rank, optionally reranked by a cross-encoder;
+narrowed by filters inside both retrievers (core/search/filters.py); and "more like this" from a chunk's vector."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from desktop_rag.core.search.filtered_dense import nearest_allowed
+from desktop_rag.core.search.filters import SearchFilters, make_filters
 from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              meaning_strengths, needs_unrelated_scores)
@@ -14,6 +17,7 @@ from desktop_rag.documents import index_text
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
 
 MODES = ("hybrid", "dense", "bm25")
+SORTS = ("relevance", "newest", "oldest")
 
 
 @dataclass
@@ -45,6 +49,8 @@ class Hit:
     ocr_confidence: float | None = None  # the hit's page is a scan, read by OCR with this mean confidence (0–1)
     # The document's author and dates; a mail's from, to, cc, date (ParsedDocument.metadata).
     metadata: dict[str, str] | None = None
+    family: str | None = None  # core/search/filters.py FAMILIES
+    dated: float | None = None  # epoch seconds: a mail's sent date, else the file's modification time
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -63,12 +69,17 @@ class SearchResult:
     reranked: bool = False
     notices: list[str] = field(default_factory=list)
     weak: bool = False  # hits, but none a good match: shown as "no good match", with the weak ones apart
+    filters: SearchFilters = field(default_factory=SearchFilters)  # as applied: the given ones and the query's own
+    facets: dict[str, int] | None = None  # documents per family among the candidates, type filters left out
+    nothing_left: bool = False  # the filters leave no document at all (then notices say which filters)
 
     @classmethod
     def from_dict(cls, values: dict) -> "SearchResult":
         """A result as the local endpoint sends it (service/tools.py search)."""
         return cls(query=values["query"], mode=values["mode"], hits=[Hit.from_dict(h) for h in values["results"]],
-                   reranked=values["reranked"], notices=values["notices"], weak=values["weak"])
+                   reranked=values["reranked"], notices=values["notices"], weak=values["weak"],
+                   filters=SearchFilters.from_dict(values.get("filters")), facets=values.get("facets"),
+                   nothing_left=values.get("nothing_left", False))
 
 
 class Searcher:
@@ -81,34 +92,110 @@ class Searcher:
         self.reranker = reranker
         self._unrelated_vectors = None  # embedded UNRELATED_PASSAGES (core/search/match_strength.py), on first need
 
-    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None) -> SearchResult:
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
+               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
+        """`filters` and the query's own filter words (`type:pdf`) both apply; `sort` orders the hits found by
+        relevance, or by date; `facets` counts the candidates' documents per type (SearchResult.facets)."""
         if mode not in MODES:
             raise BadInput(f"unknown search mode {mode!r}; pick one of {', '.join(MODES)}")
+        if sort not in SORTS:
+            raise BadInput(f"unknown sort {sort!r}; pick one of {', '.join(SORTS)}")
         if k < 1:
             raise BadInput(f"the number of results must be 1 or more, not {k}")
-        if self.catalog.chunk_count() == 0:
+        chunk_count = self.catalog.chunk_count()
+        if chunk_count == 0:
             raise NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...` first")
         # Bytes that are not UTF-8 (a terminal in another encoding) reach Python as lone surrogates, which the
         # embedder's tokenizer refuses: they become U+FFFD, and the rest of the query still counts.
         query = query.encode("utf-8", "surrogatepass").decode("utf-8", "replace").strip()
-        result = SearchResult(query=query, mode=mode, hits=[])
         parsed = parse_query(query)
-        if not parsed.text:
+        typed = make_filters(**_filter_arguments(parsed.filters))
+        result = SearchResult(query=query, mode=mode, hits=[], filters=(filters or SearchFilters()).merged(typed))
+        if not parsed.text and result.filters.empty:
+            return result
+        allowed = None if result.filters.empty else self.catalog.filtered_chunk_ids(result.filters)
+        if allowed is not None and not len(allowed):
+            result.nothing_left = True
+            result.notices.append("no indexed document is " + ", ".join(result.filters.describe()))
+            return result
+        if not parsed.text:  # filters alone: their documents, newest first
+            records = self.catalog.chunks_by_id(self.catalog.newest_chunks(result.filters, k))
+            result.hits = _by_date([_hit(i, r, Scores()) for i, r in records.items()], sort != "oldest")
             return result
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
 
         query_vector = self.embedder.embed_query(parsed.text) if mode in ("hybrid", "dense") else None
-        dense = self.vectors.query(query_vector, n) if query_vector is not None else []
-        bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes])
-                if mode in ("hybrid", "bm25") else [])
+        dense, bm25 = self._retrieve(parsed, query_vector, mode, n, result.filters, allowed, chunk_count)
         if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
             result.notices.append("the dense index is empty although chunks were embedded: run `desktop-rag doctor "
                                   "--repair` (or any index run) to rebuild it; meanwhile only keywords match")
         ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
-        dense_scores, bm25_scores = dict(dense), dict(bm25)
+        if facets:
+            result.facets = self._facets(parsed, query_vector, mode, n, result.filters, ranked, chunk_count)
 
         pool = max(k, self.settings.rerank_candidates) if want_rerank else k
+        hits = self._hits(parsed, ranked, dense, bm25, query_vector, mode, pool)
+        if want_rerank:
+            result.reranked = self._rerank(query, hits, result.notices)
+        result.hits = hits[:k] if sort == "relevance" else _by_date(hits[:k], sort == "newest")
+        result.weak = bool(result.hits) and not any(h.scores.strength >= GOOD_MATCH for h in result.hits)
+        if not result.hits and allowed is not None:
+            result.notices.append(f"nothing matches among the {len(allowed):,} passages the filters leave ("
+                                  + ", ".join(result.filters.describe()) + ")")
+        return result
+
+    def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
+        """The chunks nearest in meaning to a stored chunk, its own vector as the query ("more like this")."""
+        stored = self.catalog.chunk_vectors([chunk_id]).get(chunk_id)
+        if stored is None:
+            stored = self.vectors.windows([chunk_id]).get(chunk_id)
+        records = self.catalog.chunks_by_id([chunk_id])
+        if chunk_id not in records:
+            raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+        if stored is None:
+            raise BadInput("that passage is not embedded yet: it can be searched for by meaning once indexing "
+                           "has embedded it")
+        source = records[chunk_id]
+        filters = filters or SearchFilters()
+        result = SearchResult(query=f"similar to: {source.title or source.path}", mode="dense", hits=[],
+                              filters=filters)
+        allowed = None if filters.empty else self.catalog.filtered_chunk_ids(filters)
+        vector = stored.reshape(-1, stored.shape[-1])[0]
+        n = max(self.settings.candidates, k + 1)
+        dense = (self.vectors.query(vector, n) if allowed is None else
+                 nearest_allowed(vector, n, filters, allowed, self.catalog, self.vectors, self.catalog.chunk_count()))
+        dense = [(i, score) for i, score in dense if i != chunk_id]
+        meaning = meaning_strengths(dense)
+        records = self.catalog.chunks_by_id([i for i, _ in dense[:k]])
+        for chunk, score in dense[:k]:
+            if chunk in records:
+                scores = Scores(dense=score, meaning=meaning.get(chunk))
+                scores.strength = match_strength(scores)
+                result.hits.append(_hit(chunk, records[chunk], scores))
+        return result
+
+    def _retrieve(self, parsed, query_vector, mode: str, n: int, filters: SearchFilters, allowed, total: int):
+        if query_vector is None:
+            dense = []
+        elif allowed is None:
+            dense = self.vectors.query(query_vector, n)
+        else:
+            dense = nearest_allowed(query_vector, n, filters, allowed, self.catalog, self.vectors, total)
+        bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes], allowed)
+                if mode in ("hybrid", "bm25") else [])
+        return dense, bm25
+
+    def _facets(self, parsed, query_vector, mode, n, filters: SearchFilters, ranked, total: int) -> dict[str, int]:
+        if filters.types:  # the chips show what each type would give: its own filter left out
+            wider = filters.without_types()
+            allowed = None if wider.empty else self.catalog.filtered_chunk_ids(wider)
+            dense, bm25 = self._retrieve(parsed, query_vector, mode, n, wider, allowed, total)
+            ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
+        return self.catalog.family_counts([i for i, _ in ranked])
+
+    def _hits(self, parsed, ranked, dense, bm25, query_vector, mode: str, pool: int) -> list[Hit]:
+        dense_scores, bm25_scores = dict(dense), dict(bm25)
         # Quoted phrases are required verbatim: look through every candidate, not only the first k.
         look_at = ranked if parsed.phrases else ranked[:pool]
         records = self.catalog.chunks_by_id([i for i, _ in look_at])  # ids the catalog dropped are skipped
@@ -127,12 +214,7 @@ class Searcher:
             hits.append(_hit(chunk_id, record, scores))
             if len(hits) == pool:
                 break
-
-        if want_rerank:
-            result.reranked = self._rerank(query, hits, result.notices)
-        result.hits = hits[:k]
-        result.weak = bool(result.hits) and not any(h.scores.strength >= GOOD_MATCH for h in result.hits)
-        return result
+        return hits
 
     def _unrelated_scores(self, query_vector) -> list[float]:
         if self._unrelated_vectors is None:  # once per searcher: ten short passages
@@ -166,4 +248,22 @@ def _hit(chunk_id: int, record, scores: Scores) -> Hit:
     return Hit(chunk_id=chunk_id, path=record.path, title=record.title, page=record.page, chunk_index=record.idx,
                start_char=record.start_char, end_char=record.end_char, heading_path=record.heading_path,
                context=record.context, context_source=record.context_source, quality=record.quality,
-               text=record.text, scores=scores, ocr_confidence=record.ocr_confidence, metadata=record.metadata)
+               text=record.text, scores=scores, ocr_confidence=record.ocr_confidence, metadata=record.metadata,
+               family=record.family, dated=record.dated)
+
+
+def _by_date(hits: list[Hit], newest_first: bool) -> list[Hit]:
+    return sorted(hits, key=lambda h: h.dated or 0.0, reverse=newest_first)
+
+
+def _filter_arguments(words: list[tuple[str, str]]) -> dict:
+    """make_filters' arguments from the query's filter words (`in:` and `type:` may come more than once)."""
+    arguments: dict = {"folders": [], "types": []}
+    for key, value in words:
+        if key == "in":
+            arguments["folders"].append(value)
+        elif key == "type":
+            arguments["types"] += value.split(",")
+        else:
+            arguments[{"from": "sender"}.get(key, key)] = value
+    return arguments

@@ -1,0 +1,151 @@
+"""What a search filter allows (core/search/filters.py), and the stored vectors a filtered search scores exactly.
+A mixin of Catalog, split out to keep each module small.
+
+Measured at 100k chunks (10k documents): the chunk ids of a filter allowing 30% of them come back in ~9 ms; the
+vectors of 5,000 chunks, read and scored, ~13 ms.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import numpy as np
+
+from desktop_rag.storage.catalog_files import under
+
+VECTOR_TYPE = np.float16  # half the size of float32; cosines move by ~1e-3, below any rank that matters
+_PARAMETERS_PER_QUERY = 500  # SQLite limits bound parameters; far below every build's limit
+
+
+def filter_condition(filters) -> tuple[str, list]:
+    """The SQL condition on `documents d` that `filters` (a SearchFilters) make, with its parameters."""
+    parts, args = ["d.status = 'indexed'"], []
+    folder_parts = []
+    for folder in filters.folders:
+        if os.path.isabs(folder):
+            sql, values = under("d.path", folder)
+            folder_parts.append(sql)
+            args += values
+        else:  # a folder's name, anywhere in the path (a member's folders inside an archive too)
+            folder_parts.append("(lower(d.path) LIKE ? ESCAPE '\\' OR lower(d.path) LIKE ? ESCAPE '\\')")
+            name = _like_escaped(folder.lower())
+            args += [f"%/{name}/%", f"%\\\\{name}\\\\%"]
+    if folder_parts:
+        parts.append("(" + " OR ".join(folder_parts) + ")")
+    if filters.types:
+        parts.append(f"d.family IN ({','.join('?' * len(filters.types))})")
+        args += list(filters.types)
+    if filters.after is not None:
+        parts.append("d.dated >= ?")
+        args.append(filters.after)
+    if filters.before is not None:
+        parts.append("d.dated < ?")
+        args.append(filters.before)
+    if filters.sender:
+        parts.append("json_extract(d.metadata, '$.from') LIKE ? ESCAPE '\\'")
+        args.append(f"%{_like_escaped(filters.sender)}%")
+    return " AND ".join(parts), args
+
+
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class CatalogFilters:
+    """Methods of Catalog that need its _db and _transaction()."""
+
+    def filtered_chunk_ids(self, filters) -> np.ndarray:
+        """The ids of every chunk the filters allow, sorted."""
+        where, args = filter_condition(filters)
+        rows = self._db.execute(
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {where} ORDER BY c.id", args
+        ).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    def filtered_vectors(self, filters, dimension: int) -> tuple[np.ndarray, np.ndarray]:
+        """(owners, vectors) of the embedded chunks the filters allow: one row per embedder window, a chunk's
+        windows one after another. Chunks embedded before vectors were kept here (migration 0011) are left out
+        until the next run stores theirs."""
+        where, args = filter_condition(filters)
+        rows = self._db.execute(
+            "SELECT v.chunk_id, v.vectors FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id"
+            f" JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1 AND {where}", args).fetchall()
+        return _unpacked(rows, dimension)
+
+    def allowed_among(self, chunk_ids: Sequence[int], filters) -> set[int]:
+        """Those of `chunk_ids` the filters allow."""
+        where, args = filter_condition(filters)
+        allowed: set[int] = set()
+        for start in range(0, len(chunk_ids), _PARAMETERS_PER_QUERY):
+            part = [int(i) for i in chunk_ids[start:start + _PARAMETERS_PER_QUERY]]
+            allowed.update(r[0] for r in self._db.execute(
+                f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                f" WHERE c.id IN ({','.join('?' * len(part))}) AND {where}", part + args))
+        return allowed
+
+    def newest_chunks(self, filters, limit: int) -> list[int]:
+        """The first chunk of each document the filters allow, newest document first: what a search of filters
+        alone ("type:mail from:anna") lists."""
+        where, args = filter_condition(filters)
+        return [r[0] for r in self._db.execute(
+            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.idx = 0 AND {where}"
+            " ORDER BY d.dated DESC, d.path LIMIT ?", args + [limit])]
+
+    def family_counts(self, chunk_ids: Sequence[int]) -> dict[str, int]:
+        """Documents per family among the documents of `chunk_ids`."""
+        documents: dict[int, str] = {}
+        for start in range(0, len(chunk_ids), _PARAMETERS_PER_QUERY):
+            part = [int(i) for i in chunk_ids[start:start + _PARAMETERS_PER_QUERY]]
+            documents.update(self._db.execute(
+                "SELECT d.id, d.family FROM chunks c JOIN documents d ON d.id = c.document_id"
+                f" WHERE c.id IN ({','.join('?' * len(part))})", part).fetchall())
+        counts: dict[str, int] = {}
+        for family in documents.values():
+            counts[family] = counts.get(family, 0) + 1
+        return counts
+
+    # -- stored vectors -------------------------------------------------------------------------------------
+
+    def chunk_vectors(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored windows of these chunks (float32, one row per window), for the chunks that have them."""
+        found: dict[int, np.ndarray] = {}
+        for start in range(0, len(chunk_ids), _PARAMETERS_PER_QUERY):
+            part = [int(i) for i in chunk_ids[start:start + _PARAMETERS_PER_QUERY]]
+            rows = self._db.execute(f"SELECT chunk_id, vectors FROM chunk_vectors WHERE chunk_id IN"
+                                    f" ({','.join('?' * len(part))})", part).fetchall()
+            for chunk_id, blob in rows:
+                found[chunk_id] = np.frombuffer(blob, dtype=VECTOR_TYPE).astype(np.float32)
+        return found
+
+    def chunks_without_vectors(self, limit: int) -> list[int]:
+        """Chunks in the dense index whose vectors are not kept here (embedded before migration 0011)."""
+        return [r[0] for r in self._db.execute(
+            "SELECT c.id FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id"
+            " WHERE c.embedded = 1 AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?", (limit,))]
+
+    def store_vectors(self, owners: Sequence[int], vectors: np.ndarray) -> None:
+        """Keep the vectors written to the dense index; owners[i] is the chunk of vectors[i], windows in a row."""
+        with self._transaction():
+            self._store_vectors(owners, vectors)
+
+    def _store_vectors(self, owners: Sequence[int], vectors: np.ndarray) -> None:
+        rows, i = [], 0
+        while i < len(owners):
+            j = i
+            while j < len(owners) and owners[j] == owners[i]:
+                j += 1
+            rows.append((int(owners[i]), np.asarray(vectors[i:j], dtype=VECTOR_TYPE).tobytes()))
+            i = j
+        self._db.executemany("INSERT OR REPLACE INTO chunk_vectors(chunk_id, vectors) VALUES (?, ?)", rows)
+
+
+def _unpacked(rows, dimension: int) -> tuple[np.ndarray, np.ndarray]:
+    blobs = [np.frombuffer(blob, dtype=VECTOR_TYPE) for _, blob in rows]
+    # A chunk of another model's width cannot be among them (embedded = 0 until re-embedded); checked anyway.
+    kept = [(chunk_id, blob) for (chunk_id, _), blob in zip(rows, blobs) if len(blob) and len(blob) % dimension == 0]
+    if not kept:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dimension), dtype=np.float32)
+    owners = np.repeat(np.fromiter((c for c, _ in kept), dtype=np.int64, count=len(kept)),
+                       [len(b) // dimension for _, b in kept])
+    return owners, np.concatenate([b for _, b in kept]).reshape(-1, dimension).astype(np.float32)

@@ -1,0 +1,42 @@
+"""What a person can do with a hit (its right-click menu, and keys in the result list): open it, open the folder
+that holds it, copy its path, text or context, and search for passages like it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication
+from PySide6.QtWidgets import QMenu, QWidget
+
+from desktop_rag.core.search.searcher import Hit
+from desktop_rag.documents import MEMBER_SEPARATOR
+
+
+def containing_folder(hit: Hit) -> str:
+    """The folder on disk that holds the hit's file (for a document inside an archive or a mailbox: the folder of
+    that file)."""
+    return str(Path(hit.path.partition(MEMBER_SEPARATOR)[0]).parent)
+
+
+def open_folder_in_file_manager(folder: str) -> None:
+    QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
+
+
+def copy_to_clipboard(text: str) -> None:
+    QGuiApplication.clipboard().setText(text)
+
+
+def hit_menu(parent: QWidget, hit: Hit, open_hit, open_folder, find_similar) -> QMenu:
+    """The menu of one hit. `open_hit()`, `open_folder(folder)`, `find_similar(hit)` are the panel's."""
+    menu = QMenu(parent)
+    menu.addAction("Open", open_hit).setShortcut("Return")
+    menu.addAction("Open containing folder", lambda: open_folder(containing_folder(hit))).setShortcut("Ctrl+Return")
+    menu.addSeparator()
+    menu.addAction("Copy path", lambda: copy_to_clipboard(hit.path))
+    menu.addAction("Copy text", lambda: copy_to_clipboard(hit.text))
+    context = menu.addAction("Copy context", lambda: copy_to_clipboard(hit.context))
+    context.setEnabled(bool(hit.context))
+    menu.addSeparator()
+    menu.addAction("Search for similar passages", lambda: find_similar(hit))
+    return menu
