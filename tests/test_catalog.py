@@ -92,3 +92,34 @@ def test_mail_read_as_plain_text_by_an_older_version_is_read_again_after_the_upg
         assert read_again == {"/m/lunch.eml": True, "/m/Inbox": True, "/m/notes.md": False}
     finally:
         catalog.close()
+
+
+def test_an_older_catalog_gains_family_date_and_a_flag_to_copy_its_vectors(tmp_path):
+    from desktop_rag.storage.catalog import _migrations
+
+    path = tmp_path / "catalog.sqlite3"
+    old = sqlite3.connect(path)
+    for number, sql in _migrations():
+        if number < 11:  # the catalog as version 10 left it
+            old.executescript(sql)
+    old.execute("PRAGMA user_version = 10")
+    for doc_path, parser, metadata, mtime_ns in (
+            ("/m/a.pdf", "pdf", None, 1_700_000_000_000_000_000),
+            ("/m/Inbox › 2025-03-14 Lunch", "email", '{"date": "2025-03-14T09:30:00+01:00"}', 5),
+            ("/m/page.html", "html", None, 1_600_000_000_000_000_000)):
+        old.execute("INSERT INTO documents(path, size, mtime_ns, content_hash, status, parser, title, text, updated_at,"
+                    " metadata) VALUES (?, 10, ?, 'hash', 'indexed', ?, 't', 'x', 0, ?)",
+                    (doc_path, mtime_ns, parser, metadata))
+    old.execute("INSERT INTO chunks(document_id, idx, text, text_hash, start_char, end_char, token_count, embedded)"
+                " VALUES (1, 0, 'x', 'h', 0, 1, 1, 1)")
+    old.commit()
+    old.close()
+    catalog = Catalog(path)
+    try:
+        rows = catalog._db.execute("SELECT path, family, dated FROM documents ORDER BY id").fetchall()
+        assert [tuple(r) for r in rows] == [("/m/a.pdf", "pdf", 1_700_000_000.0),
+                                            ("/m/Inbox › 2025-03-14 Lunch", "mail", 1_741_941_000.0),
+                                            ("/m/page.html", "text", 1_600_000_000.0)]
+        assert catalog.chunks_without_vectors(10) == [1]  # embedded before vectors were kept: to be copied
+    finally:
+        catalog.close()

@@ -207,3 +207,22 @@ def test_a_chip_removes_its_own_filter_word_from_the_query():
     query = 'boiler type:mail "type:mail in quotes" from:carl type:mail'
     assert without_filter_word(query, "type", "mail") == 'boiler "type:mail in quotes" from:carl type:mail'
     assert without_filter_word('x in:"~/My Docs"', "in", "~/My Docs") == "x"
+
+
+def test_vectors_of_a_library_embedded_before_they_were_kept_are_copied_from_chroma(library, mixed):
+    library.index([mixed], contexts="rules")
+    catalog = library.catalog
+    embedded = sorted(catalog.chunk_ids(embedded=True))
+    dimension = library.embedder.dimension
+    kept = catalog.chunk_vectors(embedded, dimension)
+    # As a library indexed before migration 0011 has it:
+    catalog._db.execute("DELETE FROM chunk_vectors")
+    catalog._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('vectors_to_copy', '1')")
+    only_pdf = make_filters(types=["pdf"])
+    assert library.search("boiler service", mode="dense", filters=only_pdf).hits == []  # nothing to score yet
+    library.index([mixed], contexts="rules")  # nothing changed on disk: the run copies the vectors from Chroma
+    copied = catalog.chunk_vectors(embedded, dimension)
+    assert sorted(copied) == embedded
+    assert all(np.allclose(copied[c], kept[c], atol=2e-3) for c in embedded)
+    assert names(library.search("boiler service", mode="dense", filters=only_pdf)) == ["boiler-invoice.pdf"]
+    assert catalog.chunks_without_vectors(10) == [] and catalog._get_meta("vectors_to_copy", "") == "0"

@@ -136,6 +136,9 @@ def test_keys_move_between_the_field_and_the_results_and_searches_are_remembered
     qtbot.keyClick(panel.query, Qt.Key.Key_Escape)
     assert panel.query.text() == "" and panel.results.count() == 0
     assert panel.query.completer().model().stringList() == ["boiler quote"]
+    qtbot.keyClick(panel.query, Qt.Key.Key_Down)  # in the empty field: the recent searches
+    assert panel.query.completer().popup().isVisible()
+    assert panel.query.completer().completionModel().rowCount() == 1
     assert (data_dir / "recent-searches.json").is_file()
 
 

@@ -16,6 +16,7 @@ from desktop_rag.storage.catalog_files import under
 
 VECTOR_TYPE = np.float16  # half the size of float32; cosines move by ~1e-3, below any rank that matters
 _PARAMETERS_PER_QUERY = 500  # SQLite limits bound parameters; far below every build's limit
+_VECTORS_TO_COPY = "vectors_to_copy"  # set by migration 0011 when chunks were embedded before it
 
 
 def filter_condition(filters) -> tuple[str, list]:
@@ -107,7 +108,7 @@ class CatalogFilters:
 
     # -- stored vectors -------------------------------------------------------------------------------------
 
-    def chunk_vectors(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    def chunk_vectors(self, chunk_ids: Sequence[int], dimension: int) -> dict[int, np.ndarray]:
         """The stored windows of these chunks (float32, one row per window), for the chunks that have them."""
         found: dict[int, np.ndarray] = {}
         for start in range(0, len(chunk_ids), _PARAMETERS_PER_QUERY):
@@ -115,14 +116,22 @@ class CatalogFilters:
             rows = self._db.execute(f"SELECT chunk_id, vectors FROM chunk_vectors WHERE chunk_id IN"
                                     f" ({','.join('?' * len(part))})", part).fetchall()
             for chunk_id, blob in rows:
-                found[chunk_id] = np.frombuffer(blob, dtype=VECTOR_TYPE).astype(np.float32)
+                vectors = np.frombuffer(blob, dtype=VECTOR_TYPE)
+                if len(vectors) and len(vectors) % dimension == 0:  # another model's: not this one's to use
+                    found[chunk_id] = vectors.reshape(-1, dimension).astype(np.float32)
         return found
 
     def chunks_without_vectors(self, limit: int) -> list[int]:
-        """Chunks in the dense index whose vectors are not kept here (embedded before migration 0011)."""
-        return [r[0] for r in self._db.execute(
+        """Chunks in the dense index whose vectors are not kept here (embedded before migration 0011), while
+        there may be some; once none is left, [] without looking (a scan of every chunk)."""
+        if self._get_meta(_VECTORS_TO_COPY, "0") != "1":
+            return []
+        missing = [r[0] for r in self._db.execute(
             "SELECT c.id FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id"
             " WHERE c.embedded = 1 AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?", (limit,))]
+        if not missing:
+            self._set_meta(_VECTORS_TO_COPY, "0")
+        return missing
 
     def store_vectors(self, owners: Sequence[int], vectors: np.ndarray) -> None:
         """Keep the vectors written to the dense index; owners[i] is the chunk of vectors[i], windows in a row."""

@@ -1,5 +1,5 @@
 """The search view: query box (results as you type, debounced; recent searches under it), mode and rerank, the
-filter bar (ui/filter_bar.py), the hit list with context prefixes set apart and a menu per hit
+filter bar (ui/filter_bar.py), the hits with context prefixes set apart (ui/hit_list.py) and a menu per hit
 (ui/hit_actions.py), and a preview of the hit inside its document.
 
 Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc back to the field (a
@@ -7,14 +7,12 @@ second Esc clears it)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, QStringListModel, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSplitter,
-    QTextBrowser, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from desktop_rag.core.search.query import split_filters, without_filter_word
@@ -24,14 +22,14 @@ from desktop_rag.errors import NoIndexError
 from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager
+from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.recent_searches import RecentSearches
-from desktop_rag.ui.result_html import hit_html, preview_html, score_tooltip
+from desktop_rag.ui.result_html import preview_html
 from desktop_rag.ui.theme import colors_for
 
 DEBOUNCE_MS = 250
 MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
 RESULTS = 30
-RENDER_BUDGET_S = 0.012
 
 
 def open_in_system_viewer(path: str, page: int | None) -> None:
@@ -70,7 +68,6 @@ class SearchPanel(QWidget):
         self.hits: list[Hit] = []
         self._query_sent = 0  # only the newest search's answer is shown
         self._answered = 0  # the number of the last search answered (shown, or its error)
-        self._rendered = 0
         self._shown_query = ""
         self.meaning_model_loading = False  # set by the window while the embedding model loads
         self.building_note = lambda: ""  # the window says here whether a run is still adding to the index
@@ -92,10 +89,7 @@ class SearchPanel(QWidget):
         self.mode.setToolTip("Hybrid: meaning and keywords fused. Meaning: embeddings only. Keywords: BM25 only.")
         self.rerank = QCheckBox("Rerank")
         self._update_rerank_availability()
-        self.results = QListWidget()
-        self.results.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.results.setWordWrap(True)
-        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.results = HitList()
         self._colors = None
         self._use_palette_colors()
         self.preview = QTextBrowser()
@@ -128,13 +122,14 @@ class SearchPanel(QWidget):
         completer.activated.connect(lambda _: self.search_now())
         self.filter_bar.changed.connect(self.search_now)
         self.filter_bar.remove_query_filter.connect(self._remove_query_filter)
-        self.results.customContextMenuRequested.connect(self._menu_requested)
+        self.results.menu_requested.connect(lambda row, where: self.hit_menu(row).exec(where))
+        self.results.open_requested.connect(self.open_hit)
+        self.results.open_folder_requested.connect(lambda row: self._open_folder(containing_folder(self.hits[row])))
+        self.results.leave.connect(self.query.setFocus)
         self.query.installEventFilter(self)
-        self.results.installEventFilter(self)
         self.mode.currentIndexChanged.connect(lambda _: self.search_now())
         self.rerank.toggled.connect(lambda _: self.search_now())
         self.results.currentRowChanged.connect(self._show_preview)
-        self.results.itemActivated.connect(lambda item: self.open_hit(self.results.row(item)))  # a double click
         # Esc in the field clears it; in the results it returns to the field (eventFilter): the field's own only.
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear,
                   context=Qt.ShortcutContext.WidgetShortcut)
@@ -145,8 +140,7 @@ class SearchPanel(QWidget):
         if colors == self._colors:
             return False
         self._colors = colors
-        # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
-        self.results.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
+        self.results.use_colors(colors)
         return True
 
     def changeEvent(self, event):  # noqa: N802 (Qt's name)
@@ -156,7 +150,7 @@ class SearchPanel(QWidget):
         if (event.type() == QEvent.Type.PaletteChange and self.window().isVisible() and self._use_palette_colors()
                 and self.hits):
             row = max(0, self.results.currentRow())
-            self._render_hits(self._query_sent)
+            self.results.show_hits(self.hits, self._shown_query, self._colors)
             self.results.setCurrentRow(min(row, self.results.count() - 1))  # the first hits are drawn at once
 
     # -- searching ------------------------------------------------------------------------------------------
@@ -233,7 +227,7 @@ class SearchPanel(QWidget):
         self._shown_query = result.query
         self.filter_bar.show_facets(result.facets)
         self.hits = result.hits
-        self._render_hits(number)
+        self.results.show_hits(self.hits, self._shown_query, self._colors)
         notices = sentences(result.notices)
         if self._keywords_only_for_now:
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
@@ -253,50 +247,6 @@ class SearchPanel(QWidget):
             self.results.setCurrentRow(0)
         else:
             self.preview.clear()
-
-    def _render_hits(self, number: int) -> None:
-        self.results.clear()
-        self._rendered = 0
-        self._render_more(number)
-
-    def _render_more(self, number: int) -> None:
-        """Results go in as many as fit in RENDER_BUDGET_S, then the event loop has a turn: a rich-text label costs
-        ~7 ms (twice that while indexing shares the GIL), and 30 at once stalled the window for ~250 ms
-        (bench/ui_responsiveness.py)."""
-        if number != self._query_sent:
-            return
-        colors = self._colors
-        width = self.results.viewport().width() - 4
-        started = time.perf_counter()
-        while self._rendered < len(self.hits) and time.perf_counter() - started < RENDER_BUDGET_S:
-            hit = self.hits[self._rendered]
-            item = QListWidgetItem()
-            label = QLabel(hit_html(hit, self._shown_query, colors))
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setToolTip(score_tooltip(hit))
-            label.setContentsMargins(6, 6, 6, 6)
-            self.results.addItem(item)
-            self.results.setItemWidget(item, label)
-            item.setSizeHint(QSize(width, label.heightForWidth(width)))
-            self._rendered += 1
-        if self._rendered < len(self.hits):
-            # With the panel as context: if the window is closed meanwhile, the call is dropped, not made on a
-            # deleted list.
-            QTimer.singleShot(0, self, lambda: self._render_more(number))
-
-    def _fit_items(self) -> None:
-        """Each result as tall as its text at the list's current width (a label's own size hint assumes
-        another width, leaving gaps or cutting text)."""
-        width = self.results.viewport().width() - 4
-        for row in range(self.results.count()):
-            item = self.results.item(row)
-            label = self.results.itemWidget(item)
-            item.setSizeHint(QSize(width, label.heightForWidth(width)))
-
-    def resizeEvent(self, event):  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        self._fit_items()
 
     def _show_error(self, number: int, message: str) -> None:
         if number == self._query_sent:
@@ -333,35 +283,23 @@ class SearchPanel(QWidget):
         self.remember_query()
         self.open_folder(folder)
 
-    def _menu_requested(self, position) -> None:
-        item = self.results.itemAt(position)
-        if item is None:
-            return
-        row = self.results.row(item)
-        self.results.setCurrentRow(row)
-        self.hit_menu(row).exec(self.results.viewport().mapToGlobal(position))
-
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
-        if event.type() != QEvent.Type.KeyPress:
+        """Down in the field moves into the results (when the recent searches are not showing); in an empty
+        field it shows the recent searches."""
+        if not (watched is self.query and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down):
             return False
-        key, modifiers = event.key(), event.modifiers()
-        if watched is self.query and key == Qt.Key.Key_Down and self.hits and not self.query.completer().popup(
-                ).isVisible():
+        completer = self.query.completer()
+        if completer.popup().isVisible():
+            return False
+        if not self.query.text() and self.recent.items:
+            completer.setCompletionPrefix("")
+            completer.complete()
+            return True
+        if self.hits:
             self.remember_query()
             self.results.setFocus()
             self.results.setCurrentRow(max(0, self.results.currentRow()))
             return True
-        if watched is self.results:
-            row = self.results.currentRow()
-            if key == Qt.Key.Key_Escape:
-                self.query.setFocus()
-                return True
-            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and 0 <= row < len(self.hits):
-                if modifiers & Qt.KeyboardModifier.ControlModifier:
-                    self._open_folder(containing_folder(self.hits[row]))
-                else:
-                    self.open_hit(row)
-                return True
         return False
 
     def open_hit(self, row: int) -> None:

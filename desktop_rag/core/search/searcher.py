@@ -147,7 +147,7 @@ class Searcher:
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         """The chunks nearest in meaning to a stored chunk, its own vector as the query ("more like this")."""
-        stored = self.catalog.chunk_vectors([chunk_id]).get(chunk_id)
+        stored = self.catalog.chunk_vectors([chunk_id], self.embedder.dimension).get(chunk_id)
         if stored is None:
             stored = self.vectors.windows([chunk_id]).get(chunk_id)
         records = self.catalog.chunks_by_id([chunk_id])
@@ -161,7 +161,7 @@ class Searcher:
         result = SearchResult(query=f"similar to: {source.title or source.path}", mode="dense", hits=[],
                               filters=filters)
         allowed = None if filters.empty else self.catalog.filtered_chunk_ids(filters)
-        vector = stored.reshape(-1, stored.shape[-1])[0]
+        vector = stored[0]  # its first window: its context and the start of its text
         n = max(self.settings.candidates, k + 1)
         dense = (self.vectors.query(vector, n) if allowed is None else
                  nearest_allowed(vector, n, filters, allowed, self.catalog, self.vectors, self.catalog.chunk_count()))

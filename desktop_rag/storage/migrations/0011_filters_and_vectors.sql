@@ -19,8 +19,10 @@ CREATE INDEX documents_by_date ON documents(dated);
 -- Each embedded chunk's vectors (one per embedder window, float16, one after another), as written to the dense
 -- index: a filtered search scores the few chunks a filter leaves exactly, from here, where Chroma's own `where`
 -- measured 7-15x slower than an unfiltered query at 100k chunks. Written with `chunks.embedded = 1`; a chunk
--- embedded before this version gets its row from Chroma on the next run (Indexer.embed_pending).
+-- embedded before this version gets its row from Chroma on the next run (Indexer.embed_pending), which looks for
+-- them while this flag is set, not on every run.
 CREATE TABLE chunk_vectors (
     chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
     vectors   BLOB NOT NULL
 );
+INSERT INTO meta(key, value) SELECT 'vectors_to_copy', '1' WHERE EXISTS (SELECT 1 FROM chunks WHERE embedded = 1);

@@ -1,0 +1,99 @@
+"""The list of hits: each drawn as rich text (ui/result_html.py), a few at a time so the window never stalls, as
+tall as its text at the list's width; and its keys — Enter opens, Ctrl+Enter opens the folder, Esc leaves."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem
+
+from desktop_rag.core.search.searcher import Hit
+from desktop_rag.ui.result_html import Colors, hit_html, score_tooltip
+
+RENDER_BUDGET_S = 0.012
+
+
+class HitList(QListWidget):
+    open_requested = Signal(int)  # row
+    open_folder_requested = Signal(int)
+    menu_requested = Signal(int, QPoint)  # row, where (global)
+    leave = Signal()  # Esc: back to the search field
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu_at)
+        self.itemActivated.connect(lambda item: self.open_requested.emit(self.row(item)))  # a double click
+        self._generation = 0  # a newer list drawn (or the list cleared) stops the drawing of an older one
+        self._rendered = 0
+
+    def use_colors(self, colors: Colors) -> None:
+        # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
+        self.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
+
+    def show_hits(self, hits: list[Hit], query: str, colors: Colors) -> None:
+        self.clear()
+        self._render_more(self._generation, hits, query, colors)
+
+    def clear(self) -> None:
+        self._generation += 1
+        self._rendered = 0
+        super().clear()
+
+    def _render_more(self, generation: int, hits: list[Hit], query: str, colors: Colors) -> None:
+        """Hits go in as many as fit in RENDER_BUDGET_S, then the event loop has a turn: a rich-text label costs
+        ~7 ms (twice that while indexing shares the GIL), and 30 at once stalled the window for ~250 ms
+        (bench/ui_responsiveness.py)."""
+        if generation != self._generation:
+            return
+        width = self.viewport().width() - 4
+        started = time.perf_counter()
+        while self._rendered < len(hits) and time.perf_counter() - started < RENDER_BUDGET_S:
+            hit = hits[self._rendered]
+            item = QListWidgetItem()
+            label = QLabel(hit_html(hit, query, colors))
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setToolTip(score_tooltip(hit))
+            label.setContentsMargins(6, 6, 6, 6)
+            self.addItem(item)
+            self.setItemWidget(item, label)
+            item.setSizeHint(QSize(width, label.heightForWidth(width)))
+            self._rendered += 1
+        if self._rendered < len(hits):
+            # With the list as context: if the window is closed meanwhile, the call is dropped, not made on a
+            # deleted list.
+            QTimer.singleShot(0, self, lambda: self._render_more(generation, hits, query, colors))
+
+    def _fit_items(self) -> None:
+        """Each hit as tall as its text at the list's current width (a label's own size hint assumes another
+        width, leaving gaps or cutting text)."""
+        width = self.viewport().width() - 4
+        for row in range(self.count()):
+            item = self.item(row)
+            label = self.itemWidget(item)
+            if label is not None:  # None: an item just added, its label set next (a scroll bar appeared meanwhile)
+                item.setSizeHint(QSize(width, label.heightForWidth(width)))
+
+    def resizeEvent(self, event):  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_items()
+
+    def keyPressEvent(self, event):  # noqa: N802 (Qt's name)
+        row = self.currentRow()
+        if event.key() == Qt.Key.Key_Escape:
+            self.leave.emit()
+        elif event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and 0 <= row < self.count():
+            control = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            (self.open_folder_requested if control else self.open_requested).emit(row)
+        else:
+            super().keyPressEvent(event)
+
+    def _menu_at(self, position: QPoint) -> None:
+        item = self.itemAt(position)
+        if item is not None:
+            self.setCurrentItem(item)
+            self.menu_requested.emit(self.row(item), self.viewport().mapToGlobal(position))
