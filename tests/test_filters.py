@@ -199,6 +199,13 @@ def test_a_rare_type_is_found_among_100k_other_chunks(library, docs):
     for mode in ("hybrid", "bm25", "dense"):
         result = library.search("garden shed paint type:spreadsheet", k=10, mode=mode)
         assert [Path(h.path).name for h in result.hits] == ["budget.xlsx"], mode
+    # A filter leaving many documents maps them to chunks through an array kept until the catalog changes.
+    reader, everything = library.reader, make_filters(folders=[str(docs)])
+    assert len(reader.filtered_chunk_ids(everything)) == catalog.chunk_count()
+    catalog.remove_documents([catalog.document(str(docs / "note0.md")).id])
+    assert len(reader.filtered_chunk_ids(everything)) == catalog.chunk_count() == 100_000 - 100 + 1  # the notes less one, the sheet
+    hits = library.search("garden shed paint", k=5, filters=make_filters(folders=[str(docs)], after="1970"))
+    assert len(hits.hits) == 5
 
 
 def test_a_chip_removes_its_own_filter_word_from_the_query():

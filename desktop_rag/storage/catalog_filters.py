@@ -8,6 +8,7 @@ vectors of 5,000 chunks, read and scored, ~13 ms.
 from __future__ import annotations
 
 import os
+from itertools import chain
 from typing import Sequence
 
 import numpy as np
@@ -17,11 +18,17 @@ from desktop_rag.storage.catalog_files import under
 VECTOR_TYPE = np.float16  # half the size of float32; cosines move by ~1e-3, below any rank that matters
 _PARAMETERS_PER_QUERY = 500  # SQLite limits bound parameters; far below every build's limit
 _VECTORS_TO_COPY = "vectors_to_copy"  # set by migration 0011 when chunks were embedded before it
+# Documents first, then their chunks through the (document_id, idx) index: CROSS JOIN keeps SQLite to that order.
+# Left to itself it scanned every chunk row (their text too) and looked up each one's document: 60–130 ms at
+# 110k chunks for a folder, a date or a sender, against ~10 ms this way.
+_DOCUMENTS_THEN_CHUNKS = "documents d CROSS JOIN chunks c ON c.document_id = d.id"
+_FEW_DOCUMENTS = 1000
 
 
 def filter_condition(filters) -> tuple[str, list]:
-    """The SQL condition on `documents d` that `filters` (a SearchFilters) make, with its parameters."""
-    parts, args = ["d.status = 'indexed'"], []
+    """The SQL condition on `documents d` that `filters` (a SearchFilters) make, with its parameters. (No
+    `status = 'indexed'`: a failed document has no chunks, and reading the status reads the row, text and all.)"""
+    parts, args = [], []
     folder_parts = []
     for folder in filters.folders:
         if os.path.isabs(folder):
@@ -43,10 +50,10 @@ def filter_condition(filters) -> tuple[str, list]:
     if filters.before is not None:
         parts.append("d.dated < ?")
         args.append(filters.before)
-    if filters.sender:
-        parts.append("json_extract(d.metadata, '$.from') LIKE ? ESCAPE '\\'")
+    if filters.sender:  # "IS NOT NULL" lets SQLite read the partial index documents_by_sender alone
+        parts.append("d.sender IS NOT NULL AND d.sender LIKE ? ESCAPE '\\'")
         args.append(f"%{_like_escaped(filters.sender)}%")
-    return " AND ".join(parts), args
+    return " AND ".join(parts) or "1", args
 
 
 def _like_escaped(text: str) -> str:
@@ -57,12 +64,31 @@ class CatalogFilters:
     """Methods of Catalog that need its _db and _transaction()."""
 
     def filtered_chunk_ids(self, filters) -> np.ndarray:
-        """The ids of every chunk the filters allow, sorted."""
+        """The ids of every chunk the filters allow, sorted. Few documents: their chunks from SQL; many: from
+        the map of every chunk to its document, kept while nothing is written (110k chunks: 55k ids in ~5 ms,
+        against ~20 ms of rows read one by one)."""
         where, args = filter_condition(filters)
-        rows = self._db.execute(
-            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE {where} ORDER BY c.id", args
-        ).fetchall()
-        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        documents = np.fromiter((r[0] for r in self._db.execute(f"SELECT d.id FROM documents d WHERE {where}",
+                                                                 args)), dtype=np.int64)
+        if len(documents) <= _FEW_DOCUMENTS:
+            rows = self._db.execute(f"SELECT c.id FROM {_DOCUMENTS_THEN_CHUNKS} WHERE {where}", args).fetchall()
+            return np.sort(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+        chunk_ids, chunk_documents = self._chunk_documents()
+        return chunk_ids[np.isin(chunk_documents, documents)]
+
+    def _chunk_documents(self) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids sorted, each one's document id), read again once the catalog has changed."""
+        # data_version moves when another connection commits; total_changes when this one writes.
+        version = (self._db.execute("PRAGMA data_version").fetchone()[0], self._db.total_changes)
+        cached = getattr(self, "_chunk_map", None)
+        if cached is None or cached[0] != version:
+            # Unordered, the (document_id, idx) index answers alone (~40 ms at 110k chunks; ORDER BY id reads the
+            # rows: twice that); numpy sorts.
+            rows = self._db.execute("SELECT id, document_id FROM chunks").fetchall()
+            pairs = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=2 * len(rows)).reshape(-1, 2)
+            pairs = pairs[np.argsort(pairs[:, 0])]
+            cached = self._chunk_map = (version, pairs[:, 0].copy(), pairs[:, 1].copy())
+        return cached[1], cached[2]
 
     def filtered_vectors(self, filters, dimension: int) -> tuple[np.ndarray, np.ndarray]:
         """(owners, vectors) of the embedded chunks the filters allow: one row per embedder window, a chunk's
@@ -70,27 +96,16 @@ class CatalogFilters:
         until the next run stores theirs."""
         where, args = filter_condition(filters)
         rows = self._db.execute(
-            "SELECT v.chunk_id, v.vectors FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id"
-            f" JOIN documents d ON d.id = c.document_id WHERE c.embedded = 1 AND {where}", args).fetchall()
+            f"SELECT v.chunk_id, v.vectors FROM {_DOCUMENTS_THEN_CHUNKS} CROSS JOIN chunk_vectors v"
+            f" ON v.chunk_id = c.id WHERE c.embedded = 1 AND {where}", args).fetchall()
         return _unpacked(rows, dimension)
-
-    def allowed_among(self, chunk_ids: Sequence[int], filters) -> set[int]:
-        """Those of `chunk_ids` the filters allow."""
-        where, args = filter_condition(filters)
-        allowed: set[int] = set()
-        for start in range(0, len(chunk_ids), _PARAMETERS_PER_QUERY):
-            part = [int(i) for i in chunk_ids[start:start + _PARAMETERS_PER_QUERY]]
-            allowed.update(r[0] for r in self._db.execute(
-                f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
-                f" WHERE c.id IN ({','.join('?' * len(part))}) AND {where}", part + args))
-        return allowed
 
     def newest_chunks(self, filters, limit: int) -> list[int]:
         """The first chunk of each document the filters allow, newest document first: what a search of filters
         alone ("type:mail from:anna") lists."""
         where, args = filter_condition(filters)
         return [r[0] for r in self._db.execute(
-            f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.idx = 0 AND {where}"
+            f"SELECT c.id FROM {_DOCUMENTS_THEN_CHUNKS} WHERE c.idx = 0 AND {where}"
             " ORDER BY d.dated DESC, d.path LIMIT ?", args + [limit])]
 
     def family_counts(self, chunk_ids: Sequence[int]) -> dict[str, int]:

@@ -48,6 +48,10 @@ class SerializedConnection:
         with self.lock:
             return Rows(self._connection.execute(sql, params))
 
+    @property
+    def total_changes(self) -> int:
+        return self._connection.total_changes
+
     def executemany(self, sql: str, rows) -> Rows:
         with self.lock:
             return Rows(self._connection.executemany(sql, rows))

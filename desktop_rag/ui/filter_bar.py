@@ -29,7 +29,7 @@ class FilterBar(QWidget):
         chips = QHBoxLayout()
         chips.setSpacing(2)
         for family in FAMILIES:
-            chip = QToolButton(text=family.label, checkable=True, autoRaise=True)
+            chip = QToolButton(text=_shown(family.label), checkable=True, autoRaise=True)
             chip.setToolTip(f"Only {family.label.lower()} (type:{family.name})")
             chip.toggled.connect(lambda _: self.changed.emit())
             self.type_chips[family.name] = chip
@@ -116,7 +116,7 @@ class FilterBar(QWidget):
         for family in FAMILIES:
             chip = self.type_chips[family.name]
             count = (counts or {}).get(family.name)
-            chip.setText(f"{family.label} {count}" if count else family.label)
+            chip.setText(_shown(f"{family.label} {count}" if count else family.label))
 
     def show_query_filters(self, words: list[tuple[str, str]]) -> None:
         """The query's filter words as chips; clicking one takes it out of the query."""
@@ -135,6 +135,10 @@ class FilterBar(QWidget):
     def query_chip_texts(self) -> list[str]:
         return [self.query_chips.itemAt(i).widget().text() for i in range(self.query_chips.count())
                 if self.query_chips.itemAt(i).widget() is not None]
+
+
+def _shown(label: str) -> str:
+    return label.replace("&", "&&")  # a button takes "&" for the underlined letter of its shortcut
 
 
 def _iso(date: QDate) -> str:
