@@ -69,15 +69,21 @@ def test_a_failed_transaction_leaves_nothing_behind(tmp_path):
     catalog.close()
 
 
-def test_mail_read_as_plain_text_by_an_older_version_is_read_again_after_the_upgrade(tmp_path):
+def older_catalog(path, version: int) -> sqlite3.Connection:
+    """A catalog as `version` left it (its migrations only), open for a test to fill in."""
     from desktop_rag.storage.catalog import _migrations
 
-    path = tmp_path / "catalog.sqlite3"
     old = sqlite3.connect(path)
     for number, sql in _migrations():
-        if number < 10:  # the catalog as version 9 left it
+        if number <= version:
             old.executescript(sql)
-    old.execute("PRAGMA user_version = 9")
+    old.execute(f"PRAGMA user_version = {version}")
+    return old
+
+
+def test_mail_read_as_plain_text_by_an_older_version_is_read_again_after_the_upgrade(tmp_path):
+    path = tmp_path / "catalog.sqlite3"
+    old = older_catalog(path, 9)
     rows = [("/m/lunch.eml", "text", "From: a@b.org"), ("/m/Inbox", "text", "From - Fri Mar 14\nFrom: a@b.org"),
             ("/m/notes.md", "markdown", "From the start")]
     for doc_path, parser, text in rows:
@@ -95,14 +101,8 @@ def test_mail_read_as_plain_text_by_an_older_version_is_read_again_after_the_upg
 
 
 def test_an_older_catalog_gains_family_date_and_a_flag_to_copy_its_vectors(tmp_path):
-    from desktop_rag.storage.catalog import _migrations
-
     path = tmp_path / "catalog.sqlite3"
-    old = sqlite3.connect(path)
-    for number, sql in _migrations():
-        if number < 11:  # the catalog as version 10 left it
-            old.executescript(sql)
-    old.execute("PRAGMA user_version = 10")
+    old = older_catalog(path, 10)
     for doc_path, parser, metadata, mtime_ns in (
             ("/m/a.pdf", "pdf", None, 1_700_000_000_000_000_000),
             ("/m/Inbox › 2025-03-14 Lunch", "email", '{"date": "2025-03-14T09:30:00+01:00"}', 5),

@@ -5,10 +5,11 @@ recent searches. Real window (offscreen), real library; a Qt warning fails the t
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QDate, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QDate, QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from desktop_rag.config import Settings
+from desktop_rag.ui.hit_actions import open_folder_in_file_manager
 from desktop_rag.ui.main_window import MainWindow
 from office_documents import write_boiler_folder
 from test_ui import WAIT_MS, index_and_wait, shown_window
@@ -24,6 +25,16 @@ def boiler_window(qtbot, make_library, docs):
     window.opened = opened
     yield window
     window.close()
+
+
+class UrlCatcher(QObject):
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.urls.append(url.toLocalFile())
 
 
 def shown_names(window) -> list[str]:
@@ -66,6 +77,10 @@ def test_folder_picker_date_range_and_sort(qtbot, boiler_window, docs):
     bar.date_to.setDate(QDate(2025, 3, 31))
     search(qtbot, boiler_window, "boiler service")
     assert shown_names(boiler_window) == ["Inbox.mbox", "boiler-invoice.pdf"]  # the mail of 14 March, the PDF
+    bar.dates.setCurrentIndex(bar.dates.findData("week"))  # every file here is older than that
+    assert not bar.date_from.isVisible()
+    search(qtbot, boiler_window, "boiler service")
+    assert panel.hits == [] and panel.message.text().startswith("No document matches the filters.")
     bar.dates.setCurrentIndex(0)
     bar.sort.setCurrentIndex(bar.sort.findData("newest"))
     search(qtbot, boiler_window, "boiler service")
@@ -107,10 +122,17 @@ def test_right_click_menu_copies_opens_the_folder_and_finds_similar(qtbot, boile
     assert "180 euros" in QGuiApplication.clipboard().text()
     actions["Copy context"].trigger()
     assert QGuiApplication.clipboard().text() == hit.context != ""
-    actions["Open containing folder"].trigger()
-    assert boiler_window.opened == [("folder", str(docs / "tax"))]
+    # The folder goes to the desktop's own opener (QDesktopServices), caught here by a handler for file URLs.
+    panel.open_folder = open_folder_in_file_manager
+    catcher = UrlCatcher()
+    QDesktopServices.setUrlHandler("file", catcher, "open")
+    try:
+        actions["Open containing folder"].trigger()
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert catcher.urls == [str(docs / "tax")]
     actions["Open"].trigger()
-    assert boiler_window.opened[-1] == ("file", "boiler-invoice.pdf")
+    assert boiler_window.opened == [("file", "boiler-invoice.pdf")]
     sent = panel._query_sent
     actions["Search for similar passages"].trigger()
     qtbot.waitUntil(lambda: panel._answered > sent, timeout=WAIT_MS)
@@ -168,3 +190,24 @@ def test_recent_searches_keep_the_newest_first_without_repeats(tmp_path):
     assert len(RecentSearches(tmp_path).items) == KEPT and RecentSearches(tmp_path).items[0] == f"query {KEPT + 4}"
     (tmp_path / "recent-searches.json").write_text("{not json")
     assert RecentSearches(tmp_path).items == []
+
+
+def test_the_cores_shell_advice_reads_as_window_advice():
+    from desktop_rag.errors import NoIndexError
+    from desktop_rag.ui.errors import readable, sentences
+
+    shell_advice = [
+        "the keyword index cannot be read (gone): run `desktop-rag doctor --repair` (or any index run) to rebuild it",
+        "rerank was asked for, but no reranker model is configured: set `rerank_model` to a cross-encoder folder "
+        "(desktop-rag settings rerank_model PATH); results are shown without reranking",
+        "12 documents got rules contexts for now (LLM time budget, ~5.0 s per chunk); `desktop-rag contextualize "
+        "--upgrade` writes their LLM contexts",
+        "further documents get rules contexts now; `desktop-rag contextualize --upgrade` (or the app, when idle) "
+        "writes their LLM contexts later",
+        "the setting chunk_tokens in x.toml should be int, not 'a': set it again with `desktop-rag settings "
+        "chunk_tokens VALUE`",
+        "no folder is indexed yet: add one in the app or with `desktop-rag index PATH`",
+    ]
+    for advice in shell_advice:
+        assert "desktop-rag" not in sentences([advice]), advice
+    assert "desktop-rag" not in readable(NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...`"))

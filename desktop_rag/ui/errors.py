@@ -11,8 +11,9 @@ _WINDOW_WORDS = (
     (re.compile(r"run `desktop-rag doctor --repair` \(or any index run\)"), "re-scan a folder (F5)"),
     (re.compile(r"set `rerank_model` to a cross-encoder folder \(desktop-rag settings rerank_model PATH\)"),
      "choose a cross-encoder folder in Settings"),
-    (re.compile(r"`desktop-rag contextualize --upgrade` \(or the app, when idle\)"),
+    (re.compile(r"`desktop-rag contextualize --upgrade`( \(or the app, when idle\))?"),
      "File › Write LLM contexts now (or the app, when idle)"),
+    (re.compile(r"with `desktop-rag settings \S+ VALUE`"), "in Settings"),
     (re.compile(r"(add one in the app or )?with `desktop-rag index PATH(\.\.\.)?`"), "add a folder"),
 )
 
