@@ -4,9 +4,9 @@
     .venv/bin/python bench/index_search.py --sizes 10000 --embed-all
 
 Each size runs in its own process (so peak memory is that size's). Embedding 100k chunks for real takes ~15 min
-on 2 cores; by default only the first --embed-sample chunks are embedded by the model and the rest get a real
-vector of a random sampled chunk plus noise (normalised), which keeps the index's size and clustering realistic
-for search latency. The embed rate reported is always the model's own. Rerank latency uses a cross-encoder of
+on 2 cores; by default only --embed-sample chunks, spread over the library, are embedded by the model and the
+rest get a real vector of a random sampled chunk plus noise (normalised), which keeps the index's size and
+clustering realistic for search latency. The embed rate reported is always the model's own. Rerank latency uses a cross-encoder of
 the ms-marco-MiniLM-L-6 shape (6 layers, 384 wide) with random weights: the same compute as the real one, which
 no package ships.
 
@@ -38,8 +38,9 @@ from synthetic import queries, write_corpus  # noqa: E402
 class SampledEmbedder:
     """The real embedder for the first `sample` texts, then sampled real vectors plus noise (see module doc)."""
 
-    def __init__(self, real, sample: int, seed: int = 3):
+    def __init__(self, real, sample: int, total: int, seed: int = 3):
         self.real, self.sample = real, sample
+        self.stride, self.seen = max(1, total // max(1, sample)), 0
         self.bank: list[np.ndarray] = []
         self.model_seconds = 0.0
         self.model_texts = 0
@@ -47,21 +48,30 @@ class SampledEmbedder:
         self.model_path, self.name = real.model_path, real.name
 
     def embed(self, texts):
-        take = max(0, min(len(texts), self.sample - self.model_texts))
-        parts = []
-        if take:
+        # The model's own vectors go to chunks spread over the whole library (every `stride`-th text), not to
+        # the first ones indexed: those are one folder's, and a folder filter would then find the query's
+        # neighbours all outside it (or all inside), which no real library does for every query.
+        real_rows = [i for i in range(len(texts)) if (self.seen + i) % self.stride == 0 or (i == 0 and not self.bank)]
+        real_rows = real_rows[:max(0, self.sample - self.model_texts)]
+        self.seen += len(texts)
+        vectors = np.empty((len(texts), 0), dtype=np.float32)
+        if real_rows:
             t0 = time.perf_counter()
-            real = self.real.embed(texts[:take])
+            real = self.real.embed([texts[i] for i in real_rows])
             self.model_seconds += time.perf_counter() - t0
-            self.model_texts += take
+            self.model_texts += len(real_rows)
             self.bank.extend(real)
-            parts.append(real)
-        rest = len(texts) - take
+            vectors = np.zeros((len(texts), real.shape[1]), dtype=np.float32)
+            vectors[real_rows] = real
+        taken = set(real_rows)
+        rest = [i for i in range(len(texts)) if i not in taken]
         if rest:
-            base = np.stack([self.bank[i] for i in self.rng.integers(0, len(self.bank), rest)])
+            base = np.stack([self.bank[i] for i in self.rng.integers(0, len(self.bank), len(rest))])
             noisy = base + self.rng.normal(0, 0.05, base.shape).astype(np.float32)
-            parts.append(noisy / np.linalg.norm(noisy, axis=1, keepdims=True))
-        return np.vstack(parts)
+            if vectors.shape[1] == 0:
+                vectors = np.zeros((len(texts), base.shape[1]), dtype=np.float32)
+            vectors[rest] = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+        return vectors
 
     def embed_query(self, text):
         return self.real.embed_query(text)
@@ -93,7 +103,7 @@ def run_size(size: int, embed_sample: int, query_count: int) -> dict:
         spread(tmp / "docs")
         reranker_dir = write_random_cross_encoder(tmp / "reranker", hidden=384, layers=6)
         library = Library(tmp / "data", Settings(rerank_model=str(reranker_dir)))
-        sampled = SampledEmbedder(library.embedder, embed_sample)
+        sampled = SampledEmbedder(library.embedder, embed_sample, size)
         library.__dict__["embedder"] = sampled  # replaces the cached property for this run only
         t0 = time.perf_counter()
         summary = library.index([tmp / "docs"], contexts="rules")

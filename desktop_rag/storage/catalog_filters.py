@@ -91,13 +91,15 @@ class CatalogFilters:
         return cached[1], cached[2]
 
     def filtered_vectors(self, filters, dimension: int) -> tuple[np.ndarray, np.ndarray]:
-        """(owners, vectors) of the embedded chunks the filters allow: one row per embedder window, a chunk's
-        windows one after another. Chunks embedded before vectors were kept here (migration 0011) are left out
+        """(owners, float16 vectors) of the embedded chunks the filters allow: one row per embedder window, a
+        chunk's windows one after another. Chunks embedded before vectors were kept here (migration 0011) are left out
         until the next run stores theirs."""
         where, args = filter_condition(filters)
+        # A row here means the chunk is in the dense index (its row goes when it leaves it): the chunk rows, text
+        # and all, are never read, only the (document_id, idx) index (55k vectors: 160 ms -> see DEVELOPERS.md).
         rows = self._db.execute(
             f"SELECT v.chunk_id, v.vectors FROM {_DOCUMENTS_THEN_CHUNKS} CROSS JOIN chunk_vectors v"
-            f" ON v.chunk_id = c.id WHERE c.embedded = 1 AND {where}", args).fetchall()
+            f" ON v.chunk_id = c.id WHERE {where}", args).fetchall()
         return _unpacked(rows, dimension)
 
     def newest_chunks(self, filters, limit: int) -> list[int]:
@@ -165,11 +167,11 @@ class CatalogFilters:
 
 
 def _unpacked(rows, dimension: int) -> tuple[np.ndarray, np.ndarray]:
-    blobs = [np.frombuffer(blob, dtype=VECTOR_TYPE) for _, blob in rows]
-    # A chunk of another model's width cannot be among them (embedded = 0 until re-embedded); checked anyway.
-    kept = [(chunk_id, blob) for (chunk_id, _), blob in zip(rows, blobs) if len(blob) and len(blob) % dimension == 0]
-    if not kept:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, dimension), dtype=np.float32)
+    """(owners, float16 vectors) from (chunk id, blob) rows, in one copy of all the blobs."""
+    width = dimension * np.dtype(VECTOR_TYPE).itemsize
+    # A chunk of another model's width cannot be among them (its row goes with its vectors); checked anyway.
+    kept = [(chunk_id, blob) for chunk_id, blob in rows if blob and len(blob) % width == 0]
     owners = np.repeat(np.fromiter((c for c, _ in kept), dtype=np.int64, count=len(kept)),
-                       [len(b) // dimension for _, b in kept])
-    return owners, np.concatenate([b for _, b in kept]).reshape(-1, dimension).astype(np.float32)
+                       [len(b) // width for _, b in kept])
+    matrix = np.frombuffer(b"".join(b for _, b in kept), dtype=VECTOR_TYPE).reshape(-1, dimension)
+    return owners, matrix

@@ -19,6 +19,7 @@ import numpy as np
 
 _OVERFETCH = 1.5  # neighbours asked for beyond n × (all / allowed): a filter's chunks are not spread evenly
 _EXACT_US_PER_CHUNK, _HNSW_US, _HNSW_US_PER_NEIGHBOUR = 4.0, 10_000.0, 15.0
+_BLOCK = 8192  # rows widened to float32 at a time
 
 
 def nearest_allowed(vector: np.ndarray, n: int, filters, allowed: np.ndarray, catalog, vectors,
@@ -27,8 +28,14 @@ def nearest_allowed(vector: np.ndarray, n: int, filters, allowed: np.ndarray, ca
     if not len(allowed):
         return []
     wanted = min(total, math.ceil(n * total / len(allowed) * _OVERFETCH) + n)
-    if len(allowed) * _EXACT_US_PER_CHUNK > _HNSW_US + wanted * _HNSW_US_PER_NEIGHBOUR:
-        found = vectors.query(vector, wanted)
+    exact_us = len(allowed) * _EXACT_US_PER_CHUNK
+    # A filter's chunks may lie far from the query (a folder about something else): then a second, wider ask,
+    # while it still costs less than the exact way.
+    for ask in (wanted, wanted * 8):
+        ask = min(total, ask)
+        if exact_us <= _HNSW_US + ask * _HNSW_US_PER_NEIGHBOUR:
+            break
+        found = vectors.query(vector, ask)
         ids = np.fromiter((chunk for chunk, _ in found), dtype=np.int64, count=len(found))
         places = np.minimum(np.searchsorted(allowed, ids), len(allowed) - 1)
         kept = [pair for pair, inside in zip(found, allowed[places] == ids) if inside]
@@ -39,12 +46,17 @@ def nearest_allowed(vector: np.ndarray, n: int, filters, allowed: np.ndarray, ca
 
 
 def exact_nearest(vector: np.ndarray, owners: np.ndarray, matrix: np.ndarray, n: int) -> list[tuple[int, float]]:
-    """Cosine of every row, each owner scored by its best row (a long chunk has a vector per window)."""
+    """Cosine of every row, each owner scored by its best row (a long chunk has a vector per window). `matrix`
+    may be float16: it is widened a block at a time, never whole."""
     if not len(owners):
         return []
     query = np.asarray(vector, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
-    scores = matrix @ query / np.where(norms > 0, norms, 1.0)
+    query = query / (np.linalg.norm(query) or 1.0)
+    scores = np.empty(len(matrix), dtype=np.float32)
+    for start in range(0, len(matrix), _BLOCK):
+        block = matrix[start:start + _BLOCK].astype(np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", block, block))
+        scores[start:start + _BLOCK] = block @ query / np.where(norms > 0, norms, 1.0)
     order = np.argsort(-scores, kind="stable")
     _, first = np.unique(owners[order], return_index=True)  # each owner's best row, in the order above
     best = order[np.sort(first)][:n]
