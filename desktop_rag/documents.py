@@ -30,12 +30,17 @@ def folder_and_name(path: str) -> tuple[str, str]:
     return (folder or "/"), name + separator + inside
 
 
+def local_day(epoch: float) -> str:
+    """"2025-03-14": the local calendar day of a moment in epoch seconds."""
+    return time.strftime("%Y-%m-%d", time.localtime(epoch))
+
+
 def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) -> str:
     """What a hit says of its document: "from Anna Berg <anna@example.org>, 2025-03-14 09:30" for a mail (and an
     attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file; else the file's modification
     day (`dated`, epoch seconds), or "" when nothing is known."""
     if not metadata:
-        return f"modified {time.strftime('%Y-%m-%d', time.localtime(dated))}" if dated else ""
+        return f"modified {local_day(dated)}" if dated else ""
     when = lambda key: metadata[key][:16].replace("T", " ")  # noqa: E731 (minutes are enough to tell mails apart)
     parts = []
     if "from" in metadata:
@@ -53,7 +58,7 @@ def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) 
         key = "modified" if "modified" in metadata else "created"
         parts.append(f"{key} {when(key)}")
     elif dated:
-        parts.append(f"modified {time.strftime('%Y-%m-%d', time.localtime(dated))}")
+        parts.append(f"modified {local_day(dated)}")
     return ", ".join(parts)
 
 

@@ -37,6 +37,23 @@ def test_replacing_a_document_tombstones_its_embedded_chunks(tmp_path):
     catalog.close()
 
 
+def test_vectors_are_kept_only_while_their_chunk_is_in_the_dense_index(tmp_path):
+    import numpy as np
+
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    save(catalog, "/a.txt", ["one", "two", "three"])
+    ids = [chunk_id for chunk_id, _, _ in catalog.pending_embeddings(10)]
+    catalog.mark_embedded(ids, [ids[0], ids[0], ids[1], ids[2]], np.eye(4, dtype=np.float32))  # two windows
+    assert [len(v) for v in catalog.chunk_vectors(ids, 4).values()] == [2, 1, 1]
+    catalog.mark_unembedded([ids[1]])
+    assert sorted(catalog.chunk_vectors(ids, 4)) == [ids[0], ids[2]]
+    catalog.set_manual_context(ids[2], "a person's own words")  # a new context: embedded again, old vectors gone
+    assert sorted(catalog.chunk_vectors(ids, 4)) == [ids[0]]
+    catalog.mark_all_unembedded()
+    assert catalog.chunk_vectors(ids, 4) == {}
+    catalog.close()
+
+
 def test_failure_keeps_the_reason_and_drops_old_chunks(tmp_path):
     catalog = Catalog(tmp_path / "c.sqlite3")
     save(catalog, "/a.pdf", ["old text"])

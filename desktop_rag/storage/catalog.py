@@ -335,12 +335,10 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
 
     def mark_all_unembedded(self) -> None:
         self._db.execute("UPDATE chunks SET embedded = 0")
-        self._db.execute("DELETE FROM chunk_vectors")  # kept only for chunks in the dense index
 
     def mark_unembedded(self, chunk_ids: Sequence[int]) -> None:
         with self._transaction():
             self._db.executemany("UPDATE chunks SET embedded = 0 WHERE id = ?", [(i,) for i in chunk_ids])
-            self._db.executemany("DELETE FROM chunk_vectors WHERE chunk_id = ?", [(i,) for i in chunk_ids])
 
     def chunk_ids(self, embedded: bool | None = None) -> set[int]:
         """Every chunk's id; with `embedded`, only those the catalog says are (or are not) in the dense index."""

@@ -213,5 +213,4 @@ class ContextEdits:
             (chunk_id,),
         )
         self._db.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (chunk_id,))
-        self._db.execute("DELETE FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,))
         self.mark_keyword_index_dirty()

@@ -8,6 +8,7 @@ vectors of 5,000 chunks, read and scored, ~13 ms.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from itertools import chain
 from typing import Sequence
 
@@ -23,6 +24,15 @@ _VECTORS_TO_COPY = "vectors_to_copy"  # set by migration 0011 when chunks were e
 # 110k chunks for a folder, a date or a sender, against ~10 ms this way.
 _DOCUMENTS_THEN_CHUNKS = "documents d CROSS JOIN chunks c ON c.document_id = d.id"
 _FEW_DOCUMENTS = 1000
+
+
+def in_sorted(ids: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """For each of `ids`, whether it is in `allowed` (sorted ids, as filtered_chunk_ids gives them): a binary search
+    each, ~2 ms for 100k ids."""
+    if not len(allowed):
+        return np.zeros(len(ids), dtype=bool)
+    places = np.minimum(np.searchsorted(allowed, ids), len(allowed) - 1)
+    return allowed[places] == ids
 
 
 def filter_condition(filters) -> tuple[str, list]:
@@ -95,8 +105,8 @@ class CatalogFilters:
         chunk's windows one after another. Chunks embedded before vectors were kept here (migration 0011) are left out
         until the next run stores theirs."""
         where, args = filter_condition(filters)
-        # A row here means the chunk is in the dense index (its row goes when it leaves it): the chunk rows, text
-        # and all, are never read, only the (document_id, idx) index (55k vectors: 160 ms -> see DEVELOPERS.md).
+        # A row here means the chunk is in the dense index (migration 0011's trigger drops it when the chunk leaves
+        # it), so the chunk rows, text and all, are never read: only the (document_id, idx) index.
         rows = self._db.execute(
             f"SELECT v.chunk_id, v.vectors FROM {_DOCUMENTS_THEN_CHUNKS} CROSS JOIN chunk_vectors v"
             f" ON v.chunk_id = c.id WHERE {where}", args).fetchall()
@@ -118,10 +128,7 @@ class CatalogFilters:
             documents.update(self._db.execute(
                 "SELECT d.id, d.family FROM chunks c JOIN documents d ON d.id = c.document_id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})", part).fetchall())
-        counts: dict[str, int] = {}
-        for family in documents.values():
-            counts[family] = counts.get(family, 0) + 1
-        return counts
+        return dict(Counter(documents.values()))
 
     # -- stored vectors -------------------------------------------------------------------------------------
 

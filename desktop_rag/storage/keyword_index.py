@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from desktop_rag.errors import IndexDamaged
+from desktop_rag.storage.catalog_filters import in_sorted
 
 CURRENT = "CURRENT"
 _IDS_FILE = "chunk_ids.npy"
@@ -157,16 +158,9 @@ class KeywordIndex:
             return []
         scores = self._retriever.get_scores_from_ids(token_ids)
         if allowed is not None:
-            scores = np.where(_members_of(self._chunk_ids, allowed), scores, 0)
+            scores = np.where(in_sorted(self._chunk_ids, allowed), scores, 0)
         n = min(n, len(scores))
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(self._chunk_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
 
-
-def _members_of(ids: np.ndarray, allowed: np.ndarray) -> np.ndarray:
-    """ids[i] in `allowed` (sorted), for each i: a binary search each, ~2 ms for 100k ids."""
-    if not len(allowed):
-        return np.zeros(len(ids), dtype=bool)
-    places = np.minimum(np.searchsorted(allowed, ids), len(allowed) - 1)
-    return allowed[places] == ids

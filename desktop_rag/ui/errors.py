@@ -18,6 +18,9 @@ _WINDOW_WORDS = (
 )
 
 
+NOTHING_INDEXED = "Nothing is searchable yet: add a folder, and its files become searchable as they are indexed."
+
+
 def for_window(message: str) -> str:
     for shell, window in _WINDOW_WORDS:
         message = shell.sub(window, message)
@@ -34,7 +37,7 @@ def readable(exc: BaseException) -> str:
     """A UserError's own message; for a bug, a sentence that sends the person to the log (the task runner has
     written the traceback there)."""
     if isinstance(exc, NoIndexError):
-        return "Nothing is searchable yet: add a folder, and its files become searchable as they are indexed."
+        return NOTHING_INDEXED
     message = user_message(exc)
     if message is not None:
         return as_sentence(for_window(message))

@@ -19,7 +19,7 @@ from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
 from desktop_rag.errors import NoIndexError
-from desktop_rag.ui.errors import sentences
+from desktop_rag.ui.errors import NOTHING_INDEXED, sentences
 from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager
 from desktop_rag.ui.hit_list import HitList
@@ -221,8 +221,7 @@ class SearchPanel(QWidget):
         self._answered = number
         if result is None:  # nothing indexed yet
             self.clear_results()
-            self.message.setText(f"Nothing is searchable yet: add a folder, and its files become searchable as "
-                                 f"they are indexed. {self.building_note()}".strip())
+            self.message.setText(f"{NOTHING_INDEXED} {self.building_note()}".strip())
             return
         self._shown_query = result.query
         self.filter_bar.show_facets(result.facets)

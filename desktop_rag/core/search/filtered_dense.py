@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from desktop_rag.storage.catalog_filters import in_sorted
+
 _OVERFETCH = 1.5  # neighbours asked for beyond n × (all / allowed): a filter's chunks are not spread evenly
 _EXACT_US_PER_CHUNK, _HNSW_US, _HNSW_US_PER_NEIGHBOUR = 4.0, 10_000.0, 15.0
 _BLOCK = 8192  # rows widened to float32 at a time
@@ -37,8 +39,7 @@ def nearest_allowed(vector: np.ndarray, n: int, filters, allowed: np.ndarray, ca
             break
         found = vectors.query(vector, ask)
         ids = np.fromiter((chunk for chunk, _ in found), dtype=np.int64, count=len(found))
-        places = np.minimum(np.searchsorted(allowed, ids), len(allowed) - 1)
-        kept = [pair for pair, inside in zip(found, allowed[places] == ids) if inside]
+        kept = [pair for pair, inside in zip(found, in_sorted(ids, allowed)) if inside]
         if len(kept) >= n or len(found) >= total:
             return kept[:n]
     owners, matrix = catalog.filtered_vectors(filters, len(vector))

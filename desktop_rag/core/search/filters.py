@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, replace
 
+from desktop_rag.documents import local_day
 from desktop_rag.errors import BadInput
 
 
@@ -86,9 +87,9 @@ class SearchFilters:
         parts = [f"in {folder_label(f)}" for f in self.folders]
         parts += [LABELS[t] for t in self.types]
         if self.after is not None:
-            parts.append(f"from {_day(self.after)}")
+            parts.append(f"from {local_day(self.after)}")
         if self.before is not None:
-            parts.append(f"until {_day(self.before - 1)}")
+            parts.append(f"until {local_day(self.before - 1)}")
         if self.sender:
             parts.append(f"sent by {self.sender}")
         return parts
@@ -171,9 +172,6 @@ def parse_day(value: str, end: bool, today: dt.date | None = None) -> float:
 def _epoch(day: dt.date) -> float:
     return dt.datetime(day.year, day.month, day.day).timestamp()  # local midnight
 
-
-def _day(epoch: float) -> str:
-    return dt.datetime.fromtimestamp(epoch).strftime("%Y-%m-%d")
 
 
 def _unique(values: tuple) -> tuple:

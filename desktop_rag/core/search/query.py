@@ -41,15 +41,23 @@ def parse_query(query: str) -> ParsedQuery:
                        filters=filters)
 
 
+def _filter_word(match: re.Match) -> tuple[str, str] | None:
+    """(key, value) of a _FILTER_OR_PHRASE match that is a filter word; None for a phrase, or `from:` alone."""
+    key, value = match.group("key"), match.group("quoted") or match.group("bare")
+    if key is None or not (value or "").strip():
+        return None
+    return key.lower(), value.strip()
+
+
 def split_filters(query: str) -> tuple[str, list[tuple[str, str]]]:
     """The query without its filter words, and those words as (key, value), from outside quotes only."""
     filters: list[tuple[str, str]] = []
 
     def take(match: re.Match) -> str:
-        key, value = match.group("key"), match.group("quoted") or match.group("bare")
-        if key is None or not (value or "").strip():
-            return match.group(0)  # a phrase, kept whole; or `from:` with nothing after it
-        filters.append((key.lower(), value.strip()))
+        word = _filter_word(match)
+        if word is None:
+            return match.group(0)  # a phrase, kept whole
+        filters.append(word)
         return " "
 
     return _FILTER_OR_PHRASE.sub(take, query), filters
@@ -68,8 +76,7 @@ def without_filter_word(query: str, key: str, value: str) -> str:
 
     def take(match: re.Match) -> str:
         nonlocal removed
-        found = match.group("quoted") or match.group("bare")
-        if removed or match.group("key") is None or match.group("key").lower() != key or found.strip() != value:
+        if removed or _filter_word(match) != (key, value):
             return match.group(0)
         removed = True
         return " "

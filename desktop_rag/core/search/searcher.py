@@ -163,8 +163,7 @@ class Searcher:
         allowed = None if filters.empty else self.catalog.filtered_chunk_ids(filters)
         vector = stored[0]  # its first window: its context and the start of its text
         n = max(self.settings.candidates, k + 1)
-        dense = (self.vectors.query(vector, n) if allowed is None else
-                 nearest_allowed(vector, n, filters, allowed, self.catalog, self.vectors, self.catalog.chunk_count()))
+        dense = self._nearest(vector, n, filters, allowed, self.catalog.chunk_count())
         dense = [(i, score) for i, score in dense if i != chunk_id]
         meaning = meaning_strengths(dense)
         records = self.catalog.chunks_by_id([i for i, _ in dense[:k]])
@@ -175,13 +174,13 @@ class Searcher:
                 result.hits.append(_hit(chunk, records[chunk], scores))
         return result
 
+    def _nearest(self, vector, n: int, filters: SearchFilters, allowed, total: int) -> list[tuple[int, float]]:
+        if allowed is None:
+            return self.vectors.query(vector, n)
+        return nearest_allowed(vector, n, filters, allowed, self.catalog, self.vectors, total)
+
     def _retrieve(self, parsed, query_vector, mode: str, n: int, filters: SearchFilters, allowed, total: int):
-        if query_vector is None:
-            dense = []
-        elif allowed is None:
-            dense = self.vectors.query(query_vector, n)
-        else:
-            dense = nearest_allowed(query_vector, n, filters, allowed, self.catalog, self.vectors, total)
+        dense = [] if query_vector is None else self._nearest(query_vector, n, filters, allowed, total)
         bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes], allowed)
                 if mode in ("hybrid", "bm25") else [])
         return dense, bm25

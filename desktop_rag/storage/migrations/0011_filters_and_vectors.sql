@@ -30,3 +30,10 @@ CREATE TABLE chunk_vectors (
     vectors   BLOB NOT NULL
 );
 INSERT INTO meta(key, value) SELECT 'vectors_to_copy', '1' WHERE EXISTS (SELECT 1 FROM chunks WHERE embedded = 1);
+-- Kept only while the chunk is in the dense index: a filtered search then reads the vectors without the chunk
+-- rows (and their text). Whatever takes a chunk out (a new context, a model change, the doctor) drops them here.
+CREATE TRIGGER chunk_vectors_leave_with_embedding AFTER UPDATE OF embedded ON chunks
+    WHEN OLD.embedded = 1 AND NEW.embedded = 0
+BEGIN
+    DELETE FROM chunk_vectors WHERE chunk_id = NEW.id;
+END;
