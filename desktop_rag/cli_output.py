@@ -115,7 +115,8 @@ def print_search_result(result, out: TextIO) -> None:
         out.write(f"{rank}. {'  '.join(where)}\n")
         if about := metadata_words(hit.metadata, hit.dated):
             out.write(f"   {shown(about)}\n")
-        out.write(f"   {strength_words(hit.scores)} [{scores}{quality}]\n")
+        if hit.scores.ranked:
+            out.write(f"   {strength_words(hit.scores)} [{scores}{quality}]\n")
         if hit.context:
             out.write(f"   context ({hit.context_source}): {_one_line(hit.context, 200)}\n")
         out.write(f"   {_one_line(hit.text, 300)}\n\n")

@@ -91,6 +91,7 @@ def test_search_filters_by_flag_and_by_query_words(docs, data_dir):
     assert names("boiler service type:spreadsheet in:house")[0] == ["costs.xlsx"]
     listing = cli(data_dir, "search", "--in", "house", "--sort", "newest", "--local").stdout
     assert listing.startswith("Only: in house") and listing.index("costs.xlsx") < listing.index("boiler.md")
+    assert " match " not in listing  # listed by date: no match strength to show
     top = cli_json(data_dir, "search", "invoice paid in March", "-k", "1", "--json", "--local")["results"][0]
     similar = cli_json(data_dir, "search", "--similar", str(top["chunk_id"]), "-k", "3", "--json", "--local")
     assert similar["results"] and top["chunk_id"] not in [r["chunk_id"] for r in similar["results"]]

@@ -143,6 +143,8 @@ def test_filters_alone_list_their_documents_newest_first(library, mixed):
     result = library.search("in:house")
     assert [Path(h.path.split(" › ")[0]).name for h in result.hits] == [
         "costs.xlsx", "Inbox.mbox", "Inbox.mbox", "boiler.md"]
+    assert not any(h.scores.ranked for h in result.hits)  # listed, not searched for: no strength to show
+    assert all(h.scores.ranked for h in library.search("boiler", k=3).hits)
     oldest_first = library.search("in:house", sort="oldest")
     assert [h.dated for h in oldest_first.hits] == sorted(h.dated for h in result.hits)
 

@@ -63,7 +63,8 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     if hit.heading_path:
         where.append(html.escape(" › ".join(hit.heading_path)))
     quality = f" · quality {hit.quality:.2f}" if hit.quality is not None else ""
-    header = (f"<b>{html.escape(name)}</b> {strength_bar(hit.scores.strength, colors)} "
+    strength = strength_bar(hit.scores.strength, colors) + " " if hit.scores.ranked else ""
+    header = (f"<b>{html.escape(name)}</b> {strength}"
               f"<span style='color:{colors.muted}'>{' · '.join(where)}</span>")
     if about := metadata_words(hit.metadata, hit.dated):  # a mail's sender and date, an office file's author
         header += f"<br><span style='color:{colors.muted}'>{html.escape(about)}</span>"
@@ -101,6 +102,8 @@ def strength_bar(strength: float, colors: Colors) -> str:
 
 def score_tooltip(hit: Hit) -> str:
     s = hit.scores
+    if not s.ranked:
+        return "Listed by date: the filters alone, no words to match"
     lines = [f"Match strength {s.strength:.2f} ({strength_label(s.strength)}): either part counts, more when both do",
              f"  keywords: {s.keywords:.0%} of the query's words are in this passage"]
     if s.meaning is not None:

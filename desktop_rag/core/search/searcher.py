@@ -30,6 +30,11 @@ class Scores:
     meaning: float | None = None  # how far the chunk's similarity stands out from the candidates'
     strength: float = 0.0  # what a person is shown: 0 (no match) … 1 (every word, and close in meaning)
 
+    @property
+    def ranked(self) -> bool:
+        """False for a hit listed, not searched for (filters alone list documents by date): no strength to show."""
+        return any(score is not None for score in (self.dense, self.bm25, self.fused, self.rerank))
+
 
 @dataclass
 class Hit:
