@@ -35,6 +35,7 @@ CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
 # comes with it.
 LLM_CONTEXT_LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
 FUSION_METHODS = ("convex", "rrf")  # core/search/fusion.py
+EMBEDDING_PRECISIONS = ("auto", "int8", "bfloat16", "float32")  # core/dense/embedding.py
 
 
 def default_data_dir() -> Path:
@@ -136,6 +137,8 @@ class Settings:
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.
     embedding_model: str = ""
     embed_batch_size: int = 32
+    # auto: int8 through ONNX Runtime where the model converts (core/dense/onnx_runtime.py), else torch.
+    embedding_precision: str = "auto"
     # Search
     candidates: int = 100
     # How the keyword and meaning lists are merged (core/search/fusion.py; chosen by bench/fusion.py, README "Fusion").
@@ -253,6 +256,9 @@ OPTIONS: dict[str, Option] = {
                               "model folder", rebuilds=frozenset({"embedder"}),
                               effect="every chunk is embedded again with the new model"),
     "embed_batch_size": Option("Texts embedded per call", minimum=1, rebuilds=frozenset({"embedder"})),
+    "embedding_precision": Option("How the embedding model runs: auto (int8 through ONNX Runtime where the model "
+                                  "converts, else torch), int8, bfloat16 or float32 (torch)",
+                                  choices=EMBEDDING_PRECISIONS, rebuilds=frozenset({"embedder"})),
     "candidates": Option("Candidates each retriever gives the fusion", minimum=1),
     "fusion": Option("How the keyword and meaning lists are merged", choices=FUSION_METHODS),
     "fusion_bm25_weight": Option("Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1),

@@ -274,3 +274,28 @@ def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(l
         summary = indexing.Indexer(library, ContextsThatLookAtSearch(), None, None).run([docs])
     assert summary.indexed == 3
     assert seen_during_run == [True]  # a.md was keyword-searchable before the run ended
+
+
+def test_a_first_indexing_makes_every_file_keyword_searchable_before_the_embedding_ends(library, docs):
+    """Keywords first: the embedder starts after the last file is keyword-indexed, and a search meanwhile finds
+    every file by its words and says how much meaning search covers."""
+    birds = [f"bird{n:03d}" for n in range(40)]
+    for n, bird in enumerate(birds):
+        paragraphs = "\n\n".join(f"Paragraph {p} of the field notes on {bird}: wading, nesting, feeding and "
+                                 "flight over the estuary at dawn." for p in range(12))
+        (docs / f"{n:03d}.md").write_text(f"# {bird}\n\n{paragraphs}\n")
+    seen = []
+
+    def watch(progress):
+        if progress.phase == "embed" and not seen:  # the first embedding batch is about to be embedded
+            result = library.search(birds[-1], k=3)
+            seen.append((library.catalog.count_pending_embeddings(), library.catalog.chunk_count(),
+                         [Path(h.path).name for h in library.search(birds[-1], k=3, mode="bm25").hits],
+                         result.meaning_covers, " ".join(result.notices)))
+
+    summary = library.index([docs], contexts="rules", on_progress=watch)
+    pending, chunks, keyword_hits, covers, notices = seen[0]
+    assert pending == chunks == summary.chunks > 40  # nothing embedded yet, every chunk of every file catalogued
+    assert keyword_hits[0] == "039.md"  # the last file read is found by its words before the embedder starts
+    assert covers == (0, chunks) and f"meaning search covers 0 of {chunks:,} passages so far" in notices
+    assert library.catalog.count_pending_embeddings() == 0 and library.search(birds[0]).meaning_covers is None

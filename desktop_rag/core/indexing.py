@@ -1,4 +1,8 @@
-"""The indexing run: scan → parse → chunk → contextualize → (catalog) → embed → keyword index.
+"""The indexing run: scan → parse → chunk → contextualize → (catalog) → keyword index → embed.
+
+Keywords first: every file of a run is read and keyword-searchable before the embedder starts on it (embedding
+is the slow part, ~1 hour per 100k chunks on 2 cores; reading and keyword indexing take minutes); meaning search
+covers what is embedded so far, and says so (core/search/searcher.py).
 
 Each file is committed to the catalog on its own and each embedding batch is marked done as soon as Chroma has
 it, so a run killed at any point resumes without redoing finished work: unchanged files are recognised by size
@@ -37,8 +41,6 @@ log = logging.getLogger(__name__)
 
 PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
 LOADING_NOTE = "Loading the language model…"
-# Embed as soon as this many chunks wait: bounds memory and makes finished work durable during long runs.
-_EMBED_FLUSH_CHUNKS = 512
 _KEYWORD_CATCH_UP_S = 60.0  # at least this long between keyword rebuilds during one run
 
 
@@ -195,12 +197,13 @@ class Indexer(MemberIndexing):
             if found.path in to_read:
                 self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
             self.on_progress(Progress("contextualize", number, len(files)))
-            self._between_documents()
-        self._read_scans()
-        self.on_progress(Progress("parse", len(files), len(files)))
-        # Forgotten after the files are indexed: one of them may have been recognised as a gone one, moved.
+            self._keyword_index_catch_up()
+        # Forgotten after the files are read: one of them may have been recognised as a gone one, moved.
         still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
         self.summary.removed += catalog.remove_documents(still_gone)
+        self._sync_keywords()  # every file read is keyword-searchable before OCR and embedding start
+        self._read_scans()
+        self.on_progress(Progress("parse", len(files), len(files)))
         catalog.forget_old_ocr_texts()  # text of scans no file has had for a month
         self.sync_indexes()
 
@@ -444,7 +447,7 @@ class Indexer(MemberIndexing):
                     self._store(to_read.found, to_read.content_hash, to_read.known, *read,
                                 (number, len(waiting_files)))
                     self.on_progress(Progress("contextualize", number + 1, len(waiting_files)))
-            self._between_documents()
+            self._keyword_index_catch_up()
 
     def _recognize(self, to_read: ScanToRead, data: bytes, page: int) -> ocr.OcrPage | None:
         """One page read by OCR and kept; None when the file cannot be (its failure is recorded). A pause waits
@@ -567,13 +570,6 @@ class Indexer(MemberIndexing):
         self.on_progress(Progress("parse", *position, str(found.path),
                                   note=f"{found.path.name}: {index + 1} of {total} ({name})"))
 
-    def _between_documents(self) -> None:
-        """After each document: embed once enough chunks wait, and now and then make the new ones keyword-
-        searchable."""
-        if self.lib.catalog.count_pending_embeddings() >= _EMBED_FLUSH_CHUNKS:
-            self.embed_pending()
-        self._keyword_index_catch_up()
-
     # -- indexes --------------------------------------------------------------------------------------------
 
     def _keyword_index_catch_up(self) -> None:
@@ -590,17 +586,21 @@ class Indexer(MemberIndexing):
         self.summary.phase_seconds["index"] += self._keyword_rebuild_s
 
     def sync_indexes(self) -> None:
-        """Bring Chroma and BM25 in line with the catalog: drop removed vectors, embed pending chunks, rebuild
-        the keyword index if anything changed. Safe to call any time; does nothing when all is in sync."""
-        catalog = self.lib.catalog
+        """Bring BM25 and Chroma in line with the catalog: rebuild the keyword index if anything changed, then
+        drop removed vectors and embed pending chunks. Safe to call any time; does nothing when all is in sync."""
+        self._sync_keywords()
         self.embed_pending()
-        if catalog.keyword_index_dirty:
-            self.control.checkpoint()
-            t0 = time.perf_counter()
-            self.on_progress(Progress("index", 0, 1))
-            self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
-            self.on_progress(Progress("index", 1, 1))
-            self.summary.phase_seconds["index"] += time.perf_counter() - t0
+
+    def _sync_keywords(self) -> None:
+        if not self.lib.catalog.keyword_index_dirty:
+            return
+        self.control.checkpoint()
+        t0 = time.perf_counter()
+        self.on_progress(Progress("index", 0, 1))
+        self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
+        self._keyword_rebuilt_at = time.monotonic()
+        self.on_progress(Progress("index", 1, 1))
+        self.summary.phase_seconds["index"] += time.perf_counter() - t0
 
     def embed_pending(self) -> None:
         catalog = self.lib.catalog

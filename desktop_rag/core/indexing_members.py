@@ -84,7 +84,7 @@ class MemberIndexing:
             self.summary.phase_seconds["parse"] += time.perf_counter() - t0
             if read is not None:
                 self._store(target, info.content_hash, stored, *read, position)
-            self._between_documents()
+            self._keyword_index_catch_up()
         gone = [doc.id for path, doc in before.items() if path not in wanted]
         if gone:
             self.summary.removed += catalog.remove_documents(gone)
@@ -111,6 +111,6 @@ class MemberIndexing:
     def _report_member(self, found: FoundFile, position: tuple[int, int], index: int, total: int, name: str) -> None:
         raise NotImplementedError  # Indexer's: the run's progress report
 
-    def _between_documents(self) -> None:
-        raise NotImplementedError  # Indexer's: embed and keyword-index as a long run goes
+    def _keyword_index_catch_up(self) -> None:
+        raise NotImplementedError  # Indexer's: keyword-index now and then as a long run goes
 

@@ -212,8 +212,8 @@ class Library:
     def embedder(self) -> Embedder | EmbedderProcess:
         path = embedding_model_path(self.settings.embedding_model)
         if self.child_processes:
-            return EmbedderProcess(path, batch_size=self.settings.embed_batch_size)
-        return shared_embedder(path, batch_size=self.settings.embed_batch_size)
+            return EmbedderProcess(path, self.settings.embedding_precision, self.settings.embed_batch_size)
+        return shared_embedder(path, self.settings.embedding_precision, self.settings.embed_batch_size)
 
     @cached_property
     def token_counter(self):

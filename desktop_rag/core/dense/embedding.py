@@ -1,4 +1,5 @@
-"""Dense embeddings with sentence-transformers, loaded lazily from a local folder (never from a hub).
+"""Dense embeddings from a local sentence-transformers folder (never from a hub), run by ONNX Runtime in int8
+where the model converts (core/dense/onnx_runtime.py: faster on every CPU measured), else by torch.
 
 `import sentence_transformers` costs 5–9 s, so nothing imports it until the first text is embedded.
 """
@@ -6,6 +7,7 @@
 from __future__ import annotations
 
 import gc
+import logging
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from desktop_rag.core.dense.tokens import default_embedding_model_path, model_name
+
+log = logging.getLogger(__name__)
 
 
 def bfloat16_is_fast() -> bool:
@@ -25,6 +29,9 @@ def bfloat16_is_fast() -> bool:
 
 
 class Embedder:
+    """`precision` (config.EMBEDDING_PRECISIONS): "auto" is int8 through ONNX Runtime, else torch in bfloat16 where
+    the CPU has it natively, else float32."""
+
     def __init__(self, model_path: Path | None = None, precision: str = "auto", batch_size: int = 32):
         self.model_path = Path(model_path) if model_path else default_embedding_model_path()
         self.precision = precision
@@ -45,12 +52,31 @@ class Embedder:
             if self._model is None:
                 if not (self.model_path / "modules.json").exists() and not (self.model_path / "config.json").exists():
                     raise FileNotFoundError(f"no sentence-transformers model in {self.model_path}")
-                use_bf16 = self.precision == "bfloat16" or (self.precision == "auto" and bfloat16_is_fast())
-                with _without_full_collections():
-                    model = self._load_model(use_bf16)
-                self.effective_precision = "bfloat16" if use_bf16 else "float32"
-                self._model = model
+                if self.precision in ("auto", "int8"):
+                    self._model = self._load_int8()
+                if self._model is None:
+                    use_bf16 = self.precision == "bfloat16" or (self.precision == "auto" and bfloat16_is_fast())
+                    with _without_full_collections():
+                        model = self._load_model(use_bf16)
+                    self.effective_precision = "bfloat16" if use_bf16 else "float32"
+                    self._model = model
         return self._model
+
+    def _load_int8(self):
+        """The model's int8 graph in ONNX Runtime, or None (torch then) when it cannot be made: said in the log,
+        and an error only when int8 was asked for by name."""
+        from desktop_rag.core.dense.onnx_runtime import OnnxEncoder, OnnxUnavailable, int8_graph
+
+        try:
+            with _without_full_collections():  # making the graph imports torch
+                encoder = OnnxEncoder(self.model_path, int8_graph(self.model_path))
+        except OnnxUnavailable as exc:
+            if self.precision == "int8":
+                raise
+            log.info("%s runs in torch: %s", self.name, exc)
+            return None
+        self.effective_precision = "int8"
+        return encoder
 
     def _load_model(self, bf16: bool):
         import torch
@@ -68,12 +94,15 @@ class Embedder:
     @property
     def dimension(self) -> int:
         model = self._load()
+        if self.effective_precision == "int8":
+            return model.dimension
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
     @property
     def max_tokens(self) -> int:
-        return int(self._load().max_seq_length)
+        model = self._load()
+        return int(model.max_tokens if self.effective_precision == "int8" else model.max_seq_length)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text (cosine similarity is then a dot product)."""
@@ -88,6 +117,8 @@ class Embedder:
         """E5 models were trained with "query: " and "passage: " before their inputs (and measure worse without);
         a model whose folder names such prompts gets them, others the text as it is."""
         model = self._load()
+        if self.effective_precision == "int8":
+            return model.encode(texts, role, self.batch_size)
         vectors = model.encode(
             texts,
             prompt_name=role if role in (model.prompts or {}) else None,

@@ -77,6 +77,7 @@ class SearchResult:
     filters: SearchFilters = field(default_factory=SearchFilters)  # as applied: the given ones and the query's own
     facets: dict[str, int] | None = None  # documents per family among the candidates, type filters left out
     nothing_left: bool = False  # the filters leave no document at all (then notices say which filters)
+    meaning_covers: tuple[int, int] | None = None  # (embedded, all) chunks while embedding is under way
 
     @classmethod
     def from_dict(cls, values: dict) -> "SearchResult":
@@ -131,6 +132,8 @@ class Searcher:
         n = max(self.settings.candidates, k)
 
         query_vector = self.embedder.embed_query(parsed.text) if mode in ("hybrid", "dense") else None
+        if query_vector is not None:
+            self._say_meaning_coverage(result, chunk_count)
         dense, bm25 = self._retrieve(parsed, query_vector, mode, n, result.filters, allowed, chunk_count)
         if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
             result.notices.append("the dense index is empty although chunks were embedded: run `desktop-rag doctor "
@@ -149,6 +152,16 @@ class Searcher:
             result.notices.append(f"nothing matches among the {len(allowed):,} passages the filters leave ("
                                   + ", ".join(result.filters.describe()) + ")")
         return result
+
+    def _say_meaning_coverage(self, result: SearchResult, chunk_count: int) -> None:
+        """During a first indexing the keyword index covers every file long before the embedding ends (core/
+        indexing.py): the person is told how much meaning search covers so far. A few chunks waiting (an edit, an
+        upgraded document) are not worth a word."""
+        embedded = chunk_count - self.catalog.count_pending_embeddings()
+        if embedded < 0.99 * chunk_count:
+            result.meaning_covers = (embedded, chunk_count)
+            result.notices.append(f"meaning search covers {embedded:,} of {chunk_count:,} passages so far (the rest "
+                                  "are being embedded); keyword search covers them all")
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         """The chunks nearest in meaning to a stored chunk, its own vector as the query ("more like this")."""

@@ -1,0 +1,205 @@
+"""The embedding model through ONNX Runtime in int8: the same weights, ~2× the chunks per second of torch in
+float32 on 2 cores, and faster than torch in bfloat16 where the CPU has it (bench/embedding_models.py; README
+"Speed").
+
+Most laptops have no native bfloat16, so torch runs the model in float32 there. ONNX Runtime runs a graph whose
+attention, GELU and layer norms are fused into single kernels, with the matrix products in int8 (weights quantized
+per output channel, activations per call). The vectors stay within cosine ~0.995 of float32's (tests/
+test_onnx_embedding.py), and recall within half a point (README).
+
+The graph is made once per machine from the sentence-transformers folder already there (torch exports it, ONNX
+Runtime's own tools fuse and quantize it, ~40 s), under the models cache, atomically like the model's own folder.
+A model this cannot convert (not a BERT, a pooling other than mean or CLS) stays with torch; the reason is kept
+beside the graph's place so the attempt is not repeated on every start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from desktop_rag.config import models_cache_dir
+
+FORMAT = 1  # bump when the graph's making changes: older graphs are made again
+GRAPH_FILE = "model-int8.onnx"
+FAILED_FILE = "cannot-convert.txt"
+TOKENS_PER_BATCH = 2048
+
+
+class OnnxUnavailable(Exception):
+    """This model cannot run through ONNX Runtime here; the message says why (torch is used instead)."""
+
+
+def graph_folder(model_path: Path, cache_dir: Path | None = None) -> Path:
+    """Where the graph of this model folder lives: named after the folder and its weights' size and time, so a
+    changed model gets a new graph."""
+    weights = next((model_path / name for name in ("model.safetensors", "pytorch_model.bin")
+                    if (model_path / name).exists()), None)
+    stamp = f"{model_path.resolve()}|{weights.stat().st_size}|{weights.stat().st_mtime_ns}" if weights else ""
+    digest = hashlib.sha256(stamp.encode()).hexdigest()[:12]
+    return (cache_dir or models_cache_dir()) / "onnx" / f"{model_path.name}-v{FORMAT}-{digest}"
+
+
+def int8_graph(model_path: Path, cache_dir: Path | None = None) -> Path:
+    """The int8 graph of a sentence-transformers folder, made first if needed; OnnxUnavailable if it cannot be."""
+    folder = graph_folder(model_path, cache_dir)
+    graph = folder / GRAPH_FILE
+    if graph.exists():
+        return graph
+    if (folder / FAILED_FILE).exists():
+        raise OnnxUnavailable((folder / FAILED_FILE).read_text(encoding="utf-8"))
+    folder.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".making-", dir=folder))
+    try:
+        _make_graph(model_path, work)
+        os.replace(work / GRAPH_FILE, graph)
+    except OnnxUnavailable as exc:
+        (folder / FAILED_FILE).write_text(str(exc), encoding="utf-8")
+        raise
+    except ImportError as exc:  # `onnx` missing: not remembered, an install fixes it
+        raise OnnxUnavailable(f"the ONNX tools are not installed ({exc.name})") from exc
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return graph
+
+
+def _model_facts(model_path: Path) -> dict:
+    config = json.loads((model_path / "config.json").read_text(encoding="utf-8"))
+    if config.get("model_type") != "bert":
+        raise OnnxUnavailable(f"only BERT models are converted (this one is {config.get('model_type')!r})")
+    return {"heads": config["num_attention_heads"], "hidden": config["hidden_size"], "pooling": _pooling(model_path)}
+
+
+def _pooling(model_path: Path) -> str:
+    pooling_config = model_path / "1_Pooling" / "config.json"
+    if not pooling_config.exists():
+        return "mean"
+    modes = {k for k, v in json.loads(pooling_config.read_text(encoding="utf-8")).items()
+             if k.startswith("pooling_mode_") and v is True}
+    if modes == {"pooling_mode_mean_tokens"}:
+        return "mean"
+    if modes == {"pooling_mode_cls_token"}:
+        return "cls"
+    raise OnnxUnavailable(f"pooling {sorted(modes)} is not converted")
+
+
+def _make_graph(model_path: Path, work: Path) -> None:
+    """Export (torch, eager attention: the pattern ONNX Runtime's optimizer fuses), fuse, quantize."""
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.transformers import optimizer
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    facts = _model_facts(model_path)
+    model = AutoModel.from_pretrained(str(model_path), local_files_only=True, attn_implementation="eager").eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(model_path), local_files_only=True)
+    sample = tokenizer(["passage: a sample", "two"], return_tensors="pt", padding=True)
+    pooled = _pooled_module()(model, facts["pooling"])
+    exported, fused = work / "exported.onnx", work / "fused.onnx"
+    # The exporter's and quantizer's advice (tracer warnings on shapes, "consider pre-processing") concerns other
+    # models: this graph is checked against torch on real chunks by tests/test_onnx_embedding.py.
+    with torch.no_grad(), warnings.catch_warnings(), _root_log_quiet():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(pooled, (sample["input_ids"], sample["attention_mask"]), str(exported), dynamo=False,
+                          input_names=["input_ids", "attention_mask"], output_names=["pooled"], opset_version=17,
+                          dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
+                                        "attention_mask": {0: "batch", 1: "tokens"}, "pooled": {0: "batch"}})
+        optimized = optimizer.optimize_model(str(exported), model_type="bert", num_heads=facts["heads"],
+                                             hidden_size=facts["hidden"])
+        if not optimized.get_fused_operator_statistics().get("Attention"):
+            raise OnnxUnavailable("ONNX Runtime could not fuse this model's attention")
+        optimized.save_model_to_file(str(fused))
+        # DefaultTensorType: the fused operators are in ONNX Runtime's own domain, where shape inference gives no
+        # type; their outputs are float.
+        quantize_dynamic(str(fused), str(work / GRAPH_FILE), weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul", "Attention"], extra_options={"DefaultTensorType": 1})
+
+
+@contextmanager
+def _root_log_quiet():
+    """ONNX Runtime's tools write their advice to the root logger, which the CLI prints."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+
+
+def _pooled_module():
+    """The class is made on first use: torch is imported only to make a graph."""
+    import torch
+
+    class Pooled(torch.nn.Module):
+        """The transformer and its pooling as one graph: what leaves it is the sentence vector (not normalized)."""
+
+        def __init__(self, model, pooling: str):
+            super().__init__()
+            self.model, self.pooling = model, pooling
+
+        def forward(self, input_ids, attention_mask):
+            states = self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+            if self.pooling == "cls":
+                return states[:, 0]
+            weights = attention_mask.unsqueeze(-1).to(states.dtype)
+            return (states * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
+
+    return Pooled
+
+
+class OnnxEncoder:
+    """Texts to unit vectors with the int8 graph; thread-safe (indexing and search call it at once)."""
+
+    def __init__(self, model_path: Path, graph: Path, threads: int | None = None):
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or 0  # 0: ONNX Runtime's choice, one per physical core
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        config = _read_json(model_path / "sentence_bert_config.json")
+        self.max_tokens = int(config.get("max_seq_length") or 512)
+        self._tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        self._tokenizer.enable_truncation(self.max_tokens)
+        self._tokenizer.no_padding()  # padded here, per batch
+        self.prompts = _read_json(model_path / "config_sentence_transformers.json").get("prompts") or {}
+        self.dimension = int(self._session.get_outputs()[0].shape[-1])
+
+    def encode(self, texts: list[str], role: str, batch_size: int) -> np.ndarray:
+        """Longest texts first, in batches of similar length (little padding is computed), each batch at most
+        batch_size texts and TOKENS_PER_BATCH word pieces: attention's buffers grow with rows × length², and 32
+        rows of 512 pieces took 1.8 GB where 32 of 256 take 0.9."""
+        prompt = self.prompts.get(role, "")
+        encodings = self._tokenizer.encode_batch([prompt + text for text in texts])
+        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        start = 0
+        while start < len(order):
+            longest = len(encodings[order[start]].ids)
+            rows = order[start:start + max(1, min(batch_size, TOKENS_PER_BATCH // max(longest, 1)))]
+            ids = np.zeros((len(rows), longest), dtype=np.int64)
+            mask = np.zeros((len(rows), longest), dtype=np.int64)
+            for row, i in enumerate(rows):
+                pieces = encodings[i].ids
+                ids[row, :len(pieces)], mask[row, :len(pieces)] = pieces, 1
+            pooled = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            vectors[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            start += len(rows)
+        return vectors
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
