@@ -10,6 +10,7 @@ from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing import IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.documents import documents_sentence, metadata_words
+from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -148,6 +149,8 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     if stats.get("contexts_awaiting_upgrade"):
         out.write(f"; {stats['contexts_awaiting_upgrade']} rules contexts await the LLM upgrade")
     out.write("\n")
+    if stats.get("upgrade_order"):
+        out.write(f"Upgrade:     {upgrade_order_sentence(stats['upgrade_order'])}\n")
     tokens = stats["llm_tokens"]
     if tokens["prompt"] or tokens["completion"]:
         out.write(f"LLM:         {tokens['prompt']} prompt and {tokens['completion']} generated tokens in "

@@ -33,6 +33,7 @@ from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.documents import ContextResult, index_text
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage import writer_lock
+from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.storage.catalog import Catalog, damaged_message
 from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess
@@ -69,11 +70,13 @@ class Library:
         self._writer_claim = None
         self._indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
         self.index_notices: list[str] = []  # why the next run rebuilds an index (_rebuild_stale_indexes)
+        self.use_notes = UseNotes(self.data_dir / CATALOG_FILE)  # searches and openings: the upgrade's order
 
     def close(self, keep_catalog: bool = False) -> None:
         """`keep_catalog`: the app quits while a worker still finishes its step; the process is about to end and
         SQLite's journal keeps every committed unit, so the catalog is not closed under the worker."""
         self.end_children(interrupt=keep_catalog)
+        self.use_notes.close()
         if isinstance(self.__dict__.get("vectors"), VectorStoreProcess):
             self.vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
         if self._writer_claim is not None:
@@ -337,10 +340,26 @@ class Library:
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
                filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
-        return self.searcher.search(query, k=k, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=facets)
+        return self._noted(self.searcher.search(query, k=k, mode=mode, rerank=rerank, filters=filters, sort=sort,
+                                                facets=facets))
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
-        return self.searcher.similar(chunk_id, k=k, filters=filters)
+        return self._noted(self.searcher.similar(chunk_id, k=k, filters=filters))
+
+    def _noted(self, result: SearchResult) -> SearchResult:
+        """A search's hits are what the person is looking for: the LLM upgrade takes their documents first."""
+        if not self.catalog.read_only:
+            self.use_notes.hits([hit.chunk_id for hit in result.hits])
+        return result
+
+    def note_opened(self, chunk_id: int) -> None:
+        """A hit was opened: its document is upgraded before the ones only seen in results."""
+        if not self.catalog.read_only:
+            self.use_notes.opened(chunk_id)
+
+    def mark_upgrade_first(self, folder: str, marked: bool = True) -> None:
+        """The LLM upgrade takes this folder's documents before all others (or no longer)."""
+        self.catalog.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
 
     def openable_path(self, path: str) -> Path:
         """A path the system's viewer can open for a hit: the file itself, or for a document inside a file (an

@@ -20,6 +20,7 @@ from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_filters import CatalogFilters
+from desktop_rag.storage.catalog_upgrade_order import CatalogUpgradeOrder
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview
 from desktop_rag.storage.serialized_connection import SerializedConnection
@@ -91,7 +92,7 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilters):
+class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilters, CatalogUpgradeOrder):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -468,6 +469,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
             "context_models": models,
             "ocr": self.ocr_totals(),
             "folders": self.folders(),
+            "upgrade_order": self.upgrade_queue() if awaiting else {},  # documents by why they come when they do
+            "upgrade_first_folders": self.upgrade_first_folders(),
         }
 
     def contexts_awaiting_upgrade(self) -> int:

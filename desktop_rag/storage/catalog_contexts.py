@@ -18,7 +18,7 @@ _COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
 # model, version, model (no model given: every rules context).
 # Rules contexts an upgrade would ask a model about: not tried by that model already, and not kept as rules on purpose
 # (the chunk's OCR text is too garbled: RULES_FOR_LOW_OCR).
-_RULES_NOT_TRIED = ("x.source = 'rules' AND x.prompt_version IS NOT '" + RULES_FOR_LOW_OCR + "'"
+RULES_NOT_TRIED = ("x.source = 'rules' AND x.prompt_version IS NOT '" + RULES_FOR_LOW_OCR + "'"
                     " AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)")
 
 
@@ -83,14 +83,14 @@ class ContextEdits:
         model, version = attempted_by or (None, None)
         return [r[0] for r in self._db.execute(
             "SELECT DISTINCT c.document_id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            f" WHERE {_RULES_NOT_TRIED} ORDER BY c.document_id",
+            f" WHERE {RULES_NOT_TRIED} ORDER BY c.document_id",
             (model, version, model),
         )]
 
     def count_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> int:
         """Chunks an upgrade would ask about (as documents_with_rules_contexts, counted in chunks)."""
         model, version = attempted_by or (None, None)
-        return self._db.execute(f"SELECT COUNT(*) FROM contexts x WHERE {_RULES_NOT_TRIED}",
+        return self._db.execute(f"SELECT COUNT(*) FROM contexts x WHERE {RULES_NOT_TRIED}",
                                 (model, version, model)).fetchone()[0]
 
     def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:

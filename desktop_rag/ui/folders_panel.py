@@ -41,10 +41,12 @@ class FoldersPanel(QWidget):
     remove_requested = Signal(str)
     rescan_requested = Signal(str)
     ocr_toggled = Signal(str, bool)  # a folder, and whether its scans and images are read by OCR
+    upgrade_first_toggled = Signal(str, bool)  # a folder, and whether its LLM contexts come before all others
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.no_ocr: set[str] = set()  # folders whose scans are not read (the ocr_skip_folders setting)
+        self.upgrade_first: set[str] = set()  # folders whose LLM contexts are written first
         self.list = _DropList()
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
@@ -101,6 +103,11 @@ class FoldersPanel(QWidget):
         read_scans.setCheckable(True)
         read_scans.setChecked(folder not in self.no_ocr)
         read_scans.toggled.connect(lambda on: self.set_ocr(folder, on))
+        first = menu.addAction("Write LLM contexts here first")
+        first.setCheckable(True)
+        first.setChecked(folder in self.upgrade_first)
+        first.setToolTip("The background LLM upgrade takes this folder's documents before all others")
+        first.toggled.connect(lambda on: self.upgrade_first_toggled.emit(folder, on))
         menu.addSeparator()
         menu.addAction("Stop indexing this folder", self._remove)
         menu.popup(self.list.viewport().mapToGlobal(position))
@@ -121,7 +128,8 @@ class FoldersPanel(QWidget):
             elif state.path in pending:
                 status = "waiting to be indexed"
             else:
-                status = counts + (" · no OCR" if state.path in self.no_ocr else "")
+                status = counts + (" · no OCR" if state.path in self.no_ocr else "") + (
+                    " · LLM contexts first" if state.path in self.upgrade_first else "")
             item = QListWidgetItem(f"{Path(state.path).name or state.path}\n{status}")
             item.setToolTip(state.path)
             item.setData(Qt.ItemDataRole.UserRole, state.path)

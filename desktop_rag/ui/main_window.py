@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.folders.remove_requested.connect(self.remove_folder)
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
         self.folders.ocr_toggled.connect(self.set_folder_ocr)
+        self.folders.upgrade_first_toggled.connect(self.set_upgrade_first)
         self.background = BackgroundUpgrade(library, self.runner, self.progress, self)
         self.background.changed.connect(
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
@@ -325,6 +326,10 @@ class MainWindow(QMainWindow):
         if on and not self.library.settings.ocr:
             self.statusBar().showMessage("OCR is turned off in Settings: no folder's scans are read.")
 
+    def set_upgrade_first(self, folder: str, on: bool) -> None:
+        """The LLM upgrade takes a folder's documents before all others, or no longer."""
+        self.runner.read(lambda: self.library.mark_upgrade_first(folder, on), on_done=lambda _: self._refresh_folders())
+
     def _changes_applied(self, summary) -> None:
         message = changes_text(summary)
         if not message:
@@ -346,14 +351,16 @@ class MainWindow(QMainWindow):
     def _refresh_folders(self) -> None:
         queued, indexing = set(self._queued_folders), set(self._indexing_folders)
 
-        def show(states) -> None:
+        def show(found) -> None:
+            states, self.folders.upgrade_first = found
             self.folders.no_ocr = set(self.library.settings.ocr_skip_folders)
             known = {s.path for s in states}
             extra = [FolderState(f, 0, 0, 0) for f in sorted(queued | indexing) if f not in known]
             self.folders.show_states(states + extra, queued, indexing)
             self.search.set_folders([s.path for s in states])
 
-        self.runner.read(self.library.reader.folder_states, on_done=show)
+        reader = self.library.reader
+        self.runner.read(lambda: (reader.folder_states(), set(reader.upgrade_first_folders())), on_done=show)
 
     def _building_note(self) -> str:
         """For a search while a run adds to the index: it is not complete yet (and how far it is)."""

@@ -308,6 +308,7 @@ class SearchPanel(QWidget):
             return
         hit = self.hits[row]
         self.remember_query()
+        self.library.note_opened(hit.chunk_id)  # its LLM contexts come sooner (a note on another thread)
 
         def opened(path) -> None:
             self.message.clear()

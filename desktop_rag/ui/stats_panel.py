@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.documents import documents_sentence
+from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence
 
 
 def stats_html(stats: dict) -> str:
@@ -20,6 +21,7 @@ def stats_html(stats: dict) -> str:
         ("Documents", documents_sentence(docs)),
         ("Chunks", f"{stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)"),
         ("Contexts", f"{sources}; {stats.get('contexts_awaiting_upgrade', 0)} rules contexts await the LLM upgrade"),
+        *([("Upgrade order", order)] if (order := upgrade_order_sentence(stats.get("upgrade_order") or {})) else []),
         ("Average context", f"{stats['context_avg_words']} words"
                             + (f", quality {stats['context_avg_quality']}" if stats['context_avg_quality'] else "")),
         ("LLM", f"{tokens['prompt']} prompt and {tokens['completion']} generated tokens, "

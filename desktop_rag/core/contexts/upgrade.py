@@ -9,13 +9,14 @@ next upgrade. Upgraded chunks become searchable as the upgrade goes, not only at
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
 from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.runs.control import Cancelled, RunControl
-from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ParsedDocument
+from desktop_rag.documents import MEMBER_SEPARATOR, RULES_FOR_LOW_OCR, Chunk, ParsedDocument
 
 # Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
 CHUNKS_PER_STEP = 8
@@ -94,21 +95,30 @@ class _Upgrade:
         self.contextualizer = library.contextualizer("llm", on_notice=self.summary.notices.append)
         self.chunks_done = 0
         self.chunks_total = 0
+        self.reason = ""  # why the document in hand comes now (catalog_upgrade_order.REASONS)
         self._last_keyword_rebuild = time.monotonic()
 
     def run(self, limit: int | None) -> None:
+        """Document after document, each time the one the person's use puts first (storage/
+        catalog_upgrade_order.py): a search made during the upgrade changes what comes next."""
         catalog = self.library.catalog
         if not self.contextualizer.model_ready:  # the load is reported, not hidden in the first step
             self.on_progress(Progress("contextualize", 0, None, note=LOADING_NOTE))
             self._until_done(self.contextualizer.prepare_model)
         key = self.contextualizer.cache_key()
-        doc_ids = catalog.documents_with_rules_contexts(attempted_by=key)[:limit]
         self.chunks_total = catalog.count_rules_contexts(attempted_by=key) if limit is None else None
-        for doc_id in doc_ids:
+        tried: set[int] = set()  # a document whose chunks all fell back stays a candidate: not taken twice
+        while limit is None or self.summary.documents < limit:
             self.control.checkpoint()
+            doc_id, reason = next(((d, r) for d, r in catalog.next_upgrades(key, len(tried) + 1) if d not in tried),
+                                  (None, None))
+            if doc_id is None:
+                break
+            tried.add(doc_id)
             stored = stored_document(catalog, doc_id)
             if stored is None:
                 continue
+            self.reason = reason
             self._upgrade_document(stored, key)
             self.summary.documents += 1
             if self.contextualizer.unavailable:
@@ -121,7 +131,8 @@ class _Upgrade:
                    if row["source"] == "rules" and row["prompt_version"] != RULES_FOR_LOW_OCR
                    and (key is None or (row["model"], row["prompt_version"]) != key)]
         for step in _steps(waiting, self.contextualizer):
-            self.on_progress(Progress("contextualize", self.chunks_done, self.chunks_total, stored.path))
+            self.on_progress(Progress("contextualize", self.chunks_done, self.chunks_total, stored.path,
+                                      note=f"LLM contexts for {_name(stored.path)}, {self.reason}"))
             contexts = self._until_done(
                 lambda: self.contextualizer.contextualize(stored.document, stored.chunks, only=step))
             for i in step:
@@ -146,6 +157,11 @@ class _Upgrade:
         if library.catalog.keyword_index_dirty and rebuilt_long_ago:
             library.sync(control=self.control)
             self._last_keyword_rebuild = time.monotonic()
+
+
+def _name(path: str) -> str:
+    """A document's own name: a file's, or a member's inside its archive or mailbox."""
+    return os.path.basename(path.rsplit(MEMBER_SEPARATOR, 1)[-1])
 
 
 def _steps(waiting: list[int], contextualizer) -> list[list[int]]:
