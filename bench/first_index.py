@@ -55,25 +55,33 @@ class Watcher:
         self.thread.start()
 
     def _run(self) -> None:
-        import psutil
-
         from desktop_rag.storage.catalog import Catalog
 
-        catalog = Catalog(self.library.catalog.path)  # its own connection: never waits behind the run's
+        self.catalog = Catalog(self.library.catalog.path)  # its own connection: never waits behind the run's
         while not self.stop.wait(1.0):
+            self.sample()
+
+    def sample(self) -> None:
+        import psutil
+
+        try:
+            keyword = len(self.library.keywords) if self.library.keywords.exists else 0
+        except Exception:  # being rebuilt
+            keyword = self.samples[-1][2] if self.samples else 0
+        chunks = self.catalog.chunk_count()
+        self.samples.append((time.perf_counter() - self.started, chunks, keyword,
+                             chunks - self.catalog.count_pending_embeddings()))
+        for process in [self.me, *self.me.children(recursive=True)]:
             try:
-                keyword = len(self.library.keywords) if self.library.keywords.exists else 0
-            except Exception:  # being rebuilt
-                keyword = self.samples[-1][2] if self.samples else 0
-            chunks = catalog.chunk_count()
-            self.samples.append((time.perf_counter() - self.started, chunks, keyword,
-                                 chunks - catalog.count_pending_embeddings()))
-            for process in [self.me, *self.me.children(recursive=True)]:
-                try:
-                    self.peaks[process.pid] = max(self.peaks.get(process.pid, 0), process.memory_info().rss)
-                except psutil.Error:
-                    pass
-        catalog.close()
+                self.peaks[process.pid] = max(self.peaks.get(process.pid, 0), process.memory_info().rss)
+            except psutil.Error:
+                pass
+
+    def finish(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.sample()  # the state the run ended in
+        self.catalog.close()
 
     def first_time(self, column: int, total: int) -> float | None:
         return next((s[0] for s in self.samples if s[column] >= total > 0), None)
@@ -157,18 +165,17 @@ def main() -> None:
         worker = threading.Thread(target=lambda: result.update(summary=library.index([folder], control=control)))
         started = time.perf_counter()
         worker.start()
-        lateness = []
+        lateness = []  # (how late, when)
         while worker.is_alive():  # what the window's event loop does: wake up often, and notice a late wake-up
             before = time.perf_counter()
             time.sleep(0.01)
-            lateness.append(time.perf_counter() - before - 0.01)
+            lateness.append((time.perf_counter() - before - 0.01, before - started))
             if args.minutes and time.perf_counter() - started > args.minutes * 60 and not control.cancelled:
                 control.cancel()
         wall = time.perf_counter() - started
         stop.set()
         searcher.join()
-        watcher.stop.set()
-        watcher.thread.join()
+        watcher.finish()
         summary = result["summary"]
         names = labels(library)
         precision = getattr(library.embedder, "effective_precision", "?")
@@ -177,6 +184,7 @@ def main() -> None:
     last = watcher.samples[-1] if watcher.samples else (0, 0, 0, 0)
     chunks = last[1]
     phase = summary.phase_seconds
+    worst = max(lateness or [(0.0, 0.0)])
     keyword_all = watcher.first_time(2, chunks)
     meaning_all = watcher.first_time(3, chunks)
     rows = [
@@ -187,18 +195,19 @@ def main() -> None:
         ("every file keyword-searchable", _minutes(keyword_all)),
         ("every chunk searchable by meaning", _minutes(meaning_all)),
         ("run wall time", _minutes(wall)),
-        ("keyword-searchable at end", f"{last[2] / max(chunks, 1):.0%}"),
-        ("meaning-searchable at end", f"{last[3] / max(chunks, 1):.0%}"),
+        ("files read at end", f"{summary.indexed:,} of {sum(manifest['files'].values()) + 1:,}"),
+        ("of their chunks: keyword / meaning", f"{last[2] / max(chunks, 1):.0%} / {last[3] / max(chunks, 1):.0%}"),
         ("parse+rules chunks/s", _rate(chunks, phase["parse"] + phase["contextualize"])),
         ("keyword index s (all builds)", f"{phase['index']:.0f}"),
         ("embed chunks/s", _rate(summary.embedded, phase["embed"])),
         ("search p50/p95 ms, keywords", _latency(timings.get("bm25"))),
         ("search p50/p95 ms, hybrid", _latency(timings.get("hybrid"))),
         ("stalls: wake-ups late >100 ms, worst",
-         f"{sum(1 for x in lateness if x > 0.1)} of {len(lateness):,}, {max(lateness or [0]) * 1000:.0f} ms"),
+         f"{sum(1 for late, _ in lateness if late > 0.1)} of {len(lateness):,}; worst {worst[0] * 1000:.0f} ms at "
+         f"{worst[1]:.0f} s"),
     ]
     for pid, peak in sorted(watcher.peaks.items(), key=lambda item: -item[1]):
-        rows.append((f"peak RSS MB, {names.get(pid, f'child {pid}')}", f"{peak / 2**20:.0f}"))
+        rows.append((f"peak RSS MB, {names.get(pid, 'another child (resource tracker)')}", f"{peak / 2**20:.0f}"))
     rows.append(("peak RSS MB, this process (ru_maxrss)", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"))
     width = max(len(name) for name, _ in rows)
     for name, value in rows:

@@ -5,8 +5,8 @@
 Mixed formats and sizes, as people keep them: notes (Markdown, text) in English and Japanese, code, web pages,
 PDFs of 1-12 pages, Word documents, spreadsheets, slide decks, e-mails (some with attachments), RTF letters and zip
 archives, in nested folders (Documents/Projects/…, Mail, Downloads, code). Sizes follow a long tail: most files
-are short, a few are long. About 10 chunks per file on average (the default 190-word-piece chunks), so
-~100,000 chunks is ~10,000 files. The words are drawn from a Zipf-distributed vocabulary of real English and
+are short, a few are long. About 12 chunks per file on average (the default 190-word-piece chunks), so
+~100,000 chunks is ~8,500 files. The words are drawn from a Zipf-distributed vocabulary of real English and
 Japanese words (not noise), so keyword postings and chunk lengths look like real text. Deterministic for a seed;
 a folder already written for the same arguments is reused (its manifest says which).
 """
@@ -44,13 +44,13 @@ ENDINGS = ("です。", "でした。", "する予定です。", "を確認し�
 NAMES = ["Anna Berg", "Kenji Sato", "Maria Lopez", "Tom Reed", "Yuki Tanaka", "Priya Shah"]
 
 # (family, share of files, how many paragraphs: (shortest, longest))
-MIX = [("note_en", 0.30, (2, 40)), ("note_ja", 0.10, (2, 30)), ("code", 0.12, (2, 30)), ("html", 0.08, (2, 25)),
-       ("pdf", 0.10, (3, 60)), ("docx", 0.09, (2, 40)), ("xlsx", 0.06, (1, 6)), ("pptx", 0.04, (3, 15)),
-       ("eml", 0.06, (1, 6)), ("rtf", 0.02, (2, 10)), ("zip", 0.03, (2, 6))]
+MIX = [("note_en", 0.30, (3, 80)), ("note_ja", 0.10, (3, 60)), ("code", 0.12, (4, 60)), ("html", 0.08, (3, 50)),
+       ("pdf", 0.10, (6, 120)), ("docx", 0.09, (4, 80)), ("xlsx", 0.06, (1, 8)), ("pptx", 0.04, (4, 30)),
+       ("eml", 0.06, (1, 8)), ("rtf", 0.02, (3, 20)), ("zip", 0.03, (3, 10))]
 PLACES = {"note_en": "Documents/Notes", "note_ja": "Documents/メモ", "code": "code", "html": "Downloads/pages",
           "pdf": "Documents/Reports", "docx": "Documents/Projects", "xlsx": "Documents/Finance",
           "pptx": "Documents/Talks", "eml": "Mail", "rtf": "Documents/Letters", "zip": "Downloads"}
-CHUNKS_PER_FILE = 10.0  # measured at the default chunk size over a generated folder; used to size it
+CHUNKS_PER_FILE = 11.8  # measured at the default chunk size over a generated folder; used to size it
 
 
 class Writer:
@@ -73,7 +73,7 @@ class Writer:
 
     def length(self, shortest: int, longest: int) -> int:
         """A long tail: most files short, a few long."""
-        return min(longest, shortest + int(self.rng.paretovariate(1.6)) - 1 + self.rng.randint(0, 2))
+        return min(longest, shortest + int(3 * self.rng.paretovariate(1.3)) - 3 + self.rng.randint(0, shortest))
 
     def write(self, family: str, path: Path, paragraphs: int) -> None:
         rng = self.rng
@@ -130,7 +130,7 @@ def write_home_folder(folder: Path, chunks: int, seed: int = 3) -> dict:
     """Write (or reuse) the folder; returns its manifest: files per family, and the marker word of the file
     written last (a word no other file has, for a search that tells when every file is keyword-searchable)."""
     manifest_file = folder / ".manifest.json"
-    wanted = {"chunks": chunks, "seed": seed, "version": 1}
+    wanted = {"chunks": chunks, "seed": seed, "version": 2}
     if manifest_file.exists():
         manifest = json.loads(manifest_file.read_text())
         if manifest["wanted"] == wanted:

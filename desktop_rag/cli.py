@@ -94,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     upgrade.add_argument("--limit", type=int, help="at most this many documents in this run")
     upgrade.add_argument("--json", action="store_true")
 
+    first = commands.add_parser("upgrade-first", help="write LLM contexts for these folders' documents before all "
+                                                      "others (--off: no longer); with no folder, list them")
+    first.add_argument("folders", nargs="*", type=Path)
+    first.add_argument("--off", action="store_true")
+
     context = commands.add_parser("context", help="show a chunk's context, or set it by hand, or revert the edit")
     context.add_argument("chunk_id", type=int, help="the chunk_id of a search hit (see search --json)")
     edit = context.add_mutually_exclusive_group()
@@ -427,6 +432,18 @@ def cmd_contextualize(args, data_dir: Path) -> int:
     return _interrupted() if summary.cancelled else 0
 
 
+def cmd_upgrade_first(args, data_dir: Path) -> int:
+    with _open(data_dir) as library:
+        for folder in args.folders:
+            if not args.off and not folder.expanduser().is_dir():
+                raise BadInput(f"{folder} is not a folder")
+            library.mark_upgrade_first(str(folder), marked=not args.off)
+        marked = library.catalog.upgrade_first_folders()
+    print("LLM contexts are written first for: " + ", ".join(marked) if marked
+          else "No folder is marked: the LLM upgrade takes what you search and open first, then the rest.")
+    return 0
+
+
 def cmd_context(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
         if library.catalog.context(args.chunk_id) is None:
@@ -571,6 +588,7 @@ _COMMANDS = {
     "context": cmd_context,
     "gui": cmd_gui,
     "contextualize": cmd_contextualize,
+    "upgrade-first": cmd_upgrade_first,
     "settings": cmd_settings,
     "eval": cmd_eval,
     "demo": cmd_demo,

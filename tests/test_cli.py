@@ -50,6 +50,10 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     assert stats["contexts_by_source"] == {"rules": stats["chunks"]}
     assert stats["failures"][0]["path"].endswith("broken.pdf")
     assert "Documents:   3 indexed, 1 failed, 1 skipped" in cli(data_dir, "stats").stdout
+    # The searches above are what the LLM upgrade takes first; a folder can be put before them.
+    assert stats["upgrade_order"]["among recent search hits"] >= 2
+    assert f"LLM contexts are written first for: {docs}" in cli(data_dir, "upgrade-first", str(docs)).stdout
+    assert "Upgrade:     3 documents in a folder marked upgrade first\n" in cli(data_dir, "stats").stdout
 
     rebuilt = cli(data_dir, "reindex")
     assert f"{stats['chunks']} chunks embedded" in rebuilt.stdout

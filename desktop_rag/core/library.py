@@ -76,7 +76,7 @@ class Library:
         """`keep_catalog`: the app quits while a worker still finishes its step; the process is about to end and
         SQLite's journal keeps every committed unit, so the catalog is not closed under the worker."""
         self.end_children(interrupt=keep_catalog)
-        self.use_notes.close()
+        self.use_notes.close(wait=not keep_catalog)
         if isinstance(self.__dict__.get("vectors"), VectorStoreProcess):
             self.vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
         if self._writer_claim is not None:

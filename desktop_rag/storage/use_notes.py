@@ -9,7 +9,8 @@ note that cannot be written (the catalog busy for long, a read-only folder) is d
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import queue
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -19,8 +20,8 @@ log = logging.getLogger(__name__)
 class UseNotes:
     def __init__(self, catalog_path: Path):
         self._path = catalog_path
-        self._worker: ThreadPoolExecutor | None = None
-        self._catalog = None  # opened on the worker, on its first note
+        self._queue: queue.Queue = queue.Queue()
+        self._thread: threading.Thread | None = None
 
     def hits(self, chunk_ids: list[int]) -> None:
         if chunk_ids:
@@ -30,25 +31,29 @@ class UseNotes:
         self._submit(lambda catalog: catalog.note_opened(chunk_id))
 
     def _submit(self, note: Callable) -> None:
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(1, thread_name_prefix="use-notes")
-        self._worker.submit(self._write, note)
+        if self._thread is None:
+            # A daemon: a note waiting for a busy catalog never holds up Quit (SQLite drops its open transaction).
+            self._thread = threading.Thread(target=self._write_notes, name="use-notes", daemon=True)
+            self._thread.start()
+        self._queue.put(note)
 
-    def _write(self, note: Callable) -> None:
+    def _write_notes(self) -> None:
         from desktop_rag.storage.catalog import Catalog
 
-        try:
-            if self._catalog is None:
-                self._catalog = Catalog(self._path)
-            note(self._catalog)
-        except Exception:
-            log.info("a note of what was searched or opened was dropped", exc_info=True)
+        catalog = None
+        while (note := self._queue.get()) is not None:
+            try:
+                catalog = catalog or Catalog(self._path)
+                note(catalog)
+            except Exception:
+                log.info("a note of what was searched or opened was dropped", exc_info=True)
+        if catalog is not None:
+            catalog.close()
 
-    def close(self) -> None:
-        """Notes in the queue are written first (milliseconds each)."""
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
-        if self._catalog is not None:
-            self._catalog.close()
-            self._catalog = None
+    def close(self, wait: bool = True) -> None:
+        """`wait`: the notes in the queue are written first (milliseconds each); else they may be dropped (Quit)."""
+        if self._thread is not None:
+            self._queue.put(None)
+            if wait:
+                self._thread.join()
+            self._thread = None
