@@ -57,9 +57,8 @@ class Embedder:
                 if self._model is None:
                     use_bf16 = self.precision == "bfloat16" or (self.precision == "auto" and bfloat16_is_fast())
                     with _without_full_collections():
-                        model = self._load_model(use_bf16)
+                        self._model = TorchEncoder(self.model_path, use_bf16)
                     self.effective_precision = "bfloat16" if use_bf16 else "float32"
-                    self._model = model
         return self._model
 
     def _load_int8(self):
@@ -78,31 +77,13 @@ class Embedder:
         self.effective_precision = "int8"
         return encoder
 
-    def _load_model(self, bf16: bool):
-        import torch
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()  # its "Loading weights" bar would litter CLI output
-        # Loaded in bfloat16 straight away: a float32 copy first (then cast) doubled the peak memory of a model
-        # whose word table alone is 384 MB in float32 (multilingual-e5's 250k words).
-        dtype = torch.bfloat16 if bf16 else torch.float32
-        model = SentenceTransformer(str(self.model_path), device="cpu", local_files_only=True,
-                                    model_kwargs={"dtype": dtype})
-        return model.to(dtype)  # modules that are not the transformer (pooling, a dense head) follow
-
     @property
     def dimension(self) -> int:
-        model = self._load()
-        if self.effective_precision == "int8":
-            return model.dimension
-        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        return int(getter())
+        return self._load().dimension
 
     @property
     def max_tokens(self) -> int:
-        model = self._load()
-        return int(model.max_tokens if self.effective_precision == "int8" else model.max_seq_length)
+        return self._load().max_tokens
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 vectors, one row per text (cosine similarity is then a dot product)."""
@@ -116,13 +97,34 @@ class Embedder:
     def _encode(self, texts: list[str], role: str) -> np.ndarray:
         """E5 models were trained with "query: " and "passage: " before their inputs (and measure worse without);
         a model whose folder names such prompts gets them, others the text as it is."""
-        model = self._load()
-        if self.effective_precision == "int8":
-            return model.encode(texts, role, self.batch_size)
-        vectors = model.encode(
+        return self._load().encode(texts, role, self.batch_size)
+
+
+class TorchEncoder:
+    """The model in torch through sentence-transformers: what runs where the int8 graph cannot be made, or where
+    bfloat16 or float32 is asked for. The same members as onnx_runtime.OnnxEncoder."""
+
+    def __init__(self, model_path: Path, bf16: bool):
+        import torch
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # its "Loading weights" bar would litter CLI output
+        # Loaded in bfloat16 straight away: a float32 copy first (then cast) doubled the peak memory of a model
+        # whose word table alone is 384 MB in float32 (multilingual-e5's 250k words).
+        dtype = torch.bfloat16 if bf16 else torch.float32
+        model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True,
+                                    model_kwargs={"dtype": dtype})
+        self._model = model.to(dtype)  # modules that are not the transformer (pooling, a dense head) follow
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        self.dimension = int(getter())
+        self.max_tokens = int(model.max_seq_length)
+
+    def encode(self, texts: list[str], role: str, batch_size: int) -> np.ndarray:
+        vectors = self._model.encode(
             texts,
-            prompt_name=role if role in (model.prompts or {}) else None,
-            batch_size=self.batch_size,
+            prompt_name=role if role in (self._model.prompts or {}) else None,
+            batch_size=batch_size,
             normalize_embeddings=True,
             convert_to_tensor=True,
             show_progress_bar=False,

@@ -201,7 +201,8 @@ def _pooled_module():
 
 
 class OnnxEncoder:
-    """Texts to unit vectors with the int8 graph; thread-safe (indexing and search call it at once)."""
+    """Texts to unit vectors with the int8 graph; thread-safe (indexing and search call it at once). The same
+    members as embedding.TorchEncoder."""
 
     def __init__(self, model_path: Path, graph: Path, threads: int | None = None):
         import onnxruntime
