@@ -1,11 +1,11 @@
-"""The embedding model through ONNX Runtime in int8: the same weights, ~2× the chunks per second of torch in
-float32 on 2 cores, and faster than torch in bfloat16 where the CPU has it (bench/embedding_models.py; README
-"Speed").
+"""The embedding model through ONNX Runtime in int8: the same weights, ~3.4× the chunks per second of torch in
+float32 on 2 cores, and ~2× torch in bfloat16 where the CPU has it (bench/embedding_models.py; README "A whole
+home folder").
 
 Most laptops have no native bfloat16, so torch runs the model in float32 there. ONNX Runtime runs a graph whose
 attention, GELU and layer norms are fused into single kernels, with the matrix products in int8 (weights quantized
-per output channel, activations per call). The vectors stay within cosine ~0.995 of float32's (tests/
-test_onnx_embedding.py), and recall within half a point (README).
+per output channel, activations per call), but for the few layers whose inputs carry outliers. The vectors stay
+within cosine ~0.998 of float32's (tests/test_onnx_embedding.py), and recall within a question (README).
 
 The graph is made once per machine from the sentence-transformers folder already there (torch exports it, ONNX
 Runtime's own tools fuse and quantize it, ~40 s), under the models cache, atomically like the model's own folder.
