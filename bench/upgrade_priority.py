@@ -100,9 +100,10 @@ def one_hour(catalog, budget: int) -> int:
 
     done, tried = 0, set()
     while done < budget:
-        doc_id = next((d for d, _ in catalog.next_upgrades(KEY, len(tried) + 1) if d not in tried), None)
-        if doc_id is None:
+        picked = catalog.next_upgrade(KEY, skip=tried)
+        if picked is None:
             break
+        doc_id = picked[0]
         tried.add(doc_id)
         waiting = [chunk_id for chunk_id, in catalog._db.execute(
             "SELECT c.id FROM chunks c JOIN contexts x ON x.chunk_id = c.id WHERE c.document_id = ?"

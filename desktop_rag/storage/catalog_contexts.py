@@ -77,18 +77,18 @@ class ContextEdits:
 
     # -- upgrading contexts ---------------------------------------------------------------------------------
 
-    def documents_with_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> list[int]:
-        """Documents with at least one chunk whose context came from rules: candidates for an LLM upgrade.
-        Chunks that `attempted_by` (model, prompt version) already tried and fell back on are not candidates."""
-        model, version = attempted_by or (None, None)
+    def documents_with_rules_contexts(self) -> list[int]:
+        """Documents with at least one chunk whose context came from rules (what an upgrade takes, in the order of
+        catalog_upgrade_order.py; here, in id order, the ones whose rules wording is refreshed)."""
         return [r[0] for r in self._db.execute(
             "SELECT DISTINCT c.document_id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
             f" WHERE {RULES_NOT_TRIED} ORDER BY c.document_id",
-            (model, version, model),
+            (None, None, None),
         )]
 
     def count_rules_contexts(self, attempted_by: tuple[str, str] | None = None) -> int:
-        """Chunks an upgrade would ask about (as documents_with_rules_contexts, counted in chunks)."""
+        """Chunks an upgrade would ask about: rules contexts, less those `attempted_by` (model, prompt version)
+        already tried and fell back on."""
         model, version = attempted_by or (None, None)
         return self._db.execute(f"SELECT COUNT(*) FROM contexts x WHERE {RULES_NOT_TRIED}",
                                 (model, version, model)).fetchone()[0]

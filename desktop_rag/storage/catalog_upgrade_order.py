@@ -23,11 +23,12 @@ REASONS = ("in a folder marked upgrade first", "opened from a search result", "a
 
 def upgrade_order_sentence(queue: dict[str, int]) -> str:
     """`upgrade_queue()` in words: "2 documents opened from a search result, then 40 in indexing order"."""
-    parts = [f"{count:,} {reason}" for reason, count in queue.items()]
-    if not parts:
+    counts = list(queue.items())
+    if not counts:
         return ""
-    first = parts[0].split(" ", 1)
-    return f"{first[0]} document{'s' if first[0] != '1' else ''} {first[1]}" + "".join(f", then {p}" for p in parts[1:])
+    (reason, count), rest = counts[0], counts[1:]
+    return (f"{count:,} document{'' if count == 1 else 's'} {reason}"
+            + "".join(f", then {n:,} {why}" for why, n in rest))
 
 
 class CatalogUpgradeOrder:
@@ -67,39 +68,40 @@ class CatalogUpgradeOrder:
 
     # -- the order ------------------------------------------------------------------------------------------
 
+    def next_upgrade(self, attempted_by: tuple[str, str] | None = None,
+                     skip: set[int] = frozenset()) -> tuple[int, str] | None:
+        """The document to upgrade next and its reason (one of REASONS), leaving out `skip` (documents already
+        taken whose chunks all fell back stay candidates); None when none waits."""
+        return next(((d, r) for d, r in self.next_upgrades(attempted_by, len(skip) + 1) if d not in skip), None)
+
     def next_upgrades(self, attempted_by: tuple[str, str] | None = None, limit: int = 20,
                       now: float | None = None) -> list[tuple[int, str]]:
         """The next documents to upgrade, first first, each with its reason (one of REASONS)."""
-        tier, values = self._tier(now)
-        model, version = attempted_by or (None, None)
+        waiting, values = self._waiting_by_tier(attempted_by, now)
         rows = self._db.execute(
-            f"WITH waiting AS (SELECT DISTINCT c.document_id AS id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            f" WHERE {RULES_NOT_TRIED})"
-            f" SELECT w.id, {tier} AS tier FROM waiting w JOIN documents d ON d.id = w.id"
-            f" LEFT JOIN document_use u ON u.document_id = w.id"
-            f" ORDER BY tier, CASE tier WHEN 1 THEN -u.opened_at WHEN 2 THEN -u.hit_at WHEN 3 THEN -d.mtime_ns"
-            f" ELSE w.id END, w.id LIMIT ?",
-            (model, version, model, *values, limit)).fetchall()
+            f"{waiting} ORDER BY tier, CASE tier WHEN 1 THEN -u.opened_at WHEN 2 THEN -u.hit_at"
+            f" WHEN 3 THEN -d.mtime_ns ELSE w.id END, w.id LIMIT ?", (*values, limit)).fetchall()
         return [(doc_id, REASONS[tier]) for doc_id, tier in rows]
 
     def upgrade_queue(self, attempted_by: tuple[str, str] | None = None, now: float | None = None) -> dict[str, int]:
         """Documents waiting for the upgrade, by reason, in the upgrade's order (reasons with none left out)."""
-        tier, values = self._tier(now)
-        model, version = attempted_by or (None, None)
-        counts = dict(self._db.execute(
-            f"WITH waiting AS (SELECT DISTINCT c.document_id AS id FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            f" WHERE {RULES_NOT_TRIED})"
-            f" SELECT {tier} AS tier, COUNT(*) FROM waiting w JOIN documents d ON d.id = w.id"
-            f" LEFT JOIN document_use u ON u.document_id = w.id GROUP BY tier",
-            (model, version, model, *values)).fetchall())
+        waiting, values = self._waiting_by_tier(attempted_by, now)
+        counts = dict(self._db.execute(f"SELECT tier, COUNT(*) FROM ({waiting}) GROUP BY tier", values).fetchall())
         return {REASONS[t]: counts[t] for t in sorted(counts)}
 
-    def _tier(self, now: float | None) -> tuple[str, tuple]:
+    def _waiting_by_tier(self, attempted_by: tuple[str, str] | None, now: float | None) -> tuple[str, tuple]:
+        """SELECT (id, tier) of every document with a chunk waiting for the upgrade (the tier: REASONS' index),
+        with its parameters; `d`, `u` and `w` are there to order by."""
         since = (time.time() if now is None else now) - RECENT_S
-        marked, values = ["0"], []
+        marked, folder_values = ["0"], []
         for folder in self.upgrade_first_folders():
-            sql, folder_values = under("d.path", folder)
+            sql, values = under("d.path", folder)
             marked.append(sql)
-            values.extend(folder_values)
-        return (f"CASE WHEN {' OR '.join(marked)} THEN 0 WHEN u.opened_at >= ? THEN 1 WHEN u.hit_at >= ? THEN 2"
-                f" WHEN d.mtime_ns >= ? THEN 3 ELSE 4 END", (*values, since, since, int(since * 1e9)))
+            folder_values.extend(values)
+        model, version = attempted_by or (None, None)
+        return (f"WITH waiting AS (SELECT DISTINCT c.document_id AS id FROM contexts x"
+                f" JOIN chunks c ON c.id = x.chunk_id WHERE {RULES_NOT_TRIED})"
+                f" SELECT w.id AS id, CASE WHEN {' OR '.join(marked)} THEN 0 WHEN u.opened_at >= ? THEN 1"
+                f" WHEN u.hit_at >= ? THEN 2 WHEN d.mtime_ns >= ? THEN 3 ELSE 4 END AS tier"
+                f" FROM waiting w JOIN documents d ON d.id = w.id LEFT JOIN document_use u ON u.document_id = w.id",
+                (model, version, model, *folder_values, since, since, int(since * 1e9)))

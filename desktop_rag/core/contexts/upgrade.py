@@ -110,10 +110,10 @@ class _Upgrade:
         tried: set[int] = set()  # a document whose chunks all fell back stays a candidate: not taken twice
         while limit is None or self.summary.documents < limit:
             self.control.checkpoint()
-            doc_id, reason = next(((d, r) for d, r in catalog.next_upgrades(key, len(tried) + 1) if d not in tried),
-                                  (None, None))
-            if doc_id is None:
+            picked = catalog.next_upgrade(key, skip=tried)
+            if picked is None:
                 break
+            doc_id, reason = picked
             tried.add(doc_id)
             stored = stored_document(catalog, doc_id)
             if stored is None:
