@@ -5,7 +5,7 @@
 
 Builds a library of small Markdown files (one or two chunks each, rules contexts), then:
 - reconciliation: `index` over the folder with nothing changed (what the app and `watch` do on start);
-- save → searchable: with the watcher running (`WatchLoop`, as `desktop-rag watch` runs it), a new file and an
+- save → searchable: with the watcher feeding a write lane (`WriteLane`, as `desktop-rag watch` runs it), a new file and an
   edit to an existing one, each with a word found nowhere else; the clock stops when a hybrid search returns the
   file (so its vector and its BM25 entry are both in). Target: ≤ 3 s.
 Prints one table; machine load matters, so run it on a quiet machine or read the figures as ratios.
@@ -17,7 +17,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -25,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_rag.config import Settings  # noqa: E402
 from desktop_rag.core.library import Library  # noqa: E402
-from desktop_rag.core.watching.watch_loop import WatchLoop  # noqa: E402
+from desktop_rag.core.runs.lane import WriteLane  # noqa: E402
+from desktop_rag.core.watching.watch import feeding  # noqa: E402
 
 
 def write_files(folder: Path, count: int) -> None:
@@ -69,12 +69,10 @@ def main() -> None:
             assert summary.unchanged == args.files and summary.indexed == 0
 
         batches = []
-        loop = WatchLoop(library, [folder], upgrade_when_idle=False,
-                         on_batch=lambda batch, summary: batches.append(summary))
-        started = threading.Event()
-        thread = threading.Thread(target=loop.run, kwargs={"on_started": started.set}, daemon=True)
-        thread.start()
-        started.wait()
+        lane = WriteLane(library, upgrade="never", on_batch=lambda batch, summary: batches.append(summary))
+        watching = feeding(lane, [folder])
+        watching.__enter__()  # changes from now on are seen
+        lane.start()
         created, edited = [], []
         for n in range(args.saves):
             path = folder / "new" / f"fresh{n}.md"
@@ -86,8 +84,9 @@ def main() -> None:
             word = f"zyxedit{n}q"
             path.write_text(path.read_text() + f"\nEdited: {word}.\n")
             edited.append(time_until_found(library, word, path))
-        loop.stop_requested.set()
-        thread.join()
+        lane.stop()
+        lane.join()
+        watching.__exit__(None, None, None)
         library.close()
 
     apply_seconds = [s.seconds for s in batches]

@@ -241,14 +241,16 @@ def cmd_watch(args, data_dir: Path) -> int:
     import os
 
     from desktop_rag.cli_watch import watch
+    from desktop_rag.core.runs.lane import WriteLane
     from desktop_rag.service.host import LibraryHost
 
     _terminate_as_interrupt()
     with _open(data_dir) as library:
-        host = LibraryHost(library, f"desktop-rag watch (process {os.getpid()})")
+        lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
+        host = LibraryHost(library, f"desktop-rag watch (process {os.getpid()})", lane=lane)
         host.start()  # search, stats and mcp from other processes are answered here while it watches
         try:
-            return watch(library, args.paths, args.upgrade, args.json)
+            return watch(library, lane, args.paths, args.upgrade, args.json)
         finally:
             host.stop()
 
@@ -546,7 +548,8 @@ def cmd_serve(args, data_dir: Path) -> int:
                              f"{data_dir}: its answers are what `serve` would give")
     with _open(data_dir) as library:
         library.claim_writer()  # the runs asked of it are its own, and its loaded indexes stay the current ones
-        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})")
+        # Its own write lane: an agent's runs, then the LLM upgrade when the schedule allows, as in the app.
+        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled")
         host.warm_up()  # before listening: the first answer is as quick as the next
         if not host.start():
             raise DataFolderBusy(f"another desktop-rag process began answering for {data_dir} meanwhile")

@@ -13,11 +13,10 @@ from desktop_rag.cli_output import ProgressPrinter, print_index_summary
 from desktop_rag.errors import BadInput
 
 
-def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> int:
-    from desktop_rag.core.runs.schedule import BackgroundSchedule
-    from desktop_rag.core.watching.watch_loop import WatchLoop
+def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool) -> int:
+    """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to."""
+    from desktop_rag.core.watching.watch import feeding
 
-    forced = upgrade is True
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.catalog.folders()]
     not_folders = [str(f) for f in folders if not f.is_dir()]
     if not folders or not_folders:
@@ -26,29 +25,25 @@ def watch(library, paths: list[Path], upgrade: bool | None, as_json: bool) -> in
     # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
     summary = library.index(folders, contexts=library.watch_contexts, on_progress=ProgressPrinter(sys.stderr))
     _report(summary, as_json, "catch-up")
-    if upgrade is None:
-        upgrade = (library.settings.contexts == "auto" and library.settings.llm_upgrade_when_idle
-                   and not library.settings.llm_upgrade_paused)
-    # --upgrade asks for it now: the schedule's conditions (idle, mains, cap) apply only to the default.
-    schedule = BackgroundSchedule(library.settings) if upgrade and not forced else None
-    loop = WatchLoop(library, folders, upgrade, on_batch=lambda batch, s: _report(s, as_json, "change"),
-                     on_upgrade=lambda u: _report_upgrade(u, as_json), schedule=schedule)
-
-    def started():
-        if as_json:
-            print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)
-        print(f"Watching {len(folders)} folder(s); Ctrl-C stops.", file=sys.stderr, flush=True)
+    # --upgrade asks for it now (whatever the machine does); --no-upgrade never; the default follows the schedule.
+    lane.upgrade = {True: "now", False: "never", None: "scheduled"}[upgrade]
+    lane.on_batch = lambda batch, s: _report(s, as_json, "change")
+    lane.on_upgrade = lambda u: _report_upgrade(u, as_json)
 
     def stop_on_ctrl_c(signum, frame):
         # Not KeyboardInterrupt: raised while llama.cpp computes, it would be lost inside the model's abort
         # callback. The loop ends within a second instead (the model's call is cut short); a second Ctrl-C is
         # Python's own.
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        loop.stop()
+        lane.stop()
 
     previous = signal.signal(signal.SIGINT, stop_on_ctrl_c)
     try:
-        loop.run(on_started=started)
+        with feeding(lane, folders):
+            if as_json:
+                print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)
+            print(f"Watching {len(folders)} folder(s); Ctrl-C stops.", file=sys.stderr, flush=True)
+            lane.run()
     except KeyboardInterrupt:  # the second Ctrl-C; what was applied is saved
         pass
     finally:

@@ -242,8 +242,9 @@ def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
 
 def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_first(qtbot, window, docs):
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
-    win = window(Settings(contexts="rules", llm_model="smollm2-135m-instruct-q4_1", llm_upgrade_when_idle=True,
-                          llm_only_when_idle=False))
+    # `auto` with no LLM time in the run: rules contexts at once, the LLM's in the background upgrade.
+    win = window(Settings(contexts="auto", llm_run_budget_seconds=0, llm_model="smollm2-135m-instruct-q4_1",
+                          llm_upgrade_when_idle=True, llm_only_when_idle=False))
     index_and_wait(qtbot, win, docs)
     assert win.library.stats()["contexts_awaiting_upgrade"] > 0
     qtbot.waitUntil(lambda: "in the background" in win.progress.title.text(), timeout=WAIT_MS)

@@ -10,11 +10,13 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_rag.config import Settings
-from desktop_rag.ui.background import RESTART_DELAY_S
+from desktop_rag.core.runs.lane import MAKE_WAY_S
 from fake_models import SlowFakeModel
 from test_ui import WAIT_MS, index_and_wait, shown_window
 
-BACKGROUND = dict(contexts="rules", llm_only_when_idle=False, chunk_tokens=64, chunk_overlap_tokens=0)
+# `auto` with no LLM time in the run: rules contexts at once, the LLM's in the background upgrade.
+BACKGROUND = dict(contexts="auto", llm_run_budget_seconds=0, llm_only_when_idle=False, chunk_tokens=64,
+                  chunk_overlap_tokens=0)
 
 
 @pytest.fixture
@@ -93,19 +95,20 @@ def test_pause_and_cancel_hold_within_a_second_through_file_changes_and_a_restar
     qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.background.control is None, timeout=5000)
     assert model.interrupted_at[0] - clicked <= 1.0 and not model.working.is_set()
-    assert "paused" in win.progress.background.text() and win.progress.background_button.text() == "Resume"
+    qtbot.waitUntil(lambda: "paused" in win.progress.background.text(), timeout=5000)
+    assert win.progress.background_button.text() == "Resume"
     assert Settings.load(win.library.data_dir).llm_upgrade_paused
 
     calls = model.calls
     (docs / "note.md").write_text("# Note\n\nA note saved while the upgrade is paused.\n")
     qtbot.waitUntil(lambda: "Updated from disk: 1 indexed" in win.statusBar().currentMessage(), timeout=WAIT_MS)
-    qtbot.wait(int((RESTART_DELAY_S + 2) * 1000))
+    qtbot.wait(int((MAKE_WAY_S + 2) * 1000))
     assert model.calls == calls and not model.working.is_set()  # the batch did not undo the pause
 
     model = SlowFakeModel()
     win = app_window(model)  # a restart: settings as saved in the data folder
     qtbot.waitUntil(lambda: "paused" in win.progress.background.text(), timeout=WAIT_MS)
-    qtbot.wait(int((RESTART_DELAY_S + 2) * 1000))
+    qtbot.wait(int((MAKE_WAY_S + 2) * 1000))
     assert model.calls == 0
 
     qtbot.mouseClick(win.progress.background_button, Qt.MouseButton.LeftButton)  # Resume
@@ -114,7 +117,8 @@ def test_pause_and_cancel_hold_within_a_second_through_file_changes_and_a_restar
     qtbot.mouseClick(win.progress.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.background.control is None, timeout=5000)
     assert model.interrupted_at[0] - clicked <= 1.0
-    assert "off" in win.progress.background.text() and win.progress.background_button.text() == "Start"
+    qtbot.waitUntil(lambda: "off" in win.progress.background.text(), timeout=5000)
+    assert win.progress.background_button.text() == "Start"
     assert not Settings.load(win.library.data_dir).llm_upgrade_when_idle
 
     (docs / "later.md").write_text("# Later\n\nA note saved after the upgrade was cancelled.\n")
@@ -122,7 +126,7 @@ def test_pause_and_cancel_hold_within_a_second_through_file_changes_and_a_restar
     model = SlowFakeModel()
     win = app_window(model)
     qtbot.waitUntil(lambda: "off" in win.progress.background.text(), timeout=WAIT_MS)
-    qtbot.wait(int((RESTART_DELAY_S + 2) * 1000))
+    qtbot.wait(int((MAKE_WAY_S + 2) * 1000))
     assert model.calls == 0  # cancelled stays cancelled until the person starts it again
     qtbot.mouseClick(win.progress.background_button, Qt.MouseButton.LeftButton)  # Start
     qtbot.waitUntil(model.working.is_set, timeout=WAIT_MS)
@@ -187,3 +191,18 @@ def test_when_nothing_is_left_to_upgrade_the_model_s_memory_is_given_back(qtbot,
     qtbot.waitUntil(lambda: any(calls > 0 and waiting == 0 for calls, waiting in released), timeout=WAIT_MS)
     assert win.background.waiting == 0 and llm_contexts(win) > 0
     assert win.progress.background.text() == "LLM contexts: none waiting."
+
+
+def test_the_app_upgrades_rules_contexts_only_when_contexts_are_auto(qtbot, app_window, docs):
+    """As `watch` and `serve` do (test_write_lane.py): `rules` means no model at work, whatever else allows it."""
+    boiler_manual(docs)
+    model = SlowFakeModel(seconds=0)
+    win = app_window(model, Settings(**{**BACKGROUND, "contexts": "rules"}))
+    index_and_wait(qtbot, win, docs)
+    qtbot.waitUntil(lambda: win.background.decision.reason == "contexts are set to rules", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "contexts are set to rules" in win.progress.background.text(), timeout=WAIT_MS)
+    assert model.calls == 0 and win.library.reader.stats()["contexts_awaiting_upgrade"] > 0
+    win.library.settings.contexts = "auto"  # as the Settings dialog saves it
+    win.background.settings_changed()
+    qtbot.waitUntil(lambda: win.library.reader.stats()["contexts_awaiting_upgrade"] == 0, timeout=WAIT_MS)
+    assert model.calls > 0

@@ -3,14 +3,16 @@ Search results must follow creates, edits, renames, moves and deletes, and keep 
 
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.core.search.searcher import NoIndexError
 from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.core.watching.watch import FolderWatcher
+from desktop_rag.core.watching.watch import FolderWatcher, feeding
 from desktop_rag.documents import ContextResult
 from desktop_rag.service.endpoint import EndpointClient
 
@@ -334,20 +336,28 @@ def test_watch_command_catches_up_then_follows_changes_until_interrupted(data_di
     assert EndpointClient.for_library(data_dir) is None  # it stopped answering with it
 
 
-def test_the_watch_loop_applies_changes_and_upgrades_contexts_while_quiet(make_library, docs):
-    from desktop_rag.core.watching.watch_loop import WatchLoop
+@contextmanager
+def lane_following(lane, folders):
+    """A write lane fed by a watcher of `folders`, on a thread of its own (as `watch` runs it on its main one)."""
+    with feeding(lane, folders):
+        thread = threading.Thread(target=lane.run)
+        thread.start()
+        try:
+            yield thread
+        finally:
+            lane.stop()
+            thread.join(60)
 
+
+def test_the_write_lane_applies_changes_and_upgrades_contexts_while_quiet(make_library, docs):
     lib = make_library(Settings(contexts="auto", llm_model="smollm2-135m-instruct-q4_1"))
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
     lib.index([docs], contexts="rules")
     assert lib.stats()["contexts_awaiting_upgrade"] > 0
-    batches, upgrades, started = [], [], threading.Event()
-    loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.5,
+    batches, upgrades = [], []
+    lane = WriteLane(lib, upgrade="now", make_way_s=0.5,
                      on_batch=lambda batch, summary: batches.append(summary), on_upgrade=upgrades.append)
-    thread = threading.Thread(target=loop.run, kwargs={"on_started": started.set})
-    thread.start()
-    try:
-        assert started.wait(30)
+    with lane_following(lane, [docs]):
         eventually(lambda: upgrades, timeout=120)
         assert upgrades[0].documents == 1  # written (or tried and recorded) by the model
         assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
@@ -356,9 +366,6 @@ def test_the_watch_loop_applies_changes_and_upgrades_contexts_while_quiet(make_l
         assert lib.catalog.context(lib.search("nettle", k=1, mode="bm25").hits[0].chunk_id)["source"] == "rules"
         eventually(lambda: len(upgrades) == 2, timeout=120)  # then upgraded, once the folder is quiet
         assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
-    finally:
-        loop.stop_requested.set()
-        thread.join(60)
 
 
 def test_events_are_coalesced_and_filtered_before_any_work(tmp_path):
@@ -382,7 +389,6 @@ def test_events_are_coalesced_and_filtered_before_any_work(tmp_path):
 
 def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_library, docs):
     from desktop_rag.core.contexts.upgrade import CHUNKS_PER_STEP
-    from desktop_rag.core.watching.watch_loop import WatchLoop
 
     (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6
@@ -390,7 +396,7 @@ def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_l
     lib = make_library(Settings(contexts="rules", chunk_tokens=64, chunk_overlap_tokens=0))
     chunks = lib.index([docs]).chunks
     events = []
-    loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.3,
+    lane = WriteLane(lib, upgrade="now", make_way_s=0.3,
                      on_batch=lambda batch, summary: events.append(("batch", summary.indexed)))
 
     class SlowFakeModel(Contextualizer):
@@ -405,20 +411,15 @@ def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_l
             events.append(("ask", list(only)))
             if len(events) == 1:
                 (docs / "saved.md").write_text("# Saved\n\nThe quokka file saved during the upgrade.\n")
-                eventually(lambda: loop._upgrade is not None and loop._upgrade.cancelled, timeout=30)
+                eventually(lambda: lane.turn.control is not None and lane.turn.control.cancelled, timeout=30)
             return [ContextResult(text=f"Fake context for part {i}.", source="llm" if i in only else "rules",
                                   model="fake-model", prompt_version="ctx-fake/chunk", quality=0.9)
                     for i in range(len(doc_chunks))]
 
     real = lib.contextualizer
     lib.contextualizer = lambda choice, on_notice=None: SlowFakeModel() if choice == "llm" else real(choice, on_notice)
-    thread = threading.Thread(target=loop.run)
-    thread.start()
-    try:
+    with lane_following(lane, [docs]):
         eventually(lambda: lib.reader.stats()["contexts_awaiting_upgrade"] == 0, timeout=60)
-    finally:
-        loop.stop_requested.set()
-        thread.join(60)
     # The first step finished, then the save was applied, then the upgrade went on with what was still waiting.
     assert events[0] == ("ask", list(range(CHUNKS_PER_STEP))) and events[1] == ("batch", 1)
     asked_after = [step for kind, step in events[2:] if kind == "ask"]
@@ -430,7 +431,6 @@ def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_l
 
 
 def test_watch_applies_saves_renames_and_deletes_within_3_s_while_the_llm_works(make_library, docs):
-    from desktop_rag.core.watching.watch_loop import WatchLoop
     from fake_models import SlowFakeModel
 
     (docs / "manual.md").write_text("# Boiler manual\n\n" + "\n\n".join(
@@ -440,9 +440,9 @@ def test_watch_applies_saves_renames_and_deletes_within_3_s_while_the_llm_works(
     lib.index([docs])
     model = SlowFakeModel(fast_calls=1)  # its second step lasts two minutes unless cut short
     lib.llm_backend = lambda: model
-    loop = WatchLoop(lib, [docs], upgrade_when_idle=True, idle_seconds=0.3)
-    thread = threading.Thread(target=loop.run)
-    thread.start()
+    lane = WriteLane(lib, upgrade="now", make_way_s=0.3)
+    watching = lane_following(lane, [docs])
+    thread = watching.__enter__()
 
     def seconds_until(predicate):
         started = time.monotonic()
@@ -465,8 +465,9 @@ def test_watch_applies_saves_renames_and_deletes_within_3_s_while_the_llm_works(
         eventually(model.working.is_set, timeout=60)
     finally:
         asked_to_stop = time.monotonic()
-        loop.stop()  # what Ctrl-C does
+        lane.stop()  # what Ctrl-C does
         thread.join(60)
+        watching.__exit__(None, None, None)
     assert time.monotonic() - asked_to_stop <= 2.0 and not thread.is_alive()
     assert model.interrupted >= 4  # three changes and the stop each cut a step short
     assert lib.reader.stats()["contexts_by_source"]["llm"] >= 8  # the first step's contexts are kept

@@ -1,5 +1,6 @@
 """A process that holds a library answers for it: the endpoint, the tools behind it, and the runs agents start.
-`serve` and `watch` run their runs themselves, one at a time (RunQueue); the app gives them to its window."""
+`serve`, `watch` and `mcp` run them themselves on their write lane (core/runs/lane.py); the app gives them to its
+window."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 from pathlib import Path
 from typing import Callable
 
+from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.errors import UserError
 from desktop_rag.service.endpoint import EndpointServer
 from desktop_rag.service.runs import RunQueue, RunRegistry
@@ -17,16 +19,19 @@ log = logging.getLogger(__name__)
 
 class LibraryHost:
     def __init__(self, library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
-                 runs: RunRegistry | None = None):
-        """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: a run
-        queue of its own, through the library's one writer)."""
+                 runs: RunRegistry | None = None, lane: WriteLane | None = None, upgrade: str = "never"):
+        """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: on
+        `lane`, or on a write lane of its own that upgrades contexts as `upgrade` says — see WriteLane)."""
         self.library = library
         self.runs = runs or RunRegistry()
         self.after_run: Callable[[], None] | None = None  # called when each of its own runs ends
-        self._queue = None
+        self._own_lane = None
         if start_run is None:
-            self._queue = RunQueue(self.runs, self._run)
-            start_run = lambda paths, contexts: self._queue.submit(paths, contexts).run_id  # noqa: E731
+            if lane is None:
+                lane = self._own_lane = WriteLane(library, upgrade=upgrade)
+                lane.start()
+            queue = RunQueue(self.runs, lane, self._run)
+            start_run = lambda paths, contexts: queue.submit(paths, contexts).run_id  # noqa: E731
         self.tools = LibraryTools(library, self.runs, start_run, served_by)
         try:
             self.endpoint: EndpointServer | None = EndpointServer(library.data_dir, request_handler(self.tools))
@@ -64,5 +69,6 @@ class LibraryHost:
     def stop(self) -> None:
         if self.endpoint is not None:
             self.endpoint.stop()
-        if self._queue is not None:
-            self._queue.close()
+        if self._own_lane is not None:
+            self._own_lane.stop()  # an upgrade in hand is cut short (within a second)
+            self._own_lane.join(timeout=5)

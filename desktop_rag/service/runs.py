@@ -116,46 +116,29 @@ def phases_in_order(phases: dict[str, dict]) -> dict[str, dict]:
 
 
 class RunQueue:
-    """Runs this process carries out itself (`serve`, `watch`, or `mcp` with no app running): one at a time on a
-    worker thread, through the library's one writer. `run(paths, contexts, report, control)` does the work."""
+    """Runs this process carries out itself (`serve`, `watch`, or `mcp` with no app running): on the process's
+    write lane (core/runs/lane.py), after the change batches waiting and before the LLM upgrade.
+    `run(paths, contexts, report)` does the work."""
 
-    def __init__(self, registry: RunRegistry, run: Callable[[list[Path], str, Callable], IndexSummary]):
+    def __init__(self, registry: RunRegistry, lane, run: Callable[[list[Path], str, Callable], IndexSummary]):
         self.registry = registry
+        self._lane = lane
         self._run = run
-        self._queue: list[RunState] = []
-        self._wake = threading.Condition()
-        self._closed = False
-        self._thread = threading.Thread(target=self._work, name="desktop-rag runs", daemon=True)
-        self._thread.start()
 
     def submit(self, paths: list[str], contexts: str) -> RunState:
         run = self.registry.new(paths, contexts)
-        with self._wake:
-            self._queue.append(run)
-            self._wake.notify()
+        self._lane.submit(lambda: self._carry_out(run))
         return run
 
-    def _work(self) -> None:
-        while True:
-            with self._wake:
-                while not self._queue and not self._closed:
-                    self._wake.wait()
-                if self._closed:
-                    return
-                run = self._queue.pop(0)
-            self.registry.started(run.run_id)
-            report = self.registry.reporter(run.run_id)
-            try:
-                summary = self._run([Path(p) for p in run.paths], run.contexts, report)
-            except Exception as exc:  # noqa: BLE001 — a run's failure is the run's state, read by whoever asks
-                from desktop_rag.errors import user_message
+    def _carry_out(self, run: RunState) -> None:
+        self.registry.started(run.run_id)
+        report = self.registry.reporter(run.run_id)
+        try:
+            summary = self._run([Path(p) for p in run.paths], run.contexts, report)
+        except Exception as exc:  # noqa: BLE001 — a run's failure is the run's state, read by whoever asks
+            from desktop_rag.errors import user_message
 
-                self.registry.failed(run.run_id, user_message(exc) or f"internal error ({exc.__class__.__name__}: "
-                                                                       f"{exc})")
-                continue
-            self.registry.finished(run.run_id, summary)
-
-    def close(self) -> None:
-        with self._wake:
-            self._closed = True
-            self._wake.notify()
+            self.registry.failed(run.run_id, user_message(exc) or f"internal error ({exc.__class__.__name__}: "
+                                                                   f"{exc})")
+            return
+        self.registry.finished(run.run_id, summary)

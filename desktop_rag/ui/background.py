@@ -1,5 +1,7 @@
-"""The background LLM upgrade in the app: it runs when the schedule allows (core/runs/schedule.py) and makes way within
-a second for anything else — a saved file, a person's run or edit, Quit — by cutting the model's call short.
+"""The background LLM upgrade in the app: when it may run, when it makes way and when its model goes back are the
+rules every front end shares (core/runs/lane.py `UpgradeTurn`); here they are asked once a second from a Qt timer
+and the work runs on the task runner's write lane. It makes way within a second for anything else — a saved file,
+a person's run or edit, Quit — by cutting the model's call short.
 
 The person decides: Pause holds it (remembered across restarts until Resume), Cancel stops it until they start it
 again (the `llm_upgrade_when_idle` setting, also in the Settings dialog), "Write LLM contexts now" runs it whatever
@@ -13,16 +15,13 @@ import time
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.runs.lane import UpgradeTurn
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.progress_panel import eta_text
 
 POLL_MS = 1000
 RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
-# After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
-RESTART_DELAY_S = 3.0
-# The model (1.2 GB for the 1.5B) is released after this long unused; loading it again takes seconds.
-RELEASE_AFTER_S = 60.0
 _INPUT_EVENTS = {QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.Wheel}
 
 
@@ -35,13 +34,11 @@ class BackgroundUpgrade(QObject):
         self.library, self.runner, self.panel = library, runner, panel
         self._clock = clock
         self.schedule = BackgroundSchedule(library.settings, clock=clock)
-        self.control: RunControl | None = None  # the upgrade while it runs
+        self.turn = UpgradeTurn(self.schedule, clock=clock)
         self.asked_now = False  # "Write LLM contexts now": until nothing waits, whatever the machine does
         self.decision = Decision(False, "starting")
         self.waiting: int | None = None  # chunks with rules contexts no model has tried
         self.seconds_per_chunk: float | None = None
-        self._made_way_at = -RESTART_DELAY_S
-        self._unused_since: float | None = None  # the model is loaded and idle since
         self._counting = False
         self._count_again = False
         self._counted_at = 0.0
@@ -56,10 +53,14 @@ class BackgroundUpgrade(QObject):
         self._timer.start()
         self.count_waiting()
 
+    @property
+    def control(self) -> RunControl | None:
+        """The upgrade while it runs."""
+        return self.turn.control
+
     def close(self) -> None:
         self._timer.stop()
-        if self.control is not None:
-            self.control.cancel()
+        self.turn.stop()
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
         """Input to the app: the person is here. With "only when idle", the upgrade stops at once."""
@@ -73,8 +74,7 @@ class BackgroundUpgrade(QObject):
 
     def make_way(self) -> None:
         """Something else needs the write lane (a saved file, a run, an edit): stop now, go on later."""
-        self._made_way_at = self._clock()
-        self._stop_run()
+        self.turn.make_way()
 
     def pause(self) -> None:
         self._save(llm_upgrade_paused=True)
@@ -99,7 +99,7 @@ class BackgroundUpgrade(QObject):
 
     def run_now(self) -> None:
         self.asked_now = True
-        self._made_way_at = -RESTART_DELAY_S
+        self.turn.forget_made_way()
         self._save(llm_upgrade_paused=False)
         self._tick()
 
@@ -114,28 +114,20 @@ class BackgroundUpgrade(QObject):
         self.changed.emit()
 
     def _tick(self) -> None:
-        self.schedule.observe()
-        self.decision = self.schedule.decide(self.asked_now)
+        self.decision = self.turn.decide(self.asked_now)
         if self.control is not None:
             if not self.decision.may_run:
                 self._stop_run()
-        elif self._may_start():
+        elif self.turn.may_start(self.decision, self.runner.busy, bool(self.waiting)):
             self._start_run()
-        elif self._unused_since is not None and self._clock() - self._unused_since > RELEASE_AFTER_S:
+        elif self.turn.release_due():
             self._release_model()
         if (self.control is not None or self.runner.busy) and self._clock() - self._counted_at > RECOUNT_EVERY_S:
             self.count_waiting()  # the upgrade writes, or a run adds rules contexts
         self.changed.emit()
 
-    def _may_start(self) -> bool:
-        return (self.decision.may_run and not self.runner.busy and bool(self.waiting)
-                and self._clock() - self._made_way_at >= RESTART_DELAY_S)
-
     def _start_run(self) -> None:
-        control = RunControl()
-        self.control = control
-        self._unused_since = None
-        self.schedule.running(True)
+        control = self.turn.started()
         title = ("Writing LLM contexts (you asked for them now)…" if self.asked_now
                  else "Writing LLM contexts in the background (search works meanwhile)…")
         self.panel.start(title, control, on_pause=self.pause, on_cancel=self.stop)
@@ -150,11 +142,10 @@ class BackgroundUpgrade(QObject):
                           background=True)
 
     def _stop_run(self) -> None:
-        if self.control is not None:
-            self.control.cancel()  # the model's call in hand is cut short; finished steps are kept
+        self.turn.stop()
 
     def _done(self, control: RunControl, summary) -> None:
-        self._ended(control)
+        self.turn.ended(control)
         if not summary.cancelled:
             self.asked_now = False
         if not self.library.settings.llm_upgrade_when_idle:
@@ -165,20 +156,16 @@ class BackgroundUpgrade(QObject):
                               f"{summary.documents} documents; {summary.kept_rules} kept their rules context. "
                               f"{sentences(summary.notices)}".strip())
         self.finished.emit(summary)
+        self._redecide()  # the line under the panel says "writing now" no longer, from this moment
         self.count_waiting()
 
     def _failed(self, control: RunControl, message: str) -> None:
-        self._ended(control)
+        self.turn.ended(control)
         self.asked_now = False
         if self.panel.control is control:
             self.panel.finish(f"LLM contexts stopped: {message}")
+        self._redecide()
         self.count_waiting()
-
-    def _ended(self, control: RunControl) -> None:
-        if self.control is control:
-            self.control = None
-        self.schedule.running(False)
-        self._unused_since = self._clock()
 
     def _stopped_because(self) -> str:
         s = self.library.settings
@@ -190,7 +177,7 @@ class BackgroundUpgrade(QObject):
 
     def _release_model(self) -> None:
         """Give the model's memory back; it loads again (seconds) when next needed."""
-        self._unused_since = None
+        self.turn.released()
         if self.control is None:
             self.runner.load(self.library.release_llm_model)
 

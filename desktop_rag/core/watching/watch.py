@@ -14,7 +14,8 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -167,6 +168,20 @@ class FolderWatcher:
 def library_watcher(library, folders: Iterable[Path], on_changes: Callable[[ChangeBatch], None]) -> FolderWatcher:
     """A watcher over a library's folders, with its ignore patterns and never its own data folder."""
     return FolderWatcher(folders, library.settings.ignore_patterns, on_changes, exclude=[library.data_dir])
+
+
+@contextmanager
+def feeding(lane, folders: Iterable[Path]) -> Iterator[FolderWatcher]:
+    """Watch `folders` for as long as the block runs, handing batches to a WriteLane (core/runs/lane.py), which
+    tells the watcher which files were still being written."""
+    watcher = library_watcher(lane.library, folders, lane.add_changes)
+    lane.watcher = watcher
+    watcher.start()
+    try:
+        yield watcher
+    finally:
+        watcher.stop()
+        lane.watcher = None
 
 
 class _Handler(FileSystemEventHandler):

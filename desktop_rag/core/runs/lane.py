@@ -1,0 +1,217 @@
+"""Who writes when: the one order in which a process writes to its library, shared by the app, `watch` and `serve`.
+
+1. Change batches the folder watcher hands over (a saved file is searchable within seconds).
+2. Runs a person or an agent asked for (index, re-index), one at a time.
+3. The LLM upgrade of rules contexts, one document at a time, when the schedule allows (core/runs/schedule.py:
+   contexts `auto`, not paused or off, idle computer, mains power, the hourly cap) and nothing else has arrived for
+   MAKE_WAY_S.
+
+Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
+upgrade starts again MAKE_WAY_S after the last of them. The model's memory is given back RELEASE_MODEL_AFTER_S
+after its last use, or at once when nothing is left to upgrade.
+
+`UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer and runs the work on its task
+runner (ui/background.py); `WriteLane` is the same order on a plain thread, for `watch` and `serve`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any, Callable
+
+from desktop_rag.core.contexts.upgrade import UpgradeSummary
+from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
+from desktop_rag.core.watching.changes import ChangeBatch
+
+# After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
+MAKE_WAY_S = 3.0
+# The model (1.2 GB for the 1.5B) is released after this long unused; loading it again takes seconds.
+RELEASE_MODEL_AFTER_S = 60.0
+SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
+
+
+class UpgradeTurn:
+    """When the background upgrade may run, when it must make way, and when its model goes back."""
+
+    def __init__(self, schedule: BackgroundSchedule, clock: Callable[[], float] = time.monotonic,
+                 make_way_s: float = MAKE_WAY_S):
+        self.schedule = schedule
+        self._clock = clock
+        self.make_way_s = make_way_s
+        self.control: RunControl | None = None  # the upgrade while it runs
+        self._made_way_at = -make_way_s
+        self._unused_since: float | None = None  # the model is loaded and idle since
+
+    def make_way(self) -> None:
+        """Something else needs the write lane (a change batch, a run, an edit): stop now, go on later."""
+        self._made_way_at = self._clock()
+        self.stop()
+
+    def forget_made_way(self) -> None:
+        """The person asked for the upgrade now: no waiting after the last change."""
+        self._made_way_at = -self.make_way_s
+
+    def stop(self) -> None:
+        if self.control is not None:
+            self.control.cancel()  # the model's call in hand is cut short; finished steps are kept
+
+    def decide(self, asked_now: bool = False) -> Decision:
+        self.schedule.observe()
+        return self.schedule.decide(asked_now)
+
+    def may_start(self, decision: Decision, writes_waiting: bool, something_waits: bool) -> bool:
+        return (decision.may_run and self.control is None and not writes_waiting and something_waits
+                and self._clock() - self._made_way_at >= self.make_way_s)
+
+    def started(self) -> RunControl:
+        self.control = RunControl()
+        self._unused_since = None
+        self.schedule.running(True)
+        return self.control
+
+    def ended(self, control: RunControl) -> None:
+        if self.control is control:
+            self.control = None
+        self.schedule.running(False)
+        self._unused_since = self._clock()
+
+    def release_due(self) -> bool:
+        return (self.control is None and self._unused_since is not None
+                and self._clock() - self._unused_since > RELEASE_MODEL_AFTER_S)
+
+    def released(self) -> None:
+        self._unused_since = None
+
+
+class WriteLane:
+    """The order above on one thread: `watch` runs it on its main thread, `serve` on a thread of its own.
+
+    `upgrade`: "scheduled" (when the schedule allows), "now" (whatever the machine does: `watch --upgrade`) or
+    "never". `on_batch(batch, summary)` and `on_upgrade(summary)` report what was done."""
+
+    def __init__(self, library, upgrade: str = "scheduled", schedule: BackgroundSchedule | None = None,
+                 on_batch: Callable[[ChangeBatch, Any], None] = lambda batch, summary: None,
+                 on_upgrade: Callable[[UpgradeSummary], None] = lambda summary: None,
+                 make_way_s: float = MAKE_WAY_S):
+        self.library = library
+        self.upgrade = upgrade
+        self.turn = UpgradeTurn(schedule or BackgroundSchedule(library.settings), make_way_s=make_way_s)
+        self.on_batch, self.on_upgrade = on_batch, on_upgrade
+        self.watcher = None  # a FolderWatcher feeding add_changes: told which files to look at again
+        self.stop_requested = threading.Event()
+        self._batches: queue.Queue[ChangeBatch] = queue.Queue()
+        self._runs: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._wake = threading.Event()
+        self._nothing_to_upgrade = upgrade == "never"
+        self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
+        self._thread: threading.Thread | None = None
+
+    # -- from any thread --------------------------------------------------------------------------------------
+
+    def add_changes(self, batch: ChangeBatch) -> None:
+        self._batches.put(batch)
+        self._arrived()
+
+    def submit(self, work: Callable[[], None]) -> None:
+        """A person's or an agent's run: after the batches waiting, before the upgrade."""
+        self._runs.put(work)
+        self._arrived()
+
+    def stop(self) -> None:
+        """The loop ends, an upgrade in hand is cut short."""
+        self.stop_requested.set()
+        self.turn.stop()
+        self._wake.set()
+
+    def _arrived(self) -> None:
+        self.turn.make_way()
+        self._nothing_to_upgrade = self.upgrade == "never"  # new work may leave rules contexts to upgrade
+        self._wake.set()
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="desktop-rag writes", daemon=True)
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def run(self) -> None:
+        """Until stop() (or KeyboardInterrupt)."""
+        while not self.stop_requested.is_set():
+            self._wake.wait(0.2)
+            self._wake.clear()
+            if self.stop_requested.is_set():
+                return
+            if self._apply_batches() or self._carry_out_run():
+                continue
+            if self._may_upgrade():
+                self._upgrade_one()
+            elif self.turn.release_due():
+                self._release_model()
+
+    def _apply_batches(self) -> bool:
+        try:
+            batch = self._batches.get_nowait()
+        except queue.Empty:
+            return False
+        while not self._batches.empty():  # what piled up while the last one was applied: one batch
+            batch.merge(self._batches.get_nowait())
+        summary = self.library.apply_changes(batch)
+        if self.watcher is not None and summary.busy:
+            self.watcher.retry_later(summary.busy)
+        self.on_batch(batch, summary)
+        self._wake.set()  # go on with what else waits
+        return True
+
+    def _carry_out_run(self) -> bool:
+        try:
+            work = self._runs.get_nowait()
+        except queue.Empty:
+            return False
+        work()
+        self._wake.set()
+        return True
+
+    def _may_upgrade(self) -> bool:
+        if self._nothing_to_upgrade:
+            return False
+        self.decision = self.turn.decide(asked_now=self.upgrade == "now")
+        return self.turn.may_start(self.decision, writes_waiting=False, something_waits=True)
+
+    def _upgrade_one(self) -> None:
+        control = self.turn.started()
+        if not self._batches.empty() or not self._runs.empty() or self.stop_requested.is_set():
+            control.cancel()  # arrived just before the upgrade could be told
+        done = threading.Event()
+        holding = threading.Thread(target=self._hold_to_schedule, args=(control, done), daemon=True)
+        holding.start()
+        try:
+            upgraded = self.library.upgrade_contexts(limit=1, control=control)
+        finally:
+            self.turn.ended(control)
+            done.set()
+            holding.join()
+        # No progress (nothing left, or no usable model): wait for the next change before trying again.
+        self._nothing_to_upgrade = upgraded.upgraded_chunks == 0 and not upgraded.cancelled
+        if self._nothing_to_upgrade:
+            self._release_model()
+        if upgraded.documents:
+            self.on_upgrade(upgraded)
+        self._wake.set()
+
+    def _hold_to_schedule(self, control: RunControl, done: threading.Event) -> None:
+        """While the upgrade runs: the person comes back, the laptop goes on battery, the cap is reached → stop."""
+        while not done.wait(SCHEDULE_CHECK_S):
+            if not self.turn.decide(asked_now=self.upgrade == "now").may_run:
+                control.cancel()
+                return
+
+    def _release_model(self) -> None:
+        self.turn.released()
+        self.library.release_llm_model()
