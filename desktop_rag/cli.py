@@ -455,8 +455,9 @@ def cmd_context(args, data_dir: Path) -> int:
         elif args.revert and not library.revert_context(args.chunk_id):
             print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
         elif args.regenerate:
-            result = library.regenerate_context(args.chunk_id, on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
-            if result.source != "llm":
+            regenerated = library.regenerate_context(args.chunk_id,
+                                                     on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
+            if not regenerated.changes:
                 print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
         row = library.catalog.context(args.chunk_id)
     if args.json:

@@ -7,7 +7,7 @@ import time
 from typing import TextIO
 
 from desktop_rag.core.files.ocr import totals_sentence
-from desktop_rag.core.indexing import IndexSummary, Progress
+from desktop_rag.core.indexing.report import IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.documents import documents_sentence, metadata_words
 from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence

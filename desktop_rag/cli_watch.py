@@ -59,7 +59,7 @@ def _report(summary, as_json: bool, kind: str) -> None:
     if kind == "catch-up":
         print_index_summary(summary, sys.stdout)
     else:
-        parts = summary.changes() + ([f"{len(summary.busy)} still being written"] if summary.busy else [])
+        parts = summary.change_words() + ([f"{len(summary.busy)} still being written"] if summary.busy else [])
         print(f"{time.strftime('%H:%M:%S')}  {', '.join(parts) or 'nothing changed'} ({summary.seconds:.1f} s)")
         for failure in summary.failed:
             print(f"  {failure.path}: {failure.reason}")

@@ -99,7 +99,7 @@ def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, doc
 
 def test_unreadable_file_injected_permission_error_is_tried_again_next_run(library, docs, monkeypatch):
     # Tests run as root here, where chmod 000 does not stop reading: inject the OS error instead.
-    from desktop_rag.core import indexing
+    from desktop_rag.core.indexing import files as indexing
 
     (docs / "ok.md").write_text("# Fine\n\nReadable content about otters.\n")
     (docs / "locked.md").write_text("# Locked\n\nThe vault holds walrus ivory.\n")
@@ -203,7 +203,7 @@ def test_cancelling_a_reindex_stops_cleanly_and_a_later_sync_finishes(library, d
 
 def test_files_without_a_known_extension_are_indexed_when_text_and_the_rest_are_counted_as_skipped(
         library, docs, monkeypatch):
-    import desktop_rag.core.indexing as indexing
+    from desktop_rag.core.indexing import files as indexing
 
     (docs / "LICENSE").write_text("Permission is hereby granted, free of charge, to any person obtaining a copy.\n")
     (docs / "Makefile").write_text("build:\n\tcc -o quokkatool main.c\n")
@@ -256,10 +256,11 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(library, 
 
 
 def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(library, docs, monkeypatch):
-    from desktop_rag.core import indexing
     from desktop_rag.core.contexts.rules import RulesContextualizer
+    from desktop_rag.core.indexing import index_sync
+    from desktop_rag.core.indexing.run import Indexer
 
-    monkeypatch.setattr(indexing, "_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
+    monkeypatch.setattr(index_sync, "_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
     for name, word in (("a.md", "albatross"), ("b.md", "bittern"), ("c.md", "cormorant")):
         (docs / name).write_text(f"# {word}\n\nNotes on the {word}.\n")
     seen_during_run = []
@@ -271,7 +272,7 @@ def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(l
             return super().contextualize(document, chunks, only)
 
     with library._writing():
-        summary = indexing.Indexer(library, ContextsThatLookAtSearch(), None, None).run([docs])
+        summary = Indexer(library, ContextsThatLookAtSearch(), None, None).run([docs])
     assert summary.indexed == 3
     assert seen_during_run == [True]  # a.md was keyword-searchable before the run ended
 

@@ -169,7 +169,7 @@ def test_an_upgrade_stops_between_steps_of_a_long_document_and_resumes_with_the_
 
 
 def test_a_run_says_it_is_loading_the_language_model_instead_of_sitting_at_its_first_document(make_library, docs):
-    from desktop_rag.core.indexing import LOADING_NOTE
+    from desktop_rag.core.indexing.report import LOADING_NOTE
 
     (docs / "herons.md").write_text("# Herons\n\nA short note about herons and their habits.\n")
     (docs / "kettles.md").write_text("# Kettles\n\nA short note about kettles and their limescale.\n")

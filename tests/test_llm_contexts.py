@@ -136,8 +136,9 @@ def test_chunk_level_contexts_from_the_real_model(make_library, docs):
     chunk_ids = [r[0] for r in library.catalog._db.execute("SELECT id FROM chunks ORDER BY idx")]
     library.set_context(chunk_ids[1], "Hand-written tamping note.")
     before = library.stats()["llm_tokens"]["completion"]
-    result = library.regenerate_context(chunk_ids[1])
-    stored = library.catalog.context(chunk_ids[1])
+    regenerated = library.regenerate_context(chunk_ids[1])
+    result, stored = regenerated.result, library.catalog.context(chunk_ids[1])
+    assert bool(regenerated.changes) == (result.source == "llm")
     if result.source == "llm":
         assert stored["source"] == "llm" and stored["text"] == result.text and stored["generated_text"] is None
         assert library.search(result.text, k=1, mode="bm25").hits[0].chunk_id == chunk_ids[1]

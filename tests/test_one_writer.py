@@ -126,7 +126,7 @@ def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, do
     while not library._lock.locked():  # the run holds the library
         time.sleep(0.005)
     started = time.monotonic()
-    searchable_now = library.set_context(chunk, "Walrus tusk inventory")
+    searchable_now = library.set_context(chunk, "Walrus tusk inventory").searchable
     returned_after = time.monotonic() - started
     still_running = run.is_alive()
     run.join()
@@ -136,5 +136,5 @@ def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, do
     assert library.search("walrus tusk", k=1, mode="dense").hits[0].context == "Walrus tusk inventory"
     assert library.catalog.count_pending_embeddings() == 0
     # And with nothing running, searchable as it returns.
-    assert library.set_context(chunk, "Narwhal tusk inventory") is True
+    assert library.set_context(chunk, "Narwhal tusk inventory").searchable is True
     assert library.search("narwhal", k=1, mode="bm25").hits[0].chunk_id == chunk

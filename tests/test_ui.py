@@ -163,6 +163,31 @@ def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, do
                     timeout=WAIT_MS)
 
 
+def test_a_context_edited_in_review_shows_in_the_search_tab_s_hit_at_once(qtbot, window, docs):
+    win = window()
+    index_and_wait(qtbot, win, heron_folder(docs))
+    search_and_wait(qtbot, win, "compost heap")
+    hit = win.search.hits[0]
+    assert Path(hit.path).name == "garden.md"
+    searches = win.search._query_sent
+
+    win.tabs.setCurrentWidget(win.review)
+    qtbot.waitUntil(lambda: any(r.chunk_id == hit.chunk_id for r in win.review.model.rows), timeout=WAIT_MS)
+    target = next(i for i, r in enumerate(win.review.model.rows) if r.chunk_id == hit.chunk_id)
+    win.review.table.selectRow(win.review.proxy.mapFromSource(win.review.model.index(target, 0)).row())
+    win.review.editor.setPlainText("Walrus allotment diary, spring.")
+    qtbot.mouseClick(win.review.save_button, Qt.MouseButton.LeftButton)
+    win.tabs.setCurrentWidget(win.search)
+
+    def first_hit_label() -> str:
+        return win.search.results.itemWidget(win.search.results.item(0)).text()
+
+    qtbot.waitUntil(lambda: "Walrus allotment diary" in first_hit_label(), timeout=WAIT_MS)
+    assert win.search.hits[0].context_source == "manual" and "manual" in first_hit_label()
+    assert win.search._query_sent == searches  # the hit was brought up to date, not searched again
+    qtbot.waitUntil(lambda: "Walrus allotment diary" in win.search.preview.toPlainText(), timeout=WAIT_MS)
+
+
 def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
     for i in range(150):
         (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\nParagraph about topic number {i} and herons.\n")

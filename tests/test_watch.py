@@ -233,7 +233,7 @@ def test_the_reconciliation_scan_catches_what_changed_while_nobody_watched(rules
 def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, docs):
     from desktop_rag.core.contexts.rules import RulesContextualizer
     from desktop_rag.core.files.scan import FoundFile
-    from desktop_rag.core.indexing import Indexer
+    from desktop_rag.core.indexing.run import Indexer
 
     lib = rules_library
     path = docs / "growing.md"
@@ -276,7 +276,7 @@ class CountingFakeLlmContextualizer(Contextualizer):
 
 
 def test_a_changed_file_asks_the_model_only_about_its_changed_chunks(rules_library, docs):
-    from desktop_rag.core.indexing import Indexer
+    from desktop_rag.core.indexing.run import Indexer
 
     lib = rules_library
     (docs / "pump.md").write_text(PUMP)

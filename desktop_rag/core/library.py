@@ -8,35 +8,35 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
 from desktop_rag.config import OPTIONS, Settings, models_cache_dir
+from desktop_rag.core.changes import Changes
+from desktop_rag.core.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
-from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
 from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
-from desktop_rag.core.dense.tokens import (ENGLISH_EMBEDDING_MODEL, embedding_model_id, embedding_model_path,
-                                           token_counter)
+from desktop_rag.core.dense.tokens import embedding_model_path, token_counter
 from desktop_rag.core.files import member_copies
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
-from desktop_rag.core.indexing import Indexer, IndexSummary, ProgressCallback
-from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.index_upkeep import IndexUpkeep
+from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
+from desktop_rag.core.indexing.run import Indexer
+from desktop_rag.core.library_writing import WritingDiscipline
+from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.search.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
-from desktop_rag.core.text.lexical import TOKENIZER_VERSION, lexical_tokens
+from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.documents import ContextResult, index_text
-from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
+from desktop_rag.errors import DataFolderUnusable
 from desktop_rag.storage import writer_lock
-from desktop_rag.storage.use_notes import UseNotes
-from desktop_rag.storage.catalog import Catalog, damaged_message
+from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess
+from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.storage.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,10 @@ log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.sqlite3"
 
 
-class Library:
+class Library(WritingDiscipline, IndexUpkeep, ContextEdits):
+    """The facade the front ends use: operations (each write returns what it changed, core/changes.py) and the
+    reads they need; its parts (catalog, indexes, models) are its own business."""
+
     def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False,
                  read_in_child: bool | None = None):
         """`child_processes`: the app's choice — the vector store, the models and the reading of files run in
@@ -100,114 +103,6 @@ class Library:
 
     def __exit__(self, *exc):
         self.close()
-
-    @contextmanager
-    def _writing(self, wait: bool = True):
-        """One writer at a time: per library (threads), and per data folder (processes; see writer_lock). Yields
-        True once the library is held. With `wait=False` (a person's edit), while another write holds it: yields
-        False at once, and that write indexes the edit before it lets go."""
-        self._claim_writer()
-        if wait:
-            self._lock.acquire()
-        else:
-            with self._handover:
-                held = self._lock.acquire(blocking=False)
-                if not held:
-                    self._edits_unindexed = True
-            if not held:
-                yield False
-                return
-        try:
-            if not self._indexes_checked:
-                self._check_before_writing()
-            yield True
-        finally:
-            self._let_go()
-
-    def _let_go(self) -> None:
-        """Release the library, first indexing the edits a person made while it was held."""
-        while True:
-            with self._handover:
-                if not self._edits_unindexed:
-                    self._lock.release()
-                    return
-                self._edits_unindexed = False
-            try:
-                self._sync()
-            except Exception:  # the app quits, a child failed: the edits stay pending for the next sync
-                log.warning("the edits made during a run were left for the next sync", exc_info=True)
-
-    def _index_edit(self) -> bool:
-        """Bring the indexes in line with an edit stored in the catalog: now, and True, when nothing holds the
-        library; else False, and the write in progress does it before it lets go (a person's edit never waits
-        for a run of minutes)."""
-        with self._writing(wait=False) as held:
-            if held:
-                self._sync()
-        return held
-
-    def _check_before_writing(self) -> None:
-        """Once per library, before its first write: a damaged catalog is not written to (a person decides what
-        becomes of it), and indexes built otherwise, or lost, are rebuilt from the catalog by the next sync."""
-        from desktop_rag.core.doctor import lost_indexes
-
-        damage = self.catalog.damage()
-        if damage:
-            raise CatalogDamaged(damaged_message(self.catalog.path, damage))
-        self._rebuild_stale_indexes()
-        self.index_notices += lost_indexes(self)
-
-    def _rebuild_stale_indexes(self) -> None:
-        """An index built by another embedding model or keyword tokenizer than this library's is rebuilt from the
-        catalog: vectors of two models in one store, or tokens of two tokenizers in one index, would rank at
-        random. Only the indexes are redone (chunks and contexts are kept); the next sync does the work, and its
-        summary says why."""
-        self._indexes_checked = True
-        catalog = self.catalog
-        has_chunks = catalog.chunk_count() > 0
-        model = embedding_model_id(self.settings.embedding_model)
-        built = catalog.index_built_with("embedding_model")
-        if built is None and has_chunks:
-            # Libraries made before the record: the packaged English model, unless one was chosen in Settings.
-            built = model if self.settings.embedding_model.strip() else ENGLISH_EMBEDDING_MODEL
-        if built is not None and built != model:
-            catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
-            self.vectors.reset()
-            catalog.clear_dense_deletions(catalog.pending_dense_deletions())
-            self.index_notices.append(f"the embedding model changed ({built} → {model}): every chunk is embedded "
-                                      "again; search by meaning is incomplete until then")
-        catalog.set_index_built_with("embedding_model", model)
-        if catalog.index_built_with("rules_contexts") != RULES_VERSION:
-            from desktop_rag.core.contexts.upgrade import refresh_rules_contexts
-
-            if has_chunks and refresh_rules_contexts(self):
-                self.index_notices.append("rules contexts were rewritten with this version's rules")
-            catalog.set_index_built_with("rules_contexts", RULES_VERSION)
-        tokenizer = str(TOKENIZER_VERSION)
-        if catalog.index_built_with("keyword_tokenizer") != tokenizer:
-            if has_chunks:
-                catalog.mark_keyword_index_dirty()
-                self.index_notices.append("keyword search learnt new scripts: its index is built again")
-            catalog.set_index_built_with("keyword_tokenizer", tokenizer)
-
-    def claim_writer(self) -> None:
-        """Become this data folder's one writer now, not at the first write (`serve`: others are told so)."""
-        self._claim_writer()
-
-    def release_writer(self) -> None:
-        """Let another process write to this data folder again (a short-lived writer, `mcp`, between its runs).
-        What this process holds of the dense index may then grow stale: it should be reopened before use."""
-        with self._lock:
-            if self._writer_claim is not None:
-                writer_lock.release(self._writer_claim)
-                self._writer_claim = None
-
-    def _claim_writer(self) -> None:
-        if self.catalog.read_only:
-            raise DataFolderUnusable(f"the data folder {self.data_dir} cannot be written: searching works, but "
-                                     "indexing and edits need a data folder you may write")
-        if self._writer_claim is None and not self.settings.chroma_server:  # a server serialises writes itself
-            self._writer_claim = writer_lock.acquire(self.data_dir)
 
     # -- parts, created on first use ------------------------------------------------------------------------
 
@@ -357,9 +252,15 @@ class Library:
         if not self.catalog.read_only:
             self.use_notes.opened(chunk_id)
 
-    def mark_upgrade_first(self, folder: str, marked: bool = True) -> None:
+    def mark_upgrade_first(self, folder: str, marked: bool = True) -> Changes:
         """The LLM upgrade takes this folder's documents before all others (or no longer)."""
         self.catalog.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
+        return Changes(folders=True)
+
+    def contexts_of(self, chunk_ids) -> dict[int, dict]:
+        """The stored context of each chunk (text, source, quality, …): what a view showing them needs after an
+        edit."""
+        return {chunk_id: row for chunk_id in chunk_ids if (row := self.reader.context(chunk_id)) is not None}
 
     def openable_path(self, path: str) -> Path:
         """A path the system's viewer can open for a hit: the file itself, or for a document inside a file (an
@@ -369,71 +270,12 @@ class Library:
             return Path(path)
         return member_copies.extract(*place, max_bytes=int(self.settings.max_file_mb * 2**20))
 
-    def rebuild_keyword_index(self) -> int:
-        count = self.keywords.rebuild(
-            (chunk_id, index_text(context, text)) for chunk_id, context, text in self.catalog.iter_index_texts()
-        )
-        self.catalog.mark_keyword_index_clean()
-        return count
-
-    def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
-        with self._writing():
-            self.catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
-            self.vectors.reset()
-            self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
-            self.catalog.mark_keyword_index_dirty()
-            return self._sync(on_progress, control)
-
-    def set_context(self, chunk_id: int, text: str) -> bool:
-        """A person's context for a chunk: it replaces the generated one and survives re-indexing while the chunk's
-        text is unchanged. True: searchable as this returns; False: an indexing run is in progress, and the edit
-        is searchable when it ends (stored now either way)."""
-        self._claim_writer()  # before the catalog changes: the index update must not fail after it
-        self.catalog.set_manual_context(chunk_id, " ".join(text.split()))
-        return self._index_edit()
-
-    def revert_context(self, chunk_id: int) -> bool:
-        """Back to the generated context; False if the chunk had no hand edit."""
-        self._claim_writer()
-        reverted = self.catalog.revert_context(chunk_id)
-        if reverted:
-            self._index_edit()
-        return reverted
-
-    def regenerate_context(self, chunk_id: int, on_notice=None) -> ContextResult:
-        """A new LLM context for one chunk, replacing what it has, a hand edit included (a person asked for it).
-        Sampled when the chunk already has a generated or hand-written context, so the answer differs. When
-        the model is unavailable or its answer is rejected, nothing changes and the rules result is returned."""
-        from desktop_rag.core.contexts.upgrade import stored_document
-
-        self._claim_writer()
-        current = self.catalog.context(chunk_id)
-        if current is None:
-            raise KeyError(f"no chunk with id {chunk_id}")
-        stored = stored_document(self.catalog, self.catalog.chunk_document_id(chunk_id))
-        position = [row["id"] for row in stored.rows].index(chunk_id)
-        sampled = current["source"] in ("llm", "manual")
-        contextualizer = self.contextualizer("llm", on_notice=on_notice)
-        result = contextualizer.contextualize(
-            stored.document, stored.chunks, only=[position], temperature=0.7 if sampled else 0.0,
-            seed=time.time_ns() % 2**31,
-        )[position]
-        if result.source == "llm":
-            self.catalog.replace_context(chunk_id, result)
-            self._index_edit()
-        return result
-
-    def approve_context(self, chunk_id: int) -> None:
-        """A person checked the context and keeps it as it is."""
-        self.catalog.approve_context(chunk_id)
-
-    def remove_folder(self, folder: str) -> int:
+    def remove_folder(self, folder: str) -> Changes:
         """Stop indexing a folder and drop what was indexed from it (its files are not touched)."""
         with self._writing():
             removed = self.catalog.remove_folder(folder)
             self._sync()
-        return removed
+        return Changes(folders=True, documents=True, notes=(f"{removed} documents removed",))
 
     def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                          limit: int | None = None):
@@ -442,33 +284,6 @@ class Library:
 
         self._claim_writer()
         return upgrade_contexts(self, on_progress, control, limit)
-
-    def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        with self._writing():
-            return self._sync(on_progress, control)
-
-    def sync_dense(self, control: RunControl | None = None) -> None:
-        """Embed what waits (the keyword index is left for the next sync): cheap, for work that goes on."""
-        with self._writing():
-            try:
-                Indexer(self, NoContextualizer(), None, control).embed_pending()
-            except Cancelled:
-                pass  # the rest stays pending
-
-    def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes
-        started = time.perf_counter()
-        try:
-            indexer.sync_indexes()
-        except Cancelled:  # what was embedded is marked; the rest stays pending for the next sync
-            indexer.summary.cancelled = True
-        indexer.summary.seconds = time.perf_counter() - started
-        indexer.summary.notices[:0] = self._take_index_notices()
-        return indexer.summary
-
-    def _take_index_notices(self) -> list[str]:
-        notices, self.index_notices = self.index_notices, []
-        return notices
 
     def stats(self) -> dict:
         stats = self.reader.stats()  # committed state, and no wait on a running write

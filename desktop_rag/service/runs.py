@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from desktop_rag.core.indexing import PHASES, IndexSummary, Progress
+from desktop_rag.core.indexing.report import PHASES, IndexSummary, Progress
 
 # Finished runs remembered for get_reindexing_progress: enough for a session of an agent's work.
 _KEPT_RUNS = 50

@@ -106,8 +106,8 @@ class LibraryTools:
                                             len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
             position = len(chunks) - 1
         if store:
-            result = self.library.regenerate_context(chunk_id)
-            stored_now = result.source == "llm"
+            regenerated = self.library.regenerate_context(chunk_id)
+            result, stored_now = regenerated.result, bool(regenerated.changes)
         else:
             contextualizer = self.library.contextualizer(self.library.settings.contexts, max_words=max_words)
             result = contextualizer.contextualize(stored.document, chunks, only=[position])[position]

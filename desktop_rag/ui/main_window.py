@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
+from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.storage.catalog_review import FolderState
@@ -37,7 +38,7 @@ def summary_text(summary) -> str:
 
 def changes_text(summary) -> str:
     """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
-    parts = summary.changes()
+    parts = summary.change_words()
     return f"Updated from disk: {', '.join(parts)}." if parts else ""
 
 
@@ -47,6 +48,8 @@ QUIT_WAIT_MS = 1000
 
 class MainWindow(QMainWindow):
     data_folder_chosen = Signal(str)  # the person picked another data folder in the settings: the app opens it
+    # What a write changed (core/changes.py): every write's result ends here, and each view decides what to show.
+    changed = Signal(object)
 
     def __init__(self, library: Library):
         super().__init__()
@@ -82,12 +85,14 @@ class MainWindow(QMainWindow):
         self.background = BackgroundUpgrade(library, self.runner, self.progress, self)
         self.background.changed.connect(
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
-        self.background.finished.connect(lambda summary: self.refresh_views())
+        self.background.finished.connect(lambda summary: self.changed.emit(summary.changes))
         self.progress.background_button.clicked.connect(self.background.act)
         QApplication.instance().installEventFilter(self.background)  # the person's input: see ui/background.py
         self.search.building_note = self._building_note
         self.search.status.connect(self.statusBar().showMessage)
         self.review.status.connect(self.statusBar().showMessage)
+        self.review.changed.connect(self.changed)
+        self.changed.connect(self._follow_changes)
         self.runner.error.connect(self.show_error)
         self.follower = FolderFollower(library, self.runner, self)
         self.follower.arrived.connect(self.background.make_way)  # a saved file goes before the LLM upgrade
@@ -143,7 +148,8 @@ class MainWindow(QMainWindow):
 
     def _start(self) -> None:
         self.focus_search()
-        self.refresh_views()
+        self._refresh_folders()
+        self._tab_shown(self.tabs.currentIndex())
         self.runner.read(lambda: (self.library.reader.stats(), self.library.reader.failures()),
                          on_done=self._report_state)
         self._load_embedding_model()
@@ -193,7 +199,7 @@ class MainWindow(QMainWindow):
         self.progress.finish(summary_text(summary) if changed else "Up to date.",
                              [(f.path, f.reason) for f in summary.failed])
         self.follower.start()
-        self.refresh_views()
+        self.changed.emit(summary.changes)
 
     def focus_search(self) -> None:
         self.tabs.setCurrentWidget(self.search)
@@ -211,7 +217,7 @@ class MainWindow(QMainWindow):
             return
         control = self._new_control()  # the write below makes the LLM upgrade make way: the person goes first
         self._queued_folders += folders
-        self.refresh_views()
+        self._refresh_folders()
         runs = self.agents.runs
         agent_report = runs.reporter(run_id) if run_id else None
 
@@ -257,17 +263,14 @@ class MainWindow(QMainWindow):
         self._indexing_folders.difference_update(folders)
         self.follower.folders_changed()
         self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
-        self.refresh_views()
-        self.background.count_waiting()
-        if self.search.query.text().strip():
-            self.search.search_now()  # the results may have changed
+        self.changed.emit(summary.changes | Changes(folders=True))  # the folders' states: no longer indexing
 
     def _failed(self, folders, message: str) -> None:
         self._dequeue(folders)
         self._indexing_folders.difference_update(folders)
         self.progress.finish(message)
         self.show_error(message)
-        self.refresh_views()
+        self._refresh_folders()
 
     def sync(self, title: str) -> None:
         control = self._new_control()
@@ -276,7 +279,7 @@ class MainWindow(QMainWindow):
                           on_done=lambda summary: (self.progress.finish(
                               "Cancelled; the rest continues next time." if summary.cancelled
                               else f"Up to date. {sentences(summary.notices)}".strip()),
-                              self.refresh_views()),
+                              self.changed.emit(summary.changes)),
                           on_progress=self.progress.on_progress)
 
     def upgrade_contexts(self) -> None:
@@ -289,9 +292,9 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Yes:
             self.statusBar().showMessage(f"Removing {folder} from the index…")
             self.runner.write(lambda report: self.library.remove_folder(folder),
-                              on_done=lambda removed: (self.statusBar().showMessage(
-                                  f"Removed {folder} ({removed} files) from the index."),
-                                  self.follower.folders_changed(), self.refresh_views()))
+                              on_done=lambda changes: (self.statusBar().showMessage(
+                                  f"Removed {folder} ({', '.join(changes.notes)}) from the index."),
+                                  self.follower.folders_changed(), self.changed.emit(changes)))
 
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
@@ -328,7 +331,8 @@ class MainWindow(QMainWindow):
 
     def set_upgrade_first(self, folder: str, on: bool) -> None:
         """The LLM upgrade takes a folder's documents before all others, or no longer."""
-        self.runner.read(lambda: self.library.mark_upgrade_first(folder, on), on_done=lambda _: self._refresh_folders())
+        # A mark, not a run: the upgrade in progress need not make way for it.
+        self.runner.read(lambda: self.library.mark_upgrade_first(folder, on), on_done=self.changed.emit)
 
     def _changes_applied(self, summary) -> None:
         message = changes_text(summary)
@@ -337,16 +341,22 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(message)
         if summary.failed:
             self.progress.finish(message, [(f.path, f.reason) for f in summary.failed])
-        self.refresh_views()
-        self.background.count_waiting()
-        if self.search.query.text().strip():
-            self.search.search_now()  # the results may have changed
+        self.changed.emit(summary.changes)
 
     # -- views ----------------------------------------------------------------------------------------------
 
-    def refresh_views(self) -> None:
-        self._refresh_folders()
-        self._tab_shown(self.tabs.currentIndex())
+    def _follow_changes(self, changes: Changes) -> None:
+        """Each view decides whether a write changed what it shows."""
+        if changes.folders or changes.documents:
+            self._refresh_folders()
+        if changes.documents or changes.upgraded:
+            self.background.count_waiting()  # a run adds rules contexts; the upgrade writes LLM ones
+        shown = self.tabs.currentWidget()
+        if shown is self.stats and changes:
+            self.stats.refresh()
+        elif shown is self.review and (changes.documents or changes.upgraded):
+            self.review.refresh()  # its own edits it shows itself, keeping the row in hand
+        self.search.show_changes(changes)
 
     def _refresh_folders(self) -> None:
         queued, indexing = set(self._queued_folders), set(self._indexing_folders)

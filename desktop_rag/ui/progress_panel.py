@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.core.indexing import PHASES, Progress
+from desktop_rag.core.indexing.report import PHASES, Progress
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.ui.theme import icon
 

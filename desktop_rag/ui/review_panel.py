@@ -82,6 +82,7 @@ class ReviewModel(QAbstractTableModel):
 
 class ReviewPanel(QWidget):
     status = Signal(str)
+    changed = Signal(object)  # the Changes of an edit (core/changes.py): other views showing the chunk follow
 
     def __init__(self, library, runner, parent: QWidget | None = None):
         super().__init__(parent)
@@ -209,7 +210,7 @@ class ReviewPanel(QWidget):
         row, text = self.current, self.editor.toPlainText()
         if row and text.strip():
             self._write(lambda: self.library.set_context(row.chunk_id, text), row.chunk_id,
-                        lambda searchable: "Saved; search now uses your context." if searchable else
+                        lambda changes: "Saved; search now uses your context." if changes.searchable else
                         "Saved; search uses your context once the indexing in progress has finished.")
 
     def regenerate(self) -> None:
@@ -230,15 +231,18 @@ class ReviewPanel(QWidget):
             self._write(lambda: self.library.approve_context(row.chunk_id), row.chunk_id, "Approved.")
 
     def _write(self, work, chunk_id: int, message) -> None:
-        """`message`: what to say once done; a function of the work's result, or None for a regeneration."""
+        """`message`: what to say once done; a function of the edit's Changes, or None for a regeneration."""
         def done(result):
+            changes = getattr(result, "changes", result)  # a regeneration's result carries its Changes
             if message is None:  # a regeneration: say what came of it
-                text = ("New context written." if getattr(result, "source", "") == "llm"
+                text = ("New context written." if changes
                         else "The model's answer was not good enough; the context is unchanged.")
             else:
-                text = message(result) if callable(message) else message
+                text = message(changes) if callable(message) else message
             self.message.setText(text)
             self.status.emit(text)
             self.refresh(keep=chunk_id)
+            if changes:
+                self.changed.emit(changes)
 
         self.runner.edit(work, on_done=done, on_error=self.message.setText)

@@ -7,6 +7,7 @@ second Esc clears it)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, QUrl, Signal
@@ -246,6 +247,28 @@ class SearchPanel(QWidget):
             self.results.setCurrentRow(0)
         else:
             self.preview.clear()
+
+    def show_changes(self, changes) -> None:
+        """A write changed something (core/changes.py): hits whose context changed show the new one at once;
+        added, changed or removed files are searched for again."""
+        if changes.documents and self.query.text().strip():
+            self.search_now()  # the results may have changed
+            return
+        stale = [hit.chunk_id for hit in self.hits if hit.chunk_id in changes.contexts]
+        if stale:
+            number = self._query_sent
+            self.runner.read(lambda: self.library.contexts_of(stale),
+                             on_done=lambda rows: self._show_contexts(number, rows))
+
+    def _show_contexts(self, number: int, rows: dict[int, dict]) -> None:
+        if number != self._query_sent:
+            return  # another query's hits are shown now
+        self.hits = [replace(hit, context=rows[hit.chunk_id]["text"], context_source=rows[hit.chunk_id]["source"],
+                             quality=rows[hit.chunk_id]["quality"]) if hit.chunk_id in rows else hit
+                     for hit in self.hits]
+        row = max(0, self.results.currentRow())
+        self.results.show_hits(self.hits, self._shown_query, self._colors)
+        self.results.setCurrentRow(min(row, len(self.hits) - 1))  # the preview follows
 
     def _show_error(self, number: int, message: str) -> None:
         if number == self._query_sent:

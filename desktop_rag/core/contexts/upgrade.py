@@ -13,7 +13,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from desktop_rag.core.indexing import LOADING_NOTE, Progress, ProgressCallback
+from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.report import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.documents import MEMBER_SEPARATOR, RULES_FOR_LOW_OCR, Chunk, ParsedDocument
@@ -33,6 +34,10 @@ class UpgradeSummary:
     cancelled: bool = False
     seconds: float = 0.0
     notices: list[str] = field(default_factory=list)
+
+    @property
+    def changes(self) -> Changes:
+        return Changes(upgraded=self.upgraded_chunks > 0)
 
 
 @dataclass

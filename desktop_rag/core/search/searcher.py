@@ -155,7 +155,7 @@ class Searcher:
 
     def _say_meaning_coverage(self, result: SearchResult, chunk_count: int) -> None:
         """During a first indexing the keyword index covers every file long before the embedding ends (core/
-        indexing.py): the person is told how much meaning search covers so far. A few chunks waiting (an edit, an
+        indexing/): the person is told how much meaning search covers so far. A few chunks waiting (an edit, an
         upgraded document) are not worth a word."""
         embedded = chunk_count - self.catalog.count_pending_embeddings()
         if embedded < 0.99 * chunk_count:

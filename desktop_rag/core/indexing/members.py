@@ -1,6 +1,6 @@
 """The part of an indexing run that reads files holding documents: archives, mailboxes, e-mail messages with
 attachments (core/files/containers.py). Each document inside is stored as a document of its own, with the file as
-its container; a mixin of Indexer (core/indexing.py), which it uses for reading, storing and failing.
+its container; a part of Indexer (run.py), whose files step (files.py) it uses for reading, storing and failing.
 
 A file changed since it was read is opened again, and only its members whose content changed are read: appending
 one message to a 5,000-message mailbox reads one message. The file's row has no content hash until its last member
@@ -107,10 +107,3 @@ class MemberIndexing:
             path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=content_hash,
             parser=_PARSERS[kind], title=found.path.name, text="", page_count=None, chunks=[], contexts=[])
         self.summary.indexed += 1
-
-    def _report_member(self, found: FoundFile, position: tuple[int, int], index: int, total: int, name: str) -> None:
-        raise NotImplementedError  # Indexer's: the run's progress report
-
-    def _keyword_index_catch_up(self) -> None:
-        raise NotImplementedError  # Indexer's: keyword-index now and then as a long run goes
-

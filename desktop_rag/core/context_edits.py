@@ -1,0 +1,65 @@
+"""A person's hand on one chunk's context: write it, go back to the generated one, ask the model again, approve.
+Each is stored at once and searchable as soon as nothing else holds the library (library_writing.py), and each
+returns what it changed (core/changes.py) so that every view showing the chunk shows the new context.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from desktop_rag.core.changes import NOTHING, Changes, context_changed
+from desktop_rag.documents import ContextResult
+
+
+@dataclass(frozen=True)
+class Regenerated:
+    result: ContextResult  # the model's answer, or the rules result when it had none worth keeping
+    changes: Changes
+
+
+class ContextEdits:
+    """A part of Library (core/library.py)."""
+
+    def set_context(self, chunk_id: int, text: str) -> Changes:
+        """A person's context for a chunk: it replaces the generated one and survives re-indexing while the chunk's
+        text is unchanged. `searchable`: True as this returns; False while an indexing run is in progress, and the
+        edit is searchable when it ends (stored now either way)."""
+        self._claim_writer()  # before the catalog changes: the index update must not fail after it
+        self.catalog.set_manual_context(chunk_id, " ".join(text.split()))
+        return context_changed(chunk_id, searchable=self._index_edit())
+
+    def revert_context(self, chunk_id: int) -> Changes:
+        """Back to the generated context; nothing changed (a false Changes) if the chunk had no hand edit."""
+        self._claim_writer()
+        if not self.catalog.revert_context(chunk_id):
+            return NOTHING
+        return context_changed(chunk_id, searchable=self._index_edit())
+
+    def regenerate_context(self, chunk_id: int, on_notice=None) -> Regenerated:
+        """A new LLM context for one chunk, replacing what it has, a hand edit included (a person asked for it).
+        Sampled when the chunk already has a generated or hand-written context, so the answer differs. When
+        the model is unavailable or its answer is rejected, nothing changes and the rules result is returned."""
+        from desktop_rag.core.contexts.upgrade import stored_document
+
+        self._claim_writer()
+        current = self.catalog.context(chunk_id)
+        if current is None:
+            raise KeyError(f"no chunk with id {chunk_id}")
+        stored = stored_document(self.catalog, self.catalog.chunk_document_id(chunk_id))
+        position = [row["id"] for row in stored.rows].index(chunk_id)
+        sampled = current["source"] in ("llm", "manual")
+        contextualizer = self.contextualizer("llm", on_notice=on_notice)
+        result = contextualizer.contextualize(
+            stored.document, stored.chunks, only=[position], temperature=0.7 if sampled else 0.0,
+            seed=time.time_ns() % 2**31,
+        )[position]
+        if result.source != "llm":
+            return Regenerated(result, NOTHING)
+        self.catalog.replace_context(chunk_id, result)
+        return Regenerated(result, context_changed(chunk_id, searchable=self._index_edit()))
+
+    def approve_context(self, chunk_id: int) -> Changes:
+        """A person checked the context and keeps it as it is (its text is unchanged; its mark is not)."""
+        self.catalog.approve_context(chunk_id)
+        return context_changed(chunk_id)

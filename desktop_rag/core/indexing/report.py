@@ -1,0 +1,75 @@
+"""What an indexing run reports: its progress while it runs (phases, counts, the whole run's share done and time
+left) and its summary when it ends; read by the CLI, the app, the local endpoint and the agents' run registry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from desktop_rag.core.changes import Changes
+
+PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
+LOADING_NOTE = "Loading the language model…"
+
+
+@dataclass
+class Progress:
+    phase: str
+    done: int
+    total: int | None
+    path: str | None = None
+    note: str | None = None  # what the counts do not say ("Loading the language model…")
+    overall: float | None = None  # the whole run's share done, where the run can estimate it
+    seconds_left: float | None = None  # and its estimate of the time left
+
+
+@dataclass
+class FileFailure:
+    path: str
+    reason: str
+
+
+@dataclass
+class IndexSummary:
+    indexed: int = 0
+    unchanged: int = 0
+    failed: list[FileFailure] = field(default_factory=list)
+    removed: int = 0
+    skipped: int = 0  # not text, or a format nothing here reads (parsers.file_kind)
+    moved: int = 0  # recognised by path events or by content: chunks, contexts and vectors kept
+    inside: int = 0  # documents read inside files: archive members, mailbox messages, attachments
+    busy: list[str] = field(default_factory=list)  # changed while being read: not indexed half-written
+    chunks: int = 0
+    reused_contexts: int = 0  # found in the context cache: no model call
+    kept_contexts: int = 0  # chunks of changed files whose text did not change: context kept, no model call
+    embedded: int = 0
+    keyword_chunks: int | None = None
+    seconds: float = 0.0
+    phase_seconds: dict[str, float] = field(default_factory=lambda: {p: 0.0 for p in PHASES})
+    cancelled: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    def headline(self, stopped: str = "Interrupted") -> str:
+        """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
+        `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
+        inside = f"{self.inside} documents inside them, " if self.inside else ""
+        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed "
+                f"({inside}{self.chunks} chunks), "
+                f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
+                + (f", {self.moved} moved" if self.moved else "")
+                + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")
+                + f", in {self.seconds:.1f} s")
+
+    @property
+    def changes(self) -> Changes:
+        """What a view must show anew: documents, whenever a file was indexed, moved or removed."""
+        return Changes(documents=bool(self.indexed or self.inside or self.moved or self.removed or self.embedded))
+
+    def change_words(self) -> list[str]:
+        """What the run changed, in words ("2 indexed", "1 moved", …), the counts that are not zero."""
+        counts = ((self.indexed, "indexed"), (self.moved, "moved"), (self.removed, "removed"),
+                  (len(self.failed), "failed"), (self.skipped, "skipped"))
+        return [f"{n} {label}" for n, label in counts if n]
+
+
+ProgressCallback = Callable[[Progress], None]

@@ -1,0 +1,174 @@
+"""The indexing run: scan → parse → chunk → contextualize → (catalog) → keyword index → embed.
+
+Keywords first: every file of a run is read and keyword-searchable before the embedder starts on it (embedding
+is the slow part, ~1 hour per 100k chunks on 2 cores; reading and keyword indexing take minutes); meaning search
+covers what is embedded so far, and says so (core/search/searcher.py).
+
+Each file is committed to the catalog on its own and each embedding batch is marked done as soon as Chroma has
+it, so a run killed at any point resumes without redoing finished work: unchanged files are recognised by size
+and mtime (then by content hash), and only chunks not yet embedded are embedded.
+
+The run is one class cut along its seams: this module holds its state and its order (scan, the files, forgetting
+the gone, keywords, scans, embedding); files.py reads and stores one file, members.py the documents inside one,
+scans.py the pages OCR reads, contexts.py the contexts a document gets, index_sync.py the keyword and dense indexes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
+
+from desktop_rag.config import Settings
+from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.files.scan import FoundFile, ScanProblem, name_is_storable, printable, scan
+from desktop_rag.core.indexing.contexts import ContextStep
+from desktop_rag.core.indexing.files import FileStep
+from desktop_rag.core.indexing.index_sync import IndexSync
+from desktop_rag.core.indexing.members import MemberIndexing
+from desktop_rag.core.indexing.report import FileFailure, IndexSummary, Progress, ProgressCallback
+from desktop_rag.core.indexing.scans import ScanStep, ScanToRead
+from desktop_rag.core.llm.interrupt import calls_controlled_by
+from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.runs.run_meter import RunMeter
+from desktop_rag.core.watching.changes import ChangeBatch
+from desktop_rag.storage.catalog import Catalog, DocumentRecord
+
+
+class IndexParts(Protocol):
+    """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
+    run with nothing new never loads the embedding model); a test may give a smaller one."""
+
+    settings: Settings
+    catalog: Catalog
+    document_reader: object  # reads a file into a document and chunks: DocumentReader, or ReaderProcess
+    vectors: object  # the dense index: VectorStore, or VectorStoreProcess
+    embedder: object
+    token_counter: object
+
+    def rebuild_keyword_index(self) -> int: ...
+
+
+class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
+    def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
+                 control: RunControl | None = None):
+        self.lib = library
+        self.settings = library.settings
+        self.contextualizer = contextualizer
+        self._report = on_progress or (lambda progress: None)
+        self.control = control or RunControl()
+        self.summary = IndexSummary()
+        self.meter = RunMeter()
+        self._keyword_rebuilt_at = time.monotonic()  # a run starts from the index as it is
+        self._keyword_rebuild_s = 0.0
+        self._scans: list[ScanToRead] = []
+        self._ocr_setup: tuple[str, str] | str | None = None  # (languages, recipe), or why OCR cannot run
+
+    def on_progress(self, progress: Progress) -> None:
+        """Each report carries the whole run's share done and time left, once the run knows its files."""
+        progress.overall, progress.seconds_left = self.meter.estimate()
+        self._report(progress)
+
+    def run(self, roots: Sequence[Path]) -> IndexSummary:
+        """Index the files under `roots` (folders are remembered as watched folders) and forget what is gone
+        from them: the `index` command, and the reconciliation scan when watching starts."""
+        roots = [Path(r).expanduser().resolve() for r in roots]
+        return self._timed(lambda: self._update(*self._scan(roots, register=True)))
+
+    def apply_changes(self, changes: ChangeBatch) -> IndexSummary:
+        """What a file watcher saw: moves are applied to the catalog first (nothing is re-read), then every
+        touched path is brought in line with the disk: indexed, re-indexed, or forgotten."""
+
+        def work():
+            dirty = set(changes.outermost_dirty())
+            for source, destination in changes.moves:
+                if name_is_storable(source) and name_is_storable(destination):
+                    self.summary.moved += self.lib.catalog.move_path(source, destination)
+                else:  # the catalog cannot hold one of the names: forget the old, report the new (scan)
+                    dirty.update((source, destination))
+            existing = [Path(p) for p in sorted(dirty) if os.path.exists(p)]
+            # A name the catalog cannot hold was never in it: nothing to forget.
+            missing = [p for p in sorted(dirty) if not os.path.exists(p) and name_is_storable(p)]
+            files, gone = self._scan(existing, register=False)
+            for path in missing:
+                gone.extend(self.lib.catalog.documents_under(path))
+                self.lib.catalog.forget_skipped(path)
+            self._update(files, gone)
+
+        return self._timed(work)
+
+    def _timed(self, work: Callable[[], None]) -> IndexSummary:
+        started = time.perf_counter()
+        try:
+            with calls_controlled_by(self.control):  # a pause or cancel cuts a model call short
+                work()
+        except Cancelled:
+            self.summary.cancelled = True
+        finally:
+            self.summary.seconds = time.perf_counter() - started
+        return self.summary
+
+    def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:
+        catalog = self.lib.catalog
+        to_read = {f.path for f in files if not catalog.unchanged(str(f.path), f.size, f.mtime_ns)}
+        self.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
+        for number, found in enumerate(files, start=1):
+            self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
+            self.control.checkpoint()
+            started, chunks = time.perf_counter(), self.summary.chunks
+            self._index_file(found, (number - 1, len(files)))
+            if found.path in to_read:
+                self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
+            self.on_progress(Progress("contextualize", number, len(files)))
+            self._keyword_index_catch_up()
+        # Forgotten after the files are read: one of them may have been recognised as a gone one, moved.
+        still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
+        self.summary.removed += catalog.remove_documents(still_gone)
+        self._sync_keywords()  # every file read is keyword-searchable before OCR and embedding start
+        self._read_scans()
+        self.on_progress(Progress("parse", len(files), len(files)))
+        catalog.forget_old_ocr_texts()  # text of scans no file has had for a month
+        self.sync_indexes()
+
+    # -- scan -----------------------------------------------------------------------------------------------
+
+    def _scan(self, roots: list[Path], register: bool) -> tuple[list[FoundFile], list[DocumentRecord]]:
+        """The files under `roots`, and the documents the catalog has under them that are no longer there."""
+        t0 = time.perf_counter()
+        problems: list[ScanProblem] = []
+        files: list[FoundFile] = []
+        for found in scan(roots, self.settings.ignore_patterns, problems):
+            files.append(found)
+            if len(files) % 500 == 0:
+                self.on_progress(Progress("scan", len(files), None, str(found.path)))
+                self.control.checkpoint()  # a scan of a big tree takes seconds: Pause and Quit must not wait
+        self.on_progress(Progress("scan", len(files), len(files)))
+        for problem in problems:
+            self.summary.failed.append(FileFailure(printable(problem.path), problem.reason))
+        self.lib.catalog.record_scan_problems([printable(r) for r in roots],
+                                              [(printable(p.path), p.reason) for p in problems])
+        if register:
+            for root in roots:
+                if root.is_dir():
+                    self.lib.catalog.add_folder(str(root))
+        seen = {str(f.path) for f in files}
+        gone = self._gone(roots, seen, [printable(p.path) for p in problems])
+        for root in roots:
+            if root.is_dir() and not problems:  # a folder we could not list may still hold them
+                self.lib.catalog.forget_skipped(str(root), keep=seen)
+        self.summary.phase_seconds["scan"] += time.perf_counter() - t0
+        return files, gone
+
+    def _gone(self, roots: list[Path], seen: set[str], unreadable: list[str]) -> list[DocumentRecord]:
+        gone = []
+        for root in roots:
+            if not root.is_dir():
+                continue
+            for doc in self.lib.catalog.documents_under(str(root)):
+                # A file in a folder we could not list is not known to be gone: keep it.
+                # A document inside a file goes with its file (MemberIndexing), not by a path of its own.
+                if (doc.container_id is None and doc.path not in seen
+                        and not any(doc.path.startswith(u) for u in unreadable)):
+                    gone.append(doc)
+        return gone
