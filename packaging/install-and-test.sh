@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Install what is needed (once) and run the whole test suite. Arguments are passed to pytest.
+# Install what is needed (once) and run the whole test suite: the fast tier (tests/unit, seconds) first, so that a
+# broken build fails in a minute, then the tests with the real parts (tests/end2end). Arguments are passed to
+# pytest; arguments naming tests run just those.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$here/bootstrap.sh"
 cd "$here/.."
 export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1
-exec .venv/bin/python -m pytest "$@"
+for argument in "$@"; do
+    if [[ "$argument" == tests* ]]; then
+        exec .venv/bin/python -m pytest "$@"
+    fi
+done
+.venv/bin/python -m pytest tests/unit "$@"
+exec .venv/bin/python -m pytest tests/end2end "$@"

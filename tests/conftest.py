@@ -9,7 +9,6 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 sys.path.insert(0, str(Path(__file__).parent))
 
 from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.library import Library  # noqa: E402
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -44,6 +43,8 @@ def docs(tmp_path):
 def make_library(data_dir):
     opened = []
 
+    from desktop_rag.core.library import Library  # not at import: the fast tier never loads the real parts
+
     def make(settings: Settings | None = None, folder: Path | None = None) -> Library:
         library = Library(folder or data_dir, settings)
         opened.append(library)
@@ -59,16 +60,19 @@ def library(make_library):
     return make_library()
 
 
-# The fast tier (`pytest -m "not slow"`, under a minute): tests of one module's logic. Everything that loads a
-# model, opens Chroma, drives the window or starts a process is slow, marked here by what it uses rather than by
-# hand, so a new test of that kind cannot forget the mark.
-_SLOW_FIXTURES = {"library", "make_library", "rules_library", "watching", "qtbot", "window", "app_window", "data_dir"}
-_SLOW_MODULES = {"test_chroma_server", "test_child_process", "test_evaluation", "test_llm_contexts", "test_llm_models",
-                 "test_mcp", "test_offline_bundle", "test_llm_process", "test_llm_server", "test_model_process", "test_reading_process",
-                 "test_vector_process", "test_ui_rendering"}
+# Tiers by folder. tests/unit/ (mirroring desktop_rag/) is the fast tier: one module's logic, no embedding model
+# loaded, no Chroma, no window, no child process (`pytest tests/unit`, under 30 s on 2 cores); .ci/run runs it
+# first, so a broken build fails in a minute. tests/end2end/ is the rest, with the real parts, marked slow so that
+# `-m "not slow"` still means the fast tier. A unit test asking for a fixture of the real parts is refused: it
+# belongs in end2end/.
+_REAL_PARTS_FIXTURES = {"library", "make_library", "rules_library", "watching", "qtbot", "window", "app_window",
+                        "data_dir"}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if _SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.module.__name__ in _SLOW_MODULES:
+        if "end2end" in item.path.parts:
             item.add_marker(pytest.mark.slow)
+        elif used := _REAL_PARTS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            raise pytest.UsageError(f"{item.nodeid} uses {', '.join(sorted(used))}: a test of the real parts "
+                                    "belongs in tests/end2end/")

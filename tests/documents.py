@@ -4,6 +4,7 @@ package ships a real one (also used by bench/index_search.py)."""
 
 from __future__ import annotations
 
+import io
 import zipfile
 from pathlib import Path
 
@@ -128,3 +129,34 @@ def write_scanned_pdf(path: Path, pages: list[tuple[str, bool]], dpi: int = 200)
     doc.save(path)
     doc.close()
     return path
+
+
+# -- known text on scans -----------------------------------------------------------------------------------------
+
+LEASE = ("Lease agreement between Harbor Lofts and Mina Okafor. The monthly rent is 1,450 euros, due on the first "
+         "day of each month. The tenant may keep one bicycle in the cellar.")
+LEASE_JA = "第二条 賃借人は、毎月末日までに翌月分の家賃を支払うものとする。ペットの飼育は禁止する。"
+RECEIPT = "CORNER BAKERY\nSourdough loaf 4.20\nCroissant x2 3.60\nOat latte 3.90\nTOTAL 11.70\nThank you!"
+
+
+def png_bytes(image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def recognise(image, languages: str = "eng+jpn"):
+    """What OCR reads on an image (an ocr.OcrPage)."""
+    from desktop_rag.core.files import ocr
+
+    grey = image.convert("L")
+    return ocr.PageRecognizer(languages).recognize(grey.tobytes(), grey.width, grey.height, grey.width)
+
+
+# -- text in languages without spaces between words ----------------------------------------------------------
+
+MEETING = ("# 物流会議メモ\n\n2025年10月の定例会議では、物流コストの削減が主な議題となった。倉庫の統合により、"
+           "配送費を年間で一割減らす計画である。来月までに運送会社三社から見積もりを集める。\n")
+TRAVEL = ("# 出張旅費規程\n\n社員が出張する場合、新幹線の普通車指定席を利用できる。宿泊費は一泊一万二千円を上限とし、"
+          "領収書を経理部に提出すること。海外出張の日当は別に定める。\n")
+CHINESE = ("# 年度预算\n\n公司明年的研发预算增加百分之十五，主要用于人工智能项目。财务部将在三月审核各部门的支出。\n")

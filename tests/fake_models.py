@@ -14,6 +14,20 @@ from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 
 _WORD = re.compile(r"[A-Za-z][a-z]{4,}")
 
+# Settings under which the machine's conditions allow the background upgrade (no idle wait, no battery rule, no
+# LLM time in an indexing run): what decides is the rest (`contexts`, pause, cancel).
+ANY_TIME = dict(llm_only_when_idle=False, llm_only_on_mains=False, llm_run_budget_seconds=0)
+
+
+class FakeClock:
+    """A clock the test moves by hand (`clock.now += 3`)."""
+
+    def __init__(self, now: float = 0.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
 
 class SlowFakeModel:
     """`fast_calls` answer at once; every later call works for `seconds` unless interrupted."""

@@ -5,7 +5,7 @@ home folder").
 Most laptops have no native bfloat16, so torch runs the model in float32 there. ONNX Runtime runs a graph whose
 attention, GELU and layer norms are fused into single kernels, with the matrix products in int8 (weights quantized
 per output channel, activations per call), but for the few layers whose inputs carry outliers. The vectors stay
-within cosine ~0.998 of float32's (tests/test_onnx_embedding.py), and recall within a question (README).
+within cosine ~0.998 of float32's (tests/end2end/test_onnx_embedding.py), and recall within a question (README).
 
 The graph is made once per machine from the sentence-transformers folder already there (torch exports it, ONNX
 Runtime's own tools fuse and quantize it, ~40 s), under the models cache, atomically like the model's own folder.
@@ -108,7 +108,7 @@ def _make_graph(model_path: Path, work: Path) -> None:
     pooled = _pooled_module()(model, facts["pooling"])
     exported, fused = work / "exported.onnx", work / "fused.onnx"
     # The exporter's and quantizer's advice (tracer warnings on shapes, "consider pre-processing") concerns other
-    # models: this graph is checked against torch on real chunks by tests/test_onnx_embedding.py.
+    # models: this graph is checked against torch on real chunks by tests/end2end/test_onnx_embedding.py.
     with torch.no_grad(), warnings.catch_warnings(), _root_log_quiet():
         warnings.simplefilter("ignore")
         torch.onnx.export(pooled, (sample["input_ids"], sample["attention_mask"]), str(exported), dynamo=False,

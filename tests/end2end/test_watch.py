@@ -121,7 +121,6 @@ def test_search_follows_create_edit_rename_and_delete(rules_library, watching, d
     assert paths(lib, "machines") == [str(docs / "other.md")]
 
 
-
 def test_a_move_between_watched_folders_keeps_everything(rules_library, watching, tmp_path):
     inbox, archive = tmp_path / "inbox", tmp_path / "archive"
     (inbox / "2025").mkdir(parents=True)
@@ -247,19 +246,6 @@ def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, d
     assert lib.catalog.document(str(path.resolve())) is None  # not half-indexed
 
 
-def test_only_indexable_paths_under_no_ignored_name_are_relevant(tmp_path):
-    watcher = FolderWatcher([tmp_path], Settings().ignore_patterns, lambda batch: None, exclude=[tmp_path / "data"])
-    assert watcher.relevant(str(tmp_path / "notes" / "a.md"), is_directory=False)
-    assert watcher.relevant(str(tmp_path / "notes"), is_directory=True)
-    assert not watcher.relevant(str(tmp_path / ".git" / "objects" / "ab.md"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path / "node_modules" / "x" / "README.md"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path / "~$report.docx"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path / "a.md.tmp"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path / "song.mp3"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path.parent / "elsewhere.md"), is_directory=False)
-    assert not watcher.relevant(str(tmp_path / "data" / "notes.md"), is_directory=False)  # our own data folder
-
-
 class CountingFakeLlmContextualizer(Contextualizer):
     """Orchestration fake: answers like the LLM contextualizer and records which chunks it was asked about."""
 
@@ -366,25 +352,6 @@ def test_the_write_lane_applies_changes_and_upgrades_contexts_while_quiet(make_l
         assert lib.catalog.context(lib.search("nettle", k=1, mode="bm25").hits[0].chunk_id)["source"] == "rules"
         eventually(lambda: len(upgrades) == 2, timeout=120)  # then upgraded, once the folder is quiet
         assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
-
-
-def test_events_are_coalesced_and_filtered_before_any_work(tmp_path):
-    from watchdog.events import DirModifiedEvent, FileCreatedEvent, FileModifiedEvent, FileMovedEvent
-
-    watcher = FolderWatcher([tmp_path], Settings().ignore_patterns, lambda batch: None)
-    a, b = str(tmp_path / "a.md"), str(tmp_path / "b.md")
-    watcher._retries[a] = 20  # a's retries were used up while it was being written…
-    for event in (FileCreatedEvent(a), FileModifiedEvent(a), FileModifiedEvent(a),  # one dirty path
-                  DirModifiedEvent(str(tmp_path)),  # a folder "modified" by its files: no work of its own
-                  FileMovedEvent(str(tmp_path / ".a.md.swp"), b),  # temp file renamed over b: b is dirty
-                  FileMovedEvent(a, str(tmp_path / "sub" / "a.md")),  # a real move: recorded as a move
-                  FileMovedEvent(str(tmp_path / "x.md"), str(tmp_path / "y.md"), is_synthetic=True)):
-        watcher.on_event(event)
-    pending = watcher._pending
-    assert pending.moves == [(a, str(tmp_path / "sub" / "a.md"))]
-    assert pending.dirty == {a, b, str(tmp_path / "sub" / "a.md")}
-    assert a not in watcher._retries  # …and a real event for it starts them afresh
-    assert ChangeBatch(dirty={str(tmp_path), a, str(tmp_path / "sub")}).outermost_dirty() == [str(tmp_path)]
 
 
 def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_library, docs):

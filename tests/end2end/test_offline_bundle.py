@@ -5,7 +5,7 @@ anything is installed.
 
 Minutes of work (a venv of ~2 GB installed twice; the portable llama-cpp-python is compiled once per machine and
 cached): run by `packaging/install-and-test.sh` like every test, and by itself with
-`pytest tests/test_offline_bundle.py`."""
+`pytest tests/end2end/test_offline_bundle.py`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 APP_CHECK = r"""
 import os, sys, time

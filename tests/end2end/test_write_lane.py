@@ -1,58 +1,16 @@
-"""Who writes when (core/runs/lane.py): the rules shared by the app, `watch` and `serve`, and the two front ends
-that run them on a plain thread. The app's own agreement is in test_ui_background.py."""
+"""Who writes when (core/runs/lane.py), as `watch` and `serve` follow it on a plain thread, with the real catalog and
+indexes and a fake model: the upgrade only with `auto` contexts, and a run before it. The app's own agreement is in
+test_ui_background.py; the rules themselves in unit/core/runs/test_upgrade_turn.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.runs.lane import RELEASE_MODEL_AFTER_S, UpgradeTurn, WriteLane
-from desktop_rag.core.runs.schedule import BackgroundSchedule
+from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.service.host import LibraryHost
-from fake_models import SlowFakeModel
+from fake_models import ANY_TIME, SlowFakeModel
 from test_watch import eventually
-
-# The machine's conditions allow the upgrade (no idle wait, no battery rule): only `contexts` decides.
-ANY_TIME = dict(llm_only_when_idle=False, llm_only_on_mains=False, llm_run_budget_seconds=0)
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
-
-
-def test_the_upgrade_waits_after_making_way_and_gives_its_model_back_a_minute_after_use():
-    clock = FakeClock()
-    schedule = BackgroundSchedule(Settings(**ANY_TIME), clock=clock, input_idle=lambda: None, load=lambda: 0.0,
-                                  battery=lambda: False)
-    turn = UpgradeTurn(schedule, clock=clock, make_way_s=3.0)
-    allowed = turn.decide()
-    assert allowed.may_run and turn.may_start(allowed, writes_waiting=False, something_waits=True)
-    assert not turn.may_start(allowed, writes_waiting=True, something_waits=True)  # a run is queued: it goes first
-    assert not turn.may_start(allowed, writes_waiting=False, something_waits=False)
-    control = turn.started()
-    turn.make_way()  # a saved file arrives
-    assert control.cancelled
-    turn.ended(control)
-    clock.now += 2.9
-    assert not turn.may_start(allowed, False, True)  # a burst of saves passes first
-    clock.now += 0.2
-    assert turn.may_start(allowed, False, True)
-    assert not turn.release_due()
-    clock.now += RELEASE_MODEL_AFTER_S + 1
-    assert turn.release_due()
-    turn.released()
-    assert not turn.release_due()
-
-
-def test_contexts_other_than_auto_keep_the_schedule_from_running_the_upgrade_unless_asked_now():
-    schedule = BackgroundSchedule(Settings(contexts="rules", **ANY_TIME), input_idle=lambda: None,
-                                  load=lambda: 0.0, battery=lambda: False)
-    assert schedule.decide().reason == "contexts are set to rules"
-    assert schedule.decide(asked_now=True).may_run  # "Write LLM contexts now", `watch --upgrade`
 
 
 def _indexed_with_rules(make_library, docs, contexts: str):

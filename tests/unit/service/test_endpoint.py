@@ -1,6 +1,6 @@
 """The local endpoint's transport (service/endpoint.py): who may connect, how errors travel, a server that goes
 away mid-call, a second server, a socket left by a killed process. The handlers here are fakes standing in for
-the library's tools (tests/test_mcp.py drives the real ones)."""
+the library's tools (end2end/test_mcp.py drives the real ones)."""
 
 from __future__ import annotations
 

@@ -1,26 +1,8 @@
 from pathlib import Path
 
-from desktop_rag.core.dense.dense_text import EMBEDDER_TEXT_PIECES, dense_windows
+from desktop_rag.core.dense.dense_text import EMBEDDER_TEXT_PIECES
 from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.documents import index_text
-
-
-def test_short_text_is_one_window_with_context_first():
-    assert dense_windows("Guide — Install.", "Run the installer.", token_counter()) == [
-        "Guide — Install.\n\nRun the installer."
-    ]
-
-
-def test_long_text_is_cut_into_windows_that_each_carry_the_context_and_fit():
-    counter = token_counter()
-    context = "Handbook — Chain (page 3)."
-    text = " ".join(f"sentence{i} about chains." for i in range(200))
-    windows = dense_windows(context, text, counter)
-    assert len(windows) > 2
-    assert all(w.startswith(context + "\n\n") for w in windows)
-    assert max(counter.count(windows)) <= EMBEDDER_TEXT_PIECES < counter.text_limit == 512 - 2 - 3  # e5 reads 512
-    rebuilt = " ".join(w[len(context) + 2:] for w in windows)
-    assert rebuilt.split() == text.split()
 
 
 def test_indexed_chunks_with_rules_contexts_fit_the_embedder_in_one_window(library, docs):

@@ -89,12 +89,3 @@ def test_rerank_with_a_cross_encoder_reorders_by_its_scores(make_library, notes,
     # The cross-encoder's own scores, recomputed directly, match what search reported.
     direct = library.reranker.score("fish", [f"{h.context}\n\n{h.text}" for h in reranked.hits])
     assert direct == pytest.approx(scores, abs=1e-5)
-
-
-def test_query_words_are_found_in_hit_text_the_way_the_keyword_index_matches_them():
-    from desktop_rag.core.search.highlight import match_spans
-
-    text = "Late payments accrue late_payment_interest daily; the payment desk is closed."
-    spans = match_spans(text, "payment interest")
-    assert [text[a:b] for a, b in spans] == ["payments", "late_payment_interest", "payment"]
-    assert match_spans(text, "the and of") == []  # stop words alone highlight nothing

@@ -24,7 +24,7 @@ def real_chunks() -> list[str]:
              for paragraph in topics[topic].split("\n\n") if len(paragraph) > 200][:16]
     source = inspect.getsource(json.decoder)
     code = [source[start:start + 900] for start in range(0, 900 * 12, 900)]
-    from test_languages import CHINESE, MEETING, TRAVEL
+    from documents import CHINESE, MEETING, TRAVEL
 
     asian = [MEETING, TRAVEL, CHINESE, MEETING[:60], TRAVEL * 3]
     return prose + code + asian + ["short", "x = 1"]

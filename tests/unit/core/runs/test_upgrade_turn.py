@@ -1,0 +1,40 @@
+"""Who writes when (core/runs/lane.py): the rules the app, `watch` and `serve` share, on a clock moved by hand. The
+front ends that follow them are tested in end2end/test_write_lane.py and end2end/test_ui_background.py."""
+
+from __future__ import annotations
+
+from desktop_rag.config import Settings
+from desktop_rag.core.runs.lane import RELEASE_MODEL_AFTER_S, UpgradeTurn
+from desktop_rag.core.runs.schedule import BackgroundSchedule
+from fake_models import ANY_TIME, FakeClock
+
+
+def test_the_upgrade_waits_after_making_way_and_gives_its_model_back_a_minute_after_use():
+    clock = FakeClock(1000.0)
+    schedule = BackgroundSchedule(Settings(**ANY_TIME), clock=clock, input_idle=lambda: None, load=lambda: 0.0,
+                                  battery=lambda: False)
+    turn = UpgradeTurn(schedule, clock=clock, make_way_s=3.0)
+    allowed = turn.decide()
+    assert allowed.may_run and turn.may_start(allowed, writes_waiting=False, something_waits=True)
+    assert not turn.may_start(allowed, writes_waiting=True, something_waits=True)  # a run is queued: it goes first
+    assert not turn.may_start(allowed, writes_waiting=False, something_waits=False)
+    control = turn.started()
+    turn.make_way()  # a saved file arrives
+    assert control.cancelled
+    turn.ended(control)
+    clock.now += 2.9
+    assert not turn.may_start(allowed, False, True)  # a burst of saves passes first
+    clock.now += 0.2
+    assert turn.may_start(allowed, False, True)
+    assert not turn.release_due()
+    clock.now += RELEASE_MODEL_AFTER_S + 1
+    assert turn.release_due()
+    turn.released()
+    assert not turn.release_due()
+
+
+def test_contexts_other_than_auto_keep_the_schedule_from_running_the_upgrade_unless_asked_now():
+    schedule = BackgroundSchedule(Settings(contexts="rules", **ANY_TIME), input_idle=lambda: None,
+                                  load=lambda: 0.0, battery=lambda: False)
+    assert schedule.decide().reason == "contexts are set to rules"
+    assert schedule.decide(asked_now=True).may_run  # "Write LLM contexts now", `watch --upgrade`

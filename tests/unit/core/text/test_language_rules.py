@@ -1,0 +1,23 @@
+"""Japanese needs no spaces: rules contexts are written in Japanese and query words are highlighted where the
+keyword index matched them (search in every language: end2end/test_languages.py)."""
+
+from desktop_rag.core.contexts.rules import RulesContextualizer
+from desktop_rag.core.search.highlight import match_spans
+from desktop_rag.core.text.lexical import lexical_tokens
+from desktop_rag.documents import Chunk, ParsedDocument
+from documents import MEETING
+
+def test_cjk_words_are_highlighted_where_bm25_matched_them():
+    text = "2025年10月の定例会議では、物流コストの削減が主な議題となった。"
+    assert [text[a:b] for a, b in match_spans(text, "物流コスト 削減")] == ["物流コスト", "削減"]
+    assert lexical_tokens("物流コスト") == ["物流", "流コ", "コス", "スト"]
+    assert lexical_tokens("ＡＢＣ ｶﾀｶﾅ") == ["abc", "カタ", "タカ", "カナ"]  # full- and half-width folded
+
+
+def test_a_japanese_rules_context_is_in_japanese():
+    doc = ParsedDocument(text=MEETING, title="物流会議メモ", parser="markdown")
+    chunk = Chunk(0, MEETING, 0, len(MEETING), None, ["物流会議メモ"], 60, "h")
+    context = RulesContextualizer(max_words=40).contextualize(doc, [chunk, chunk])[0].text
+    assert context.startswith("物流会議メモ（全2部分の1）。キーワード：")
+    assert "part" not in context and "Key terms" not in context
+    assert "倉庫" in context and "配送費" in context
