@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, check_setting, describe, resolve_data_dir
+from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, describe, parse_setting, resolve_data_dir
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.filters import FAMILY_NAMES, make_filters
 from desktop_rag.core.search.searcher import MODES, SORTS
@@ -485,32 +485,12 @@ def cmd_settings(args, data_dir: Path) -> int:
         choices = f" Choices: {', '.join(option.choices)}." if option.choices else ""
         print("# " + describe(args.key).replace("\n", "\n# ") + choices, file=sys.stderr)
         return 0
-    value = _coerce(args.key, args.value, current[args.key])
-    check_setting(args.key, value)
-    setattr(settings, args.key, value)
+    setattr(settings, args.key, parse_setting(args.key, args.value))
     settings.save(data_dir)
     print(f"{args.key} = {json.dumps(getattr(settings, args.key))}")
     if option.effect:
         print(f"note: {option.effect}", file=sys.stderr)
     return 0
-
-
-def _coerce(name: str, text: str, like):
-    if isinstance(like, bool):
-        if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-            raise BadInput(f"{name} is true or false, not {text!r}")
-        return text.lower() in ("true", "1", "yes", "on")
-    try:
-        if isinstance(like, int):
-            return int(text)
-        if isinstance(like, float):
-            return float(text)
-    except ValueError:
-        kind = "a whole number" if isinstance(like, int) else "a number"
-        raise BadInput(f"{name} must be {kind}, not {text!r}") from None
-    if isinstance(like, list):
-        return [part.strip() for part in text.split(",") if part.strip()]
-    return text
 
 
 # -- eval, demo -----------------------------------------------------------------------------------------------

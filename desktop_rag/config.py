@@ -81,38 +81,95 @@ def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:
     return Path(chosen) if chosen else default_data_dir()
 
 
+@dataclass(frozen=True)
+class Option:
+    """What the CLI, the Settings dialog and the library know of one setting, in one place."""
+
+    help: str
+    choices: tuple[str, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    # Parts of an open library built from this value: dropped when it changes, rebuilt on next use
+    # (core/library.py settings_changed). "llm": the language model; "embedder": the embedding model and all
+    # built from it (it also re-embeds every chunk); "reranker": the cross-encoder.
+    rebuilds: frozenset[str] = frozenset()
+    # What a change does to what is already indexed, for a person deciding to make it; "" if nothing.
+    effect: str = ""
+
+
+_LLM = frozenset({"llm"})
+_NEW_FILES = "applies to files indexed from now on; `desktop-rag index` re-reads only changed files"
+_DAY_S = 86400.0
+
+
+def setting(default, help: str, **option):
+    """A field of Settings with its Option: one entry per setting."""
+    kept = Option(help, **option)
+    if isinstance(default, list):  # each Settings gets its own list
+        return field(default_factory=lambda: list(default), metadata={"option": kept})
+    return field(default=default, metadata={"option": kept})
+
+
 @dataclass
 class Settings:
+    """Every setting once: its type, default, help, limits, and what a change does (Option): the dialog, the CLI's
+    parsing and "what a change rebuilds" are all derived from these entries (OPTIONS)."""
+
     # The embedder reads 254 word pieces of text: chunk_tokens + context_max_tokens fill exactly that, so neither
     # the context (placed first: it measured better there) nor the chunk's tail is cut from the dense vector.
-    chunk_tokens: int = 190
-    chunk_overlap_tokens: int = 30
-    context_max_words: int = 40
-    context_max_tokens: int = 64
-    contexts: str = "auto"
+    chunk_tokens: int = setting(
+        190, "Chunk size in the embedding model's word pieces", minimum=32, maximum=2048,
+        effect=_NEW_FILES)
+    chunk_overlap_tokens: int = setting(
+        30, "Word pieces each chunk repeats from the one before", minimum=0, maximum=512,
+        effect=_NEW_FILES)
+    context_max_words: int = setting(40, "Longest context kept, in words", minimum=0, maximum=200, effect=_NEW_FILES)
+    context_max_tokens: int = setting(
+        64, "Longest context kept, in the embedding model's word pieces", minimum=0,
+        effect=_NEW_FILES)
+    contexts: str = setting(
+        "auto", "How chunk contexts are written: auto (the LLM within its time budget, rules beyond it), "
+        "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES)
     # Local model for LLM contexts: a packaged model name (see `desktop_rag.core.llm.models`) or a GGUF file path.
     # The 1.5B model's per-chunk sentences are the LLM level that measured better than rules (README).
-    llm_model: str = "qwen2.5-coder-1.5b-instruct-q4_k_m"
-    llm_threads: int = 0  # 0: all cores
-    llm_context_tokens: int = 4096
+    llm_model: str = setting(
+        "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        "The model that writes contexts: a packaged model's name, or the path of a GGUF file", rebuilds=_LLM)
+    llm_threads: int = setting(
+        0, "CPU threads the language model uses (0: all cores)", minimum=0, maximum=256, rebuilds=_LLM)
+    llm_context_tokens: int = setting(
+        4096, "The language model's context window, in tokens", minimum=512, rebuilds=_LLM)
     # Which LLM contexts (LLM_CONTEXT_LEVELS): "document" (one summary per document), "section" (one sentence per
     # section of a long document), "chunk" (one sentence per chunk).
-    llm_context_levels: str = "chunk"
+    llm_context_levels: str = setting(
+        "chunk", "Which LLM contexts: one summary per document, one sentence per chunk, or both "
+        "(with sections)", choices=LLM_CONTEXT_LEVELS)
     # Quote at most this many characters of a chunk in its question (0: all of it). Reading the quoted chunk is
     # most of what a chunk context costs once the document is cached; fewer is faster, at some cost in quality.
-    llm_chunk_quote_chars: int = 0
+    llm_chunk_quote_chars: int = setting(
+        0, "Quote at most this many characters of a chunk to the model (0: all)",
+        minimum=0)
     # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
     # in-process. llm_server_model picks one of the server's models (empty: its first).
-    llm_server: str = ""
-    llm_server_model: str = ""
+    llm_server: str = setting(
+        "", "An OpenAI-compatible server for contexts (http://host:port); empty: the local model",
+        rebuilds=_LLM)
+    llm_server_model: str = setting("", "Which of the server's models (empty: its first)", rebuilds=_LLM)
     # `auto` contexts: a document goes to the LLM while its expected time fits both budgets; the rest get rules
     # contexts now and are upgraded later (`desktop-rag contextualize --upgrade`, or the app when idle).
-    llm_document_budget_seconds: float = 60.0
-    llm_run_budget_seconds: float = 120.0
+    llm_document_budget_seconds: float = setting(
+        60.0, "With auto contexts: a document goes to the LLM if its expected time "
+        "fits this", minimum=0, maximum=_DAY_S)
+    llm_run_budget_seconds: float = setting(
+        120.0, "With auto contexts: LLM time one indexing run may spend; documents beyond "
+        "it get rules contexts now and are upgraded later", minimum=0, maximum=_DAY_S)
     # Background LLM contexts: the app (and `watch`) write the queued LLM contexts by themselves. Cancel in the
     # progress panel turns this off until the person starts them again; Pause holds them, across restarts.
-    llm_upgrade_when_idle: bool = True
-    llm_upgrade_paused: bool = False
+    llm_upgrade_when_idle: bool = setting(
+        True, "Rules contexts are written at once; the language model replaces them later, in "
+        "the background, when the conditions below allow. It stops within a second for "
+        "anything you do (the app and `watch`)")
+    llm_upgrade_paused: bool = setting(False, "The background LLM contexts are paused (Pause in the progress panel)")
     # When they may run (core/runs/schedule.py). Defaults for a 4-core laptop whose owner should never notice them:
     # - only when idle: no keyboard or mouse input, and other programs under a quarter of the CPU, for 3 minutes.
     #   Contexts take hours of CPU for a real folder; a person at the keyboard wants the fan quiet and the CPU
@@ -123,33 +180,60 @@ class Settings:
     #   cap would only stretch hours of work into days. It is there for those who want the machine cool anyway.
     # - threads (llm_threads above): all cores. The model runs at low priority and only when idle, where more
     #   threads finish sooner; it yields the CPU to anything the person starts.
-    llm_only_when_idle: bool = True
-    llm_idle_minutes: float = 3.0
-    llm_only_on_mains: bool = True
-    llm_cap_minutes_per_hour: float = 0.0  # 0: no cap
-    max_file_mb: float = 50.0
+    llm_only_when_idle: bool = setting(
+        True, "Background LLM contexts only when the computer is idle: no keyboard or mouse "
+        "input, and other programs using under a quarter of the CPU")
+    llm_idle_minutes: float = setting(
+        3.0, "Minutes without input and with a low load that count as idle", minimum=0, maximum=120)
+    llm_only_on_mains: bool = setting(True, "Background LLM contexts only on mains power")
+    llm_cap_minutes_per_hour: float = setting(
+        0.0, "At most this many minutes of background LLM work in every hour (0: no "
+        "limit); the rest of the hour the machine stays cool",
+        minimum=0, maximum=60)
+    max_file_mb: float = setting(
+        50.0, "Larger files are not read (reported as too large)", minimum=0, effect=_NEW_FILES)
     # Scanned pages and images are read by OCR (core/files/ocr.py), in these Tesseract languages, except in the
     # folders listed (a folder of photos need not be searched for words).
-    ocr: bool = True
-    ocr_languages: str = "eng+jpn"
-    ocr_skip_folders: list[str] = field(default_factory=list)
-    ignore_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_IGNORE_PATTERNS))
+    ocr: bool = setting(
+        True, "Read the text of scanned PDF pages and of images (PNG, JPEG, TIFF, WebP…) by OCR",
+        effect="files whose scanned pages were not read are read on the next indexing")
+    ocr_languages: str = setting(
+        "eng+jpn", "The languages OCR reads, joined by + (Tesseract's names: eng, jpn; more from "
+        "tessdata-fast-* packages or the system's tesseract-ocr-* packages)", effect=_NEW_FILES)
+    ocr_skip_folders: list[str] = setting(
+        [], "Folders whose scans and images are not read by OCR (comma-separated in the CLI)",
+        effect="files already read keep their text until they change")
+    ignore_patterns: list[str] = setting(
+        list(DEFAULT_IGNORE_PATTERNS), "Names never indexed (shell patterns, comma-separated in the CLI)",
+        effect="files already indexed stay until they change or their folder is indexed"
+        " again")
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.
-    embedding_model: str = ""
-    embed_batch_size: int = 32
+    embedding_model: str = setting(
+        "", "Embedding model: multilingual-e5-small, ~100 languages (packaged, the default); "
+        "all-MiniLM-L6-v2, English only, ~4× faster (packaged); or a sentence-transformers "
+        "model folder", rebuilds=frozenset({"embedder"}),
+        effect="every chunk is embedded again with the new model")
+    embed_batch_size: int = setting(32, "Texts embedded per call", minimum=1, rebuilds=frozenset({"embedder"}))
     # auto: int8 through ONNX Runtime where the model converts (core/dense/onnx_runtime.py), else torch.
-    embedding_precision: str = "auto"
+    embedding_precision: str = setting(
+        "auto", "How the embedding model runs: auto (int8 through ONNX Runtime where the model "
+        "converts, else torch), int8, bfloat16 or float32 (torch)",
+        choices=EMBEDDING_PRECISIONS, rebuilds=frozenset({"embedder"}))
     # Search
-    candidates: int = 100
+    candidates: int = setting(100, "Candidates each retriever gives the fusion", minimum=1)
     # How the keyword and meaning lists are merged (core/search/fusion.py; chosen by bench/fusion.py, README "Fusion").
-    fusion: str = "convex"
-    fusion_bm25_weight: float = 0.6
-    rrf_k: int = 60
-    rerank: bool = False
-    rerank_model: str = ""  # a cross-encoder folder the user supplies; nothing ships one offline
-    rerank_candidates: int = 30
+    fusion: str = setting("convex", "How the keyword and meaning lists are merged", choices=FUSION_METHODS)
+    fusion_bm25_weight: float = setting(0.6, "Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1)
+    rrf_k: int = setting(60, "Reciprocal rank fusion's rank offset", minimum=1)
+    rerank: bool = setting(False, "Rerank results with the cross-encoder by default")
+    rerank_model: str = setting(
+        "", "A cross-encoder folder for reranking (nothing ships one offline)",
+        rebuilds=frozenset({"reranker"}))
+    rerank_candidates: int = setting(30, "Hits the cross-encoder reranks", minimum=1)
     # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.
-    chroma_server: str = ""
+    chroma_server: str = setting(
+        "", "A Chroma server (host:port) instead of the store in the data folder",
+        effect="run `desktop-rag reindex` to fill it")
 
     @classmethod
     def load(cls, data_dir: Path) -> "Settings":
@@ -186,90 +270,7 @@ class Settings:
         os.replace(tmp, data_dir / SETTINGS_FILE)
 
 
-@dataclass(frozen=True)
-class Option:
-    """What the CLI, the Settings dialog and the library know of one setting, in one place."""
-
-    help: str
-    choices: tuple[str, ...] | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-    # Parts of an open library built from this value: dropped when it changes, rebuilt on next use
-    # (core/library.py settings_changed). "llm": the language model; "embedder": the embedding model and all
-    # built from it (it also re-embeds every chunk); "reranker": the cross-encoder.
-    rebuilds: frozenset[str] = frozenset()
-    # What a change does to what is already indexed, for a person deciding to make it; "" if nothing.
-    effect: str = ""
-
-
-_LLM = frozenset({"llm"})
-_NEW_FILES = "applies to files indexed from now on; `desktop-rag index` re-reads only changed files"
-
-OPTIONS: dict[str, Option] = {
-    "chunk_tokens": Option("Chunk size in the embedding model's word pieces", minimum=32, maximum=2048,
-                           effect=_NEW_FILES),
-    "chunk_overlap_tokens": Option("Word pieces each chunk repeats from the one before", minimum=0, maximum=512,
-                                   effect=_NEW_FILES),
-    "context_max_words": Option("Longest context kept, in words", minimum=0, maximum=200, effect=_NEW_FILES),
-    "context_max_tokens": Option("Longest context kept, in the embedding model's word pieces", minimum=0,
-                                 effect=_NEW_FILES),
-    "contexts": Option("How chunk contexts are written: auto (the LLM within its time budget, rules beyond it), "
-                       "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES),
-    "llm_model": Option("The model that writes contexts: a packaged model's name, or the path of a GGUF file",
-                        rebuilds=_LLM),
-    "llm_threads": Option("CPU threads the language model uses (0: all cores)", minimum=0, rebuilds=_LLM),
-    "llm_context_tokens": Option("The language model's context window, in tokens", minimum=512, rebuilds=_LLM),
-    "llm_context_levels": Option("Which LLM contexts: one summary per document, one sentence per chunk, or both "
-                                 "(with sections)", choices=LLM_CONTEXT_LEVELS),
-    "llm_chunk_quote_chars": Option("Quote at most this many characters of a chunk to the model (0: all)",
-                                    minimum=0),
-    "llm_server": Option("An OpenAI-compatible server for contexts (http://host:port); empty: the local model",
-                         rebuilds=_LLM),
-    "llm_server_model": Option("Which of the server's models (empty: its first)", rebuilds=_LLM),
-    "llm_document_budget_seconds": Option("With auto contexts: a document goes to the LLM if its expected time "
-                                          "fits this", minimum=0),
-    "llm_run_budget_seconds": Option("With auto contexts: LLM time one indexing run may spend; documents beyond "
-                                     "it get rules contexts now and are upgraded later", minimum=0),
-    "llm_upgrade_when_idle": Option("Rules contexts are written at once; the language model replaces them later, in "
-                                    "the background, when the conditions below allow. It stops within a second for "
-                                    "anything you do (the app and `watch`)"),
-    "llm_upgrade_paused": Option("The background LLM contexts are paused (Pause in the progress panel)"),
-    "llm_only_when_idle": Option("Background LLM contexts only when the computer is idle: no keyboard or mouse "
-                                 "input, and other programs using under a quarter of the CPU"),
-    "llm_idle_minutes": Option("Minutes without input and with a low load that count as idle", minimum=0),
-    "llm_only_on_mains": Option("Background LLM contexts only on mains power"),
-    "llm_cap_minutes_per_hour": Option("At most this many minutes of background LLM work in every hour (0: no "
-                                       "limit); the rest of the hour the machine stays cool",
-                                       minimum=0, maximum=60),
-    "max_file_mb": Option("Larger files are not read (reported as too large)", minimum=0, effect=_NEW_FILES),
-    "ocr": Option("Read the text of scanned PDF pages and of images (PNG, JPEG, TIFF, WebP…) by OCR",
-                  effect="files whose scanned pages were not read are read on the next indexing"),
-    "ocr_languages": Option("The languages OCR reads, joined by + (Tesseract's names: eng, jpn; more from "
-                            "tessdata-fast-* packages or the system's tesseract-ocr-* packages)", effect=_NEW_FILES),
-    "ocr_skip_folders": Option("Folders whose scans and images are not read by OCR (comma-separated in the CLI)",
-                               effect="files already read keep their text until they change"),
-    "ignore_patterns": Option("Names never indexed (shell patterns, comma-separated in the CLI)",
-                              effect="files already indexed stay until they change or their folder is indexed"
-                                     " again"),
-    "embedding_model": Option("Embedding model: multilingual-e5-small, ~100 languages (packaged, the default); "
-                              "all-MiniLM-L6-v2, English only, ~4× faster (packaged); or a sentence-transformers "
-                              "model folder", rebuilds=frozenset({"embedder"}),
-                              effect="every chunk is embedded again with the new model"),
-    "embed_batch_size": Option("Texts embedded per call", minimum=1, rebuilds=frozenset({"embedder"})),
-    "embedding_precision": Option("How the embedding model runs: auto (int8 through ONNX Runtime where the model "
-                                  "converts, else torch), int8, bfloat16 or float32 (torch)",
-                                  choices=EMBEDDING_PRECISIONS, rebuilds=frozenset({"embedder"})),
-    "candidates": Option("Candidates each retriever gives the fusion", minimum=1),
-    "fusion": Option("How the keyword and meaning lists are merged", choices=FUSION_METHODS),
-    "fusion_bm25_weight": Option("Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1),
-    "rrf_k": Option("Reciprocal rank fusion's rank offset", minimum=1),
-    "rerank": Option("Rerank results with the cross-encoder by default"),
-    "rerank_model": Option("A cross-encoder folder for reranking (nothing ships one offline)",
-                           rebuilds=frozenset({"reranker"})),
-    "rerank_candidates": Option("Hits the cross-encoder reranks", minimum=1),
-    "chroma_server": Option("A Chroma server (host:port) instead of the store in the data folder",
-                            effect="run `desktop-rag reindex` to fill it"),
-}
+OPTIONS: dict[str, Option] = {f.name: f.metadata["option"] for f in fields(Settings)}
 
 
 def describe(name: str) -> str:
@@ -291,3 +292,30 @@ def check_setting(name: str, value) -> None:
         raise BadInput(f"{name} cannot be {value!r}: it must be at most {option.maximum:g}")
     if name == "ocr_languages" and not re.fullmatch(r"[A-Za-z_]+(\+[A-Za-z_]+)*", value):
         raise BadInput(f"ocr_languages cannot be {value!r}: give Tesseract language names joined by +, as eng+jpn")
+
+
+def parse_setting(name: str, text: str):
+    """A setting's value from its words (the CLI's `settings KEY VALUE`), of the setting's own type, checked."""
+    like = getattr(Settings(), name)
+    if isinstance(like, bool):
+        if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+            raise BadInput(f"{name} is true or false, not {text!r}")
+        value = text.lower() in ("true", "1", "yes", "on")
+    elif isinstance(like, (int, float)):
+        try:
+            value = type(like)(text)
+        except ValueError:
+            kind = "a whole number" if isinstance(like, int) else "a number"
+            raise BadInput(f"{name} must be {kind}, not {text!r}") from None
+    elif isinstance(like, list):
+        value = [part.strip() for part in text.split(",") if part.strip()]
+    else:
+        value = text
+    check_setting(name, value)
+    return value
+
+
+def what_changing_does(names) -> list[str]:
+    """For a person who just changed these settings: what each change does to what is already indexed."""
+    return [f"{name}: {OPTIONS[name].effect}" for name in names if name in OPTIONS and OPTIONS[name].effect]
+

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
+from desktop_rag.config import what_changing_does
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
 from desktop_rag.core.runs.control import RunControl
@@ -24,7 +25,7 @@ from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
 from desktop_rag.ui.search_panel import SearchPanel
-from desktop_rag.ui.settings_dialog import NEEDS_REINDEX, SettingsDialog, apply_settings
+from desktop_rag.ui.settings_dialog import SettingsDialog, apply_settings
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
@@ -309,7 +310,6 @@ class MainWindow(QMainWindow):
         self.library.settings_changed(changed)
         if "embedding_model" in changed:
             self._load_embedding_model()
-        needs_reindex = [name for name in changed if name in NEEDS_REINDEX]
         self.search.settings_changed()
         self.background.settings_changed()
         message = "Settings saved."
@@ -317,8 +317,9 @@ class MainWindow(QMainWindow):
             # Scans and images left unread are read now, not at the next change of each file.
             self.index(self.library.reader.folders())
             message += " Scanned pages and images not read before are being read."
-        if needs_reindex:
-            message += f" {', '.join(needs_reindex)} apply to files indexed from now on; re-index to apply them to all."
+        effects = what_changing_does(changed)
+        if effects:
+            message += " " + "; ".join(effects) + "."
         self.statusBar().showMessage(message)
 
     def set_folder_ocr(self, folder: str, on: bool) -> None:

@@ -12,12 +12,27 @@ from PySide6.QtWidgets import (
     QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.config import LLM_CONTEXT_LEVELS, Settings, check_setting, describe
-from desktop_rag.errors import BadInput
+from desktop_rag.config import OPTIONS, Settings, check_setting, describe
 from desktop_rag.core.llm.models import PACKAGED_MODELS
+from desktop_rag.errors import BadInput
 
-# Changing these changes what is stored in the indexes: the next re-index (or `reindex`) applies them.
-NEEDS_REINDEX = ("embedding_model", "chunk_tokens", "chunk_overlap_tokens", "context_max_words")
+
+def _number_box(settings: Settings, name: str, **looks) -> QSpinBox | QDoubleSpinBox:
+    """A spin box for a number setting, within the limits its entry in config.py gives."""
+    value, option = getattr(settings, name), OPTIONS[name]
+    box = QDoubleSpinBox(decimals=looks.pop("decimals", 1)) if isinstance(value, float) else QSpinBox()
+    box.setRange(option.minimum, option.maximum)
+    box.setValue(value)
+    for key, look in looks.items():
+        getattr(box, "set" + key[0].upper() + key[1:])(look)
+    return box
+
+
+def _choice_box(settings: Settings, name: str) -> QComboBox:
+    box = QComboBox()
+    box.addItems(list(OPTIONS[name].choices))
+    box.setCurrentText(getattr(settings, name))
+    return box
 
 
 def _path_row(edit: QLineEdit, choose) -> QWidget:
@@ -41,29 +56,24 @@ class SettingsDialog(QDialog):
         self.model.setEditable(True)
         self.model.addItems(list(PACKAGED_MODELS))
         self.model.setCurrentText(settings.llm_model)
-        self.threads = QSpinBox(minimum=0, maximum=256, value=settings.llm_threads, specialValueText="all cores")
+        self.threads = _number_box(settings, "llm_threads", specialValueText="all cores")
         self.background = QCheckBox("Write LLM contexts in the background")
         self.background.setChecked(settings.llm_upgrade_when_idle)
         self.only_idle = QCheckBox("only when the computer is idle for")
         self.only_idle.setChecked(settings.llm_only_when_idle)
-        self.idle_minutes = QDoubleSpinBox(minimum=0.5, maximum=120, value=settings.llm_idle_minutes, suffix=" min",
-                                           decimals=1)
+        self.idle_minutes = _number_box(settings, "llm_idle_minutes", suffix=" min")
         self.only_mains = QCheckBox("only on mains power")
         self.only_mains.setChecked(settings.llm_only_on_mains)
-        self.cap = QSpinBox(minimum=0, maximum=60, value=round(settings.llm_cap_minutes_per_hour), suffix=" min",
-                            specialValueText="no limit")
+        self.cap = _number_box(settings, "llm_cap_minutes_per_hour", decimals=0, suffix=" min",
+                               specialValueText="no limit")
         self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
-        self.levels = QComboBox()
-        self.levels.addItems(list(LLM_CONTEXT_LEVELS))
-        self.levels.setCurrentText(settings.llm_context_levels)
-        self.run_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_run_budget_seconds,
-                                         suffix=" s", decimals=0)
-        self.document_budget = QDoubleSpinBox(minimum=0, maximum=86400, value=settings.llm_document_budget_seconds,
-                                              suffix=" s", decimals=0)
+        self.levels = _choice_box(settings, "llm_context_levels")
+        self.run_budget = _number_box(settings, "llm_run_budget_seconds", decimals=0, suffix=" s")
+        self.document_budget = _number_box(settings, "llm_document_budget_seconds", decimals=0, suffix=" s")
         self.embedding = QLineEdit(settings.embedding_model, placeholderText="multilingual-e5-small (the default)")
-        self.chunk_tokens = QSpinBox(minimum=32, maximum=2048, value=settings.chunk_tokens)
-        self.overlap = QSpinBox(minimum=0, maximum=512, value=settings.chunk_overlap_tokens)
-        self.context_words = QSpinBox(minimum=0, maximum=200, value=settings.context_max_words)
+        self.chunk_tokens = _number_box(settings, "chunk_tokens")
+        self.overlap = _number_box(settings, "chunk_overlap_tokens")
+        self.context_words = _number_box(settings, "context_max_words")
         self.rerank = QCheckBox("Rerank results by default")
         self.rerank.setChecked(settings.rerank)
         self.rerank_model = QLineEdit(settings.rerank_model, placeholderText="a cross-encoder folder (optional)")
@@ -169,7 +179,7 @@ class SettingsDialog(QDialog):
             llm_threads=self.threads.value(), llm_server=self.server.text().strip(),
             llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),
             llm_idle_minutes=self.idle_minutes.value(), llm_only_on_mains=self.only_mains.isChecked(),
-            llm_cap_minutes_per_hour=float(self.cap.value()),
+            llm_cap_minutes_per_hour=self.cap.value(),
             llm_context_levels=self.levels.currentText(), llm_run_budget_seconds=self.run_budget.value(),
             llm_document_budget_seconds=self.document_budget.value(), embedding_model=self.embedding.text().strip(),
             chunk_tokens=self.chunk_tokens.value(), chunk_overlap_tokens=self.overlap.value(),

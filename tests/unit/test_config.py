@@ -1,0 +1,47 @@
+"""Settings are declared once (config.py): each entry's type, default, limits, help and effect give the CLI's
+parsing, the checks on load and on set, and what a change does."""
+
+from dataclasses import fields
+
+import pytest
+
+from desktop_rag.config import OPTIONS, Settings, check_setting, parse_setting, what_changing_does
+from desktop_rag.errors import BadInput
+
+
+def test_every_setting_has_its_entry_and_a_fresh_list_of_its_own():
+    assert [f.name for f in fields(Settings)] == list(OPTIONS)
+    assert all(option.help for option in OPTIONS.values())
+    one, other = Settings(), Settings()
+    one.ignore_patterns.append("*.bak")
+    assert "*.bak" not in other.ignore_patterns and other.ocr_skip_folders == []
+
+
+def test_a_value_in_words_becomes_the_setting_s_own_type_within_its_limits():
+    assert parse_setting("chunk_tokens", "150") == 150
+    assert parse_setting("fusion_bm25_weight", "0.4") == 0.4
+    assert parse_setting("rerank", "on") is True and parse_setting("ocr", "no") is False
+    assert parse_setting("ocr_skip_folders", "~/Photos, ~/Scans ,") == ["~/Photos", "~/Scans"]
+    assert parse_setting("contexts", "rules") == "rules"
+    for name, words, message in [("chunk_tokens", "many", "a whole number"), ("chunk_tokens", "8", "at least 32"),
+                                 ("llm_cap_minutes_per_hour", "61", "at most 60"), ("rerank", "maybe", "true or"),
+                                 ("contexts", "magic", "pick one of"), ("ocr_languages", "eng jpn", "joined by +")]:
+        with pytest.raises(BadInput, match=message):
+            parse_setting(name, words)
+
+
+def test_the_limits_every_front_end_shows_are_the_ones_checked():
+    for name, option in OPTIONS.items():
+        if option.minimum is not None:
+            with pytest.raises(BadInput):
+                check_setting(name, option.minimum - 1)
+        if option.maximum is not None:
+            check_setting(name, option.maximum)
+            with pytest.raises(BadInput):
+                check_setting(name, option.maximum + 1)
+
+
+def test_what_a_change_does_comes_from_the_setting_s_entry():
+    said = what_changing_does(["chunk_tokens", "rerank", "embedding_model"])
+    assert [line.split(":")[0] for line in said] == ["chunk_tokens", "embedding_model"]  # rerank changes nothing stored
+    assert "embedded again" in said[1]
