@@ -13,12 +13,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 from desktop_rag.config import CONTEXT_CHOICES, OPTIONS, Settings, describe, parse_setting, resolve_data_dir
+from desktop_rag.core.library_writing import name_this_process
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.filters import FAMILY_NAMES, make_filters
 from desktop_rag.core.search.searcher import MODES, SORTS
 from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
-from desktop_rag.service.endpoint import EndpointGone
-from desktop_rag.storage import writer_lock
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -141,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         args.command = "gui"
     data_dir = resolve_data_dir(args.data_dir)
     if args.command != "gui":
-        writer_lock.process_role = args.command
+        name_this_process(args.command)
     try:
         handler = _COMMANDS[args.command]
         return handler(args, data_dir) or 0
@@ -258,10 +257,9 @@ def cmd_watch(args, data_dir: Path) -> int:
 # -- search ---------------------------------------------------------------------------------------------------
 
 def cmd_search(args, data_dir: Path) -> int:
-    from contextlib import ExitStack
-
     from desktop_rag.cli_output import print_search_result
     from desktop_rag.core.search.searcher import SearchResult
+    from desktop_rag.service.client import LibraryClient
     from desktop_rag.service.tools import MAX_LIMIT
 
     filter_arguments = {"folders": [_folder_argument(f) for f in args.folders],
@@ -271,31 +269,17 @@ def cmd_search(args, data_dir: Path) -> int:
     given = [x for x in (args.query, args.queries, args.similar) if x is not None]
     if len(given) > 1 or (not given and filters.empty):
         raise BadInput("give either a QUERY (or filters alone), --queries FILE.jsonl or --similar CHUNK_ID")
-    # The process holding the models loaded answers when there is one (it gives at most MAX_LIMIT hits); if it
-    # quits during a batch, the rest of the queries are searched here.
-    endpoint = None if args.local or args.k > MAX_LIMIT else _endpoint(data_dir)
-    with ExitStack() as cleanup:
-        library = None
+    # Through the one door (service/client.py): the process holding the models loaded answers when there is one
+    # (it gives at most MAX_LIMIT hits); if it quits during a batch, the rest of the queries are searched here.
+    client = LibraryClient(data_dir, local_only=args.local or args.k > MAX_LIMIT, max_limit=max(args.k, MAX_LIMIT),
+                           served_by="search")
 
-        def search(text: str) -> SearchResult:
-            nonlocal endpoint, library
-            if endpoint is not None:
-                try:
-                    return SearchResult.from_dict(endpoint.call(
-                        "search", query=text, limit=args.k, mode=args.mode, rerank=args.rerank, sort=args.sort,
-                        similar_to=args.similar, **filter_arguments))
-                except EndpointGone:
-                    endpoint.close()
-                    endpoint = None
-            if library is None:
-                library = cleanup.enter_context(_open(data_dir))
-            if args.similar is not None:
-                return library.similar(args.similar, k=args.k, filters=filters)
-            return library.search(text, k=args.k, mode=args.mode, rerank=args.rerank, filters=filters,
-                                  sort=args.sort)
+    def search(text: str) -> SearchResult:
+        return SearchResult.from_dict(client.call(
+            "search", query=text, limit=args.k, mode=args.mode, rerank=args.rerank, sort=args.sort,
+            similar_to=args.similar, **filter_arguments))
 
-        if endpoint is not None:
-            cleanup.callback(lambda: endpoint and endpoint.close())
+    try:
         if args.queries is not None:
             for number, line in enumerate(args.queries.read_text(encoding="utf-8").splitlines(), start=1):
                 if not line.strip():
@@ -307,6 +291,8 @@ def cmd_search(args, data_dir: Path) -> int:
                 print(json.dumps(out), flush=True)
             return 0
         result = search(args.query or "")
+    finally:
+        client.close()
     _print_notices(result)
     if args.json:
         print(json.dumps({
@@ -353,21 +339,15 @@ def _print_notices(result) -> None:
 def cmd_stats(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import print_stats
 
-    endpoint = None if args.local else _endpoint(data_dir)
-    stats = None
-    if endpoint is not None:
-        try:
-            stats = endpoint.call("stats")
-            failures = [(f["path"], f["reason"]) for f in stats.pop("failures")]
-            stats.pop("served_by"), stats.pop("model")
-        except EndpointGone:
-            stats = None
-        finally:
-            endpoint.close()
-    if stats is None:
-        with _open(data_dir) as library:
-            stats = library.stats()
-            failures = library.catalog.failures()
+    from desktop_rag.service.client import LibraryClient
+
+    client = LibraryClient(data_dir, local_only=args.local, served_by="stats")
+    try:
+        stats = client.call("stats")  # the same shape from the process holding the library and from here
+    finally:
+        client.close()
+    failures = [(f["path"], f["reason"]) for f in stats.pop("failures")]
+    stats.pop("served_by"), stats.pop("model", None)
     if args.json:
         stats["failures"] = [{"path": p, "reason": r} for p, r in failures]
         print(json.dumps(stats, indent=2))
@@ -380,7 +360,7 @@ def cmd_reindex(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter
 
     with _open(data_dir) as library:
-        if library.catalog.chunk_count() == 0:
+        if library.chunk_count() == 0:
             raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
         summary = library.reindex(on_progress=ProgressPrinter(sys.stderr))
     print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
@@ -410,10 +390,8 @@ def cmd_doctor(args, data_dir: Path) -> int:
             print("The catalog, the dense index and the keyword index agree.")
         elif left and not args.repair:
             print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
-        if checkup.catalog_damage:
-            from desktop_rag.storage.catalog import damaged_message
-
-            print(as_sentence(damaged_message(library.catalog.path, checkup.catalog_damage)) + ".")
+        if checkup.damage_advice:
+            print(as_sentence(checkup.damage_advice) + ".")
     return EXIT_ERROR if left else 0
 
 
@@ -440,7 +418,7 @@ def cmd_upgrade_first(args, data_dir: Path) -> int:
             if not args.off and not folder.expanduser().is_dir():
                 raise BadInput(f"{folder} is not a folder")
             library.mark_upgrade_first(str(folder), marked=not args.off)
-        marked = library.catalog.upgrade_first_folders()
+        marked = library.upgrade_first_folders()
     print("LLM contexts are written first for: " + ", ".join(marked) if marked
           else "No folder is marked: the LLM upgrade takes what you search and open first, then the rest.")
     return 0
@@ -448,7 +426,7 @@ def cmd_upgrade_first(args, data_dir: Path) -> int:
 
 def cmd_context(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
-        if library.catalog.context(args.chunk_id) is None:
+        if library.context(args.chunk_id) is None:
             raise BadInput(f"no chunk with id {args.chunk_id}")
         if args.set is not None:
             library.set_context(args.chunk_id, args.set)
@@ -459,7 +437,7 @@ def cmd_context(args, data_dir: Path) -> int:
                                                      on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
             if not regenerated.changes:
                 print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
-        row = library.catalog.context(args.chunk_id)
+        row = library.context(args.chunk_id)
     if args.json:
         print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",
                                                 "generated_text", "generated_source")}))

@@ -8,9 +8,9 @@ from typing import TextIO
 
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing.report import IndexSummary, Progress
+from desktop_rag.core.library_reads import upgrade_order_sentence
 from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.documents import documents_sentence, metadata_words
-from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from desktop_rag.storage.catalog import damaged_message
+
 
 @dataclass
 class Checkup:
     catalog_damage: str | None = None  # SQLite's quick_check; only a person can act on it (the source of truth)
+    damage_advice: str | None = None  # what to do about it, in words
     vectors_missing: set[int] = field(default_factory=set)  # embedded, says the catalog, but no vector
     vectors_orphaned: set[int] = field(default_factory=set)  # a vector for a chunk the catalog does not have
     keyword_problem: str | None = None  # the keyword index's files, or its chunks, disagree with the catalog
@@ -57,7 +60,8 @@ def lost_indexes(library) -> list[str]:
 
 def examine(library) -> Checkup:
     catalog = library.catalog
-    checkup = Checkup(catalog_damage=catalog.damage())
+    damage = catalog.damage()
+    checkup = Checkup(catalog_damage=damage, damage_advice=damaged_message(catalog.path, damage) if damage else None)
     if checkup.catalog_damage:
         return checkup  # nothing read from a damaged catalog can be trusted
     stored = library.vectors.chunk_ids()

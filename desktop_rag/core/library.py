@@ -24,6 +24,7 @@ from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.index_upkeep import IndexUpkeep
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer
+from desktop_rag.core.library_reads import LibraryReads
 from desktop_rag.core.library_writing import WritingDiscipline
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.filters import SearchFilters
@@ -44,7 +45,7 @@ log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.sqlite3"
 
 
-class Library(WritingDiscipline, IndexUpkeep, ContextEdits):
+class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
     """The facade the front ends use: operations (each write returns what it changed, core/changes.py) and the
     reads they need; its parts (catalog, indexes, models) are its own business."""
 
@@ -256,11 +257,6 @@ class Library(WritingDiscipline, IndexUpkeep, ContextEdits):
         """The LLM upgrade takes this folder's documents before all others (or no longer)."""
         self.catalog.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
         return Changes(folders=True)
-
-    def contexts_of(self, chunk_ids) -> dict[int, dict]:
-        """The stored context of each chunk (text, source, quality, …): what a view showing them needs after an
-        edit."""
-        return {chunk_id: row for chunk_id in chunk_ids if (row := self.reader.context(chunk_id)) is not None}
 
     def openable_path(self, path: str) -> Path:
         """A path the system's viewer can open for a hit: the file itself, or for a document inside a file (an

@@ -16,6 +16,12 @@ from desktop_rag.storage import writer_lock
 log = logging.getLogger(__name__)
 
 
+def name_this_process(role: str) -> None:
+    """What this process is ("index", "watch"…), for the message another one shows when it finds the data folder
+    held (the app is "app" unless told otherwise)."""
+    writer_lock.process_role = role
+
+
 class WritingDiscipline:
     """A part of Library (core/library.py), which holds the locks and the parts."""
 

@@ -31,6 +31,7 @@ class LibraryTools:
         self.runs = runs
         self._start_run = start_run
         self.served_by = served_by
+        self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
 
     # -- search ---------------------------------------------------------------------------------------------
 
@@ -45,8 +46,8 @@ class LibraryTools:
         if len(query) > MAX_QUERY_CHARS:
             raise BadInput(f"the query has {len(query):,} characters; at most {MAX_QUERY_CHARS:,} are searched — "
                            "give a question or a passage, not a document")
-        if not 1 <= limit <= MAX_LIMIT:
-            raise BadInput(f"limit must be between 1 and {MAX_LIMIT}, not {limit}")
+        if not 1 <= limit <= self.max_limit:
+            raise BadInput(f"limit must be between 1 and {self.max_limit}, not {limit}")
         if mode not in MODES:
             raise BadInput(f"unknown mode {mode!r}; pick one of {', '.join(MODES)}")
         if score_threshold is not None and not 0 <= score_threshold <= 1:
@@ -75,19 +76,17 @@ class LibraryTools:
                          store: bool = False) -> dict:
         """The context the configured contextualizer writes for a stored chunk, or for `text` as a part of an
         indexed document; stored (and re-indexed) only when asked, and only for a stored chunk."""
-        from desktop_rag.core.contexts.upgrade import stored_document
-
         if (chunk_id is None) == (text is None):
             raise BadInput("give either chunk_id, or text with document_path")
         if max_words is not None and not 5 <= max_words <= 200:
             raise BadInput(f"max_words must be between 5 and 200, not {max_words}")
-        catalog = self.library.reader
+        library = self.library
         if chunk_id is not None:
             try:
-                doc_id = catalog.chunk_document_id(chunk_id)
+                doc_id = library.chunk_document_id(chunk_id)
             except KeyError:
                 raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)") from None
-            stored = stored_document(catalog, doc_id)
+            stored = library.stored_document(doc_id)
             chunks = stored.chunks
             position = [row["id"] for row in stored.rows].index(chunk_id)
         else:
@@ -97,10 +96,10 @@ class LibraryTools:
                 raise BadInput("text needs the document_path of an indexed document it belongs to")
             if len(text) > MAX_CHUNK_CHARS:
                 raise BadInput(f"the text has {len(text):,} characters; a chunk has at most {MAX_CHUNK_CHARS:,}")
-            record = catalog.document(str(Path(document_path).expanduser().resolve()))
+            record = library.document_record(str(Path(document_path).expanduser().resolve()))
             if record is None or record.status != "indexed":
                 raise BadInput(f"{document_path} is not an indexed document")
-            stored = stored_document(catalog, record.id)
+            stored = library.stored_document(record.id)
             start = max(stored.document.text.find(text), 0)
             chunks = [*stored.chunks, Chunk(len(stored.chunks), text, start, start + len(text), None, [],
                                             len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
@@ -121,7 +120,7 @@ class LibraryTools:
     def reindex(self, paths: list[str] | None = None, contexts: str = "auto") -> dict:
         if contexts not in CONTEXT_CHOICES:
             raise BadInput(f"unknown contexts {contexts!r}; pick one of {', '.join(CONTEXT_CHOICES)}")
-        folders = self.library.reader.folders()
+        folders = self.library.folders()
         if paths is None:
             if not folders:
                 raise NoIndexError("no folder is indexed yet: add one in the app or with `desktop-rag index PATH`")
@@ -141,7 +140,7 @@ class LibraryTools:
         state["phases"] = phases_in_order(state["phases"])
         if state["state"] == "running":  # the files failed so far, as the catalog has them now
             paths = [Path(p) for p in state["paths"]]
-            state["errors"] = [{"path": p, "reason": r} for p, r in self.library.reader.failures()
+            state["errors"] = [{"path": p, "reason": r} for p, r in self.library.failures()
                                if any(Path(p).is_relative_to(root) for root in paths)]
         state["served_by"] = self.served_by
         return state
@@ -150,13 +149,13 @@ class LibraryTools:
 
     def stats(self) -> dict:
         stats = self.library.stats()
-        stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.reader.failures()]
+        stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.failures()]
         stats["model"] = self.library.settings.llm_server or self.library.settings.llm_model
         stats["served_by"] = self.served_by
         return stats
 
     def document(self, doc_id: int) -> dict:
-        stored = self.library.reader.document_for_contexts(doc_id)
+        stored = self.library.document_for_contexts(doc_id)
         if stored is None:
             raise BadInput(f"there is no indexed document {doc_id}")
         doc, rows = stored
@@ -166,9 +165,8 @@ class LibraryTools:
 
     def chunk(self, chunk_id: int) -> dict:
         """A chunk in its document: its context, its text and the text around it."""
-        catalog = self.library.reader
-        record = catalog.chunks_by_id([chunk_id]).get(chunk_id)
-        placed = catalog.chunk_in_document(chunk_id)
+        record = self.library.chunks_by_id([chunk_id]).get(chunk_id)
+        placed = self.library.chunk_in_document(chunk_id)
         if record is None or placed is None:
             raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
         text, start, end = placed
@@ -183,7 +181,7 @@ class LibraryTools:
         if not isinstance(path, str) or not path.strip():
             raise BadInput(f"{what} is empty")
         resolved = Path(os.path.expanduser(path)).resolve()
-        folders = [Path(f) for f in self.library.reader.folders()]
+        folders = [Path(f) for f in self.library.folders()]
         if not any(resolved.is_relative_to(folder) for folder in folders):
             known = ", ".join(str(f) for f in folders) or "none yet"
             raise BadInput(f"{path} is not inside an indexed folder (indexed: {known}); add its folder in the app "

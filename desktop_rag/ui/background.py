@@ -212,8 +212,7 @@ class BackgroundUpgrade(QObject):
         def failed(message: str) -> None:
             self._counting = False
 
-        self.runner.read(lambda: (self.library.reader.contexts_awaiting_upgrade(),
-                                  self.library.reader.llm_seconds_per_chunk()),
+        self.runner.read(lambda: (self.library.contexts_awaiting_upgrade(), self.library.llm_seconds_per_chunk()),
                          on_done=counted, on_error=failed)
 
     def status_text(self) -> str:

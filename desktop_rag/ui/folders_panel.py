@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMenu, QToolButton, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.storage.catalog_review import FolderState
+from desktop_rag.core.library_reads import FolderState
 from desktop_rag.ui.theme import icon
 
 

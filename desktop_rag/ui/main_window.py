@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QM
 from desktop_rag.config import what_changing_does
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
+from desktop_rag.core.library_reads import FolderState
 from desktop_rag.core.runs.control import RunControl
-from desktop_rag.storage.catalog_review import FolderState
 from desktop_rag.ui.agent_endpoint import AppEndpoint
 from desktop_rag.ui.background import BackgroundUpgrade
 from desktop_rag.ui.errors import sentences
@@ -129,7 +129,7 @@ class MainWindow(QMainWindow):
 
         focus = action("Search", self.focus_search, "Ctrl+K")
         add = action("Add folder…", self.folders.choose_folder, "Ctrl+O", "add-folder")
-        rescan = action("Re-scan all folders", lambda: self.index(self.library.reader.folders()), "F5", "rescan")
+        rescan = action("Re-scan all folders", lambda: self.index(self.library.folders()), "F5", "rescan")
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
@@ -151,7 +151,7 @@ class MainWindow(QMainWindow):
         self.focus_search()
         self._refresh_folders()
         self._tab_shown(self.tabs.currentIndex())
-        self.runner.read(lambda: (self.library.reader.stats(), self.library.reader.failures()),
+        self.runner.read(lambda: (self.library.counts(), self.library.failures()),
                          on_done=self._report_state)
         self._load_embedding_model()
 
@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
         message = "Settings saved."
         if {"ocr", "ocr_skip_folders"} & set(changed) and self.library.settings.ocr:
             # Scans and images left unread are read now, not at the next change of each file.
-            self.index(self.library.reader.folders())
+            self.index(self.library.folders())
             message += " Scanned pages and images not read before are being read."
         effects = what_changing_does(changed)
         if effects:
@@ -370,8 +370,8 @@ class MainWindow(QMainWindow):
             self.folders.show_states(states + extra, queued, indexing)
             self.search.set_folders([s.path for s in states])
 
-        reader = self.library.reader
-        self.runner.read(lambda: (reader.folder_states(), set(reader.upgrade_first_folders())), on_done=show)
+        library = self.library
+        self.runner.read(lambda: (library.folder_states(), set(library.upgrade_first_folders())), on_done=show)
 
     def _building_note(self) -> str:
         """For a search while a run adds to the index: it is not complete yet (and how far it is)."""

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.documents import LOW_OCR_CONFIDENCE
-from desktop_rag.storage.catalog_review import REVIEW_FILTERS, ReviewRow
+from desktop_rag.core.library_reads import REVIEW_FILTERS, ReviewRow
 from desktop_rag.ui.search_panel import show_in_document
 
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
@@ -167,7 +167,7 @@ class ReviewPanel(QWidget):
     def refresh(self, keep: int | None = None) -> None:
         keep = keep if keep is not None else (self.current.chunk_id if self.current else None)
         name = self.filter.currentData()
-        self.runner.read(lambda: self.library.reader.review_rows(name),
+        self.runner.read(lambda: self.library.review_rows(name),
                          on_done=lambda rows: self._fill(rows, keep))
 
     def _fill(self, rows: list[ReviewRow], keep: int | None) -> None:
@@ -191,7 +191,7 @@ class ReviewPanel(QWidget):
         self._set_editing(row)
         if row is None:
             return
-        show_in_document(self.document, self.runner, self.library.reader, row.chunk_id, "")
+        show_in_document(self.document, self.runner, self.library, row.chunk_id, "")
         self.editor.setPlainText(row.context)
         self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))
 

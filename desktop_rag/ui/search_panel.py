@@ -40,7 +40,7 @@ def open_in_system_viewer(path: str, page: int | None) -> None:
     QDesktopServices.openUrl(url)
 
 
-def show_in_document(browser: QTextBrowser, runner, reader, chunk_id: int, query: str, context: str = "",
+def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, query: str, context: str = "",
                      context_source: str = "", fallback: str = "") -> None:
     """The chunk inside its document text in `browser`, scrolled to it. The document is read on the runner's read
     lane (a long document must not hold the window); `fallback` is shown if the catalog no longer has it."""
@@ -54,7 +54,7 @@ def show_in_document(browser: QTextBrowser, runner, reader, chunk_id: int, query
                                      context_source))
         browser.scrollToAnchor("hit")
 
-    runner.read(lambda: reader.chunk_in_document(chunk_id), on_done=show)
+    runner.read(lambda: library.chunk_in_document(chunk_id), on_done=show)
 
 
 class SearchPanel(QWidget):
@@ -294,7 +294,7 @@ class SearchPanel(QWidget):
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
-        show_in_document(self.preview, self.runner, self.library.reader, hit.chunk_id, self._shown_query,
+        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._shown_query,
                          hit.context, hit.context_source, fallback=hit.text)
 
     def hit_menu(self, row: int):

@@ -8,8 +8,8 @@ import html
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_rag.core.files.ocr import totals_sentence
+from desktop_rag.core.library_reads import upgrade_order_sentence
 from desktop_rag.documents import documents_sentence
-from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence
 
 
 def stats_html(stats: dict) -> str:

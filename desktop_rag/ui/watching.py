@@ -34,14 +34,14 @@ class FolderFollower(QObject):
     def start(self) -> None:
         """Watch the library's folders (those it has when this runs; set_folders follows later changes)."""
         if self._watcher is None:
-            self._watcher = library_watcher(self.library, [Path(f) for f in self.library.reader.folders()],
+            self._watcher = library_watcher(self.library, [Path(f) for f in self.library.folders()],
                                             self._seen.emit)
             self._watcher.start()
             self.folders_watched.emit(len(self._watcher.folders))
 
     def folders_changed(self) -> None:
         if self._watcher is not None:
-            self._watcher.set_folders([Path(f) for f in self.library.reader.folders()])
+            self._watcher.set_folders([Path(f) for f in self.library.folders()])
             self.folders_watched.emit(len(self._watcher.folders))
 
     def stop(self) -> None:

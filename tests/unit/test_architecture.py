@@ -105,3 +105,17 @@ def test_no_module_of_core_is_over_its_length():
     long = {str(path.relative_to(PACKAGE)): lines for path in (PACKAGE / "core").rglob("*.py")
             if (lines := len(path.read_text(encoding="utf-8").splitlines())) > CORE_MODULE_LINES}
     assert long == {}
+
+
+def test_the_front_ends_use_the_library_s_operations_and_reads_not_its_parts():
+    """The CLI, the window and the agents' tools go through Library (core/library.py, library_reads.py): none of
+    them reaches into its catalog or imports the storage layer."""
+    front_ends = [*PACKAGE.glob("cli*.py"), *(PACKAGE / "ui").rglob("*.py"), *(PACKAGE / "service").rglob("*.py")]
+    reaching = []
+    for path in front_ends:
+        text = path.read_text(encoding="utf-8")
+        reaching += [f"{path.name}: {part}" for part in (".catalog.", ".reader.", "library.catalog", "library.reader")
+                     if part in text]
+        reaching += [f"{path.name} imports {name}" for name in imports_of(path, set())
+                     if name.startswith("desktop_rag.storage")]
+    assert reaching == []

@@ -1,0 +1,77 @@
+"""What the front ends (the CLI, the window, the agents' tools) read of a library, named in one place so that none of
+them reaches into the catalog. Reads go to the reader's connection: committed state only, so a count or a preview
+never waits for a write in progress and never sees a file half re-indexed.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from desktop_rag.storage.catalog import ChunkRecord, DocumentRecord
+# The rows these reads give, and the words for the upgrade's order, for the front ends that show them.
+from desktop_rag.storage.catalog_review import REVIEW_FILTERS, FolderState, ReviewRow  # noqa: F401
+from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence  # noqa: F401
+
+
+class LibraryReads:
+    """A part of Library (core/library.py), which holds the reader."""
+
+    def folders(self) -> list[str]:
+        return self.reader.folders()
+
+    def folder_states(self) -> list[FolderState]:
+        """Each folder with its counts of indexed, failed and skipped files."""
+        return self.reader.folder_states()
+
+    def upgrade_first_folders(self) -> list[str]:
+        return self.reader.upgrade_first_folders()
+
+    def failures(self) -> list[tuple[str, str]]:
+        """(path, reason) of every file that could not be indexed."""
+        return self.reader.failures()
+
+    def counts(self) -> dict:
+        """The catalog's counts alone: instant, unlike stats(), which opens the indexes to count them too."""
+        return self.reader.stats()
+
+    def chunk_count(self) -> int:
+        return self.reader.chunk_count()
+
+    def contexts_awaiting_upgrade(self) -> int:
+        return self.reader.contexts_awaiting_upgrade()
+
+    def llm_seconds_per_chunk(self) -> float | None:
+        return self.reader.llm_seconds_per_chunk()
+
+    def review_rows(self, filter_name: str = "all") -> list[ReviewRow]:
+        return self.reader.review_rows(filter_name)
+
+    def context(self, chunk_id: int) -> dict | None:
+        """A chunk's stored context (text, source, model, quality, the generated text a hand edit replaced)."""
+        return self.reader.context(chunk_id)
+
+    def contexts_of(self, chunk_ids: Sequence[int]) -> dict[int, dict]:
+        """The stored context of each chunk: what a view showing them needs after an edit."""
+        return {chunk_id: row for chunk_id in chunk_ids if (row := self.reader.context(chunk_id)) is not None}
+
+    def chunks_by_id(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        return self.reader.chunks_by_id(chunk_ids)
+
+    def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int] | None:
+        """(document text, start, end) of a chunk, or None when it is gone."""
+        return self.reader.chunk_in_document(chunk_id)
+
+    def chunk_document_id(self, chunk_id: int) -> int:
+        return self.reader.chunk_document_id(chunk_id)
+
+    def document_record(self, path: str) -> DocumentRecord | None:
+        return self.reader.document(path)
+
+    def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
+        return self.reader.document_for_contexts(doc_id)
+
+    def stored_document(self, doc_id: int):
+        """A document and its chunks as stored, ready for a contextualizer (core/contexts/upgrade.py)."""
+        from desktop_rag.core.contexts.upgrade import stored_document
+
+        return stored_document(self.reader, doc_id)

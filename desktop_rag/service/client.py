@@ -1,0 +1,104 @@
+"""The one door of the front ends that do not hold a library themselves (the CLI's `search` and `stats`, `mcp`): an
+operation of service/tools.py goes to the process that holds the library warm (the app, `watch` or `serve`: its
+local endpoint) when one answers — a re-indexing run is then that process's, through its one writer — and to a
+library of this process's own otherwise, opened on first use. Either way the answer has the same shape (the
+operation's dict). A library of its own is opened again when another process has written the dense index since
+it was read, so a long-lived client (`mcp`) never answers from a stale view.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.service.runs import RunRegistry
+
+
+class LibraryClient:
+    def __init__(self, data_dir: Path, local_only: bool = False, max_limit: int | None = None,
+                 served_by: str = "mcp"):
+        """`local_only`: never ask the endpoint (the CLI's --local); `max_limit`: the most hits a search of its own
+        library gives (the endpoint gives at most tools.MAX_LIMIT); `served_by`: this process, as answers name
+        it."""
+        self.data_dir = data_dir
+        self.local_only = local_only
+        self.max_limit = max_limit
+        self.served_by = served_by
+        self._client: EndpointClient | None = None
+        self._local = None  # a LibraryHost without an endpoint, opened on first need
+        self._seen_written: int | None = None  # the dense index's last write when this process last read it
+        self._local_runs: set[str] = set()
+        self._runs = RunRegistry()  # this process's runs: kept when its library is opened again
+        self._lock = threading.Lock()
+
+    def call(self, method: str, **params):
+        if not (method == "progress" and params.get("run_id") in self._local_runs):
+            client = self._endpoint()
+            if client is not None:
+                try:
+                    return client.call(method, **params)
+                except EndpointGone:
+                    self._client = None
+                    if method in ("reindex", "generate_context"):
+                        raise  # it may have started, or stored: not done a second time here
+        return self._call_locally(method, params)
+
+    def _endpoint(self) -> EndpointClient | None:
+        if self.local_only:
+            return None
+        if self._client is None:
+            self._client = EndpointClient.for_library(self.data_dir)
+            if self._client is not None and self._local is not None and not self._local_busy():
+                self._close_local()  # the app (or serve) answers now: its view is the current one
+        return self._client
+
+    def _call_locally(self, method: str, params: dict):
+        with self._lock:
+            if self._local is not None and self._written_since_opened() and not self._local_busy():
+                self._close_local()  # another process wrote the dense index: this one's view of it is old
+            host = self._local_host()
+        result = getattr(host.tools, method)(**params)
+        if method == "reindex":
+            self._local_runs.add(result["run_id"])
+        elif not self._local_busy():
+            self._seen_written = self._dense_index_written()  # as it was when this process last read it
+        return result
+
+    def _local_host(self):
+        from desktop_rag.core.library import Library
+        from desktop_rag.service.host import LibraryHost
+
+        if self._local is None:
+            library = Library(self.data_dir, read_in_child=True)
+            self._local = LibraryHost(library, f"desktop-rag {self.served_by} (process {os.getpid()}, its own "
+                                               "library)", runs=self._runs)
+            if self.max_limit is not None:
+                self._local.tools.max_limit = self.max_limit
+            self._local.after_run = library.release_writer  # the app may start meanwhile: it must be able to write
+        return self._local
+
+    def _dense_index_written(self) -> int | None:
+        try:
+            return (self.data_dir / "chroma" / "chroma.sqlite3").stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def _written_since_opened(self) -> bool:
+        return self._seen_written is not None and self._dense_index_written() != self._seen_written
+
+    def _local_busy(self) -> bool:
+        state = self._local.runs.state_of()
+        return state is not None and state["state"] in ("queued", "running")
+
+    def _close_local(self) -> None:
+        host, self._local, self._seen_written = self._local, None, None
+        host.stop()
+        host.library.close()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._local is not None:
+            self._close_local()
