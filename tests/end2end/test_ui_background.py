@@ -67,7 +67,8 @@ def test_files_saved_renamed_and_deleted_are_in_search_within_3_s_while_the_llm_
     win = app_window(model, Settings(**BACKGROUND))
     index_and_wait(qtbot, win, docs)
     qtbot.waitUntil(model.working.is_set, timeout=WAIT_MS)
-    assert "in the background" in win.progress.title.text() and "writing now" in win.progress.background.text()
+    assert "in the background" in win.progress.title.text()
+    qtbot.waitUntil(lambda: "writing now" in win.progress.background.text(), timeout=5000)  # the next tick says so
     written = llm_contexts(win)
     assert written == 8  # the first step, stored
 
@@ -190,7 +191,7 @@ def test_when_nothing_is_left_to_upgrade_the_model_s_memory_is_given_back(qtbot,
     # the one that matters comes after the model was used, once nothing is left.
     qtbot.waitUntil(lambda: any(calls > 0 and waiting == 0 for calls, waiting in released), timeout=WAIT_MS)
     assert win.background.waiting == 0 and llm_contexts(win) > 0
-    assert win.progress.background.text() == "LLM contexts: none waiting."
+    qtbot.waitUntil(lambda: win.progress.background.text() == "LLM contexts: none waiting.", timeout=5000)
 
 
 def test_the_app_upgrades_rules_contexts_only_when_contexts_are_auto(qtbot, app_window, docs):
