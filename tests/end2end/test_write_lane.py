@@ -4,6 +4,8 @@ test_ui_background.py; the rules themselves in unit/core/runs/test_upgrade_turn.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from desktop_rag.config import Settings
@@ -69,6 +71,19 @@ def test_a_run_submitted_to_the_lane_goes_before_the_upgrade(make_library, docs)
         lane.submit(lambda: done.append("the run"))
         eventually(lambda: done, timeout=10)  # the model's call was cut short for it
         assert model.interrupted >= 1
+    finally:
+        lane.stop()
+        lane.join(30)
+
+
+def test_a_lane_told_never_leaves_the_model_alone_whatever_the_schedule_allows(make_library, docs):
+    library, model = _indexed_with_rules(make_library, docs, "auto")
+    lane = WriteLane(library, make_way_s=0.2)
+    lane.upgrade = "never"  # as `watch --no-upgrade` sets it, after the lane is made
+    lane.start()
+    try:
+        time.sleep(1.5)  # the loop looks every 0.2 s: an allowed upgrade would have begun (see the test above)
+        assert model.calls == 0 and library.reader.stats()["contexts_awaiting_upgrade"] > 0
     finally:
         lane.stop()
         lane.join(30)

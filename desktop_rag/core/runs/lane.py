@@ -105,7 +105,7 @@ class WriteLane:
         self._batches: queue.Queue[ChangeBatch] = queue.Queue()
         self._runs: queue.Queue[Callable[[], None]] = queue.Queue()
         self._wake = threading.Event()
-        self._nothing_to_upgrade = upgrade == "never"
+        self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
         self._thread: threading.Thread | None = None
 
@@ -128,7 +128,7 @@ class WriteLane:
 
     def _arrived(self) -> None:
         self.turn.make_way()
-        self._nothing_to_upgrade = self.upgrade == "never"  # new work may leave rules contexts to upgrade
+        self._nothing_to_upgrade = False  # new work may leave rules contexts to upgrade
         self._wake.set()
 
     # -- the loop ---------------------------------------------------------------------------------------------
@@ -179,7 +179,7 @@ class WriteLane:
         return True
 
     def _may_upgrade(self) -> bool:
-        if self._nothing_to_upgrade:
+        if self._nothing_to_upgrade or self.upgrade == "never":
             return False
         self.decision = self.turn.decide(asked_now=self.upgrade == "now")
         return self.turn.may_start(self.decision, writes_waiting=False, something_waits=True)
