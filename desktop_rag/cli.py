@@ -200,13 +200,6 @@ def _folder_argument(folder: str) -> str:
     return str(path.resolve()) if path.is_dir() else folder
 
 
-def _endpoint(data_dir: Path):
-    """The process that holds this library's models loaded (the app, `watch`, `serve`), if one answers."""
-    from desktop_rag.service.endpoint import EndpointClient
-
-    return EndpointClient.for_library(data_dir)
-
-
 def _query_line(line: str, number: int, path: Path) -> dict:
     where = f"{path}, line {number}"
     try:
@@ -388,10 +381,13 @@ def cmd_serve(args, data_dir: Path) -> int:
     import threading
 
     from desktop_rag.errors import DataFolderBusy
+    from desktop_rag.service.endpoint import EndpointClient
     from desktop_rag.service.host import LibraryHost
 
     _terminate_as_interrupt()
-    if _endpoint(data_dir) is not None:
+    answering = EndpointClient.for_library(data_dir)  # the app, `watch` or another `serve`
+    if answering is not None:
+        answering.close()
         raise DataFolderBusy(f"another desktop-rag process (the app, `watch` or `serve`) already answers for "
                              f"{data_dir}: its answers are what `serve` would give")
     with _open(data_dir) as library:

@@ -18,22 +18,17 @@ class Changes:
     # are left as they are (they would jump under the person's eyes) until the next search.
     upgraded: bool = False
     folders: bool = False  # the folders' list or their marks (OCR, "LLM contexts here first")
-    settings: frozenset[str] = frozenset()
     # The change is in the indexes already; False: stored, and searchable once the run in progress ends.
     searchable: bool = True
     notes: tuple[str, ...] = field(default=(), compare=False)  # for whoever reports the write
 
     def __bool__(self) -> bool:
-        return bool(self.contexts or self.documents or self.upgraded or self.folders or self.settings)
+        return bool(self.contexts or self.documents or self.upgraded or self.folders)
 
     def __or__(self, other: "Changes") -> "Changes":
         return Changes(self.contexts | other.contexts, self.documents or other.documents,
                        self.upgraded or other.upgraded, self.folders or other.folders,
-                       self.settings | other.settings, self.searchable and other.searchable, self.notes + other.notes)
-
-    def touches(self, chunk_ids) -> bool:
-        """Does it change what a view showing these chunks shows?"""
-        return self.documents or bool(self.contexts.intersection(chunk_ids))
+                       self.searchable and other.searchable, self.notes + other.notes)
 
 
 NOTHING = Changes()

@@ -40,6 +40,7 @@ class LibraryClient:
                 try:
                     return client.call(method, **params)
                 except EndpointGone:
+                    client.close()
                     self._client = None
                     if method in ("reindex", "generate_context"):
                         raise  # it may have started, or stored: not done a second time here

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import (
     QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.documents import LOW_OCR_CONFIDENCE
 from desktop_rag.core.library_reads import REVIEW_FILTERS, ReviewRow
+from desktop_rag.documents import LOW_OCR_CONFIDENCE
 from desktop_rag.ui.search_panel import show_in_document
 
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")

@@ -92,13 +92,13 @@ class WriteLane:
     `upgrade`: "scheduled" (when the schedule allows), "now" (whatever the machine does: `watch --upgrade`) or
     "never". `on_batch(batch, summary)` and `on_upgrade(summary)` report what was done."""
 
-    def __init__(self, library, upgrade: str = "scheduled", schedule: BackgroundSchedule | None = None,
+    def __init__(self, library, upgrade: str = "scheduled",
                  on_batch: Callable[[ChangeBatch, Any], None] = lambda batch, summary: None,
                  on_upgrade: Callable[[UpgradeSummary], None] = lambda summary: None,
                  make_way_s: float = MAKE_WAY_S):
         self.library = library
         self.upgrade = upgrade
-        self.turn = UpgradeTurn(schedule or BackgroundSchedule(library.settings), make_way_s=make_way_s)
+        self.turn = UpgradeTurn(BackgroundSchedule(library.settings), make_way_s=make_way_s)
         self.on_batch, self.on_upgrade = on_batch, on_upgrade
         self.watcher = None  # a FolderWatcher feeding add_changes: told which files to look at again
         self.stop_requested = threading.Event()
