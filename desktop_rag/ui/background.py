@@ -229,6 +229,8 @@ class BackgroundUpgrade(QObject):
         if self.control is not None:
             return f"{what} · writing now"
         reason = self.decision.reason
+        if self._contexts_not_auto():
+            return f"{what} · {reason} in Settings; “Write LLM contexts now” writes them anyway"
         if reason == "off":
             return f"{what} · background LLM contexts are off"
         if reason == "paused":
@@ -242,14 +244,18 @@ class BackgroundUpgrade(QObject):
     @property
     def action(self) -> str | None:
         """What the panel's background button does now: "Resume", "Start", "Pause", or None while the upgrade
-        runs (the panel's own Pause and Cancel act on it then)."""
-        if self.control is not None:
+        runs (the panel's own Pause and Cancel act on it then) or while contexts other than `auto` keep it from
+        running at all (Start would change nothing)."""
+        if self.control is not None or self._contexts_not_auto():
             return None
         if self.library.settings.llm_upgrade_paused:
             return "Resume"
         if not self.library.settings.llm_upgrade_when_idle:
             return "Start"
         return "Pause"
+
+    def _contexts_not_auto(self) -> bool:
+        return self.library.settings.contexts != "auto" and not self.asked_now
 
     def act(self) -> None:
         {"Resume": self.resume, "Start": self.start, "Pause": self.pause}[self.action]()

@@ -202,6 +202,7 @@ def test_the_app_upgrades_rules_contexts_only_when_contexts_are_auto(qtbot, app_
     index_and_wait(qtbot, win, docs)
     qtbot.waitUntil(lambda: win.background.decision.reason == "contexts are set to rules", timeout=WAIT_MS)
     qtbot.waitUntil(lambda: "contexts are set to rules" in win.progress.background.text(), timeout=WAIT_MS)
+    assert win.background.action is None  # no Start or Pause that would change nothing
     assert model.calls == 0 and win.library.reader.stats()["contexts_awaiting_upgrade"] > 0
     win.library.settings.contexts = "auto"  # as the Settings dialog saves it
     win.background.settings_changed()
