@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self._queued_folders: list[str] = []
         self._indexing_folders: set[str] = set()  # folders of the run in hand
         self._controls: weakref.WeakSet[RunControl] = weakref.WeakSet()  # of runs started here: Quit cancels all
+        self._runs_asked = 0  # runs started here so far: the state read at start may come back after one of them
 
         self.search = SearchPanel(library, self.runner)
         self.review = ReviewPanel(library, self.runner)
@@ -151,8 +152,9 @@ class MainWindow(QMainWindow):
         self.focus_search()
         self._refresh_folders()
         self._tab_shown(self.tabs.currentIndex())
+        asked = self._runs_asked
         self.runner.read(lambda: (self.library.counts(), self.library.failures()),
-                         on_done=self._report_state)
+                         on_done=lambda state: self._report_state(state, overtaken=self._runs_asked != asked))
         self._load_embedding_model()
 
     def _load_embedding_model(self) -> None:
@@ -161,44 +163,61 @@ class MainWindow(QMainWindow):
         self.runner.load(lambda: self.library.embedder.dimension, on_done=lambda _: self.search.meaning_model_ready(),
                          on_error=lambda message: (self.search.meaning_model_ready(), self.show_error(message)))
 
-    def _report_state(self, state) -> None:
+    def _report_state(self, state, overtaken: bool = False) -> None:
+        """`overtaken`: a run was asked for (a folder added at once) before this state came back from the read
+        lane; the panel is that run's, and its "Done" must not be replaced by the state at start."""
         stats, failures = state
         docs = stats["documents"]
         if not docs["indexed"] and not docs["failed"]:
-            self.progress.finish("Nothing indexed yet: add a folder to start.")
+            if not overtaken:
+                self.progress.finish("Nothing indexed yet: add a folder to start.")
             self.follower.start()  # watches what gets added
             self.background.begin()
             return
-        self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.", failures)
+        if not overtaken:
+            self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.",
+                                 failures)
         if stats["folders"]:
-            self._catch_up(stats["folders"], stats["chunks_pending_embedding"])
+            self._catch_up(stats["folders"], stats["chunks_pending_embedding"], quiet=overtaken)
         else:
             # Even with nothing left by the last run: the first write checks that both indexes are there
             # (core/doctor.py) and rebuilds a lost one, saying so.
             pending = stats["chunks_pending_embedding"]
-            self.sync(f"Resuming: {pending} chunks left by the last run…" if pending else "Checking the indexes…")
+            self.sync(f"Resuming: {pending} chunks left by the last run…" if pending else "Checking the indexes…",
+                      quiet=overtaken)
             self.follower.start()
         self.background.begin()  # it starts once the catch-up is done and the schedule allows
 
-    def _catch_up(self, folders: list[str], pending: int) -> None:
+    def _catch_up(self, folders: list[str], pending: int, quiet: bool = False) -> None:
         """What changed while the app was closed (the reconciliation scan: a stat per unchanged file), and what
-        a killed run left; then the folders are watched."""
+        a killed run left; then the folders are watched. `quiet`: the panel is a run's the person asked for
+        meanwhile; this one shows itself only if it finds something."""
         control = self._new_control()
-        self.progress.start(f"Resuming: {pending} chunks left by the last run…" if pending
-                            else "Checking the folders for changes made while the app was closed…", control)
+        title = (f"Resuming: {pending} chunks left by the last run…" if pending
+                 else "Checking the folders for changes made while the app was closed…")
         self.runner.write(
             lambda report: self.library.index(folders, contexts=self.library.watch_contexts, on_progress=report,
                                               control=control),
-            on_done=self._caught_up,
+            on_done=lambda summary: self._caught_up(summary, control),
             on_error=lambda message: (self.progress.finish(message), self.follower.start()),
-            on_progress=self.progress.on_progress,
+            on_progress=None if quiet else self._panel_follows(title, control),
         )
 
-    def _caught_up(self, summary) -> None:
+    def _panel_follows(self, title: str, control: RunControl):
+        """A run's progress handler that takes the panel when the run starts on the write lane, not when it is
+        queued: a run queued behind another does not take the panel from it."""
+        def report(progress) -> None:
+            if self.progress.control is not control:
+                self.progress.start(title, control)
+            self.progress.on_progress(progress)
+        return report
+
+    def _caught_up(self, summary, control: RunControl) -> None:
         # Old failures are listed either way; notices say an index was rebuilt, or why it will be.
         changed = summary.indexed or summary.removed or summary.moved or summary.notices
-        self.progress.finish(summary_text(summary) if changed else "Up to date.",
-                             [(f.path, f.reason) for f in summary.failed])
+        if changed or self.progress.control is control:  # else the panel shows another run's end: kept
+            self.progress.finish(summary_text(summary) if changed else "Up to date.",
+                                 [(f.path, f.reason) for f in summary.failed])
         self.follower.start()
         self.changed.emit(summary.changes)
 
@@ -273,15 +292,18 @@ class MainWindow(QMainWindow):
         self.show_error(message)
         self._refresh_folders()
 
-    def sync(self, title: str) -> None:
+    def sync(self, title: str, quiet: bool = False) -> None:
+        """Bring both indexes up to the catalog; `quiet` as for _catch_up."""
         control = self._new_control()
-        self.progress.start(title, control)
         self.runner.write(lambda report: self.library.sync(on_progress=report, control=control),
-                          on_done=lambda summary: (self.progress.finish(
-                              "Cancelled; the rest continues next time." if summary.cancelled
-                              else f"Up to date. {sentences(summary.notices)}".strip()),
-                              self.changed.emit(summary.changes)),
-                          on_progress=self.progress.on_progress)
+                          on_done=lambda summary: self._synced(summary, control),
+                          on_progress=None if quiet else self._panel_follows(title, control))
+
+    def _synced(self, summary, control: RunControl) -> None:
+        if summary.cancelled or summary.notices or self.progress.control is control:  # else another run's end
+            self.progress.finish("Cancelled; the rest continues next time." if summary.cancelled
+                                 else f"Up to date. {sentences(summary.notices)}".strip())
+        self.changed.emit(summary.changes)
 
     def upgrade_contexts(self) -> None:
         """The person asked for the LLM contexts now: whatever the machine does (not only when idle)."""
@@ -391,6 +413,7 @@ class MainWindow(QMainWindow):
     def _new_control(self) -> RunControl:
         control = RunControl()
         self._controls.add(control)
+        self._runs_asked += 1
         return control
 
     def _cancel_on_close(self) -> None:

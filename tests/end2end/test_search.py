@@ -89,3 +89,21 @@ def test_rerank_with_a_cross_encoder_reorders_by_its_scores(make_library, notes,
     # The cross-encoder's own scores, recomputed directly, match what search reported.
     direct = library.reranker.score("fish", [f"{h.context}\n\n{h.text}" for h in reranked.hits])
     assert direct == pytest.approx(scores, abs=1e-5)
+
+
+def test_hybrid_search_lifts_the_passage_naming_the_query_identifier_verbatim(library, docs):
+    # Both name the executor's parts; only one holds `DiffExecutor` itself (core/search/identifiers.py).
+    (docs / "talk.md").write_text("# Executors\n\nA diff executor runs two executors. The diff of executor "
+                                  "outputs shows where the executors differ.")
+    (docs / "diff.rs").write_text("/// Runs two executors on the same input.\npub struct DiffExecutor<A, B> {\n"
+                                  "    primary: A,\n    secondary: B,\n}\n")
+    library.index([docs], contexts="none")
+    hits = library.search("What does DiffExecutor hold?", k=100).hits  # every chunk: each is a candidate
+    assert Path(hits[0].path).name == "diff.rs"
+    best_bm25 = max(h.scores.bm25 or 0 for h in hits)
+    low, high = min(h.scores.dense for h in hits), max(h.scores.dense for h in hits)
+    for hit in hits:  # the product's convex fusion (α 0.6), plus the bonus where the identifier is verbatim
+        convex = 0.6 * (hit.scores.bm25 or 0) / best_bm25 + 0.4 * (hit.scores.dense - low) / (high - low)
+        bonus = 0.1 if "DiffExecutor" in hit.text + hit.context else 0.0
+        assert hit.scores.fused == pytest.approx(convex + bonus)
+    assert any("DiffExecutor" not in h.text for h in hits)

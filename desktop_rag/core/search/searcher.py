@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from desktop_rag.core.search.filtered_dense import nearest_allowed
 from desktop_rag.core.search.filters import SearchFilters, make_filters
 from desktop_rag.core.search.fusion import Fusion, fuse
+from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.query import contains_phrases, parse_query
@@ -138,7 +139,7 @@ class Searcher:
         if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
             result.notices.append("the dense index is empty although chunks were embedded: run `desktop-rag doctor "
                                   "--repair` (or any index run) to rebuild it; meanwhile only keywords match")
-        ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
+        ranked = self._fused(parsed, dense, bm25) if mode == "hybrid" else (dense or bm25)
         if facets:
             result.facets = self._facets(parsed, query_vector, mode, n, result.filters, ranked, chunk_count)
 
@@ -202,6 +203,18 @@ class Searcher:
         bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes], allowed)
                 if mode in ("hybrid", "bm25") else [])
         return dense, bm25
+
+    def _fused(self, parsed, dense, bm25) -> list[tuple[int, float]]:
+        """The two lists fused, then passages holding the query's identifiers verbatim lifted (identifiers.py)."""
+        ranked = fuse(dense, bm25, self.fusion)
+        identifiers = identifiers_in(parsed.keywords_text)
+        if not identifiers:
+            return ranked
+        scale = 1.0 if self.fusion.method == "convex" else 1.0 / (self.fusion.k + 1)  # RRF's best single rank
+        return lift_exact_identifiers(ranked, identifiers, self._index_texts, scale)
+
+    def _index_texts(self, chunk_ids: list[int]) -> dict[int, str]:
+        return {i: index_text(r.context, r.text) for i, r in self.catalog.chunks_by_id(chunk_ids).items()}
 
     def _facets(self, parsed, query_vector, mode, n, filters: SearchFilters, ranked, total: int) -> dict[str, int]:
         if filters.types:  # the chips show what each type would give: its own filter left out

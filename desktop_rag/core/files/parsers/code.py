@@ -23,6 +23,18 @@ _DEFINITION = re.compile(
     r"\b[ \t]*(?P<name>[^\n{:(=;]{0,80})",
     re.M,
 )
+# A method or function of the C family (Java, C#, C++, C, Kotlin's Java neighbours): words before the name (its
+# return type, modifiers; none before `Class::Class`), the name, its parameters, then the body's brace or a `throws` clause ending the line.
+# Without it a Java file's only heading was its class, so a chunk that starts inside `testExecute_dockerClient()`
+# carried no trace of the method's name (codebase set, README "Signals").
+_METHOD = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<before>(?:[A-Za-z_$][\w$.:<>,?\[\]*&~]*[ \t]+)*)[*&]*(?P<name>[A-Za-z_$~][\w$:~]*)[ \t]*"
+    r"\((?P<parameters>[^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*)(?:\)[ \t]*(?:const|noexcept|override|final"
+    r"|throws[ \t]+[\w., \t]+|->[^{;\n]+|[ \t])*[{]?[ \t]*$|,?[ \t]*$)",
+    re.M,
+)
+# Statements that look like `word word(`: never a definition.
+_NOT_A_TYPE = frozenset("return new else throw delete case goto await yield if for while switch catch import from".split())
 
 
 def parse_code(data: bytes, stem: str) -> ParsedDocument:
@@ -32,4 +44,14 @@ def parse_code(data: bytes, stem: str) -> ParsedDocument:
         name = " ".join(m.group("name").split())
         level = 1 if not m.group("indent") else 2
         headings.append(Heading(m.start(), level, f"{m.group('kind')} {name}".strip()))
+    defined = {h.start_char for h in headings}
+    for m in line_matches(_METHOD, text):
+        words = m.group("before").split()
+        # No word before the name: only `Class::Class(` (a C++ definition outside its class) is one.
+        if (m.start() in defined or _NOT_A_TYPE.intersection(words) or m.group("name") in _NOT_A_TYPE
+                or not (words or "::" in m.group("name"))):
+            continue
+        level = 1 if not m.group("indent") else 2
+        headings.append(Heading(m.start(), level, f"{m.group('name')}()"))
+    headings.sort(key=lambda h: h.start_char)
     return ParsedDocument(text=text, title=stem, parser="code", headings=headings)

@@ -92,6 +92,51 @@ def test_source_code_definitions_are_headings():
     assert [(h.level, h.title) for h in doc.headings] == [(1, "class Invoice"), (2, "def total"), (1, "def helper")]
 
 
+JAVA = b"""package com.example;
+
+public class BuildDockerMojoIntegrationTest {
+  private static final String IMAGE = "x";
+
+  @Test
+  public void testExecute_dockerClient()
+      throws VerificationException, IOException {
+    String targetImage = buildImage(IMAGE, "docker");
+    if (targetImage != null) {
+      return;
+    }
+    new Command("docker", "run").run();
+  }
+
+  public static Map<String, List<Integer>> counts(int limit) {
+    return Collections.emptyMap();
+  }
+}
+"""
+
+CPP = b"""#include "filter.h"
+
+namespace log4cxx {
+XMLFilenameFilter::XMLFilenameFilter(const std::string& actual, const std::string& expected)
+    : base_(actual), pattern_(expected)
+{
+}
+
+inline ValueType ColumnLowCardinality::At(size_t n) const {
+    return Wrap(n);
+}
+}
+"""
+
+
+def test_methods_of_c_family_languages_are_headings_and_calls_are_not():
+    java = parse_bytes("BuildDockerMojoIntegrationTest.java", JAVA)
+    assert [(h.level, h.title) for h in java.headings] == [
+        (1, "class BuildDockerMojoIntegrationTest"), (2, "testExecute_dockerClient()"), (2, "counts()")]
+    cpp = parse_bytes("filter.cpp", CPP)
+    assert [h.title for h in cpp.headings] == [
+        "namespace log4cxx", "XMLFilenameFilter::XMLFilenameFilter()", "ColumnLowCardinality::At()"]
+
+
 @pytest.mark.parametrize("data, expected", [
     (codecs.BOM_UTF8 + "café".encode(), "café"),
     ("naïve résumé".encode("utf-16"), "naïve résumé"),
