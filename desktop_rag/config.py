@@ -149,6 +149,11 @@ class Settings:
     llm_chunk_quote_chars: int = setting(
         0, "Quote at most this many characters of a chunk to the model (0: all)",
         minimum=0)
+    # Questions each chunk answers, written by the model after its chunk sentence and keyword-indexed with the
+    # context (doc2query; core/llm/prompts.py CHUNK_QUESTIONS). Measured in README "Questions the chunk answers".
+    llm_questions: int = setting(
+        0, "Questions the LLM writes per chunk, keyword-indexed with its context (0: none)", minimum=0, maximum=3,
+        effect="applies to chunks the LLM writes contexts for from now on")
     # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
     # in-process. llm_server_model picks one of the server's models (empty: its first).
     llm_server: str = setting(

@@ -134,6 +134,14 @@ class ContextResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     seconds: float = 0.0
+    questions: str = ""  # questions the chunk answers, one per line (LLM contexts with llm_questions; doc2query)
+
+
+def keyword_text(context: str, chunk_text: str, questions: str = "") -> str:
+    """What the keyword index holds for a chunk: its context and text, then the questions it answers (they are
+    words a person may search with; not embedded: core/llm/prompts.py, "questions")."""
+    text = index_text(context, chunk_text)
+    return f"{text}\n\n{questions}" if questions else text
 
 
 def index_text(context: str, chunk_text: str) -> str:

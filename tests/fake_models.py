@@ -53,7 +53,7 @@ class SlowFakeModel:
         return self.chat_batch([messages], max_tokens)[0]
 
     def chat_batch(self, conversations, max_tokens, first_sentence_only=False, temperature=0.0,
-                   seed=0) -> list[Completion]:
+                   seed=0, questions=0) -> list[Completion]:
         with self._guard.call():
             self.calls += 1
             if self.calls > self.fast_calls:

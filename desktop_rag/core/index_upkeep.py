@@ -14,7 +14,6 @@ from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.runs.control import Cancelled, RunControl
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION
-from desktop_rag.documents import index_text
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog import damaged_message
 
@@ -67,9 +66,7 @@ class IndexUpkeep:
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
 
     def rebuild_keyword_index(self) -> int:
-        count = self.keywords.rebuild(
-            (chunk_id, index_text(context, text)) for chunk_id, context, text in self.catalog.iter_index_texts()
-        )
+        count = self.keywords.rebuild(self.catalog.iter_keyword_texts())
         self.catalog.mark_keyword_index_clean()
         return count
 

@@ -202,7 +202,7 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
             llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=s.llm_context_levels,
             budget_seconds=(s.llm_document_budget_seconds, s.llm_run_budget_seconds),
             seconds_per_chunk=self.catalog.llm_seconds_per_chunk() if choice == "auto" else None,
-            llm_quote_chars=s.llm_chunk_quote_chars,
+            llm_quote_chars=s.llm_chunk_quote_chars, llm_questions=s.llm_questions,
         )
 
     def _close_llm_backend(self, interrupt: bool = False) -> None:

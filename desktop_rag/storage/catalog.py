@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ContextResult
+from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
@@ -369,6 +369,14 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
             " ORDER BY c.id", (), _ROWS_PER_BLOCK
         ):
             yield from (tuple(r) for r in rows)
+
+    def iter_keyword_texts(self) -> Iterator[tuple[int, str]]:
+        """(chunk id, what the keyword index holds for it: documents.keyword_text), in blocks as above."""
+        for rows in self._db.blocks(
+            "SELECT c.id, COALESCE(x.text, ''), c.text, COALESCE(x.questions, '') FROM chunks c"
+            " LEFT JOIN contexts x ON x.chunk_id = c.id ORDER BY c.id", (), _ROWS_PER_BLOCK
+        ):
+            yield from ((r[0], keyword_text(r[1], r[2], r[3])) for r in rows)
 
     # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The
     # meta key keeps its first name, so libraries made before keep their state.

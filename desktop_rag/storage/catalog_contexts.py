@@ -11,7 +11,7 @@ from desktop_rag.documents import RULES_FOR_LOW_OCR, ContextResult
 
 # The columns a generated context fills, in this order, by insert and by upgrade alike.
 CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "quality_detail", "prompt_tokens",
-                   "completion_tokens", "seconds")
+                   "completion_tokens", "seconds", "questions")
 
 _COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
 # A rules context that the given (model, prompt version) has not tried: what an upgrade asks about. Parameters:
@@ -25,7 +25,7 @@ RULES_NOT_TRIED = ("x.source = 'rules' AND x.prompt_version IS NOT '" + RULES_FO
 def context_values(context: ContextResult) -> tuple:
     detail = json.dumps(context.quality_detail) if context.quality_detail is not None else None
     return (context.text, context.source, context.model, context.prompt_version, context.quality, detail,
-            context.prompt_tokens, context.completion_tokens, context.seconds)
+            context.prompt_tokens, context.completion_tokens, context.seconds, context.questions)
 
 
 class ContextEdits:
@@ -47,7 +47,8 @@ class ContextEdits:
         hash. Includes rules contexts the model's answers were rejected for (asking again would give the same).
         The title is part of the key because every context opens with it."""
         rows = self._db.execute(
-            "SELECT x.chunk_text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail"
+            "SELECT x.chunk_text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail,"
+            " x.questions"
             " FROM contexts x"
             " JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
             " WHERE x.document_hash = ? AND d.title IS ? AND x.model = ? AND x.prompt_version = ?"
@@ -57,6 +58,7 @@ class ContextEdits:
         return {r["chunk_text_hash"]: ContextResult(
             text=r["text"], source=r["source"], model=r["model"], prompt_version=r["prompt_version"],
             quality=r["quality"], quality_detail=json.loads(r["quality_detail"]) if r["quality_detail"] else None,
+            questions=r["questions"],
             # Reused, not generated: this copy cost nothing.
         ) for r in rows}
 

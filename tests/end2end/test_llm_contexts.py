@@ -186,3 +186,29 @@ def test_a_long_document_s_later_sections_are_each_asked_about_once(make_library
     # The summary is counted on the first chunk, each later section's question on its first chunk: more than
     # one call, fewer than one per chunk.
     assert asked[0] == 0 and 1 < len(asked) < len(rows)
+
+
+def test_the_real_model_writes_questions_each_chunk_answers_and_keyword_search_finds_them(make_library, docs):
+    text = ("# Espresso guide\n\n## Grinding\n\nGrind 18 grams fine, like table salt, right before brewing.\n\n"
+            "## Tamping\n\nTamp level with 15 kilograms of force, then polish with a twist.\n\n"
+            "## Steaming milk\n\nPurge the wand, keep the tip just under the surface, stop at 60 degrees.\n")
+    (docs / "espresso.md").write_text(text)
+    library = make_library(Settings(llm_model="qwen2.5-coder-0.5b-instruct-q4_k_m", llm_context_levels="chunk",
+                                    llm_questions=2))
+    library.index([docs], contexts="llm")
+    rows = library.catalog._db.execute(
+        "SELECT c.id, c.text AS chunk, x.text, x.questions, x.prompt_version FROM contexts x"
+        " JOIN chunks c ON c.id = x.chunk_id ORDER BY c.idx").fetchall()
+    asked = [r for r in rows if r["questions"]]
+    assert asked, [dict(r) for r in rows]
+    # Every chunk was asked (a weak answer's context falls back to rules, and keeps its questions).
+    assert all(r["prompt_version"] == "ctx-3/chunk+2questions" for r in rows if r["questions"])
+    for row in asked:
+        questions = row["questions"].split("\n")
+        assert 1 <= len(questions) <= 2 and all(q.endswith(("?", "？")) for q in questions)
+        assert "Q:" not in row["text"] and "?" not in row["text"]  # the context is the sentence, without them
+    keyword_texts = dict(library.catalog.iter_keyword_texts())
+    row = asked[0]
+    assert keyword_texts[row["id"]].endswith(row["questions"])  # indexed after the context and the text
+    hits = library.search(row["questions"].split("\n")[0], k=3, mode="bm25").hits
+    assert row["id"] in [h.chunk_id for h in hits]

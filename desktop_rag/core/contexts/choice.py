@@ -14,7 +14,8 @@ from desktop_rag.errors import BadInput
 def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None = None,
                         counter: TokenCounter | None = None, llm_backend_factory=None,
                         on_notice=None, llm_levels: str = "document", budget_seconds: tuple[float, float] = (0, 0),
-                        seconds_per_chunk: float | None = None, llm_quote_chars: int = 0) -> Contextualizer:
+                        seconds_per_chunk: float | None = None, llm_quote_chars: int = 0,
+                        llm_questions: int = 0) -> Contextualizer:
     """`budget_seconds` is (per document, per run) for `auto`; `seconds_per_chunk` what the LLM cost before."""
     if choice == "none":
         return NoContextualizer()
@@ -24,7 +25,8 @@ def make_contextualizer(choice: str, max_words: int = 40, max_tokens: int | None
     if choice in ("llm", "auto"):
         if llm_backend_factory is None:
             raise BadInput("LLM contexts need a model: set llm_model to a packaged model name or a GGUF file")
-        llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels, quote_chars=llm_quote_chars)
+        llm = LlmContextualizer(llm_backend_factory, rules, on_notice, levels=llm_levels, quote_chars=llm_quote_chars,
+                                questions=llm_questions)
         if choice == "llm":
             return llm
         return BudgetedContextualizer(llm, rules, *budget_seconds, seconds_per_chunk=seconds_per_chunk)

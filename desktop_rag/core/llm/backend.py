@@ -25,9 +25,11 @@ class LlmBackend(Protocol):
 
 
 def ask_together(backend: LlmBackend, conversations: list[list[dict]], max_tokens: int, temperature: float = 0.0,
-                 seed: int = 0) -> list[Completion]:
-    """Questions sharing a prefix, answered in one batch where the backend can (one sentence each), else in turn."""
+                 seed: int = 0, questions: int = 0) -> list[Completion]:
+    """Questions sharing a prefix, answered in one batch where the backend can (one sentence each, then
+    `questions` questions where the prompt asks for them), else in turn."""
     batch = getattr(backend, "chat_batch", None)
     if batch is not None:
-        return batch(conversations, max_tokens, first_sentence_only=True, temperature=temperature, seed=seed)
+        return batch(conversations, max_tokens, first_sentence_only=True, temperature=temperature, seed=seed,
+                     **({"questions": questions} if questions else {}))
     return [backend.chat(messages, max_tokens, temperature, seed) for messages in conversations]

@@ -9,7 +9,7 @@ from desktop_rag.core.text.scripts import SENTENCE_ENDS, has_cjk
 
 _CHAT_TOKENS = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<\|endoftext\|>")
 _LABEL = re.compile(
-    r"^\s*(?:\*\*)?(?:context|summary|answer|search context|document summary)\s*(?:\*\*)?\s*:\s*(?:\*\*)?\s*",
+    r"^\s*(?:\*\*)?(?:context|summary|answer|search context|document summary|文脈)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*",
     re.I,
 )
 _PREAMBLE = re.compile(r"^\s*(?:sure|certainly|of course|here(?:'s| is| are)\b)[^.:\n]*[:.!]\s*", re.I)
@@ -85,3 +85,28 @@ def _ngrams(text: str) -> set[tuple[str, ...]]:
     # In Japanese a whole sentence is one \w+ run: its characters are the units there.
     words = [u for w in re.findall(r"\w+", text.lower()) for u in (list(w) if has_cjk(w) else [w])]
     return {tuple(words[i : i + _COPY_NGRAM]) for i in range(len(words) - _COPY_NGRAM + 1)}
+
+
+# Questions after the sentence: "Q:" as asked; small models also number them or use bullets.
+_QUESTION_LEAD = re.compile(r"(?:^|\s)(?:Q\s*\d*\s*[:：.)]|\d+[.)]\s|[-*•]\s)\s*", re.I)
+_QUESTION_WORDS_MAX = 25
+_QUESTION_CHARS_MAX = 120
+
+
+def split_questions(raw: str, wanted: int) -> tuple[str, list[str]]:
+    """The answer's sentence part, and up to `wanted` clean questions from what follows it. A question cut by
+    the token cap (no question mark) is dropped; so are repeats and questions too long to be one."""
+    text = _CHAT_TOKENS.sub(" ", raw)
+    lead = _QUESTION_LEAD.search(text)
+    if lead is None or not wanted:
+        return text, []
+    body, rest = text[: lead.start()], text[lead.start():]
+    questions: list[str] = []
+    for piece in _QUESTION_LEAD.split(rest):
+        piece = " ".join(piece.split()).strip("\"'“”「」` ")
+        for question in re.findall(r"[^?？]+[?？]", piece):
+            question = question.strip()
+            too_long = len(question.split()) > _QUESTION_WORDS_MAX or len(question) > _QUESTION_CHARS_MAX
+            if len(question) > 3 and not too_long and question not in questions:
+                questions.append(question[:1].upper() + question[1:])
+    return body, questions[:wanted]

@@ -21,7 +21,7 @@ from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.contexts.quality import score_context
 from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.llm.backend import Completion, LlmBackend, ask_together
-from desktop_rag.core.llm.cleanup import clean_context, split_sentences
+from desktop_rag.core.llm.cleanup import clean_context, split_questions, split_sentences
 from desktop_rag.core.llm.excerpts import head as document_head
 from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.interrupt import Interrupted
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 SUMMARY_MAX_TOKENS = 80
 CHUNK_MAX_TOKENS = 60  # one sentence: generation stops at its end, this only caps a runaway one
+QUESTION_MAX_TOKENS = 30  # each question asked for after it
 # Below this a context is not worth its place in front of the chunk; rules are kept instead.
 MIN_QUALITY = 0.45
 # Below this an answer is asked for once more, sampled; the better of the two is kept.
@@ -50,7 +51,10 @@ class LlmContextualizer(Contextualizer):
     name = "llm"
 
     def __init__(self, backend_factory: Callable[[], LlmBackend], rules: RulesContextualizer,
-                 on_notice: Callable[[str], None] | None = None, levels: str = "document", quote_chars: int = 0):
+                 on_notice: Callable[[str], None] | None = None, levels: str = "document", quote_chars: int = 0,
+                 questions: int = 0):
+        """`questions`: how many questions each chunk answers the model writes after its sentence (chunk level
+        only; 0: none)."""
         if levels not in LEVELS:
             raise BadInput(f"unknown LLM context levels {levels!r}; pick one of {', '.join(LEVELS)}")
         self._backend_factory = backend_factory
@@ -61,7 +65,9 @@ class LlmContextualizer(Contextualizer):
         self._prompts = ENGLISH  # the current document's (contextualize sets it)
         self.levels = set(levels.split("+"))
         self.quote_chars = quote_chars
-        self.prompt_version = f"{PROMPT_VERSION}{f'q{quote_chars}' if quote_chars else ''}/{levels}"
+        self.questions = questions if "chunk" in self.levels else 0
+        self.prompt_version = (f"{PROMPT_VERSION}{f'q{quote_chars}' if quote_chars else ''}/{levels}"
+                               + (f"+{self.questions}questions" if self.questions else ""))
         self.on_notice = on_notice or (lambda message: None)
 
     @property
@@ -131,10 +137,10 @@ class LlmContextualizer(Contextualizer):
                                                                             DOCUMENT_BUDGET_TOKENS)
             summary = (self._summary(backend, summary_text, costs[wanted[0]], temperature, seed)
                        if want_summary else [])
-            own, sections = self._excerpt_sentences(backend, excerpts, chunks, costs, temperature, seed,
-                                                    chunk_level=want_chunk_level, section_level=want_sections)
-            results = {i: self._result(backend, document, chunks, i, own[i], sections[i], summary, costs[i])
-                       for i in wanted}
+            own, sections, asked = self._excerpt_sentences(backend, excerpts, chunks, costs, temperature, seed,
+                                                           chunk_level=want_chunk_level, section_level=want_sections)
+            results = {i: self._result(backend, document, chunks, i, own[i], sections[i], summary, costs[i],
+                                       asked[i]) for i in wanted}
             if want_chunk_level:
                 self._retry_chunks(backend, document, chunks, excerpts, sections, summary, results, costs, seed)
             elif all(_needs_retry(r) for r in results.values()):
@@ -160,20 +166,22 @@ class LlmContextualizer(Contextualizer):
                 final.append(rule)
             elif result.source == "llm":
                 final.append(result)
-            else:  # rejected: rules, with what the attempt cost and who made it (so it is not asked again)
+            else:  # rejected: rules, with what the attempt cost and who made it (so it is not asked again), and
+                # the questions it wrote (each was checked on its own: split_questions)
                 final.append(replace(rule, model=backend.name, prompt_version=self.prompt_version,
-                                     prompt_tokens=costs[i].prompt_tokens,
-                                     completion_tokens=costs[i].completion_tokens, seconds=round(costs[i].seconds, 3)))
+                                     prompt_tokens=costs[i].prompt_tokens, completion_tokens=costs[i].completion_tokens,
+                                     seconds=round(costs[i].seconds, 3), questions=result.questions))
         return final
 
     # One retry, sampled, for what scored low; the better of the two is kept.
 
     def _retry_chunks(self, backend, document, chunks, excerpts, sections, summary, results, costs, seed) -> None:
         low = [i for i in results if _needs_retry(results[i])]
-        retried, _ = self._excerpt_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE,
-                                             seed + 1, chunk_level=True, section_level=False)
+        retried, _, asked = self._excerpt_sentences(backend, _only(excerpts, low), chunks, costs, RETRY_TEMPERATURE,
+                                                    seed + 1, chunk_level=True, section_level=False)
         for i in low:
-            retry = self._result(backend, document, chunks, i, retried[i], sections[i], summary, costs[i])
+            retry = self._result(backend, document, chunks, i, retried[i], sections[i], summary, costs[i],
+                                 asked[i])
             results[i] = _better(results[i], retry)
 
     def _retry_summary(self, backend, document, chunks, sections, summary_text, results, costs, seed) -> None:
@@ -184,7 +192,7 @@ class LlmContextualizer(Contextualizer):
             results[i] = _better(results[i], retry)
 
     def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
-                section: str, summary: list[str], cost: "_Cost") -> ContextResult:
+                section: str, summary: list[str], cost: "_Cost", questions: Sequence[str] = ()) -> ContextResult:
         """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
         if not summary and not own and not section:
             return ContextResult(text="", source="rules", quality=0.0)
@@ -196,6 +204,7 @@ class LlmContextualizer(Contextualizer):
             text=text, source="llm" if quality >= MIN_QUALITY and in_language else "rules", model=backend.name,
             prompt_version=self.prompt_version, quality=quality, quality_detail=detail,
             prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens, seconds=round(cost.seconds, 3),
+            questions="\n".join(questions),
         )
 
     def _summary(self, backend: LlmBackend, head: str, cost: "_Cost", temperature: float, seed: int) -> list[str]:
@@ -207,20 +216,29 @@ class LlmContextualizer(Contextualizer):
 
     def _excerpt_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list["_Cost"],
                            temperature: float, seed: int, chunk_level: bool,
-                           section_level: bool) -> tuple[list[str], list[str]]:
-        """Per chunk, its own situating sentence and its section's sentence (or ""). An excerpt's questions are
-        asked together after its text, so its section question shares the chunk questions' cached prefix."""
+                           section_level: bool) -> tuple[list[str], list[str], list[list[str]]]:
+        """Per chunk, its own situating sentence, its section's sentence (or ""), and the questions it answers
+        (where asked for). An excerpt's questions are asked together after its text, so its section question
+        shares the chunk questions' cached prefix."""
         own, sections = [""] * len(chunks), [""] * len(chunks)
+        asked: list[list[str]] = [[] for _ in chunks]
+        count = self.questions if chunk_level else 0
         for excerpt in excerpts:
             asks_section = section_level and excerpt.section
             prompts = self._prompts
             questions = ([prompts.section_summary] if asks_section else []) + (
-                [prompts.chunk_question(chunks[i].text, self.quote_chars) for i in excerpt.chunk_indexes]
+                [prompts.chunk_question(chunks[i].text, self.quote_chars, count) for i in excerpt.chunk_indexes]
                 if chunk_level else [])
             if not questions:
                 continue
-            completions = ask_together(backend, [prompts.document_messages(excerpt.text, q) for q in questions],
-                                       CHUNK_MAX_TOKENS, temperature, seed)
+            conversations = [prompts.document_messages(excerpt.text, q) for q in questions]
+            if asks_section and count:  # the section's answer has no questions to wait for: asked on its own
+                completions = (ask_together(backend, conversations[:1], CHUNK_MAX_TOKENS, temperature, seed)
+                               + ask_together(backend, conversations[1:], CHUNK_MAX_TOKENS
+                                              + count * QUESTION_MAX_TOKENS, temperature, seed, count))
+            else:
+                completions = ask_together(backend, conversations, CHUNK_MAX_TOKENS + count * QUESTION_MAX_TOKENS,
+                                           temperature, seed, count)
             if asks_section:
                 section = completions.pop(0)
                 costs[excerpt.chunk_indexes[0]].add(section)
@@ -228,8 +246,9 @@ class LlmContextualizer(Contextualizer):
                     sections[i] = _first_sentence(section)
             for i, completion in zip(excerpt.chunk_indexes, completions):
                 costs[i].add(completion)
-                own[i] = _first_sentence(completion, passage=chunks[i].text)
-        return own, sections
+                sentence, asked[i] = split_questions(completion.text, count)
+                own[i] = _first_sentence(replace(completion, text=sentence), passage=chunks[i].text)
+        return own, sections, asked
 
     def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, specific: list[str],
                  summary: list[str]) -> str:

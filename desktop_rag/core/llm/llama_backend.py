@@ -177,7 +177,7 @@ class LlamaCppBackend:
             )
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
-                   temperature: float = 0.0, seed: int = 0) -> list[Completion]:
+                   temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:
         """Answer several conversations that share a prefix (one document, several questions) together.
 
         Greedy at temperature 0, like `chat`. Conversations go in groups of up to `n_parallel` that fit the
@@ -189,7 +189,7 @@ class LlamaCppBackend:
             completions: list[Completion] = []
             for group in decoder.groups(prompts, max_tokens):
                 started = time.perf_counter()
-                answers = decoder.generate(group, max_tokens, first_sentence_only, temperature, seed)
+                answers = decoder.generate(group, max_tokens, first_sentence_only, temperature, seed, questions)
                 share = (time.perf_counter() - started) / len(group)
                 for prompt, answer in zip(group, answers):
                     completions.append(Completion(

@@ -21,7 +21,8 @@ import numpy as np
 
 from desktop_rag.core.llm.interrupt import AbortFlag, Interrupted
 
-_SENTENCE_END = re.compile(r"\w.*[.!?][\"')\]]?\s")
+_SENTENCE_END = re.compile(r"\w.*?[.!?][\"')\]]?\s")  # the first one
+_QUESTION_MARK = re.compile("[?？]")
 _REPEAT_PENALTY = 1.1
 _TOP_K = 40
 
@@ -86,7 +87,9 @@ class BatchedDecoder:
         self._cached = []
 
     def generate(self, prompts: list[list[int]], max_tokens: int, first_sentence_only: bool = False,
-                 temperature: float = 0.0, seed: int = 0) -> list[BatchAnswer]:
+                 temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[BatchAnswer]:
+        """`first_sentence_only`: an answer ends with its first sentence, or with the `questions` questions that
+        follow it (core/llm/prompts.py, "questions the chunk answers")."""
         if not prompts:
             return []
         if len(prompts) > self.n_parallel:
@@ -96,7 +99,7 @@ class BatchedDecoder:
         if needed > self.n_ctx:
             raise ValueError(f"batch needs {needed} KV cells, context has {self.n_ctx}")
         try:
-            return self._generate(prompts, shared, max_tokens, first_sentence_only, temperature, seed)
+            return self._generate(prompts, shared, max_tokens, first_sentence_only, temperature, seed, questions)
         except RuntimeError:  # llama_decode returned 2: aborted through the flag
             if self._abort.value:
                 raise Interrupted("the model call was cut short") from None
@@ -105,7 +108,8 @@ class BatchedDecoder:
             for seq in range(1, len(prompts) + 1):
                 self._ctx.kv_cache_seq_rm(seq, -1, -1)
 
-    def _generate(self, prompts, shared, max_tokens, first_sentence_only, temperature, seed) -> list[BatchAnswer]:
+    def _generate(self, prompts, shared, max_tokens, first_sentence_only, temperature, seed,
+                  questions) -> list[BatchAnswer]:
         prefix_cost = self._load_prefix(prompts[0][:shared])
         for seq in range(1, len(prompts) + 1):
             self._ctx.kv_cache_seq_rm(seq, -1, -1)
@@ -125,7 +129,7 @@ class BatchedDecoder:
                     answers[i].finish_reason = "stop"
                     continue
                 answers[i].tokens.append(token)
-                if first_sentence_only and _SENTENCE_END.search(self._text(answers[i].tokens) + " "):
+                if first_sentence_only and answer_complete(self._text(answers[i].tokens), questions):
                     # The token closing the sentence is kept; the space test catches "e.g." only mid-word.
                     answers[i].finish_reason = "stop"
                     continue
@@ -224,3 +228,9 @@ def _common_prefix(sequences: list[list[int]]) -> int:
             return n
     return shortest
 
+
+
+def answer_complete(text: str, questions: int = 0) -> bool:
+    """The first sentence has ended, and after it `questions` questions have (each ends with its question mark)."""
+    first = _SENTENCE_END.search(text + " ")
+    return first is not None and len(_QUESTION_MARK.findall(text[first.end() - 1:])) >= questions

@@ -49,8 +49,9 @@ class LlamaInChild:
         return self._guarded("chat", messages, max_tokens, temperature, seed)
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
-                   temperature: float = 0.0, seed: int = 0) -> list[Completion]:
-        return self._guarded("chat_batch", conversations, max_tokens, first_sentence_only, temperature, seed)
+                   temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:
+        return self._guarded("chat_batch", conversations, max_tokens, first_sentence_only, temperature, seed,
+                             questions)
 
     def _guarded(self, method: str, *args):
         """A call its caller's control can cut short. The caller does not wait for the child to notice the flag

@@ -73,10 +73,11 @@ class OpenAiServerBackend:
         )
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
-                   temperature: float = 0.0, seed: int = 0) -> list[Completion]:
+                   temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:
         """Concurrent requests: the server batches them. A stop at ". " ends an answer after its first sentence
-        (the server drops the stop text; the clean-up restores the full stop)."""
-        stop = [". ", ".\n"] if first_sentence_only else None
+        (the server drops the stop text; the clean-up restores the full stop); with questions to follow, the
+        answer ends at the end of the model's turn or at max_tokens."""
+        stop = [". ", ".\n"] if first_sentence_only and not questions else None
         with self._guard.call():
             return self._answered([lambda m=m: self._chat(m, max_tokens, temperature, seed, stop)
                                    for m in conversations])

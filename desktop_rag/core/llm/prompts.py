@@ -38,6 +38,10 @@ CHUNK_CONTEXT = (
     "In 1 sentence of your own words, say which part of the document this passage is and what it covers there, "
     "naming key identifiers."
 )
+# Questions the chunk answers (doc2query), asked in the same answer after the sentence: the document and the chunk
+# are read once for both, so the questions cost only their own words.
+CHUNK_QUESTIONS = "\nAnswer in this form, without answering the questions:\nContext: <that sentence>\n{lines}"
+QUESTION_LINE = "Q: <a short question this passage answers>"
 
 
 # Japanese documents are asked in Japanese, so the model answers in the document's language (an English context on
@@ -50,6 +54,8 @@ JAPANESE_SECTION_SUMMARY = (
 JAPANESE_CHUNK_CONTEXT = (
     "この文書の一節です：\n<passage>\n{passage}\n</passage>\n\n"
     "このチャンクがドキュメント内のどの位置にあり、何について述べているかを、重要な用語を挙げて1文で簡潔に説明してください。")
+JAPANESE_CHUNK_QUESTIONS = "\n次の形で答えてください（質問には答えないでください）：\n文脈：<その1文>\n{lines}"
+JAPANESE_QUESTION_LINE = "Q: <この一節で答えられる短い質問>"
 
 
 @dataclass(frozen=True)
@@ -59,10 +65,15 @@ class Prompts:
     document_summary: str
     section_summary: str
     chunk_context: str
+    chunk_questions: str
+    question_line: str
 
-    def chunk_question(self, chunk_text: str, quote_chars: int = 0) -> str:
-        """The chunk question; with `quote_chars`, only the chunk's beginning is quoted (cut between words)."""
-        return self.chunk_context.format(passage=quoted(chunk_text, quote_chars))
+    def chunk_question(self, chunk_text: str, quote_chars: int = 0, questions: int = 0) -> str:
+        """The chunk question; with `quote_chars`, only the chunk's beginning is quoted (cut between words); with
+        `questions`, that many questions the chunk answers are asked for after the sentence."""
+        question = self.chunk_context.format(passage=quoted(chunk_text, quote_chars))
+        lines = "\n".join([self.question_line] * questions)
+        return question + (self.chunk_questions.format(lines=lines) if questions else "")
 
     def document_messages(self, document_excerpt: str, question: str) -> list[dict]:
         return [
@@ -71,8 +82,9 @@ class Prompts:
         ]
 
 
-ENGLISH = Prompts("en", SYSTEM, DOCUMENT_SUMMARY, SECTION_SUMMARY, CHUNK_CONTEXT)
-JAPANESE = Prompts("ja", JAPANESE_SYSTEM, JAPANESE_DOCUMENT_SUMMARY, JAPANESE_SECTION_SUMMARY, JAPANESE_CHUNK_CONTEXT)
+ENGLISH = Prompts("en", SYSTEM, DOCUMENT_SUMMARY, SECTION_SUMMARY, CHUNK_CONTEXT, CHUNK_QUESTIONS, QUESTION_LINE)
+JAPANESE = Prompts("ja", JAPANESE_SYSTEM, JAPANESE_DOCUMENT_SUMMARY, JAPANESE_SECTION_SUMMARY, JAPANESE_CHUNK_CONTEXT,
+                   JAPANESE_CHUNK_QUESTIONS, JAPANESE_QUESTION_LINE)
 _KANA = re.compile("[\u3040-\u30ff]")
 
 

@@ -140,3 +140,16 @@ def test_an_older_catalog_gains_family_date_and_a_flag_to_copy_its_vectors(tmp_p
         assert catalog.chunks_without_vectors(10) == [1]  # embedded before vectors were kept: to be copied
     finally:
         catalog.close()
+
+
+def test_the_questions_a_chunk_answers_are_stored_and_keyword_indexed_after_its_context(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    chunks = [Chunk(i, t, 0, len(t), None, [], 3, text_hash(t)) for i, t in enumerate(["one", "two"])]
+    contexts = [ContextResult("ctx one", "llm", "m", "v", questions="Why one?\nHow one?"),
+                ContextResult("ctx two", "rules")]
+    catalog.save_document(path="/q.txt", size=10, mtime_ns=1, content_hash="h", parser="text", title="T",
+                          text="one two", page_count=None, chunks=chunks, contexts=contexts)
+    assert [t for _, t in catalog.iter_keyword_texts()] == ["ctx one\n\none\n\nWhy one?\nHow one?", "ctx two\n\ntwo"]
+    cached = catalog.cached_contexts("h", "T", "m", "v")
+    assert cached[text_hash("one")].questions == "Why one?\nHow one?"  # a copy of the file reuses them too
+    catalog.close()

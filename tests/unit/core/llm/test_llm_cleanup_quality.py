@@ -55,3 +55,28 @@ def test_japanese_boilerplate_openings_are_dropped():
     assert clean_context("このチャンクはドキュメント内の第2段目で、出席者をリストしています。") == "出席者をリストしています。"
     assert clean_context("このチャンクはドキュメント内の第3節です。") == ""  # says nothing the situation does not
     assert clean_context("倉庫の統合を決めた会議の記録です。") == "倉庫の統合を決めた会議の記録です。"
+
+
+def test_questions_after_the_sentence_are_split_off_cleaned_and_capped():
+    from desktop_rag.core.llm.cleanup import split_questions
+
+    body, questions = split_questions("Wraps two executors.\nQ: What does DiffExecutor wrap?\nA: Two executors."
+                                      "\nQ: how are observers run?\nQ: A third one?", 2)
+    assert body.strip() == "Wraps two executors."
+    assert questions == ["What does DiffExecutor wrap?", "How are observers run?"]
+    assert split_questions("Sets it.\n1. How do I set an option?\n2. What does it retu", 2)[1] == [
+        "How do I set an option?"]  # the second was cut by the token cap
+    assert split_questions("会議の記録。\nQ: 倉庫はいくつか？\nQ：配送費は？", 2)[1] == ["倉庫はいくつか？", "配送費は？"]
+    assert split_questions("Only a sentence. Is it?", 2) == ("Only a sentence. Is it?", [])  # no marker: no questions
+    assert split_questions("A sentence.\nQ: Asked?", 0) == ("A sentence.\nQ: Asked?", [])
+
+
+def test_a_batched_answer_is_complete_after_its_sentence_and_then_its_questions():
+    from desktop_rag.core.llm.llama_batch import answer_complete
+
+    assert not answer_complete("Defines the invoice")
+    assert answer_complete("Defines the invoice total.")
+    assert not answer_complete("Defines the invoice total.\nQ: What is added?", questions=2)
+    assert answer_complete("Defines the invoice total.\nQ: What is added?\nQ: When?", questions=2)
+    assert not answer_complete("Is this the invoice total? It is.", questions=2)  # the sentence's own mark
+    assert answer_complete("Defines the total. Q: What is added? Q: When?", questions=2)  # all on one line

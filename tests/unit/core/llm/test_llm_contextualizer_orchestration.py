@@ -241,3 +241,31 @@ def test_an_english_document_is_still_asked_in_english():
     backend = FakeBackendRecordingPrompts("Invoice helpers that compute invoice_total with VAT and late fees.")
     contextualizer(backend, []).contextualize(DOC, CHUNKS)
     assert backend.prompts and not any("日本語" in p for p in backend.prompts)
+
+
+class QuestioningFakeBackend(RecordingFakeBackend):
+    """Answers a chunk question with its sentence, then the questions the prompt asked for (and an answer to the
+    first, which small models add although told not to)."""
+
+    def chat(self, messages, max_tokens, temperature=0.0, seed=0):
+        completion = super().chat(messages, max_tokens, temperature, seed)
+        if "Context: <that sentence>" in messages[-1]["content"]:
+            name = completion.text.split()[1]
+            completion.text += f"\n\nQ: What does {name} compute?\nA: A number.\nQ: When is {name} used?"
+        return completion
+
+
+def test_chunk_level_can_ask_for_the_questions_each_chunk_answers():
+    backend, notices = QuestioningFakeBackend(), []
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    llm = LlmContextualizer(lambda: backend, rules, notices.append, levels="chunk", questions=2)
+    contexts = llm.contextualize(DOC, CHUNKS)
+    assert [c.source for c in contexts] == ["llm", "llm"]
+    assert contexts[0].questions == "What does invoice_total compute?\nWhen is invoice_total used?"
+    assert "Q:" not in contexts[0].text and "compute?" not in contexts[0].text  # the context is the sentence alone
+    assert "Defines invoice_total of the invoice tools." in contexts[0].text
+    assert contexts[0].prompt_version == "ctx-3/chunk+2questions"
+    plain = LlmContextualizer(lambda: QuestioningFakeBackend(), rules, notices.append, levels="chunk")
+    assert [c.questions for c in plain.contextualize(DOC, CHUNKS)] == ["", ""]  # not asked for: none
+    summaries = LlmContextualizer(lambda: QuestioningFakeBackend(), rules, notices.append, questions=2)
+    assert summaries.questions == 0 and summaries.prompt_version == "ctx-3/document"  # chunk level only
