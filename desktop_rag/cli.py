@@ -310,8 +310,9 @@ def cmd_context(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
         if library.context(args.chunk_id) is None:
             raise BadInput(f"no chunk with id {args.chunk_id}")
-        if args.set is not None:
-            library.set_context(args.chunk_id, args.set)
+        if args.set is not None or args.questions is not None:
+            text = args.set if args.set is not None else library.context(args.chunk_id)["text"]
+            library.set_context(args.chunk_id, text, args.questions)
         elif args.revert and not library.revert_context(args.chunk_id):
             print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
         elif args.regenerate:
@@ -322,9 +323,11 @@ def cmd_context(args, data_dir: Path) -> int:
         row = library.context(args.chunk_id)
     if args.json:
         print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",
-                                                "generated_text", "generated_source")}))
+                                                "generated_text", "generated_source", "questions")}))
     else:
         print(f"[{row['source']}] {row['text']}")
+        for question in filter(None, row["questions"].split("\n")):
+            print(f"  Q: {question}")
         if row["source"] == "manual" and row["generated_text"] is not None:
             print(f"(replaces the {row['generated_source']} context: {row['generated_text']})")
     return 0

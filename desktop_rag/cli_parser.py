@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     edit.add_argument("--revert", action="store_true", help="back to the generated context")
     edit.add_argument("--regenerate", action="store_true",
                       help="write a new context with the LLM (replaces a hand edit too)")
+    context.add_argument("--questions", metavar="TEXT",
+                         help="the questions the chunk answers, one per line (keyword-indexed; kept like --set)")
     context.add_argument("--json", action="store_true")
 
     settings = commands.add_parser("settings", help="show settings, or set one: settings KEY VALUE")

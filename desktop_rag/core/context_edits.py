@@ -21,12 +21,15 @@ class Regenerated:
 class ContextEdits:
     """A part of Library (core/library.py)."""
 
-    def set_context(self, chunk_id: int, text: str) -> Changes:
-        """A person's context for a chunk: it replaces the generated one and survives re-indexing while the chunk's
-        text is unchanged. `searchable`: True as this returns; False while an indexing run is in progress, and the
-        edit is searchable when it ends (stored now either way)."""
+    def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> Changes:
+        """A person's context for a chunk, and the questions it answers (one per line; None keeps them): they
+        replace the generated ones and survive re-indexing while the chunk's text is unchanged. `searchable`: True
+        as this returns; False while an indexing run is in progress, and the edit is searchable when it ends
+        (stored now either way)."""
         self._claim_writer()  # before the catalog changes: the index update must not fail after it
-        self.catalog.set_manual_context(chunk_id, " ".join(text.split()))
+        if questions is not None:
+            questions = "\n".join(" ".join(line.split()) for line in questions.splitlines() if line.strip())
+        self.catalog.set_manual_context(chunk_id, " ".join(text.split()), questions)
         return context_changed(chunk_id, searchable=self._index_edit())
 
     def revert_context(self, chunk_id: int) -> Changes:

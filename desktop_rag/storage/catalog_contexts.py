@@ -31,13 +31,14 @@ def context_values(context: ContextResult) -> tuple:
 class ContextEdits:
     """Methods of Catalog that need its _db, _transaction() and _set_meta()."""
 
-    def _manual_contexts(self, path: str) -> dict[str, str]:
+    def _manual_contexts(self, path: str) -> dict[str, tuple[str, str]]:
+        """Chunk text hash → (context, questions) a person wrote for the document at `path`."""
         rows = self._db.execute(
-            "SELECT c.text_hash, x.text FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            "SELECT c.text_hash, x.text, x.questions FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
             " JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND x.source = 'manual'",
             (path,),
         )
-        return {r[0]: r[1] for r in rows}
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     # -- the context cache ----------------------------------------------------------------------------------
 
@@ -64,10 +65,10 @@ class ContextEdits:
 
     def all_contexts(self) -> dict[int, dict]:
         """Chunk id → text, source, quality and breakdown of every context (evaluation reads them all)."""
-        rows = self._db.execute("SELECT chunk_id, text, source, quality, quality_detail FROM contexts")
+        rows = self._db.execute("SELECT chunk_id, text, source, quality, quality_detail, questions FROM contexts")
         return {chunk_id: {"text": text, "source": source, "quality": quality,
-                           "breakdown": json.loads(detail) if detail else None}
-                for chunk_id, text, source, quality, detail in rows}
+                           "breakdown": json.loads(detail) if detail else None, "questions": questions}
+                for chunk_id, text, source, quality, detail, questions in rows}
 
     def llm_seconds_per_chunk(self) -> float | None:
         """What a chunk's LLM context has cost on this machine so far (None before the first): `auto` plans
@@ -143,7 +144,8 @@ class ContextEdits:
             assignments = ", ".join(f"{column} = {column} + ?" if column in _COST_COLUMNS else f"{column} = ?"
                                     for column in CONTEXT_COLUMNS)
             self._db.execute(
-                f"UPDATE contexts SET {assignments}, generated_text = NULL, generated_source = NULL, updated_at = ?,"
+                f"UPDATE contexts SET {assignments}, generated_text = NULL, generated_source = NULL,"
+                " generated_questions = NULL, updated_at = ?,"
                 " reviewed_at = NULL WHERE chunk_id = ?",
                 (*context_values(context), time.time(), chunk_id),
             )
@@ -172,12 +174,13 @@ class ContextEdits:
         row = self._db.execute("SELECT * FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone()
         return dict(row) if row else None
 
-    def set_manual_context(self, chunk_id: int, text: str) -> None:
-        """Replace a chunk's context by a person's text (kept through re-indexing) and queue it for re-indexing."""
+    def set_manual_context(self, chunk_id: int, text: str, questions: str | None = None) -> None:
+        """Replace a chunk's context (and, unless None, the questions it answers) by a person's text, kept through
+        re-indexing, and queue it for re-indexing."""
         with self._transaction():
             if self._db.execute("SELECT 1 FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone() is None:
                 raise KeyError(f"no chunk with id {chunk_id}")
-            self._apply_manual(chunk_id, text, time.time())
+            self._apply_manual(chunk_id, text, time.time(), questions)
             self._requeue(chunk_id)
 
     def revert_context(self, chunk_id: int) -> bool:
@@ -192,20 +195,23 @@ class ContextEdits:
                 return False
             self._db.execute(
                 "UPDATE contexts SET text = ?, source = ?, generated_text = NULL, generated_source = NULL,"
+                " questions = COALESCE(generated_questions, questions), generated_questions = NULL,"
                 " updated_at = ? WHERE chunk_id = ?",
                 (row["generated_text"] or "", row["generated_source"] or "none", time.time(), chunk_id),
             )
             self._requeue(chunk_id)
             return True
 
-    def _apply_manual(self, chunk_id: int, text: str, now: float) -> None:
-        # The first edit keeps what was generated; later edits keep that same original.
+    def _apply_manual(self, chunk_id: int, text: str, now: float, questions: str | None = None) -> None:
+        # The first edit keeps what was generated; later edits keep that same original. Questions left None keep
+        # what the row has.
         self._db.execute(
             "UPDATE contexts SET generated_text = CASE WHEN source = 'manual' THEN generated_text ELSE text END,"
             " generated_source = CASE WHEN source = 'manual' THEN generated_source ELSE source END,"
-            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ?, reviewed_at = ?"
-            " WHERE chunk_id = ?",
-            (text, now, now, chunk_id),
+            " generated_questions = CASE WHEN source = 'manual' THEN generated_questions ELSE questions END,"
+            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ?, reviewed_at = ?,"
+            " questions = COALESCE(?, questions) WHERE chunk_id = ?",
+            (text, now, now, questions, chunk_id),
         )
 
     def _requeue(self, chunk_id: int) -> None:

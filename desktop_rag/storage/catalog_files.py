@@ -85,7 +85,8 @@ class CatalogFiles:
             self._insert_context(chunk_id, context, chunk.text_hash, content_hash, now)
             if chunk.text_hash in manual:
                 # A person's edit outlives automatic work: same chunk text, same hand-written context.
-                self._apply_manual(chunk_id, manual[chunk.text_hash], now)
+                text, questions = manual[chunk.text_hash]
+                self._apply_manual(chunk_id, text, now, questions)
         stale = [chunk_id for ids in keep.values() for chunk_id in ids if chunk_id not in kept]
         for chunk_id in stale:
             self._db.execute(

@@ -44,6 +44,7 @@ class ReviewRow:
     model: str | None
     reviewed: bool
     ocr_confidence: float | None = None  # the chunk's page is a scan, read by OCR with this mean confidence
+    questions: str = ""  # the questions the chunk answers, one per line (llm_questions, or a person's)
 
 
 class CatalogReview:
@@ -75,12 +76,12 @@ class CatalogReview:
         condition = REVIEW_FILTERS[filter_name]
         rows = self._db.execute(
             "SELECT c.id, d.path, d.title, c.idx, x.text, x.source, x.quality, x.quality_detail, x.model,"
-            f" x.reviewed_at, {CHUNK_OCR_CONFIDENCE} FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            f" x.reviewed_at, {CHUNK_OCR_CONFIDENCE}, x.questions FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
             f" JOIN documents d ON d.id = c.document_id WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
             (limit,),
         ).fetchall()  # all rows first, then the work on them (see Catalog.iter_index_texts: the GIL)
         return [ReviewRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]) if r[7] else None, r[8],
-                          r[9] is not None, r[10]) for r in rows]
+                          r[9] is not None, r[10], r[11]) for r in rows]
 
     def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int] | None:
         """(document text, chunk start, chunk end): the chunk inside its document, for previews."""

@@ -113,6 +113,10 @@ class ReviewPanel(QWidget):
         self.document = QTextBrowser()
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText("The context placed before this chunk when it is embedded and indexed")
+        self.questions = QPlainTextEdit()
+        self.questions.setPlaceholderText("Questions this chunk answers, one per line: found by keyword search "
+                                          "(the LLM writes them when Settings asks for questions)")
+        self.questions.setMaximumHeight(5 * self.fontMetrics().height() + 12)
         self.breakdown = QLabel()
         self.breakdown.setWordWrap(True)
         self.save_button = QPushButton("Save edit")
@@ -140,6 +144,8 @@ class ReviewPanel(QWidget):
         right.setContentsMargins(0, 0, 0, 0)
         right.addWidget(QLabel("<b>Context</b>"))
         right.addWidget(self.editor, 1)
+        right.addWidget(QLabel("<b>Questions it answers</b>"))
+        right.addWidget(self.questions)
         right.addWidget(self.breakdown)
         right.addLayout(buttons)
         right.addWidget(self.message)
@@ -193,23 +199,25 @@ class ReviewPanel(QWidget):
             return
         show_in_document(self.document, self.runner, self.library, row.chunk_id, "")
         self.editor.setPlainText(row.context)
+        self.questions.setPlainText(row.questions)
         self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))
 
     def _set_editing(self, row: ReviewRow | None) -> None:
-        for widget in (self.editor, self.save_button, self.regenerate_button, self.approve_button):
+        for widget in (self.editor, self.questions, self.save_button, self.regenerate_button, self.approve_button):
             widget.setEnabled(row is not None)
         self.revert_button.setEnabled(row is not None and row.source == "manual")
         if row is None:
             self.editor.clear()
+            self.questions.clear()
             self.document.clear()
             self.breakdown.clear()
 
     # -- actions (each re-indexes the chunk before reporting) -----------------------------------------------
 
     def save(self) -> None:
-        row, text = self.current, self.editor.toPlainText()
+        row, text, questions = self.current, self.editor.toPlainText(), self.questions.toPlainText()
         if row and text.strip():
-            self._write(lambda: self.library.set_context(row.chunk_id, text), row.chunk_id,
+            self._write(lambda: self.library.set_context(row.chunk_id, text, questions), row.chunk_id,
                         lambda changes: "Saved; search now uses your context." if changes.searchable else
                         "Saved; search uses your context once the indexing in progress has finished.")
 

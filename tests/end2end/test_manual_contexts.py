@@ -30,8 +30,17 @@ def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
     again = library.search("zanzibar", k=1, mode="bm25").hits[0]
     assert again.context_source == "manual" and "Prime the pump" in again.text
 
+    # The questions a chunk answers are edited with it, keyword-indexed, and outlive re-indexing too.
+    library.set_context(again.chunk_id, again.context, questions="Why prime a quokka pump?\n")
+    assert [h.chunk_id for h in library.search("quokka", mode="bm25").hits] == [again.chunk_id]
+    (docs / "pump.md").write_text(GUIDE.replace("Drain it for winter.", "Drain it, dry it, store it for winter."))
+    assert library.index([docs], contexts="rules").indexed == 1
+    assert [h.chunk_id for h in library.search("quokka", mode="bm25").hits] == [again.chunk_id]
+    assert library.catalog.context(again.chunk_id)["source"] == "manual"
+
     assert library.revert_context(again.chunk_id)
     assert library.search("zanzibar", mode="bm25").hits == []
+    assert library.search("quokka", mode="bm25").hits == []  # the generated questions (none) are back too
     reverted = chunk_with(library, "prime")
     # Back to the generated context: the chunk's text never changed, so it kept the one it had before the edit.
     assert reverted.context_source == "rules" and reverted.context == generated
@@ -46,6 +55,10 @@ def test_context_command(docs, data_dir):
                            "--json").stdout)
     assert shown["source"] == "manual" and shown["generated_source"] == "rules"
     found = json.loads(cli(data_dir, "search", "zanzibar", "--mode", "bm25", "--json").stdout)["results"]
+    assert found[0]["chunk_id"] == hit["chunk_id"]
+    asked = cli(data_dir, "context", str(hit["chunk_id"]), "--questions", "Why prime a quokka pump?\nWhen?").stdout
+    assert "Checklist for the Zanzibar pump." in asked and "  Q: Why prime a quokka pump?\n  Q: When?" in asked
+    found = json.loads(cli(data_dir, "search", "quokka", "--mode", "bm25", "--json").stdout)["results"]
     assert found[0]["chunk_id"] == hit["chunk_id"]
     reverted = json.loads(cli(data_dir, "context", str(hit["chunk_id"]), "--revert", "--json").stdout)
     assert reverted["source"] == "rules" and reverted["text"] == hit["context"]

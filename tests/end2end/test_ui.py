@@ -167,15 +167,19 @@ def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, do
     assert not win.review.revert_button.isEnabled()  # nothing to revert before an edit
 
     win.review.editor.setPlainText("Zanzibar gardening routine for the allotment.")
+    win.review.questions.setPlainText("How often is the quokka pile turned?\n\n  ")  # blank lines are dropped
     qtbot.mouseClick(win.review.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.review.message.text().startswith("Saved"), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: win.review.current is not None and win.review.current.source == "manual")
     assert win.review.current.reviewed and win.review.revert_button.isEnabled()
+    assert win.review.current.questions == "How often is the quokka pile turned?"
 
     win.tabs.setCurrentWidget(win.search)
     search_and_wait(qtbot, win, "zanzibar allotment")
     assert Path(win.search.hits[0].path).name == "garden.md"
     assert "manual" in win.search.results.itemWidget(win.search.results.item(0)).text()
+    search_and_wait(qtbot, win, "quokka")  # a word only the hand-written question holds: keyword-indexed
+    assert Path(win.search.hits[0].path).name == "garden.md"
 
     win.tabs.setCurrentWidget(win.review)
     qtbot.waitUntil(lambda: win.review.current is not None and win.review.current.source == "manual")
