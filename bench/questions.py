@@ -1,0 +1,109 @@
+"""Do the questions each chunk answers (doc2query, `llm_questions`) help search? Scored from contexts already written.
+
+    .venv/bin/python bench/questions.py DATASET_DIR RUN.json [RUN.json...] [--every N]
+
+Each RUN.json is the output of `desktop-rag eval DATASET_DIR --all --json` (with `llm_questions` set or not): its
+LLM row holds every chunk's context and questions. For each run the dataset's chunks (every N-th document with
+--every) are indexed again with those contexts — no LLM, a minute — and scored three ways: keywords, meaning, and
+the product's hybrid fusion; a run with questions is scored once without them in the keyword index and once with
+them, so the two rows differ only by the questions. Prints R@1/5/10/20 and the context and question words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from desktop_rag.config import Settings  # noqa: E402
+from desktop_rag.core.dense.dense_text import dense_windows  # noqa: E402
+from desktop_rag.core.dense.embedding import Embedder  # noqa: E402
+from desktop_rag.core.dense.tokens import token_counter  # noqa: E402
+from desktop_rag.core.evaluation import every_nth_document, load_dataset  # noqa: E402
+from desktop_rag.core.search.fusion import Fusion, fuse  # noqa: E402
+from desktop_rag.core.text.lexical import lexical_tokens  # noqa: E402
+from desktop_rag.documents import keyword_text  # noqa: E402
+from desktop_rag.storage.keyword_index import KeywordIndex  # noqa: E402
+
+CUTOFFS = (1, 5, 10, 20)
+DEPTH = Settings().candidates
+
+
+def dense_lists(embedder, counter, pairs: list[tuple[str, str]], queries: list[str]) -> list[list[tuple[int, float]]]:
+    owners, inputs = [], []
+    for position, (context, text) in enumerate(pairs):
+        for window in dense_windows(context, text, counter):
+            owners.append(position)
+            inputs.append(window)
+    similarities = np.array([embedder.embed_query(q) for q in queries]) @ embedder.embed(inputs).T
+    owners_array, lists = np.array(owners), []
+    for row in similarities:
+        best = np.full(len(pairs), -np.inf)
+        np.maximum.at(best, owners_array, row)
+        top = np.argsort(-best)[:DEPTH]
+        lists.append([(int(i), float(best[i])) for i in top])
+    return lists
+
+
+def keyword_lists(texts: list[str], queries: list[str]) -> list[list[tuple[int, float]]]:
+    with tempfile.TemporaryDirectory() as folder:
+        index = KeywordIndex(Path(folder), lexical_tokens)
+        index.rebuild(enumerate(texts))
+        return [index.search(q, DEPTH) for q in queries]
+
+
+def recall(lists, names, dataset) -> dict[int, float]:
+    sums = {k: 0.0 for k in CUTOFFS}
+    for query, ranked in zip(dataset.queries, lists):
+        ranked_names = [names[i] for i, _ in ranked]
+        relevant = dataset.qrels[query["_id"]]
+        for k in CUTOFFS:
+            sums[k] += len(relevant.intersection(ranked_names[:k])) / len(relevant)
+    return {k: 100 * v / len(dataset.queries) for k, v in sums.items()}
+
+
+def llm_contexts(run: Path) -> tuple[dict, str]:
+    rows = json.loads(run.read_text())
+    row = next(r for r in rows if r["config"]["contexts"] == "llm" and r["contexts"])
+    return row["contexts"], row["config"].get("llm_levels") or ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("runs", type=Path, nargs="+")
+    parser.add_argument("--every", type=int, default=1)
+    args = parser.parse_args()
+    dataset = every_nth_document(load_dataset(args.dataset), args.every)
+    names = [c["_id"] for c in dataset.chunks]
+    texts = [c["text"] for c in dataset.chunks]
+    queries = [q["text"] for q in dataset.queries]
+    embedder, counter = Embedder(), token_counter()
+    print(f"{dataset.name}: {len(names)} chunks, {len(queries)} questions\n")
+    print("| contexts | keywords R@1/5/10/20 | meaning | hybrid | context words | questions per chunk |")
+    print("|---|---|---|---|---|---|")
+    for run in args.runs:
+        contexts, _ = llm_contexts(run)
+        written = [contexts.get(n, {}) for n in names]
+        pairs = [(c.get("text", ""), t) for c, t in zip(written, texts)]
+        questions = [c.get("questions") or "" for c in written]
+        dense = dense_lists(embedder, counter, pairs, queries)
+        variants = [("", [""] * len(names))] + ([(" + questions", questions)] if any(questions) else [])
+        for label, asked in variants:
+            keywords = keyword_lists([keyword_text(c, t, q) for (c, t), q in zip(pairs, asked)], queries)
+            hybrid = [fuse(d, b, Fusion("convex", 0.6)) for d, b in zip(dense, keywords)]
+            cells = [recall(lists, names, dataset) for lists in (keywords, dense, hybrid)]
+            words = np.mean([len(c.split()) for c, _ in pairs])
+            per_chunk = np.mean([len([q for q in a.split("\n") if q]) for a in asked])
+            print(f"| {run.name}{label} | " + " | ".join(" / ".join(f"{r[k]:.1f}" for k in CUTOFFS) for r in cells)
+                  + f" | {words:.0f} | {per_chunk:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
