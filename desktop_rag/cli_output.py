@@ -120,6 +120,8 @@ def print_search_result(result, out: TextIO) -> None:
             out.write(f"   {strength_words(hit.scores)} [{scores}{quality}]\n")
         if hit.context:
             out.write(f"   context ({hit.context_source}): {_one_line(hit.context, 200)}\n")
+        if hit.questions:
+            out.write(f"   answers: {_one_line(' · '.join(hit.questions.splitlines()), 200)}\n")
         out.write(f"   {_one_line(hit.text, 300)}\n\n")
 
 

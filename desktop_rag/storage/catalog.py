@@ -81,6 +81,7 @@ class ChunkRecord:
     metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): ParsedDocument.metadata
     family: str | None = None  # core/search/filters.py FAMILIES (migration 0011)
     dated: float | None = None  # the date filters and sorting use: a mail's sent date, else the file's mtime
+    questions: str = ""  # the questions the chunk answers, one per line (keyword-indexed with the context)
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -421,7 +422,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
             rows = self._db.execute(
                 "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
                 " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
-                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence, d.metadata, d.family, d.dated"
+                f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence, d.metadata, d.family, d.dated,"
+                " COALESCE(x.questions, '') AS questions"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id LEFT JOIN contexts x ON x.chunk_id = c.id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})",
                 part,

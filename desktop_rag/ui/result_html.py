@@ -71,7 +71,8 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:
         return f"{header}<br>{text}"
-    return f"{header}{context_block(hit.context, hit.context_source + quality, query, colors)}{text}"
+    block = context_block(hit.context, hit.context_source + quality, query, colors, hit.questions)
+    return f"{header}{block}{text}"
 
 
 def ocr_badge(confidence: float, colors: Colors) -> str:
@@ -83,13 +84,16 @@ def ocr_badge(confidence: float, colors: Colors) -> str:
     return f"<span style='color:{colors.context_label}'>scanned page, OCR {confidence:.2f}</span>"
 
 
-def context_block(context: str, label: str, query: str, colors: Colors) -> str:
-    """The context on its own background under a small "CONTEXT · source" label. A one-cell table: the reliable
-    way to give a block its own background in Qt rich text."""
+def context_block(context: str, label: str, query: str, colors: Colors, questions: str = "") -> str:
+    """The context on its own background under a small "CONTEXT · source" label, and the questions the chunk
+    answers below it (they are searched too, so a hit found through one shows it). A one-cell table: the
+    reliable way to give a block its own background in Qt rich text."""
+    asked = " · ".join(marked(q, query, colors) for q in questions.split("\n") if q)
+    answers = f"<br><span style='color:{colors.muted}'>Answers: {asked}</span>" if asked else ""
     return (
         f"<table width='100%' cellpadding='4' cellspacing='0' bgcolor='{colors.context_background}'><tr><td>"
         f"<span style='color:{colors.context_label}; font-size:small'><b>CONTEXT</b> · {html.escape(label)}</span>"
-        f"<br>{marked(context, query, colors)}</td></tr></table>"
+        f"<br>{marked(context, query, colors)}{answers}</td></tr></table>"
     )
 
 

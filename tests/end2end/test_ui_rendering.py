@@ -38,6 +38,17 @@ def test_a_mail_hit_says_who_sent_it_and_a_member_is_named_from_its_file_on():
     assert "<b>photos.zip › 2023/receipt.pdf</b>" in html and "by Kim, modified 2024-02-01" in html
 
 
+def test_the_questions_a_hit_answers_show_under_its_context_with_the_query_words_marked():
+    hit = make_hit()
+    hit.questions = "How is late interest computed?\nWhat does <late> mean?"
+    html = hit_html(hit, "interest", LIGHT)
+    answers_at = html.index("Answers: ")
+    assert html.index("<b>CONTEXT</b>") < answers_at < html.index("</td></tr></table>")  # inside the context block
+    assert f"background-color:{LIGHT.mark_background}\">interest</span> computed?" in html[answers_at:]
+    assert "What does &lt;late&gt; mean?" in html  # escaped like every text
+    assert "Answers" not in hit_html(make_hit(), "interest", LIGHT)  # none written: no line
+
+
 def test_a_hit_without_context_has_no_context_block():
     html = hit_html(make_hit(context="", source="none", quality=None), "interest", LIGHT)
     assert "CONTEXT" not in html and "bgcolor" not in html

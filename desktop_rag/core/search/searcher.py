@@ -14,7 +14,7 @@ from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAG
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.search.rerank import Reranker, RerankerUnavailable
 from desktop_rag.core.text.lexical import prefix_stem
-from desktop_rag.documents import index_text
+from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
 
 MODES = ("hybrid", "dense", "bm25")
@@ -57,6 +57,7 @@ class Hit:
     metadata: dict[str, str] | None = None
     family: str | None = None  # core/search/filters.py FAMILIES
     dated: float | None = None  # epoch seconds: a mail's sent date, else the file's modification time
+    questions: str = ""  # the questions the chunk answers, one per line (llm_questions, or a person's)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -237,8 +238,9 @@ class Searcher:
             indexed = index_text(record.context, record.text) if record else ""
             if record is None or not contains_phrases(indexed, parsed.phrases):
                 continue
+            keywords = keyword_coverage(parsed, keyword_text(record.context, record.text, record.questions))
             scores = Scores(dense=dense_scores.get(chunk_id), bm25=bm25_scores.get(chunk_id),
-                            fused=score if mode == "hybrid" else None, keywords=keyword_coverage(parsed, indexed),
+                            fused=score if mode == "hybrid" else None, keywords=keywords,
                             meaning=meaning.get(chunk_id))
             scores.strength = match_strength(scores)
             hits.append(_hit(chunk_id, record, scores))
@@ -279,7 +281,7 @@ def _hit(chunk_id: int, record, scores: Scores) -> Hit:
                start_char=record.start_char, end_char=record.end_char, heading_path=record.heading_path,
                context=record.context, context_source=record.context_source, quality=record.quality,
                text=record.text, scores=scores, ocr_confidence=record.ocr_confidence, metadata=record.metadata,
-               family=record.family, dated=record.dated)
+               family=record.family, dated=record.dated, questions=record.questions)
 
 
 def _by_date(hits: list[Hit], newest_first: bool) -> list[Hit]:
