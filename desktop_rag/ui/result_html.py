@@ -120,7 +120,7 @@ def score_tooltip(hit: Hit) -> str:
 
 
 def preview_html(document_text: str, start: int, end: int, query: str, colors: Colors,
-                 context: str = "", context_source: str = "") -> str:
+                 context: str = "", context_source: str = "", questions: str = "") -> str:
     """The chunk inside its document: the text around it, the chunk on its own background, the context above."""
     before_start = max(0, start - PREVIEW_CHARS)
     after_end = min(len(document_text), end + PREVIEW_CHARS)
@@ -133,7 +133,7 @@ def preview_html(document_text: str, start: int, end: int, query: str, colors: C
         parts.append(f"<span style='color:{colors.muted}'>…</span><br>")
     parts.append(block(document_text[before_start:start]))
     if context:
-        parts.append(context_block(context, context_source, query, colors))
+        parts.append(context_block(context, context_source, query, colors, questions))
     parts.append(f"<a name='hit'></a><span style='background-color:{colors.chunk_background}'>"
                  f"{block(document_text[start:end])}</span>")
     parts.append(block(document_text[end:after_end]))

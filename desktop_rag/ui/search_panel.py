@@ -41,7 +41,7 @@ def open_in_system_viewer(path: str, page: int | None) -> None:
 
 
 def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, query: str, context: str = "",
-                     context_source: str = "", fallback: str = "") -> None:
+                     context_source: str = "", fallback: str = "", questions: str = "") -> None:
     """The chunk inside its document text in `browser`, scrolled to it. The document is read on the runner's read
     lane (a long document must not hold the window); `fallback` is shown if the catalog no longer has it."""
 
@@ -51,7 +51,7 @@ def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, quer
             return
         text, start, end = located
         browser.setHtml(preview_html(text, start, end, query, colors_for(browser.palette()), context,
-                                     context_source))
+                                     context_source, questions))
         browser.scrollToAnchor("hit")
 
     runner.read(lambda: library.chunk_in_document(chunk_id), on_done=show)
@@ -295,7 +295,7 @@ class SearchPanel(QWidget):
             return
         hit = self.hits[row]
         show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._shown_query,
-                         hit.context, hit.context_source, fallback=hit.text)
+                         hit.context, hit.context_source, fallback=hit.text, questions=hit.questions)
 
     def hit_menu(self, row: int):
         hit = self.hits[row]

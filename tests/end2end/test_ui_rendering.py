@@ -47,6 +47,9 @@ def test_the_questions_a_hit_answers_show_under_its_context_with_the_query_words
     assert f"background-color:{LIGHT.mark_background}\">interest</span> computed?" in html[answers_at:]
     assert "What does &lt;late&gt; mean?" in html  # escaped like every text
     assert "Answers" not in hit_html(make_hit(), "interest", LIGHT)  # none written: no line
+    preview = preview_html("Intro. def late_payment_interest(): ...", 7, 39, "interest", LIGHT,
+                           hit.context, "llm", hit.questions)
+    assert "Answers: How is late" in preview and preview.index("Answers: ") < preview.index("name='hit'")
 
 
 def test_a_hit_without_context_has_no_context_block():
