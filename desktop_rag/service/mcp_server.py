@@ -83,7 +83,8 @@ def build_server(data_dir: Path):
                                          store: bool = False) -> dict[str, Any]:
         """Write the context that situates a chunk in its document, as the configured contextualizer would: for a
         stored chunk (chunk_id from a search hit), or for `text` taken from the indexed document at
-        document_path. Not stored unless store is true (then the chunk gets a new LLM context, re-indexed)."""
+        document_path. Not stored unless store is true (then the chunk gets a new LLM context, re-indexed). With the
+        llm_questions setting, `questions` lists questions the chunk answers, written with the context."""
         return await call("generate_context", chunk_id=chunk_id, text=text, document_path=document_path,
                           max_words=max_words, store=store)
 

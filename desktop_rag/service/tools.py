@@ -113,7 +113,8 @@ class LibraryTools:
             stored_now = False
         return {"chunk_id": chunk_id, "context": result.text, "source": result.source, "model": result.model,
                 "quality": result.quality, "quality_detail": result.quality_detail,
-                "seconds": round(result.seconds, 2), "stored": stored_now}
+                "seconds": round(result.seconds, 2), "stored": stored_now,
+                "questions": [q for q in result.questions.split("\n") if q]}  # with llm_questions set
 
     # -- runs -----------------------------------------------------------------------------------------------
 

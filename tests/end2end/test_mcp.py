@@ -133,6 +133,7 @@ async def every_tool_good_and_bad(session, data_dir: Path, docs: Path, served_by
     before = await call(session, "get_contextual_retrieval_stats")
     written = await call(session, "generate_context_for_chunk", chunk_id=chunk_id)
     assert written["context"] and written["source"] == "rules" and written["stored"] is False
+    assert written["questions"] == []  # rules write none (the LLM does, with llm_questions set)
     passage = await call(session, "generate_context_for_chunk", text="Update the router firmware every month.",
                          document_path=str(docs / "router.pdf"), max_words=20)
     assert passage["context"] and len(passage["context"].split()) <= 20
