@@ -195,7 +195,7 @@ class LlmContextualizer(Contextualizer):
                 section: str, summary: list[str], cost: "_Cost", questions: Sequence[str] = ()) -> ContextResult:
         """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
         if not summary and not own and not section:
-            return ContextResult(text="", source="rules", quality=0.0)
+            return ContextResult(text="", source="rules", quality=0.0, questions="\n".join(questions))
         text = self._compose(document, chunks[i], len(chunks), [own, section], summary)
         quality, detail = score_context(text, chunks[i].text, f"{document.title}\n{document.text}")
         # Asked in Japanese, a small model still sometimes answers in English: such a context is not kept.

@@ -269,3 +269,13 @@ def test_chunk_level_can_ask_for_the_questions_each_chunk_answers():
     assert [c.questions for c in plain.contextualize(DOC, CHUNKS)] == ["", ""]  # not asked for: none
     summaries = LlmContextualizer(lambda: QuestioningFakeBackend(), rules, notices.append, questions=2)
     assert summaries.questions == 0 and summaries.prompt_version == "ctx-3/document"  # chunk level only
+
+
+def test_questions_without_a_sentence_are_kept_on_the_rules_context_that_replaces_it():
+    backend, notices = FakeBackend("Q: What does invoice_total compute?\nQ: Which VAT rate applies?"), []
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    contexts = LlmContextualizer(lambda: backend, rules, notices.append, levels="chunk", questions=2).contextualize(
+        DOC, CHUNKS)
+    assert [c.source for c in contexts] == ["rules", "rules"]
+    assert contexts[0].questions == "What does invoice_total compute?\nWhich VAT rate applies?"
+    assert contexts[0].prompt_version == "ctx-3/chunk+2questions"  # tried: not asked again by the upgrade
