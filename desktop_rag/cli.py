@@ -307,6 +307,8 @@ def cmd_upgrade_first(args, data_dir: Path) -> int:
 
 
 def cmd_context(args, data_dir: Path) -> int:
+    from desktop_rag.documents import question_list
+
     with _open(data_dir) as library:
         if library.context(args.chunk_id) is None:
             raise BadInput(f"no chunk with id {args.chunk_id}")
@@ -326,7 +328,7 @@ def cmd_context(args, data_dir: Path) -> int:
                                                 "generated_text", "generated_source", "questions")}))
     else:
         print(f"[{row['source']}] {row['text']}")
-        for question in filter(None, row["questions"].split("\n")):
+        for question in question_list(row["questions"]):
             print(f"  Q: {question}")
         if row["source"] == "manual" and row["generated_text"] is not None:
             print(f"(replaces the {row['generated_source']} context: {row['generated_text']})")

@@ -137,6 +137,11 @@ class ContextResult:
     questions: str = ""  # questions the chunk answers, one per line (LLM contexts with llm_questions; doc2query)
 
 
+def question_list(questions: str) -> list[str]:
+    """The questions as stored (one per line) as a list, blank lines left out."""
+    return [line for line in questions.splitlines() if line.strip()]
+
+
 def keyword_text(context: str, chunk_text: str, questions: str = "") -> str:
     """What the keyword index holds for a chunk: its context and text, then the questions it answers (they are
     words a person may search with; not embedded: core/llm/prompts.py, "questions")."""

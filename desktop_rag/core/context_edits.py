@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 
 from desktop_rag.core.changes import NOTHING, Changes, context_changed
-from desktop_rag.documents import ContextResult
+from desktop_rag.documents import ContextResult, question_list
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class ContextEdits:
         (stored now either way)."""
         self._claim_writer()  # before the catalog changes: the index update must not fail after it
         if questions is not None:
-            questions = "\n".join(" ".join(line.split()) for line in questions.splitlines() if line.strip())
+            questions = "\n".join(" ".join(line.split()) for line in question_list(questions))
         self.catalog.set_manual_context(chunk_id, " ".join(text.split()), questions)
         return context_changed(chunk_id, searchable=self._index_edit())
 

@@ -13,7 +13,7 @@ from typing import Callable
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.core.search.searcher import MODES
-from desktop_rag.documents import Chunk
+from desktop_rag.documents import Chunk, question_list
 from desktop_rag.errors import BadInput, NoIndexError
 from desktop_rag.service.runs import RunRegistry, phases_in_order
 
@@ -114,7 +114,7 @@ class LibraryTools:
         return {"chunk_id": chunk_id, "context": result.text, "source": result.source, "model": result.model,
                 "quality": result.quality, "quality_detail": result.quality_detail,
                 "seconds": round(result.seconds, 2), "stored": stored_now,
-                "questions": [q for q in result.questions.split("\n") if q]}  # with llm_questions set
+                "questions": question_list(result.questions)}  # with llm_questions set
 
     # -- runs -----------------------------------------------------------------------------------------------
 

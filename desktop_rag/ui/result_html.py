@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from desktop_rag.core.search.highlight import match_spans
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
-from desktop_rag.documents import LOW_OCR_CONFIDENCE, folder_and_name, metadata_words
+from desktop_rag.documents import LOW_OCR_CONFIDENCE, folder_and_name, metadata_words, question_list
 
 SNIPPET_CHARS = 360
 PREVIEW_CHARS = 1500  # document text shown on each side of the chunk
@@ -88,7 +88,7 @@ def context_block(context: str, label: str, query: str, colors: Colors, question
     """The context on its own background under a small "CONTEXT · source" label, and the questions the chunk
     answers below it (they are searched too, so a hit found through one shows it). A one-cell table: the
     reliable way to give a block its own background in Qt rich text."""
-    asked = " · ".join(marked(q, query, colors) for q in questions.split("\n") if q)
+    asked = " · ".join(marked(q, query, colors) for q in question_list(questions))
     answers = f"<br><span style='color:{colors.muted}'>Answers: {asked}</span>" if asked else ""
     return (
         f"<table width='100%' cellpadding='4' cellspacing='0' bgcolor='{colors.context_background}'><tr><td>"

@@ -28,8 +28,10 @@ def ask_together(backend: LlmBackend, conversations: list[list[dict]], max_token
                  seed: int = 0, questions: int = 0) -> list[Completion]:
     """Questions sharing a prefix, answered in one batch where the backend can (one sentence each, then
     `questions` questions where the prompt asks for them), else in turn."""
+    if not conversations:
+        return []  # nothing to ask: no call (a call to the app's model process is a round trip)
     batch = getattr(backend, "chat_batch", None)
     if batch is not None:
         return batch(conversations, max_tokens, first_sentence_only=True, temperature=temperature, seed=seed,
-                     **({"questions": questions} if questions else {}))
+                     questions=questions)
     return [backend.chat(messages, max_tokens, temperature, seed) for messages in conversations]

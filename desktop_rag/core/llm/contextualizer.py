@@ -232,13 +232,10 @@ class LlmContextualizer(Contextualizer):
             if not questions:
                 continue
             conversations = [prompts.document_messages(excerpt.text, q) for q in questions]
-            if asks_section and count:  # the section's answer has no questions to wait for: asked on its own
-                completions = (ask_together(backend, conversations[:1], CHUNK_MAX_TOKENS, temperature, seed)
-                               + ask_together(backend, conversations[1:], CHUNK_MAX_TOKENS
-                                              + count * QUESTION_MAX_TOKENS, temperature, seed, count))
-            else:
-                completions = ask_together(backend, conversations, CHUNK_MAX_TOKENS + count * QUESTION_MAX_TOKENS,
-                                           temperature, seed, count)
+            alone = 1 if asks_section and count else 0  # a section's answer has no questions to wait for
+            completions = (ask_together(backend, conversations[:alone], CHUNK_MAX_TOKENS, temperature, seed)
+                           + ask_together(backend, conversations[alone:], CHUNK_MAX_TOKENS
+                                          + count * QUESTION_MAX_TOKENS, temperature, seed, count))
             if asks_section:
                 section = completions.pop(0)
                 costs[excerpt.chunk_indexes[0]].add(section)

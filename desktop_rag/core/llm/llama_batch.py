@@ -229,7 +229,6 @@ def _common_prefix(sequences: list[list[int]]) -> int:
     return shortest
 
 
-
 def answer_complete(text: str, questions: int = 0) -> bool:
     """The first sentence has ended, and after it `questions` questions have (each ends with its question mark)."""
     first = _SENTENCE_END.search(text + " ")

@@ -24,7 +24,8 @@ _DEFINITION = re.compile(
     re.M,
 )
 # A method or function of the C family (Java, C#, C++, C, Kotlin's Java neighbours): words before the name (its
-# return type, modifiers; none before `Class::Class`), the name, its parameters, then the body's brace or a `throws` clause ending the line.
+# return type, modifiers; none before `Class::Class`), the name, its parameters, then the body's brace or a `throws`
+# clause ending the line.
 # Without it a Java file's only heading was its class, so a chunk that starts inside `testExecute_dockerClient()`
 # carried no trace of the method's name (codebase set, README "Signals").
 _METHOD = re.compile(
@@ -34,7 +35,8 @@ _METHOD = re.compile(
     re.M,
 )
 # Statements that look like `word word(`: never a definition.
-_NOT_A_TYPE = frozenset("return new else throw delete case goto await yield if for while switch catch import from".split())
+_NOT_A_TYPE = frozenset(
+    "return new else throw delete case goto await yield if for while switch catch import from".split())
 
 
 def parse_code(data: bytes, stem: str) -> ParsedDocument:

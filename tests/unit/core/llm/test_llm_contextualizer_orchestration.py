@@ -279,3 +279,35 @@ def test_questions_without_a_sentence_are_kept_on_the_rules_context_that_replace
     assert [c.source for c in contexts] == ["rules", "rules"]
     assert contexts[0].questions == "What does invoice_total compute?\nWhich VAT rate applies?"
     assert contexts[0].prompt_version == "ctx-3/chunk+2questions"  # tried: not asked again by the upgrade
+
+
+class RecordingBatchFakeBackend(SectionAwareFakeBackend):
+    """Answers batches as the product's backends do, recording each batch's questions count and size."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches = []
+
+    def chat(self, messages, max_tokens, temperature=0.0, seed=0):
+        completion = super().chat(messages, max_tokens, temperature, seed)
+        if "<passage>" in messages[-1]["content"]:
+            completion.text = "Defines part of the ledger.\nQ: What does it settle?"
+        return completion
+
+    def chat_batch(self, conversations, max_tokens, first_sentence_only=False, temperature=0.0, seed=0,
+                   questions=0):
+        self.batches.append((len(conversations), questions, max_tokens))
+        return [self.chat(c, max_tokens, temperature, seed) for c in conversations]
+
+
+def test_with_questions_a_section_question_is_asked_apart_from_the_chunks_that_wait_for_theirs():
+    text, near, far = long_ledger()
+    backend = RecordingBatchFakeBackend()
+    rules = RulesContextualizer(max_words=40, max_tokens=64, counter=token_counter())
+    llm = LlmContextualizer(lambda: backend, rules, levels="document+section+chunk", questions=1)
+    contexts = llm.contextualize(ParsedDocument(text=text, title="ledger", parser="code"), [near, far])
+    # The far chunk's section alone: a sentence, nothing to wait for; the chunks with room for their question.
+    assert [batch for batch in backend.batches if batch[1] == 0] == [(1, 0, 60)]
+    assert [batch for batch in backend.batches if batch[1] != 0] == [(1, 1, 90), (1, 1, 90)]
+    assert all(size > 0 for size, _, _ in backend.batches)  # an empty batch is never sent
+    assert [c.questions for c in contexts] == ["What does it settle?", "What does it settle?"]
