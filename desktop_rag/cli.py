@@ -149,7 +149,7 @@ def cmd_search(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import print_search_result
     from desktop_rag.core.search.searcher import SearchResult
     from desktop_rag.service.client import LibraryClient
-    from desktop_rag.service.tools import MAX_LIMIT
+    from desktop_rag.service.operations import MAX_LIMIT
 
     filter_arguments = {"folders": [_folder_argument(f) for f in args.folders],
                         "types": [t for value in args.types for t in value.split(",")],

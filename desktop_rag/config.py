@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from desktop_rag.errors import BadInput
+from desktop_rag.private_paths import private_folder
 
 DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
 MODELS_DIR_ENV = "DESKTOP_RAG_MODELS_DIR"
@@ -269,7 +270,7 @@ class Settings:
         return cls(**values)
 
     def save(self, data_dir: Path) -> None:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(data_dir)
         tmp = data_dir / (SETTINGS_FILE + ".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
         os.replace(tmp, data_dir / SETTINGS_FILE)

@@ -32,7 +32,7 @@ from desktop_rag.core.search.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.errors import DataFolderUnusable
+from desktop_rag.private_paths import private_folder
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
@@ -58,10 +58,7 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         self.data_dir = Path(data_dir)
         self.child_processes = child_processes
         self.read_in_child = child_processes if read_in_child is None else read_in_child
-        if self.data_dir.exists() and not self.data_dir.is_dir():
-            raise DataFolderUnusable(f"the data folder {self.data_dir} is a file: choose a folder (--data-dir, or "
-                                     "File → Data folder in the app)")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.data_dir)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
         self._lock = threading.Lock()  # held by the one write in progress (a run, a sync, an edit's index update)

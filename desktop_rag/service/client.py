@@ -20,7 +20,7 @@ class LibraryClient:
     def __init__(self, data_dir: Path, local_only: bool = False, max_limit: int | None = None,
                  served_by: str = "mcp"):
         """`local_only`: never ask the endpoint (the CLI's --local); `max_limit`: the most hits a search of its own
-        library gives (the endpoint gives at most tools.MAX_LIMIT); `served_by`: this process, as answers name
+        library gives (the endpoint gives at most operations.MAX_LIMIT); `served_by`: this process, as answers name
         it."""
         self.data_dir = data_dir
         self.local_only = local_only
@@ -60,7 +60,7 @@ class LibraryClient:
             if self._local is not None and self._written_since_opened() and not self._local_busy():
                 self._close_local()  # another process wrote the dense index: this one's view of it is old
             host = self._local_host()
-        result = getattr(host.tools, method)(**params)
+        result = host.handle(method, params)
         if method == "reindex":
             self._local_runs.add(result["run_id"])
         elif not self._local_busy():

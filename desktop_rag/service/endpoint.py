@@ -2,7 +2,8 @@
 others (`desktop-rag search` and `stats`, `desktop-rag mcp`) over a Unix domain socket only the same user can open,
 in tens of milliseconds instead of the seconds a new process takes to load torch and the embedding model.
 
-One JSON object per line each way: {"method", "params"} in, {"result"} or {"error": {"type", "message"}} out.
+One JSON object per line each way: {"method", "params"} in, {"result"} or {"error": {"type", "message"}} out
+(service/request_lines.py); connections are served by service/connection_loop.py.
 The socket lives in a folder of the user's own (mode 0700: $XDG_RUNTIME_DIR, else one under the temporary
 folder), named after the data folder, and is itself mode 0600. A client that finds no socket, or one nobody
 answers, works on its own as before.
@@ -14,20 +15,22 @@ import hashlib
 import json
 import logging
 import os
+import select
 import socket
-import stat
 import tempfile
 import threading
 from pathlib import Path
 from typing import Callable
 
-from desktop_rag import errors
+from desktop_rag import errors, private_paths
 from desktop_rag.errors import UserError, user_message
+from desktop_rag.service.connection_loop import ConnectionLoop
+from desktop_rag.service.request_lines import answer_line, error_answer, read_request
 
 log = logging.getLogger(__name__)
 
-_MAX_REQUEST_BYTES = 1_000_000  # far above any valid request (queries are capped at 2,000 characters)
 _CONNECT_TIMEOUT_S = 0.5
+_BACKLOG = 256  # dozens of local clients connecting at once are all taken (16 refused a third of 60)
 
 
 class EndpointGone(UserError):
@@ -41,12 +44,14 @@ def runtime_folder() -> Path:
     """A folder only this user may enter: $XDG_RUNTIME_DIR (made so by the system), else one of our own."""
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and Path(base).is_dir():
-        return Path(base)
+        try:
+            private_paths.check_private(Path(base), "$XDG_RUNTIME_DIR")
+            return Path(base)
+        except errors.DataFolderUnusable as exc:  # set wrong (a shared folder): one of our own instead
+            log.warning("%s", exc)
     folder = Path(tempfile.gettempdir()) / f"desktop-rag-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
-    info = folder.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise errors.DataFolderUnusable(f"{folder} is not a private folder of yours: the local endpoint is off")
+    private_paths.check_private(folder, "the local endpoint's folder")
     return folder
 
 
@@ -58,125 +63,72 @@ def endpoint_path(data_dir: Path) -> Path:
 
 
 class EndpointServer:
-    """Answers requests with `handle(method, params)` on a thread per connection. `start()` refuses (returns
-    False) when another live process already answers for this data folder."""
+    """Answers requests with `handle(method, params)` (service/connection_loop.py: many clients, a bounded pool of
+    workers). `start()` refuses (returns False) when another live process already answers for this data folder."""
 
-    def __init__(self, data_dir: Path, handle: Callable[[str, dict], object]):
+    def __init__(self, data_dir: Path, handle: Callable[[str, dict], object], **loop_options):
+        """`loop_options`: ConnectionLoop's workers, max_clients and timeouts."""
         self.path = endpoint_path(data_dir)
         self._handle = handle
-        self._socket: socket.socket | None = None
-        self._thread: threading.Thread | None = None
-        self._connections: set[socket.socket] = set()
-        self._lock = threading.Lock()
+        self._loop_options = loop_options
+        self._loop: ConnectionLoop | None = None
 
     def start(self) -> bool:
         if EndpointClient.connect(self.path) is not None:
             return False
         self.path.unlink(missing_ok=True)  # a socket left by a process that was killed
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old_umask = os.umask(0o177)  # created 0600: no moment when another user could connect
         try:
-            server.bind(str(self.path))
+            listener.bind(str(self.path))
         finally:
             os.umask(old_umask)
-        server.listen(16)
-        self._socket = server
-        self._thread = threading.Thread(target=self._accept, name="desktop-rag endpoint", daemon=True)
-        self._thread.start()
+        private_paths.check_private(self.path, "the local endpoint's socket")
+        listener.listen(_BACKLOG)
+        self._loop = ConnectionLoop(listener, self._answer, **self._loop_options)
+        self._loop.start()
         return True
 
+    @property
+    def failures(self) -> int:
+        """Client requests that failed past their error answer (each kind is logged once)."""
+        return self._loop.failures if self._loop is not None else 0
+
     def stop(self) -> None:
-        server, self._socket = self._socket, None
-        if server is None:
+        loop, self._loop = self._loop, None
+        if loop is None:
             return
-        try:
-            server.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        server.close()
-        with self._lock:
-            connections = list(self._connections)
-        for connection in connections:  # a client mid-call learns the endpoint is gone (EndpointGone)
-            try:
-                connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        loop.stop()
         self.path.unlink(missing_ok=True)
 
-    def _accept(self) -> None:
-        while self._socket is not None:
-            try:
-                connection, _ = self._socket.accept()
-            except OSError:
-                return
-            with self._lock:
-                self._connections.add(connection)
-            threading.Thread(target=self._serve, args=(connection,), name="desktop-rag endpoint client",
-                             daemon=True).start()
-
-    def _serve(self, connection: socket.socket) -> None:
+    def _answer(self, line: bytes) -> bytes:
         try:
-            with connection, connection.makefile("rwb") as stream:
-                while True:
-                    line = stream.readline(_MAX_REQUEST_BYTES + 1)
-                    if not line:
-                        return
-                    stream.write(json.dumps(self._answer(line)).encode() + b"\n")
-                    stream.flush()
-        except OSError:
-            return  # the client left, or the endpoint stops
-        finally:
-            with self._lock:
-                self._connections.discard(connection)
-
-    def _answer(self, line: bytes) -> dict:
-        if len(line) > _MAX_REQUEST_BYTES:
-            return _error(errors.BadInput(f"the request is over {_MAX_REQUEST_BYTES:,} bytes"))
+            method, params = read_request(line)
+        except errors.BadInput as exc:
+            return answer_line(error_answer(exc))
         try:
-            request = json.loads(line)
-            method, params = request["method"], request.get("params") or {}
-            if not isinstance(method, str) or not isinstance(params, dict):
-                raise ValueError("method must be a string and params an object")
-        except (ValueError, KeyError, TypeError) as exc:
-            return _error(errors.BadInput(f"not a request: {exc}"))
-        try:
-            return {"result": self._handle(method, params)}
+            return answer_line({"result": self._handle(method, params)})
         except Exception as exc:  # noqa: BLE001 — every failure is the caller's answer, never the endpoint's end
             if user_message(exc) is None:
                 log.exception("the endpoint's %s failed", method)
-            return _error(exc)
-
-
-def _error(exc: Exception) -> dict:
-    message = user_message(exc)
-    if message is None:
-        return {"error": {"type": "InternalError", "message": f"internal error ({exc.__class__.__name__}: {exc})"}}
-    kind = exc.__class__.__name__ if isinstance(exc, UserError) else "UserError"
-    return {"error": {"type": kind, "message": str(exc) if isinstance(exc, UserError) else message}}
+            return answer_line(error_answer(exc))
 
 
 class EndpointClient:
-    """A connection to the endpoint; calls are one at a time."""
+    """A connection to the endpoint; calls are one at a time. A connection the endpoint closed while it was idle
+    (service/connection_loop.py) is opened again before the next call."""
 
-    def __init__(self, connection: socket.socket):
+    def __init__(self, connection: socket.socket, path: Path):
         self._connection = connection
         self._stream = connection.makefile("rwb")
+        self._path = path
         self._lock = threading.Lock()
 
     @classmethod
     def connect(cls, path: Path) -> "EndpointClient | None":
         """A client of the endpoint at `path`, or None when nobody answers there."""
-        if not path.exists():
-            return None
-        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        connection.settimeout(_CONNECT_TIMEOUT_S)
-        try:
-            connection.connect(str(path))
-        except OSError:
-            connection.close()
-            return None
-        connection.settimeout(None)
-        return cls(connection)
+        connection = _connected(path)
+        return cls(connection, path) if connection is not None else None
 
     @classmethod
     def for_library(cls, data_dir: Path) -> "EndpointClient | None":
@@ -187,6 +139,8 @@ class EndpointClient:
 
     def call(self, method: str, **params):
         with self._lock:
+            if self._closed_while_idle():
+                self._reconnect()
             try:
                 self._stream.write(json.dumps({"method": method, "params": params}).encode() + b"\n")
                 self._stream.flush()
@@ -200,11 +154,40 @@ class EndpointClient:
             raise _user_error(answer["error"])
         return answer["result"]
 
+    def _closed_while_idle(self) -> bool:
+        """Between calls nothing is owed to us: a readable socket here is the endpoint's goodbye."""
+        try:
+            readable, _, _ = select.select([self._connection], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(readable)
+
+    def _reconnect(self) -> None:
+        self.close()
+        connection = _connected(self._path)
+        if connection is None:
+            raise EndpointGone("it is no longer there")
+        self._connection, self._stream = connection, connection.makefile("rwb")
+
     def close(self) -> None:
         try:
             self._stream.close()
         finally:
             self._connection.close()
+
+
+def _connected(path: Path) -> socket.socket | None:
+    if not path.exists():
+        return None
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.settimeout(_CONNECT_TIMEOUT_S)
+    try:
+        connection.connect(str(path))
+    except OSError:
+        connection.close()
+        return None
+    connection.settimeout(None)
+    return connection
 
 
 def _user_error(error: dict) -> Exception:

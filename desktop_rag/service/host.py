@@ -33,8 +33,9 @@ class LibraryHost:
             queue = RunQueue(self.runs, lane, self._run)
             start_run = lambda paths, contexts: queue.submit(paths, contexts).run_id  # noqa: E731
         self.tools = LibraryTools(library, self.runs, start_run, served_by)
+        self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation
         try:
-            self.endpoint: EndpointServer | None = EndpointServer(library.data_dir, request_handler(self.tools))
+            self.endpoint: EndpointServer | None = EndpointServer(library.data_dir, self.handle)
         except UserError as exc:  # no private folder for the socket: everything works, only slower elsewhere
             log.warning("the local endpoint is off: %s", exc)
             self.endpoint = None

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from desktop_rag.errors import UserError, user_message
 from desktop_rag.service.client import LibraryClient
+from desktop_rag.service.operations import OPERATIONS
 
 log = logging.getLogger(__name__)
 
@@ -119,19 +120,32 @@ def build_server(data_dir: Path):
         """A chunk in its document: its context, its text and the text just before and after it."""
         return json.dumps(await call("chunk", chunk_id=int(chunk_id)), ensure_ascii=False)
 
-    _refuse_unknown_arguments(server)
+    _schemas_from_the_declaration(server)
     server.backend = backend
     return server
 
 
-def _refuse_unknown_arguments(server) -> None:
-    """An argument a tool does not have is an error, and the schemas say so (additionalProperties false): the
-    SDK's argument models ignore unknown names by default, and an agent that misspelt `limit` would never know."""
+# The operation of service/operations.py behind each tool.
+TOOL_OPERATIONS = {"search_with_contextual_retrieval": "search", "generate_context_for_chunk": "generate_context",
+                   "reindex_with_context": "reindex", "get_reindexing_progress": "progress",
+                   "get_contextual_retrieval_stats": "stats"}
+
+
+def _schemas_from_the_declaration(server) -> None:
+    """Each tool's JSON schema is its operation's declaration (ranges, lengths and choices included), which the
+    endpoint checks every call against; a tool whose arguments differ from it stops the server at start. An
+    argument a tool does not have is an error: the SDK's argument models ignore unknown names by default, and an
+    agent that misspelt `limit` would never know."""
     for tool in server._tool_manager.list_tools():
+        operation = OPERATIONS[TOOL_OPERATIONS[tool.name]]
         model = tool.fn_metadata.arg_model
+        takes = {name: field.default for name, field in model.model_fields.items()}
+        declared = {argument.name: argument.default for argument in operation.arguments}
+        if takes != declared:
+            raise RuntimeError(f"the tool {tool.name} takes {takes}, its operation {operation.name} {declared}")
         model.model_config["extra"] = "forbid"
         model.model_rebuild(force=True)
-        tool.parameters["additionalProperties"] = False
+        tool.parameters = operation.json_schema()
 
 
 def serve_stdio(data_dir: Path) -> int:

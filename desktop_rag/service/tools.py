@@ -1,6 +1,8 @@
 """The operations local agents and scripts use, over one library: search with contextual retrieval, a context for
 a chunk, a re-indexing run and its progress, statistics, and a document or a chunk to read around a hit. Plain
-arguments in, JSON-ready dicts out; every bad argument is a BadInput saying what is wrong. The MCP server and the
+arguments in, JSON-ready dicts out. Arguments come checked against their declaration (service/operations.py) by
+`request_handler`, the one door to these; what only the library can tell (a chunk that does not exist, a path
+outside the indexed folders) is a BadInput saying what is wrong. The MCP server and the
 local endpoint both call these, so an agent gets the same answers from the app, `serve` or `mcp` on its own."""
 
 from __future__ import annotations
@@ -10,16 +12,12 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.search.filters import make_filters
-from desktop_rag.core.search.searcher import MODES
 from desktop_rag.documents import Chunk, question_list
 from desktop_rag.errors import BadInput, NoIndexError
+from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
 from desktop_rag.service.runs import RunRegistry, phases_in_order
 
-MAX_QUERY_CHARS = 2_000  # a question, or a paragraph to find the like of; past this it is a document, not a query
-MAX_LIMIT = 100
-MAX_CHUNK_CHARS = 20_000
 AROUND_CHARS = 1_500  # document text given on each side of a chunk
 
 
@@ -41,20 +39,6 @@ class LibraryTools:
                sender: str | None = None, sort: str = "relevance", similar_to: int | None = None) -> dict:
         """Filters narrow the search inside retrieval (core/search/filters.py); `folder` is one indexed folder
         (as before `folders`); `similar_to`: a chunk id whose neighbours in meaning are wanted instead of a query."""
-        if not isinstance(query, str):
-            raise BadInput("the query is text: a question or some keywords")
-        if len(query) > MAX_QUERY_CHARS:
-            raise BadInput(f"the query has {len(query):,} characters; at most {MAX_QUERY_CHARS:,} are searched — "
-                           "give a question or a passage, not a document")
-        if not 1 <= limit <= self.max_limit:
-            raise BadInput(f"limit must be between 1 and {self.max_limit}, not {limit}")
-        if mode not in MODES:
-            raise BadInput(f"unknown mode {mode!r}; pick one of {', '.join(MODES)}")
-        if score_threshold is not None and not 0 <= score_threshold <= 1:
-            raise BadInput(f"score_threshold is a match strength from 0 to 1, not {score_threshold}")
-        for name, values in (("folders", folders), ("types", types)):
-            if values is not None and not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
-                raise BadInput(f"{name} is a list of strings")
         chosen = list(folders or []) + ([str(self._indexed_path(folder, "folder"))] if folder is not None else [])
         filters = make_filters(folders=chosen, types=types or [], after=after, before=before, sender=sender)
         if similar_to is not None:
@@ -78,8 +62,6 @@ class LibraryTools:
         indexed document; stored (and re-indexed) only when asked, and only for a stored chunk."""
         if (chunk_id is None) == (text is None):
             raise BadInput("give either chunk_id, or text with document_path")
-        if max_words is not None and not 5 <= max_words <= 200:
-            raise BadInput(f"max_words must be between 5 and 200, not {max_words}")
         library = self.library
         if chunk_id is not None:
             try:
@@ -94,8 +76,6 @@ class LibraryTools:
                 raise BadInput("store works with a chunk_id: a text that is not a chunk of the index has nowhere to go")
             if not document_path or not text.strip():
                 raise BadInput("text needs the document_path of an indexed document it belongs to")
-            if len(text) > MAX_CHUNK_CHARS:
-                raise BadInput(f"the text has {len(text):,} characters; a chunk has at most {MAX_CHUNK_CHARS:,}")
             record = library.document_record(str(Path(document_path).expanduser().resolve()))
             if record is None or record.status != "indexed":
                 raise BadInput(f"{document_path} is not an indexed document")
@@ -119,8 +99,6 @@ class LibraryTools:
     # -- runs -----------------------------------------------------------------------------------------------
 
     def reindex(self, paths: list[str] | None = None, contexts: str = "auto") -> dict:
-        if contexts not in CONTEXT_CHOICES:
-            raise BadInput(f"unknown contexts {contexts!r}; pick one of {', '.join(CONTEXT_CHOICES)}")
         folders = self.library.folders()
         if paths is None:
             if not folders:
@@ -190,25 +168,18 @@ class LibraryTools:
         return resolved
 
 
-# What the endpoint answers: the operations above by name, and who answers.
-_METHODS = ("search", "generate_context", "reindex", "progress", "stats", "document", "chunk")
-
-
 def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
-    """`handle(method, params)` for the endpoint: arguments checked against the operation's signature first, so a
-    wrong one is a BadInput naming it, not a TypeError from inside."""
-    import inspect
+    """`handle(method, params)`: the one door to the operations above, for the endpoint and for a front end's
+    library of its own. The arguments are checked against the operation's declaration first, so a wrong one is a
+    BadInput naming it, never a TypeError or a database error from inside."""
 
     def handle(method: str, params: dict):
         if method == "hello":
             return {"served_by": tools.served_by, "pid": os.getpid()}
-        if method not in _METHODS:
-            raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(_METHODS)}")
-        operation = getattr(tools, method)
-        try:
-            inspect.signature(operation).bind(**params)
-        except TypeError as exc:
-            raise BadInput(f"{method}: {exc}") from None
-        return operation(**params)
+        operation = OPERATIONS.get(method)
+        if operation is None:
+            raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(OPERATIONS)}")
+        arguments = operation.check(params, maximums={"limit": tools.max_limit})
+        return getattr(tools, method)(**arguments)
 
     return handle

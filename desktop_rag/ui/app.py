@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
-from desktop_rag.errors import LOG_FILE
+from desktop_rag.errors import LOG_FILE, UserError
+from desktop_rag.private_paths import private_folder
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.theme import icon
@@ -29,7 +30,7 @@ class AppSession:
         self.library, self.window = self._open(data_dir)
 
     def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(data_dir)
         self._log_to(data_dir)
         # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
         # holds the GIL or the CPU and froze the window; desktop_rag/child_process.py).
@@ -43,12 +44,12 @@ class AppSession:
         if target == self.library.data_dir.resolve():
             return False
         try:
-            target.mkdir(parents=True, exist_ok=True)
+            private_folder(target)
             probe = target / ".desktop-rag-write-test"
             probe.write_text("")
             probe.unlink()
             library, window = self._open(target)
-        except (OSError, ValueError, sqlite3.Error) as exc:
+        except (OSError, ValueError, sqlite3.Error, UserError) as exc:
             self.window.show_error(f"Cannot use {target} as the data folder: {readable(exc)}")
             return False
         old_library, old_window = self.library, self.window

@@ -1,9 +1,12 @@
-"""The local endpoint's transport (service/endpoint.py): who may connect, how errors travel, a server that goes
-away mid-call, a second server, a socket left by a killed process. The handlers here are fakes standing in for
-the library's tools (end2end/test_mcp.py drives the real ones)."""
+"""The local endpoint's transport (service/endpoint.py, connection_loop.py, request_lines.py): who may connect, how
+errors travel, a server that goes away mid-call, a second server, a socket left by a killed process, and what a
+hostile client sends. The handlers here are fakes standing in for the library's tools (end2end/test_mcp.py and
+end2end/test_endpoint_faults.py drive the real ones)."""
 
 from __future__ import annotations
 
+import json
+import logging
 import socket
 import threading
 import time
@@ -88,3 +91,116 @@ def test_one_server_per_data_folder_and_a_dead_ones_socket_is_taken_over(server,
     stale.close()
     assert other.start() and EndpointClient.connect(other.path).call("echo") == {"echo": {}}
     other.stop()
+
+
+def raw_connection(server) -> socket.socket:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(str(server.path))
+    connection.settimeout(10)
+    return connection
+
+
+def answer_to(stream, line: bytes) -> bytes:
+    stream.write(line)
+    stream.flush()
+    return stream.readline()
+
+
+HOSTILE_LINES = {
+    "deeply nested": b"[" * 200_000 + b"\n",  # ended the endpoint with a RecursionError
+    "nested in params": b'{"method": "echo", "params": {"a": ' + b"[" * 50 + b"]" * 50 + b"}}\n",
+    "malformed JSON": b'{"method": "echo", "params": {\n',
+    "not an object": b'"echo"\n',
+    "a number for the method": b'{"method": 5}\n',
+    "params a list": b'{"method": "echo", "params": [1, 2]}\n',
+    "not UTF-8": b"\xff\xfe\x00{\n",
+    "a NUL byte": b'{"method": "echo\x00"}\n',
+    "a huge number": b'{"method": "echo", "params": {"limit": 1e999}}\n',
+    "a megabyte and more": b'{"method": "echo", "params": {"q": "' + b"x" * 1_100_000 + b'"}}\n',
+    "only a newline": b"\n",
+}
+
+
+@pytest.mark.parametrize("what", HOSTILE_LINES)
+def test_a_hostile_line_gets_a_clear_error_and_the_next_request_is_answered(server, what):
+    connection = raw_connection(server)
+    other = EndpointClient.connect(server.path)  # another client, connected before the hostile line
+    stream = connection.makefile("rwb")
+    answer = json.loads(answer_to(stream, HOSTILE_LINES[what]))
+    assert answer.get("error", {}).get("type") in ("BadInput", "InternalError") or "result" in answer, answer
+    if "error" in answer:
+        assert "Traceback" not in answer["error"]["message"] and len(answer["error"]["message"]) < 400
+    assert json.loads(answer_to(stream, b'{"method": "echo", "params": {"after": "that"}}\n')) == {
+        "result": {"echo": {"after": "that"}}}
+    assert other.call("echo", still="here") == {"echo": {"still": "here"}}
+    assert server.failures == 0
+    connection.close()
+
+
+def test_a_silent_client_and_a_stalled_half_line_hold_no_worker_and_are_closed(tmp_path):
+    endpoint = EndpointServer(tmp_path / "data", fake_handler, workers=1, idle_timeout_s=1.5, stall_timeout_s=0.5)
+    assert endpoint.start()
+    silent = [raw_connection(endpoint) for _ in range(5)]
+    stalled = raw_connection(endpoint)
+    stalled.sendall(b'{"method": "echo", "par')
+    client = EndpointClient.connect(endpoint.path)
+    started = time.monotonic()
+    assert client.call("echo", n=1) == {"echo": {"n": 1}}  # the one worker was not taken by any of them
+    assert time.monotonic() - started < 0.5
+    assert b"not finished within 0.5 s" in stalled.makefile("rb").readline()
+    for connection in silent:
+        assert connection.recv(1) == b""  # closed by the endpoint after 1.5 s of nothing
+    time.sleep(2)  # the client's own connection idles out too: its next call connects again
+    assert client.call("echo", n=2) == {"echo": {"n": 2}}
+    endpoint.stop()
+
+
+def test_sixty_clients_connecting_at_once_are_all_taken(tmp_path):
+    def busy_handler(method, params):
+        deadline = time.monotonic() + 0.05  # holds the GIL, as a search's Python does
+        while time.monotonic() < deadline:
+            pass
+        return params
+
+    endpoint = EndpointServer(tmp_path / "data", busy_handler)
+    assert endpoint.start()
+    refused, answered = [], []
+    go = threading.Event()
+
+    def one_client(n: int) -> None:
+        go.wait()
+        client = EndpointClient.connect(endpoint.path)
+        if client is None:
+            refused.append(n)
+            return
+        answered.extend(client.call("search", n=n, round=r)["n"] for r in range(3))
+        client.close()
+
+    threads = [threading.Thread(target=one_client, args=(n,)) for n in range(60)]
+    for thread in threads:
+        thread.start()
+    go.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    endpoint.stop()
+    assert refused == [] and sorted(answered) == sorted(list(range(60)) * 3)
+
+
+def test_a_failure_past_the_answer_ends_only_that_connection_and_is_logged_once(tmp_path, caplog):
+    def exiting_handler(method, params):
+        if method == "exit":
+            raise SystemExit("a handler that ends its thread")  # not an Exception: passes the answer's catch
+        return params
+
+    endpoint = EndpointServer(tmp_path / "data", exiting_handler)
+    assert endpoint.start()
+    caplog.set_level(logging.ERROR, logger="desktop_rag.service.connection_loop")
+    for _ in range(3):
+        client = EndpointClient.connect(endpoint.path)
+        with pytest.raises(EndpointGone):
+            client.call("exit")
+        client.close()
+    assert EndpointClient.connect(endpoint.path).call("echo", x=1) == {"x": 1}
+    assert endpoint.failures == 3
+    assert len([r for r in caplog.records if "SystemExit" in r.getMessage()]) == 1
+    endpoint.stop()

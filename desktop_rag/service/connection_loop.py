@@ -1,0 +1,247 @@
+"""The endpoint's connections: one thread waits on all of them (selectors) and reads request lines as they come,
+a bounded pool of workers answers complete lines — so a client that connects and sends nothing, or half a line
+and stalls, holds no worker, and is closed after a while. Searches from many clients are answered side by side;
+a connection has one request in hand at a time, and its next line waits in its buffer until the answer is sent.
+
+Whatever a client does, it is that client's failure: each worker catches everything at its top, counts it and
+logs the first of each kind once; the loop itself never ends on a client's account.
+"""
+
+from __future__ import annotations
+
+import logging
+import selectors
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+
+from desktop_rag import errors
+from desktop_rag.service.request_lines import MAX_REQUEST_BYTES, answer_line, error_answer
+
+log = logging.getLogger(__name__)
+
+_READ_BYTES = 65_536
+_SEND_TIMEOUT_S = 30.0  # a client that stops reading its answer gives the worker back after this
+_TICK_S = 0.5  # how often timeouts are looked at
+
+
+@dataclass(eq=False)
+class _Client:
+    sock: socket.socket
+    last_heard: float
+    buffer: bytearray = field(default_factory=bytearray)
+    partial_since: float | None = None  # when the unfinished line in the buffer began
+    skipping: bool = False  # the rest of an oversized line is dropped up to its newline
+    in_hand: bool = False  # a worker has its request (the socket is out of the selector meanwhile)
+    leaving: bool = False  # closed once its request in hand is answered
+
+
+class ConnectionLoop:
+    def __init__(self, listener: socket.socket, answer: Callable[[bytes], bytes], workers: int = 8,
+                 max_clients: int = 256, idle_timeout_s: float = 60.0, stall_timeout_s: float = 10.0):
+        """`answer(line) -> answer line` runs on a worker. A client that sends nothing for `idle_timeout_s` is
+        closed (a client of ours connects again: EndpointClient); one that leaves a line unfinished for
+        `stall_timeout_s` is told so and closed."""
+        self._listener = listener
+        self._answer = answer
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="desktop-rag endpoint worker")
+        self._max_clients = max_clients
+        self._idle_timeout_s = idle_timeout_s
+        self._stall_timeout_s = stall_timeout_s
+        self._selector = selectors.DefaultSelector()
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._answered: list[_Client] = []  # handed back by workers, taken by the loop
+        self._clients: set[_Client] = set()
+        self._lock = threading.Lock()
+        self._stopping = False
+        self.failures = 0  # client failures caught at a worker's top (each kind logged once)
+        self._logged_kinds: set[str] = set()
+        self.refused = 0  # connections turned away because max_clients were open
+        self._thread = threading.Thread(target=self._run, name="desktop-rag endpoint", daemon=True)
+
+    def start(self) -> None:
+        self._listener.setblocking(False)
+        self._wake_read.setblocking(False)
+        self._selector.register(self._listener, selectors.EVENT_READ)
+        self._selector.register(self._wake_read, selectors.EVENT_READ)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Every connection is shut (a client mid-call learns the endpoint is gone at once); a worker still in an
+        operation finishes it and finds its client gone."""
+        self._stopping = True
+        self._wake()
+        self._thread.join(timeout=5)
+        with self._lock:
+            clients = list(self._clients)
+        for client in clients:
+            _shut(client.sock)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping:
+                for key, _ in self._selector.select(timeout=_TICK_S):
+                    if key.fileobj is self._listener:
+                        self._accept()
+                    elif key.fileobj is self._wake_read:
+                        self._take_answered()
+                    else:
+                        self._read(key.data)
+                self._time_out()
+        except Exception:  # noqa: BLE001 — a bug of the loop: said once, and clients find the endpoint gone
+            log.exception("the endpoint stopped answering")
+        finally:
+            self._selector.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of file descriptors: the others are still answered
+                log.warning("the endpoint could not take a connection: %s", exc)
+                return
+            if len(self._clients) >= self._max_clients:
+                self.refused += 1
+                _send_now(sock, answer_line(error_answer(errors.DataFolderBusy(
+                    f"{self._max_clients} clients are connected to this library's endpoint; try again"))))
+                sock.close()
+                continue
+            sock.setblocking(False)
+            client = _Client(sock, time.monotonic())
+            with self._lock:
+                self._clients.add(client)
+            self._selector.register(sock, selectors.EVENT_READ, client)
+
+    def _read(self, client: _Client) -> None:
+        try:
+            data = client.sock.recv(_READ_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._close(client)
+            return
+        client.last_heard = time.monotonic()
+        if client.skipping:
+            end = data.find(b"\n")
+            if end < 0:
+                return
+            data, client.skipping = data[end + 1:], False
+        client.buffer += data
+        self._next_line(client)
+
+    def _next_line(self, client: _Client) -> None:
+        """Hands the client's next complete line to a worker; an oversized one is refused and skipped."""
+        end = client.buffer.find(b"\n")
+        if end >= 0:
+            line = bytes(client.buffer[:end + 1])
+            del client.buffer[:end + 1]
+            client.partial_since = time.monotonic() if client.buffer else None
+            self._hand_over(client, line)
+        elif len(client.buffer) > MAX_REQUEST_BYTES:
+            client.buffer.clear()
+            client.partial_since, client.skipping = None, True
+            self._hand_over(client, None)
+        elif client.buffer and client.partial_since is None:
+            client.partial_since = time.monotonic()
+
+    def _hand_over(self, client: _Client, line: bytes | None) -> None:
+        client.in_hand = True
+        self._selector.unregister(client.sock)
+        self._pool.submit(self._work, client, line)
+
+    def _take_answered(self) -> None:
+        try:
+            while self._wake_read.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+        with self._lock:
+            answered, self._answered = self._answered, []
+        for client in answered:
+            client.in_hand = False
+            client.last_heard = time.monotonic()
+            if client.leaving or self._stopping:
+                self._close(client)
+                continue
+            client.sock.setblocking(False)
+            self._selector.register(client.sock, selectors.EVENT_READ, client)
+            self._next_line(client)  # a line that came while the last one was answered
+
+    def _time_out(self) -> None:
+        now = time.monotonic()
+        for client in [c for c in self._clients if not c.in_hand]:
+            if client.partial_since is not None and now - client.partial_since > self._stall_timeout_s:
+                _send_now(client.sock, answer_line(error_answer(errors.BadInput(
+                    f"the request line was not finished within {self._stall_timeout_s:g} s"))))
+                self._close(client)
+            elif now - client.last_heard > self._idle_timeout_s:
+                self._close(client)
+
+    def _close(self, client: _Client) -> None:
+        try:
+            self._selector.unregister(client.sock)
+        except (KeyError, ValueError):
+            pass  # out of the selector while a worker had it
+        client.sock.close()
+        with self._lock:
+            self._clients.discard(client)
+
+    def _wake(self) -> None:
+        try:
+            self._wake_write.send(b"\0")
+        except OSError:
+            pass  # its buffer is full: the loop is being woken anyway
+
+    # -- a worker ---------------------------------------------------------------------------------------------
+
+    def _work(self, client: _Client, line: bytes | None) -> None:
+        try:
+            if line is None:
+                reply = answer_line(error_answer(errors.BadInput(f"the request is over {MAX_REQUEST_BYTES:,} bytes")))
+            else:
+                reply = self._answer(line)
+            client.sock.settimeout(_SEND_TIMEOUT_S)
+            client.sock.sendall(reply)
+        except OSError:
+            client.leaving = True  # it left, or stopped reading, or the endpoint stops
+        except BaseException as exc:  # noqa: BLE001 — one client's failure is never the endpoint's end
+            client.leaving = True
+            self._count(exc)
+        finally:
+            with self._lock:
+                self._answered.append(client)
+            self._wake()
+
+    def _count(self, exc: BaseException) -> None:
+        self.failures += 1
+        kind = exc.__class__.__name__
+        if kind not in self._logged_kinds:
+            self._logged_kinds.add(kind)
+            log.error("a client's request failed (%s); further failures of this kind are counted, not logged",
+                      kind, exc_info=exc)
+
+
+def _send_now(sock: socket.socket, data: bytes) -> None:
+    """A last word to a client being turned away, if its socket takes it at once."""
+    try:
+        sock.setblocking(False)
+        sock.send(data)
+    except OSError:
+        pass
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
