@@ -75,6 +75,7 @@ class ConnectionLoop:
         self._stopping = True
         self._wake()
         self._thread.join(timeout=5)
+        self._listener.close()  # before the clients learn of it: a client that then connects again finds no one
         with self._lock:
             clients = list(self._clients)
         for client in clients:

@@ -98,8 +98,8 @@ class EndpointServer:
         loop, self._loop = self._loop, None
         if loop is None:
             return
-        loop.stop()
         self.path.unlink(missing_ok=True)
+        loop.stop()
 
     def _answer(self, line: bytes) -> bytes:
         try:
