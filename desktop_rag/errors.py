@@ -52,10 +52,10 @@ def user_message(exc: BaseException) -> str | None:
     """A sentence for a person, or None when the exception is a bug."""
     if isinstance(exc, UserError):
         return exc.what + (str(exc).strip() or exc.__class__.__name__)
+    if disk_full(exc):
+        return DISK_FULL
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
-        if exc.errno == errno.ENOSPC:
-            return "The disk is full. Free some space, then run the task again; finished work is kept."
         if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             return f"Permission denied{where}. Check that you may read (or write) it."
         if isinstance(exc, FileNotFoundError):
@@ -63,3 +63,17 @@ def user_message(exc: BaseException) -> str | None:
         if isinstance(exc, (IsADirectoryError, NotADirectoryError)):
             return f"{exc.strerror}{where}."
     return None
+
+
+DISK_FULL = ("The disk holding the data folder is full. Free some space, or move the data folder to a bigger disk "
+             "(--data-dir, or File → Data folder in the app), then run the task again; finished work is kept.")
+# How a full disk (or a user's quota) reads when it comes from SQLite (SQLITE_FULL) or from Chroma's Rust core,
+# which reports its own SQLite's and the file system's errors as text.
+_DISK_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
+
+
+def disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc).lower()
+    return any(words in text for words in _DISK_FULL_WORDS)
