@@ -179,7 +179,7 @@ def cmd_search(args, data_dir: Path) -> int:
                 out = {"_id": item.get("_id"), "query": item["text"], "results": [h.to_dict() for h in result.hits]}
                 print(json.dumps(out), flush=True)
             return 0
-        result = search(args.query or "")
+        result = search(_terminal_text(args.query or ""))
     finally:
         client.close()
     _print_notices(result)
@@ -192,6 +192,12 @@ def cmd_search(args, data_dir: Path) -> int:
     else:
         print_search_result(result, sys.stdout)
     return 0
+
+
+def _terminal_text(text: str) -> str:
+    """Bytes that are not UTF-8 (a terminal in another encoding) reach Python's argv as lone surrogates, which no
+    text sent on may hold (service/operations.py refuses them): they become replacement characters here."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _folder_argument(folder: str) -> str:

@@ -69,7 +69,7 @@ def test_a_data_folder_that_is_a_file_and_a_broken_settings_file(tmp_path, docs)
     (tmp_path / "afile").write_text("x")
     _clean_failure(cli(tmp_path / "afile", "stats", check=False), "is a file")
     data = tmp_path / "data"
-    data.mkdir()
+    data.mkdir(mode=0o700)  # private, as every data folder must be
     (data / "settings.json").write_text("{not json")
     _clean_failure(cli(data, "stats", check=False), "not valid JSON")
     (data / "settings.json").write_text(json.dumps({"candidates": "many"}))
