@@ -114,13 +114,24 @@ def favour_the_window() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
+def cannot_start(message: str) -> None:
+    """Why the app cannot open its library, for a person who started it from a menu and sees no terminal."""
+    from PySide6.QtWidgets import QMessageBox
+
+    QMessageBox.critical(None, "desktop-rag cannot start", message)
+
+
 def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
     favour_the_window()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("desktop-rag")
     app.setOrganizationName("desktop-rag")
     app.setWindowIcon(icon("app"))
-    session = AppSession(data_dir)
+    try:
+        session = AppSession(data_dir)
+    except UserError as exc:  # a data folder that cannot be used: said in a window, not only on a terminal
+        cannot_start(readable(exc))
+        raise
     sys.excepthook = session.report_unexpected
     session.window.show()
     try:

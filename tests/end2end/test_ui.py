@@ -476,3 +476,18 @@ def test_a_scan_is_found_shown_as_scanned_with_its_confidence_and_opens_at_its_p
     assert win.library.settings.ocr_skip_folders == [str(docs)]
     assert Settings.load(win.library.data_dir).ocr_skip_folders == [str(docs)]
     qtbot.waitUntil(lambda: "no OCR" in win.folders.list.item(0).text(), timeout=WAIT_MS)
+
+
+def test_a_data_folder_other_users_can_read_is_refused_at_start_in_a_window(qapp, tmp_path, monkeypatch):
+    from desktop_rag.errors import DataFolderUnusable
+    from desktop_rag.ui import app
+
+    shown = []
+    monkeypatch.setattr(app, "cannot_start", shown.append)  # a fake for the modal box: it would wait for a click
+    monkeypatch.setattr(app, "favour_the_window", lambda: None)  # the test process's switch interval stays
+    shared = tmp_path / "shared-data"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    with pytest.raises(DataFolderUnusable):
+        app.run_app(shared)
+    assert len(shown) == 1 and "other users" in shown[0] and f"chmod 700 {shared}" in shown[0]
