@@ -35,8 +35,10 @@ class LibraryClient:
 
     def call(self, method: str, **params):
         if not (method == "progress" and params.get("run_id") in self._local_runs):
-            client = self._endpoint()
-            if client is not None:
+            for _ in range(2):  # a read is asked once more of whoever answers now (it closed an idle connection)
+                client = self._endpoint()
+                if client is None:
+                    break
                 try:
                     return client.call(method, **params)
                 except EndpointGone:
