@@ -20,7 +20,7 @@ from desktop_rag.core.library import Library
 from desktop_rag.service.endpoint import EndpointClient
 from desktop_rag.service.host import LibraryHost
 from desktop_rag.service.operations import OPERATIONS, Argument
-from test_mcp import indexed  # noqa: F401 — the fixture: a small indexed folder
+from test_mcp import indexed, serving  # noqa: F401 — fixtures: a small indexed folder, `serve` on it
 
 WIRE = [b"[" * 500_000 + b"\n", b"{" * 30 + b"\n", b'{"method": "search", "params": {"query": "' + b"y" * 1_200_000
         + b'"}}\n', b"\xc3\x28\n", b"\x00\x00\x00\n", b'{"method": "search", "params": {"limit": NaN}}\n',
@@ -177,8 +177,8 @@ def tool_call(npx: str, data_dir, tool: str, **arguments) -> dict:
     return inspect(npx, data_dir, "--method", "tools/call", "--tool-name", tool, *given)
 
 
-def test_the_mcp_inspector_lists_and_calls_every_tool_with_good_and_bad_arguments(inspector, indexed):  # noqa: F811
-    data_dir, docs = indexed
+def test_the_mcp_inspector_lists_and_calls_every_tool_with_good_and_bad_arguments(inspector, serving):  # noqa: F811
+    data_dir, docs, _ = serving  # `serve` holds the library: a run started by one call is followed by the next
     listed = inspect(inspector, data_dir, "--method", "tools/list")["tools"]
     schemas = {tool["name"]: tool["inputSchema"] for tool in listed}
     assert schemas["search_with_contextual_retrieval"]["properties"]["limit"]["maximum"] == 100
@@ -187,12 +187,14 @@ def test_the_mcp_inspector_lists_and_calls_every_tool_with_good_and_bad_argument
     found = tool_call(inspector, data_dir, "search_with_contextual_retrieval", query="router firmware", limit=2)
     hit = found["structuredContent"]["results"][0]
     assert not found.get("isError") and hit["path"].endswith("router.pdf")
+    assert "desktop-rag serve" in found["structuredContent"]["served_by"]
     written = tool_call(inspector, data_dir, "generate_context_for_chunk", chunk_id=hit["chunk_id"])
     assert written["structuredContent"]["context"] and written["structuredContent"]["stored"] is False
     started = tool_call(inspector, data_dir, "reindex_with_context", paths=[str(docs)], contexts="rules")
+    run_id = started["structuredContent"]["run_id"]
     assert started["structuredContent"]["state"] in ("queued", "running")
-    # its own library ends with the process: this one asks the latest run of its own process, and there is none
-    assert "no re-indexing run" in tool_call(inspector, data_dir, "get_reindexing_progress")["content"][0]["text"]
+    progress = tool_call(inspector, data_dir, "get_reindexing_progress", run_id=run_id)["structuredContent"]
+    assert progress["run_id"] == run_id and progress["state"] in ("queued", "running", "finished")
     stats = tool_call(inspector, data_dir, "get_contextual_retrieval_stats")
     assert stats["structuredContent"]["documents"]["indexed"] >= 4
 
