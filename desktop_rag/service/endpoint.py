@@ -83,7 +83,12 @@ class EndpointServer:
             listener.bind(str(self.path))
         finally:
             os.umask(old_umask)
-        private_paths.check_private(self.path, "the local endpoint's socket")
+        try:
+            private_paths.check_private(self.path, "the local endpoint's socket")
+        except UserError:
+            listener.close()
+            self.path.unlink(missing_ok=True)
+            raise
         listener.listen(_BACKLOG)
         self._loop = ConnectionLoop(listener, self._answer, **self._loop_options)
         self._loop.start()

@@ -53,7 +53,7 @@ class LibraryHost:
             return False
         try:
             started = self.endpoint.start()
-        except OSError as exc:
+        except (OSError, UserError) as exc:  # UserError: the socket came out readable by others
             log.warning("the local endpoint is off: cannot listen at %s (%s)", self.endpoint.path, exc)
             return False
         if not started:
