@@ -65,8 +65,8 @@ def user_message(exc: BaseException) -> str | None:
     return None
 
 
-DISK_FULL = ("The disk holding the data folder is full. Free some space, or move the data folder to a bigger disk "
-             "(--data-dir, or File → Data folder in the app), then run the task again; finished work is kept.")
+DISK_FULL = ("The disk is full. Free some space, or move the data folder to a bigger disk (--data-dir, or File → "
+             "Data folder in the app), then run the task again; finished work is kept.")
 # How a full disk (or a user's quota) reads when it comes from SQLite (SQLITE_FULL) or from Chroma's Rust core,
 # which reports its own SQLite's and the file system's errors as text.
 _DISK_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
