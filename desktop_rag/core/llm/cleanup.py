@@ -32,6 +32,10 @@ _JAPANESE_OPENING = re.compile(
     r"^この(?:チャンク|文書|ドキュメント|部分|節|一節)は、?(?:ドキュメント内|文書内|この文書)?の?"
     r"(?:第[0-9０-９一二三四五六七八九十]+(?:段目|節|部分|番目|段落)?)?(?:にあり|であり|で(?:す。)?)、?"
 )
+# The answer form's placeholders ("Context: <that sentence>", "文脈：<その1文>", "Q: <…>") answered back as they are,
+# or their words without the brackets: seen from the 1.5B model on Japanese articles, scored 0.68 and kept.
+_PLACEHOLDER = re.compile(r"^<[^<>]{1,60}>[.。]?$")
+_PROMPT_ECHOES = {"that sentence", "a short question this passage answers", "その1文", "この一節で答えられる短い質問"}
 # The chunk-level question names the chunk by its mark in the document ("[[part 3]]"); answers echo it.
 _PART_MARK = re.compile(r"\[\[\s*part\s+\d+\s*\]\](?:\s+of the document)?", re.I)
 _COPY_NGRAM = 5
@@ -42,6 +46,8 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
     text = _CHAT_TOKENS.sub(" ", raw)
     text = _PART_MARK.sub("this part", text)
     text = text.replace("```", " ")
+    for echo in _PROMPT_ECHOES:  # the placeholder given back before (or instead of) the sentence
+        text = text.replace(f"<{echo}>", " ")
     for pattern in (_PREAMBLE, _LABEL):
         text = pattern.sub("", text, count=1)
     text = " ".join(text.split()).strip().strip("\"'“”‘’`").strip()
@@ -51,7 +57,7 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
     passage_grams = _ngrams(passage) if passage else set()
     kept = []
     for sentence in sentences:
-        if _GENERIC.search(sentence):
+        if _GENERIC.search(sentence) or _echoes_the_prompt(sentence):
             continue
         grams = _ngrams(sentence)
         if passage_grams and grams and len(grams & passage_grams) / len(grams) >= _COPY_SHARE:
@@ -63,6 +69,12 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False) -> str:
     if result and not result.endswith(SENTENCE_ENDS):
         result += "。" if has_cjk(result[-1]) else "."
     return result
+
+
+def _echoes_the_prompt(sentence: str) -> bool:
+    if not any(character.isalnum() for character in sentence):
+        return True  # what was left of a placeholder: its full stop
+    return bool(_PLACEHOLDER.match(sentence)) or sentence.rstrip(".。").strip("<>").lower() in _PROMPT_ECHOES
 
 
 def split_sentences(text: str) -> list[str]:

@@ -80,3 +80,13 @@ def test_a_batched_answer_is_complete_after_its_sentence_and_then_its_questions(
     assert answer_complete("Defines the invoice total.\nQ: What is added?\nQ: When?", questions=2)
     assert not answer_complete("Is this the invoice total? It is.", questions=2)  # the sentence's own mark
     assert answer_complete("Defines the total. Q: What is added? Q: When?", questions=2)  # all on one line
+
+
+def test_the_answer_forms_placeholders_answered_back_are_not_contexts():
+    # As the 1.5B model answered on a Japanese article (each had been kept with a quality of 0.68).
+    for raw in ("文脈：<その1文>", "<その1文>.", "この一節で答えられる短い質問。", "Context: <that sentence>",
+                "A short question this passage answers."):
+        assert clean_context(raw) == "", raw
+    assert clean_context("文脈：<その1文>\n和歌山県の鉄鋼業と石油産業の出荷額を比べた一節。") == "和歌山県の鉄鋼業と石油産業の出荷額を比べた一節。"
+    # A type in angle brackets inside a sentence is a context's own words, not a placeholder.
+    assert clean_context("Returns a List<String> of the user's names.") == "Returns a List<String> of the user's names."
