@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from desktop_rag.core.llm.prompts import (CHUNK_QUESTIONS, JAPANESE_CHUNK_QUESTIONS, JAPANESE_QUESTION_LINE,
+                                          QUESTION_LINE)
 from desktop_rag.core.text.scripts import SENTENCE_ENDS, has_cjk
 
 _CHAT_TOKENS = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<\|endoftext\|>")
@@ -35,7 +37,9 @@ _JAPANESE_OPENING = re.compile(
 # The answer form's placeholders ("Context: <that sentence>", "文脈：<その1文>", "Q: <…>") answered back as they are,
 # or their words without the brackets: seen from the 1.5B model on Japanese articles, scored 0.68 and kept.
 _PLACEHOLDER = re.compile(r"^<[^<>]{1,60}>[.。]?$")
-_PROMPT_ECHOES = {"that sentence", "a short question this passage answers", "その1文", "この一節で答えられる短い質問"}
+_PROMPT_ECHOES = {placeholder.lower()
+                  for template in (CHUNK_QUESTIONS, QUESTION_LINE, JAPANESE_CHUNK_QUESTIONS, JAPANESE_QUESTION_LINE)
+                  for placeholder in re.findall(r"<([^<>]+)>", template)}
 # The chunk-level question names the chunk by its mark in the document ("[[part 3]]"); answers echo it.
 _PART_MARK = re.compile(r"\[\[\s*part\s+\d+\s*\]\](?:\s+of the document)?", re.I)
 _COPY_NGRAM = 5
