@@ -148,14 +148,15 @@ class ConnectionLoop:
             del client.buffer[:end + 1]
             client.partial_since = time.monotonic() if client.buffer else None
             self._hand_over(client, line)
-        elif len(client.buffer) > MAX_REQUEST_BYTES:
+        elif len(client.buffer) > MAX_REQUEST_BYTES:  # answered as too long (read_request), the rest skipped
+            line = bytes(client.buffer[:MAX_REQUEST_BYTES + 1])
             client.buffer.clear()
             client.partial_since, client.skipping = None, True
-            self._hand_over(client, None)
+            self._hand_over(client, line)
         elif client.buffer and client.partial_since is None:
             client.partial_since = time.monotonic()
 
-    def _hand_over(self, client: _Client, line: bytes | None) -> None:
+    def _hand_over(self, client: _Client, line: bytes) -> None:
         client.in_hand = True
         self._selector.unregister(client.sock)
         self._pool.submit(self._work, client, line)
@@ -205,12 +206,9 @@ class ConnectionLoop:
 
     # -- a worker ---------------------------------------------------------------------------------------------
 
-    def _work(self, client: _Client, line: bytes | None) -> None:
+    def _work(self, client: _Client, line: bytes) -> None:
         try:
-            if line is None:
-                reply = answer_line(error_answer(errors.BadInput(f"the request is over {MAX_REQUEST_BYTES:,} bytes")))
-            else:
-                reply = self._answer(line)
+            reply = self._answer(line)
             client.sock.settimeout(_SEND_TIMEOUT_S)
             client.sock.sendall(reply)
         except OSError:
