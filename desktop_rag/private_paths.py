@@ -35,7 +35,7 @@ def check_private(path: Path, what: str) -> None:
         raise DataFolderUnusable(
             f"{what} {path} can be {_uses(others)} by other users of this computer (mode "
             f"{stat.filemode(info.st_mode)}); it holds what your files say. Make it yours alone with "
-            f"`chmod {mode} {_quoted(path)}`, then start again")
+            f"`chmod {mode} {_quoted(path)}`, then start again.")
 
 
 def _uses(bits: int) -> str:
