@@ -27,7 +27,7 @@ from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
-from desktop_rag.core.text.scripts import mostly_cjk
+from desktop_rag.core.text.scripts import written_in_japanese
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 from desktop_rag.errors import BadInput
 
@@ -194,14 +194,17 @@ class LlmContextualizer(Contextualizer):
     def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
                 section: str, summary: list[str], cost: "_Cost", questions: Sequence[str] = ()) -> ContextResult:
         """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
+        if self._prompts.language == "ja":
+            # Asked in Japanese, a small model still sometimes answers in English or in Chinese (seen: "人类在…"):
+            # such a sentence is noise to a Japanese search and is dropped, the sentences in Japanese are kept.
+            own, section = (sentence if written_in_japanese(sentence) else "" for sentence in (own, section))
+            summary = [sentence for sentence in summary if written_in_japanese(sentence)]
         if not summary and not own and not section:
             return ContextResult(text="", source="rules", quality=0.0, questions="\n".join(questions))
         text = self._compose(document, chunks[i], len(chunks), [own, section], summary)
         quality, detail = score_context(text, chunks[i].text, f"{document.title}\n{document.text}")
-        # Asked in Japanese, a small model still sometimes answers in English: such a context is not kept.
-        in_language = self._prompts.language != "ja" or mostly_cjk(" ".join([own, section, *summary]))
         return ContextResult(
-            text=text, source="llm" if quality >= MIN_QUALITY and in_language else "rules", model=backend.name,
+            text=text, source="llm" if quality >= MIN_QUALITY else "rules", model=backend.name,
             prompt_version=self.prompt_version, quality=quality, quality_detail=detail,
             prompt_tokens=cost.prompt_tokens, completion_tokens=cost.completion_tokens, seconds=round(cost.seconds, 3),
             questions="\n".join(questions),

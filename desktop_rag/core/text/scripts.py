@@ -12,6 +12,7 @@ CJK_CLASS = (  # for a regular expression's [...]
     "\u31f0-\u31ff\U00020000-\U0002ffff"
 )
 CJK_CHAR = re.compile(f"[{CJK_CLASS}]")
+KANA = re.compile("[\u3040-\u30ff]")  # hiragana and katakana: Japanese has them, Chinese has none
 # Japanese and Chinese with their punctuation and full-width forms: written without spaces between words (Korean,
 # which spaces its words, is not).
 UNSPACED_CLASS = ("\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
@@ -22,6 +23,12 @@ SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 
 def has_cjk(text: str) -> bool:
     return CJK_CHAR.search(text) is not None
+
+
+def written_in_japanese(sentence: str) -> bool:
+    """A sentence in Japanese, not Chinese or English: mostly CJK, with kana (a Japanese sentence has its
+    particles; a small model asked in Japanese sometimes answers in Chinese, which has none)."""
+    return mostly_cjk(sentence) and KANA.search(sentence) is not None
 
 
 def mostly_cjk(text: str, sample: int = 4000) -> bool:

@@ -237,6 +237,21 @@ def test_a_japanese_document_is_asked_in_japanese_and_an_english_answer_is_not_k
     assert all("Meeting notes" not in c.text for c in contexts)
 
 
+def test_a_chinese_answer_to_a_japanese_document_is_not_kept_but_its_japanese_sentences_are():
+    # The Chinese sentence is of the kind the 1.5B model wrote for a Japanese article (scored 0.74 and kept before).
+    chinese = FakeBackendRecordingPrompts("会议讨论了仓库整合和配送费用的削减计划，以及运输公司们的报价。")
+    contexts = contextualizer(chinese, []).contextualize(JAPANESE_DOC, JAPANESE_CHUNKS)
+    assert [c.source for c in contexts] == ["rules", "rules"]
+    assert all("会议" not in c.text for c in contexts)
+    assert chinese.calls == 2  # a second, sampled attempt was asked for before the rules context was kept
+
+    mixed = FakeBackendRecordingPrompts("物流会議で倉庫の統合と配送費の削減計画について述べている。"
+                                        "会议讨论了运输公司们的报价。")
+    contexts = contextualizer(mixed, []).contextualize(JAPANESE_DOC, JAPANESE_CHUNKS)
+    assert [c.source for c in contexts] == ["llm", "llm"]
+    assert all("物流会議で倉庫の統合" in c.text and "会议" not in c.text for c in contexts)
+
+
 def test_an_english_document_is_still_asked_in_english():
     backend = FakeBackendRecordingPrompts("Invoice helpers that compute invoice_total with VAT and late fees.")
     contextualizer(backend, []).contextualize(DOC, CHUNKS)

@@ -3,6 +3,7 @@ keyword index matched them (search in every language: end2end/test_languages.py)
 
 from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.search.highlight import match_spans
+from desktop_rag.core.text.scripts import written_in_japanese
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.documents import Chunk, ParsedDocument
 from documents import MEETING
@@ -21,3 +22,11 @@ def test_a_japanese_rules_context_is_in_japanese():
     assert context.startswith("物流会議メモ（全2部分の1）。キーワード：")
     assert "part" not in context and "Key terms" not in context
     assert "倉庫" in context and "配送費" in context
+
+
+def test_a_sentence_is_told_japanese_from_chinese_and_english():
+    assert written_in_japanese("物流会議で倉庫の統合について述べている。")
+    assert written_in_japanese("Pythonのasyncioでイベントループを回す方法。")  # English terms in a Japanese sentence
+    assert not written_in_japanese("人类在2.5万年前开始使用工具，他们的文化逐渐发展。")  # Chinese: no kana
+    assert not written_in_japanese("Meeting notes about merging warehouses.")
+    assert not written_in_japanese("")
