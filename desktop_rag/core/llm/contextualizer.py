@@ -27,7 +27,6 @@ from desktop_rag.core.llm.excerpts import Excerpt, document_excerpts
 from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
 from desktop_rag.core.llm.prompts import ENGLISH, PROMPT_VERSION, prompts_for
-from desktop_rag.core.text.scripts import written_in_japanese
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 from desktop_rag.errors import BadInput
 
@@ -194,11 +193,6 @@ class LlmContextualizer(Contextualizer):
     def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
                 section: str, summary: list[str], cost: "_Cost", questions: Sequence[str] = ()) -> ContextResult:
         """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
-        if self._prompts.language == "ja":
-            # Asked in Japanese, a small model still sometimes answers in English or in Chinese (seen: "人类在…"):
-            # such a sentence is noise to a Japanese search and is dropped, the sentences in Japanese are kept.
-            own, section = (sentence if written_in_japanese(sentence) else "" for sentence in (own, section))
-            summary = [sentence for sentence in summary if written_in_japanese(sentence)]
         if not summary and not own and not section:
             return ContextResult(text="", source="rules", quality=0.0, questions="\n".join(questions))
         text = self._compose(document, chunks[i], len(chunks), [own, section], summary)
@@ -215,7 +209,8 @@ class LlmContextualizer(Contextualizer):
         completion = backend.chat(prompts.document_messages(head, prompts.document_summary),
                                   max_tokens=SUMMARY_MAX_TOKENS, temperature=temperature, seed=seed)
         cost.add(completion)
-        return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length"))
+        return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length",
+                                             japanese=prompts.japanese))
 
     def _excerpt_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list["_Cost"],
                            temperature: float, seed: int, chunk_level: bool,
@@ -242,19 +237,21 @@ class LlmContextualizer(Contextualizer):
             if asks_section:
                 section = completions.pop(0)
                 costs[excerpt.chunk_indexes[0]].add(section)
+                first = _first_sentence(section, japanese=prompts.japanese)
                 for i in excerpt.chunk_indexes:
-                    sections[i] = _first_sentence(section)
+                    sections[i] = first
             for i, completion in zip(excerpt.chunk_indexes, completions):
                 costs[i].add(completion)
                 sentence, asked[i] = split_questions(completion.text, count)
-                own[i] = _first_sentence(replace(completion, text=sentence), passage=chunks[i].text)
+                own[i] = _first_sentence(replace(completion, text=sentence), passage=chunks[i].text,
+                                         japanese=prompts.japanese)
         return own, sections, asked
 
     def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, specific: list[str],
                  summary: list[str]) -> str:
         """Situation, the chunk's and its section's sentences, then as many whole summary sentences as fit: never
         half a one."""
-        japanese = self._prompts.language == "ja"
+        japanese = self._prompts.japanese
         head = self.rules.situation(document, chunk, total, japanese=japanese)
         space = "" if japanese else " "  # Japanese runs its sentences together
         sentences = [s for s in specific if s] + list(summary)
@@ -278,8 +275,9 @@ class _Cost:
 
 
 
-def _first_sentence(completion: Completion, passage: str = "") -> str:
-    cleaned = clean_context(completion.text, passage=passage, truncated=completion.finish_reason == "length")
+def _first_sentence(completion: Completion, passage: str = "", japanese: bool = False) -> str:
+    cleaned = clean_context(completion.text, passage=passage, truncated=completion.finish_reason == "length",
+                            japanese=japanese)
     return split_sentences(cleaned)[0] if cleaned else ""
 
 

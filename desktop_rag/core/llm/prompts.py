@@ -67,6 +67,10 @@ class Prompts:
     chunk_questions: str
     question_line: str
 
+    @property
+    def japanese(self) -> bool:
+        return self.language == "ja"
+
     def chunk_question(self, chunk_text: str, quote_chars: int = 0, questions: int = 0) -> str:
         """The chunk question; with `quote_chars`, only the chunk's beginning is quoted (cut between words); with
         `questions`, that many questions the chunk answers are asked for after the sentence."""

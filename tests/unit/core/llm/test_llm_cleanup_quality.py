@@ -90,3 +90,10 @@ def test_the_answer_forms_placeholders_answered_back_are_not_contexts():
     assert clean_context("文脈：<その1文>\n和歌山県の鉄鋼業と石油産業の出荷額を比べた一節。") == "和歌山県の鉄鋼業と石油産業の出荷額を比べた一節。"
     # A type in angle brackets inside a sentence is a context's own words, not a placeholder.
     assert clean_context("Returns a List<String> of the user's names.") == "Returns a List<String> of the user's names."
+
+
+def test_asked_in_japanese_only_the_sentences_written_in_japanese_are_kept():
+    answer = "物流会議で倉庫の統合について述べている。会议讨论了运输公司们的报价。Meeting notes on warehouses."
+    assert clean_context(answer, japanese=True) == "物流会議で倉庫の統合について述べている。"
+    assert clean_context("会议讨论了运输公司们的报价。", japanese=True) == ""
+    assert "会议" in clean_context(answer)  # asked in English, nothing is dropped for its language

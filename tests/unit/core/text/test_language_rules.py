@@ -3,8 +3,8 @@ keyword index matched them (search in every language: end2end/test_languages.py)
 
 from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.search.highlight import match_spans
-from desktop_rag.core.text.scripts import written_in_japanese
 from desktop_rag.core.text.lexical import lexical_tokens
+from desktop_rag.core.text.scripts import written_in_japanese
 from desktop_rag.documents import Chunk, ParsedDocument
 from documents import MEETING
 
