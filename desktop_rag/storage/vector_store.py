@@ -60,7 +60,7 @@ class VectorStore:
         offset = 0
         while True:
             page = self._collection.get(include=["metadatas"], limit=_ADD_BATCH, offset=offset)
-            owners.update(int(meta["chunk"]) for meta in page["metadatas"])
+            owners.update(int(meta["chunk"]) for meta in page["metadatas"] if meta is not None)  # None: see query
             if len(page["ids"]) < _ADD_BATCH:
                 return owners
             offset += _ADD_BATCH
@@ -87,6 +87,8 @@ class VectorStore:
             part = [int(i) for i in chunk_ids[start:start + _GET_BATCH]]
             page = self._collection.get(where={"chunk": {"$in": part}}, include=["embeddings", "metadatas"])
             for key, meta, vector in zip(page["ids"], page["metadatas"], page["embeddings"]):
+                if meta is None:  # deleted while read: see query
+                    continue
                 window = int(key.partition(":")[2] or 0)
                 found.setdefault(int(meta["chunk"]), []).append((window, np.asarray(vector, dtype=np.float32)))
         return {chunk: np.stack([v for _, v in sorted(rows, key=lambda row: row[0])]) for chunk, rows in found.items()}
@@ -107,6 +109,10 @@ class VectorStore:
         )
         best: dict[int, float] = {}
         for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
+            # A window deleted by another thread while this query ran comes back from the vector index with no
+            # metadata (chroma-core/chroma#2007): its chunk is gone from the catalog too, so it is no hit.
+            if meta is None:
+                continue
             chunk = int(meta["chunk"])
             if chunk not in best:  # results come nearest first, so the first window seen is the best
                 best[chunk] = 1.0 - float(distance)
