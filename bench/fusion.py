@@ -18,7 +18,7 @@ from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, loa
 from desktop_rag.core.search.fusion import FUSIONS, fuse
 from desktop_rag.core.search.match_strength import GOOD_MATCH
 from desktop_rag.core.search.query import parse_query
-from desktop_rag.core.text.lexical import prefix_stem
+from desktop_rag.core.search.searcher import keyword_candidates
 
 CUTOFFS = (1, 5, 10, 20)
 
@@ -29,7 +29,7 @@ def candidate_lists(indexed, dataset, n: int):
     for query in dataset.queries:
         parsed = parse_query(query["text"])
         dense = lib.vectors.query(lib.embedder.embed_query(parsed.text), n)
-        bm25 = lib.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes])
+        bm25 = keyword_candidates(lib.keywords, parsed, n)
         lists.append((query["_id"], dense, bm25))
     return lists
 

@@ -27,8 +27,9 @@ _IDS_FILE = "chunk_ids.npy"
 _GENERATION_FILES = (_IDS_FILE, "params.index.json", "vocab.index.json", "data.csc.index.npy",
                      "indices.csc.index.npy", "indptr.csc.index.npy")
 _EMPTY = ""  # the tokenizer never yields it: the one token of a text without words
-_MAX_VOCABULARY = 2_000_000
-_PREFIX_WORDS = 50  # words of removed texts stay in the vocabulary; past this, start afresh
+_MAX_VOCABULARY = 2_000_000  # words of removed texts stay in the vocabulary; past this, start afresh
+_PREFIX_WORDS = 50  # at most this many indexed words per `word*`
+_PART_WORDS = 500  # at most this many indexed words per part (a common kanji is in thousands of pairs)
 
 
 class KeywordIndex:
@@ -140,20 +141,32 @@ class KeywordIndex:
             ids += [i for _, i in sorted(matches, key=lambda pair: (len(pair[0]), pair[0]))[:_PREFIX_WORDS]]
         return ids
 
+    def _part_ids(self, parts: Sequence[str]) -> list[int]:
+        ids: list[int] = []
+        for part in parts:
+            if not part:
+                continue
+            matches = [i for word, i in self._retriever.vocab_dict.items() if part in word and word != part]
+            # The words in most chunks first: the cap should cost the fewest chunks that hold the part.
+            indptr = self._retriever.scores["indptr"]
+            ids += sorted(matches, key=lambda i: int(indptr[i]) - int(indptr[i + 1]))[:_PART_WORDS]
+        return ids
+
     def __len__(self) -> int:
         self._ensure_loaded()
         return len(self._chunk_ids)
 
     def search(self, query: str, n: int, prefixes: Sequence[str] = (),
-               allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+               allowed: np.ndarray | None = None, parts: Sequence[str] = ()) -> list[tuple[int, float]]:
         """(chunk id, BM25 score) best first; chunks without any query word are left out. Each of `prefixes`
-        (already as the tokenizer would write them) adds the indexed words it begins, at most _PREFIX_WORDS.
-        `allowed`: the sorted chunk ids a filter leaves; no other chunk is scored above zero."""
+        (already as the tokenizer would write them) adds the indexed words it begins, at most _PREFIX_WORDS; each
+        of `parts` the indexed words it is part of (a lone kanji, whose chunks hold the pairs it is in), at most
+        _PART_WORDS. `allowed`: the sorted chunk ids a filter leaves; no other chunk is scored above zero."""
         self._ensure_loaded()
         if self._retriever is None:
             return []
         token_ids = self._retriever.get_tokens_ids(self._tokenize(query))
-        token_ids += self._prefix_ids(prefixes)
+        token_ids += self._prefix_ids(prefixes) + self._part_ids(parts)
         if not token_ids:
             return []
         scores = self._retriever.get_scores_from_ids(token_ids)

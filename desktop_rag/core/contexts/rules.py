@@ -10,11 +10,12 @@ from typing import Sequence
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.dense.tokens import TokenCounter
 from desktop_rag.core.text.keyterms import cjk_key_terms, key_terms
-from desktop_rag.core.text.scripts import mostly_cjk
+from desktop_rag.core.text.scripts import SENTENCE_ENDS, mostly_cjk
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 
-# rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences.
-RULES_VERSION = "rules-3"
+# rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences;
+# rules-4: no second full stop after a title that ends like a sentence.
+RULES_VERSION = "rules-4"
 
 # Licence headers open most source files and say nothing about them; a paragraph mentioning these is skipped.
 _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)
@@ -83,8 +84,11 @@ class RulesContextualizer(Contextualizer):
         if total > 1:
             position.append(f"全{total}部分の{chunk.index + 1}" if japanese else f"part {chunk.index + 1} of {total}")
         if japanese:
-            return " — ".join(where) + (f"（{'、'.join(position)}）" if position else "") + "。"
-        return " — ".join(where) + (f" ({', '.join(position)})" if position else "") + "."
+            situation = " — ".join(where) + (f"（{'、'.join(position)}）" if position else "")
+        else:
+            situation = " — ".join(where) + (f" ({', '.join(position)})" if position else "")
+        # A title that is a sentence ("…を待つ。", "Why?") already ends like one.
+        return situation if situation.endswith(SENTENCE_ENDS) else situation + ("。" if japanese else ".")
 
     def fit(self, text: str) -> str:
         """Bound a context by words and by the embedder's word pieces, cutting between words."""

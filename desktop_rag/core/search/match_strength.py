@@ -1,8 +1,8 @@
 """How well a hit matches, in terms a person can read: a strength from 0 to 1, from two signals that mean the same
 thing whatever the model, the library's size or the query's length (raw BM25 and fused scores mean none of that).
 
-- keywords: the share of the query's distinct words (or character pairs, in Japanese and Chinese) that the chunk
-  holds, prefixes included; 1.0 means every word is there.
+- keywords: the share of the query's distinct words (or character pairs, in Japanese and Chinese; a lone character
+  counts where a pair holds it) that the chunk holds, prefixes included; 1.0 means every word is there.
 - meaning: how far the chunk's cosine stands out above the typical candidate's for this query. Cosines themselves
   are not comparable between models (multilingual-e5 puts unrelated texts at ~0.75, MiniLM near 0.1), but every
   query's candidate list has a bulk of unrelated chunks: the median of the list marks "unrelated", and the margin
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from desktop_rag.core.search.query import ParsedQuery
-from desktop_rag.core.text.lexical import lexical_tokens, prefix_stem
+from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 
 # Below this strength a hit is a weak match; a result with no hit above it says "no good match" (bench/fusion.py
 # prints the strength of the best hit for real and nonsense queries; README "Match strength").
@@ -35,6 +35,7 @@ def keyword_coverage(parsed: ParsedQuery, text: str) -> float:
         return 0.0
     present = set(lexical_tokens(text))
     found = len(wanted & present) + sum(any(t.startswith(p) for t in present) for p in prefixes)
+    found += sum(any(c in t for t in present) for c in lone_characters(wanted) if c not in present)
     return found / total
 
 

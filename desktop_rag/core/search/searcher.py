@@ -13,7 +13,7 @@ from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAG
                                              meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.search.rerank import Reranker, RerankerUnavailable
-from desktop_rag.core.text.lexical import prefix_stem
+from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
 
@@ -201,8 +201,7 @@ class Searcher:
 
     def _retrieve(self, parsed, query_vector, mode: str, n: int, filters: SearchFilters, allowed, total: int):
         dense = [] if query_vector is None else self._nearest(query_vector, n, filters, allowed, total)
-        bm25 = (self.keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes], allowed)
-                if mode in ("hybrid", "bm25") else [])
+        bm25 = keyword_candidates(self.keywords, parsed, n, allowed) if mode in ("hybrid", "bm25") else []
         return dense, bm25
 
     def _fused(self, parsed, dense, bm25) -> list[tuple[int, float]]:
@@ -299,3 +298,9 @@ def _filter_arguments(words: list[tuple[str, str]]) -> dict:
         else:
             arguments[{"from": "sender"}.get(key, key)] = value
     return arguments
+
+
+def keyword_candidates(keywords, parsed, n: int, allowed=None) -> list[tuple[int, float]]:
+    """The keyword index's best n for a parsed query: its words, its `word*` prefixes and its lone kanji."""
+    return keywords.search(parsed.keywords_text, n, [prefix_stem(p) for p in parsed.prefixes], allowed,
+                           parts=lone_characters(lexical_tokens(parsed.keywords_text)))

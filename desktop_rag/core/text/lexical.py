@@ -115,6 +115,12 @@ def lexical_tokens(text: str) -> list[str]:
     return terms
 
 
+def lone_characters(terms) -> tuple[str, ...]:
+    """The query's terms of one Chinese or Japanese character ("鷺"). Their runs are indexed as pairs, so such a
+    term matches every indexed pair it is part of ("の鷺", "鷺は"), in search, highlighting and match strength."""
+    return tuple(term for term in terms if len(term) == 1 and has_cjk(term))
+
+
 def prefix_stem(word: str) -> str:
     """What a `word*` query matches the start of: the word as the index holds it, stemmed unless the stem is
     longer (a stem can only shorten an English word), so `tomat*` matches "tomato" and "tomatoes"."""

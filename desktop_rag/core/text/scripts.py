@@ -31,6 +31,17 @@ def written_in_japanese(sentence: str) -> bool:
     return mostly_cjk(sentence) and KANA.search(sentence) is not None
 
 
+def document_in_japanese(text: str, sample: int = 4000) -> bool:
+    """A document written in Japanese, not Chinese: mostly CJK, with kana that are its own words, not a quoted
+    Japanese name — more than 20 kana, or in a short text (a note of one sentence) a fifth of its CJK
+    characters (Japanese prose is about half kana)."""
+    head = text[:sample]
+    if not mostly_cjk(head):
+        return False
+    kana = len(KANA.findall(head))
+    return kana > 20 or kana >= 0.2 * len(CJK_CHAR.findall(head))
+
+
 def mostly_cjk(text: str, sample: int = 4000) -> bool:
     """Japanese, Chinese or Korean text: a fifth of its letters or more are CJK (a Japanese file quoting some
     English or code still is; an English file with a few kanji is not)."""

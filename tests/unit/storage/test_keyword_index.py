@@ -42,3 +42,11 @@ def test_a_rebuild_after_a_change_scores_exactly_like_a_fresh_index(tmp_path):
         assert kept.search(query, 5) == fresh.search(query, 5)
     assert {chunk for chunk, _ in kept.search("herons", 5)} == {2, 4}
     assert kept.search("grey fish", 5) == []  # the removed text's words find nothing
+
+
+def test_a_part_finds_the_indexed_pairs_that_hold_it(tmp_path):
+    index = KeywordIndex(tmp_path / "bm25", lexical_tokens)
+    index.rebuild([(1, "池のほとりで灰色の鷺が魚を待つ。"), (2, "鷺"), (3, "白鳥が湖に降りた。")])
+    assert index.search("鷺", 5) == [(2, index.search("鷺", 5)[0][1])]  # pairs only: "の鷺", "鷺が" do not match
+    assert {chunk for chunk, _ in index.search("鷺", 5, parts=["鷺"])} == {1, 2}
+    assert index.search("猫", 5, parts=["猫"]) == []

@@ -252,6 +252,16 @@ def test_a_chinese_answer_to_a_japanese_document_is_not_kept_but_its_japanese_se
     assert all("物流会議で倉庫の統合" in c.text and "会议" not in c.text for c in contexts)
 
 
+def test_a_japanese_note_of_one_sentence_is_asked_in_japanese_too():
+    # Six kana: too few for a count alone to tell it from a Chinese text quoting a Japanese name.
+    note = "灰色の鷺が池で魚を待つ。"
+    backend = FakeBackendRecordingPrompts("池で魚を待つ灰色の鷺について述べている。")
+    contexts = contextualizer(backend, []).contextualize(
+        ParsedDocument(text=note, title=note, parser="text"), [Chunk(0, note, 0, len(note), None, [note], 12, "n")])
+    assert backend.prompts and all("日本語で答えてください" in p for p in backend.prompts)
+    assert contexts[0].source == "llm" and contexts[0].text.startswith("灰色の鷺が池で魚を待つ。池で魚を待つ")
+
+
 def test_an_english_document_is_still_asked_in_english():
     backend = FakeBackendRecordingPrompts("Invoice helpers that compute invoice_total with VAT and late fees.")
     contextualizer(backend, []).contextualize(DOC, CHUNKS)

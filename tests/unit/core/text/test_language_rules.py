@@ -30,3 +30,24 @@ def test_a_sentence_is_told_japanese_from_chinese_and_english():
     assert not written_in_japanese("人类在2.5万年前开始使用工具，他们的文化逐渐发展。")  # Chinese: no kana
     assert not written_in_japanese("Meeting notes about merging warehouses.")
     assert not written_in_japanese("")
+
+
+def test_a_query_of_one_kanji_matches_the_pairs_that_hold_it():
+    from desktop_rag.core.search.match_strength import keyword_coverage
+    from desktop_rag.core.search.query import parse_query
+
+    text = "池のほとりで灰色の鷺が魚を待つ。鷺は動かない。"
+    assert lexical_tokens("鷺") == ["鷺"] and "鷺" not in lexical_tokens(text)  # indexed as の鷺, 鷺が, 鷺は
+    assert [text[a:b] for a, b in match_spans(text, "鷺")] == ["鷺", "鷺"]  # the kanji, not its neighbours
+    assert [text[a:b] for a, b in match_spans(text, "灰色 鷺")] == ["灰色", "鷺", "鷺"]
+    assert keyword_coverage(parse_query("鷺"), text) == 1.0
+    assert keyword_coverage(parse_query("鷺 猫"), text) == 0.5
+
+
+def test_a_title_that_ends_like_a_sentence_gets_no_second_full_stop():
+    for text, title in (("池のほとりで灰色の鷺が魚を待つ。", "池のほとりで灰色の鷺が魚を待つ。"),
+                        ("Why do herons stand still? They wait for fish.", "Why do herons stand still?")):
+        doc = ParsedDocument(text=text, title=title, parser="text")
+        chunk = Chunk(0, text, 0, len(text), None, [title], 20, "h")
+        context = RulesContextualizer(max_words=40).contextualize(doc, [chunk])[0].text
+        assert context.startswith(title) and not context.startswith((title + "。", title + ".")), context
