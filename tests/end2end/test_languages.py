@@ -45,6 +45,13 @@ def test_japanese_and_chinese_found_by_an_exact_phrase_and_by_a_paraphrase(libra
     assert names(hybrid)[0] == "meeting.md" and not hybrid.weak
 
 
+def test_a_query_of_one_kanji_finds_the_files_that_hold_it_by_keywords(library, mixed):
+    library.index([mixed], contexts="rules")
+    assert names(library.search("宿", k=3, mode="bm25")) == ["travel.md"]  # 宿 is there only inside 宿泊 (indexed as pairs)
+    hit = library.search("宿", k=3).hits[0]
+    assert Path(hit.path).name == "travel.md" and hit.scores.keywords == 1.0
+
+
 def test_a_mixed_english_and_japanese_library_answers_each_language(library, mixed):
     library.index([mixed], contexts="rules")
     assert names(library.search("radiator pressure before winter", k=3))[0] == "boiler.md"
