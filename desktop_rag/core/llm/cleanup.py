@@ -30,10 +30,16 @@ _BOILERPLATE_OPENING = re.compile(
 )
 # The same in Japanese: "このチャンクはドキュメント内の第3節にあり、物流コストの削減について…" says where the
 # situation already says it; what follows is the content. A sentence that is only the opening becomes empty.
+# Where, said many ways by the 1.5B model: "ドキュメントの第10節", "文書内の第13章の第2節", "ドキュメント内の137行目".
+_JAPANESE_NUMBER = "[0-9０-９一二三四五六七八九十百]+"
+_JAPANESE_PLACE = f"第?{_JAPANESE_NUMBER}(?:段目|節|章|部分|番目|段落|行目|行)?"
 _JAPANESE_OPENING = re.compile(
-    r"^この(?:チャンク|文書|ドキュメント|部分|節|一節)は、?(?:ドキュメント内|文書内|この文書)?の?"
-    r"(?:第[0-9０-９一二三四五六七八九十]+(?:段目|節|部分|番目|段落)?)?(?:にあり|であり|で(?:す。)?)、?"
+    r"^この(?:チャンク|文書|ドキュメント|部分|節|一節)は、?(?:(?:ドキュメント|文書)(?:内|の中)?|この文書)?の?"
+    f"(?:{_JAPANESE_PLACE}(?:の{_JAPANESE_PLACE})*)?"
+    r"(?:にあり|であり|で(?:す。)?)、?"
 )
+# What an opening that was the whole sentence leaves ("…第10節にあり" + "ます。"): nothing worth keeping.
+_JAPANESE_ENDING_ONLY = re.compile(r"^(?:ます|です)?[。.]?$")
 # The answer form's placeholders ("Context: <that sentence>", "文脈：<その1文>", "Q: <…>") answered back as they are,
 # or their words without the brackets: seen from the 1.5B model on Japanese articles, scored 0.68 and kept.
 _PLACEHOLDER = re.compile(r"^<[^<>]{1,60}>[.。]?$")
@@ -93,7 +99,8 @@ def split_sentences(text: str) -> list[str]:
 def _drop_boilerplate_opening(sentence: str) -> str:
     japanese = _JAPANESE_OPENING.match(sentence)
     if japanese:
-        return sentence[japanese.end():]
+        rest = sentence[japanese.end():]
+        return "" if _JAPANESE_ENDING_ONLY.match(rest) else rest
     m = _BOILERPLATE_OPENING.match(sentence)
     if not m:
         return sentence
