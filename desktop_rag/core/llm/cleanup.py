@@ -30,12 +30,13 @@ _BOILERPLATE_OPENING = re.compile(
 )
 # The same in Japanese: "このチャンクはドキュメント内の第3節にあり、物流コストの削減について…" says where the
 # situation already says it; what follows is the content. A sentence that is only the opening becomes empty.
-# Where, said many ways by the 1.5B model: "ドキュメントの第10節", "文書内の第13章の第2節", "ドキュメント内の137行目".
+# Where, said many ways by the 1.5B model: "ドキュメントの第10節", "文書内の第13章の第2節", "ドキュメント内の137行目",
+# "ドキュメントの第15段と第16段".
 _JAPANESE_NUMBER = "[0-9０-９一二三四五六七八九十百]+"
-_JAPANESE_PLACE = f"第?{_JAPANESE_NUMBER}(?:段目|節|章|部分|番目|段落|行目|行)?"
+_JAPANESE_PLACE = f"第?{_JAPANESE_NUMBER}(?:段目|段落|段|節|章|部分|番目|行目|行)?"
 _JAPANESE_OPENING = re.compile(
     r"^この(?:チャンク|文書|ドキュメント|部分|節|一節)は、?(?:(?:ドキュメント|文書)(?:内|の中)?|この文書)?の?"
-    f"(?:{_JAPANESE_PLACE}(?:の{_JAPANESE_PLACE})*)?"
+    f"(?:{_JAPANESE_PLACE}(?:[のと]{_JAPANESE_PLACE})*)?"
     r"(?:にあり|であり|で(?:す。)?)、?"
 )
 # What an opening that was the whole sentence leaves ("…第10節にあり" + "ます。"): nothing worth keeping.

@@ -57,7 +57,8 @@ def test_japanese_boilerplate_openings_are_dropped():
     assert clean_context("倉庫の統合を決めた会議の記録です。") == "倉庫の統合を決めた会議の記録です。"
     # Where alone, as the 1.5B model wrote it for 24 of 31 parts of one jsquad article (kept before, or as "ます。").
     for where_only in ("このチャンクはドキュメントの第10節にあります。", "このチャンクはドキュメント内の第10節にあります。",
-                       "このチャンクは文書の第10節にあります。", "このチャンクはドキュメント内の第13章の第2節にあります。"):
+                       "このチャンクは文書の第10節にあります。", "このチャンクはドキュメント内の第13章の第2節にあります。",
+                       "このチャンクはドキュメントの第15段と第16段にあります。"):
         assert clean_context(where_only) == "", where_only
     assert clean_context("このチャンクはドキュメント内の137行目にあり、藤代裕之が「ミドルメディア」と呼んだ。") \
         == "藤代裕之が「ミドルメディア」と呼んだ。"
