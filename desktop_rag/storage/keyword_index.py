@@ -143,12 +143,12 @@ class KeywordIndex:
 
     def _part_ids(self, parts: Sequence[str]) -> list[int]:
         ids: list[int] = []
+        indptr = self._retriever.scores["indptr"]  # a word's chunks: indptr[i] to indptr[i + 1]
         for part in parts:
             if not part:
                 continue
             matches = [i for word, i in self._retriever.vocab_dict.items() if part in word and word != part]
             # The words in most chunks first: the cap should cost the fewest chunks that hold the part.
-            indptr = self._retriever.scores["indptr"]
             ids += sorted(matches, key=lambda i: int(indptr[i]) - int(indptr[i + 1]))[:_PART_WORDS]
         return ids
 
