@@ -22,6 +22,10 @@ _GENERIC = re.compile(
     r"|i (?:cannot|can't|don't)|as an ai|let me know|hope this helps|in summary,?$",
     re.I,
 )
+# A sentence that only announces what follows, the instruction said back ("重要な人名や用語・話題は以下の通りです。",
+# "The key terms are as follows:"): seen from the 1.5B model on a one-sentence Japanese note.
+_ANNOUNCEMENT = re.compile(
+    r"(?:以下|次)の(?:通り|とおり)(?:です|である)[。：:]?$|を挙げて(?:説明|紹介)します。?$|\b(?:is|are) as follows[.:]?$", re.I)
 # "This document is a guide to…" opens nearly every answer and says nothing: it becomes "A guide to…".
 _BOILERPLATE_OPENING = re.compile(
     r"^(?:this|the) (?:document|file|passage|code|text|section|chunk|snippet|script|part)"
@@ -71,7 +75,7 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False, japanese
     passage_grams = _ngrams(passage) if passage else set()
     kept = []
     for sentence in sentences:
-        if _GENERIC.search(sentence) or _echoes_the_prompt(sentence):
+        if _GENERIC.search(sentence) or _ANNOUNCEMENT.search(sentence) or _echoes_the_prompt(sentence):
             continue
         if japanese and not written_in_japanese(sentence):
             continue

@@ -66,6 +66,17 @@ def test_japanese_boilerplate_openings_are_dropped():
         == "イスラム教の法律であるシャリーアについて説明しています。"
 
 
+def test_a_sentence_that_only_announces_what_follows_is_dropped():
+    from desktop_rag.core.llm.cleanup import clean_context
+
+    # As the 1.5B model wrote it for a one-sentence note, the document-summary instruction said back.
+    assert clean_context("池で魚を待つ灰色の鷺に関する文書です。重要な人名や用語・話題は以下の通りです。") \
+        == "池で魚を待つ灰色の鷺に関する文書です。"
+    assert clean_context("社員の出張旅費規程です。重要な人名・用語・話題を挙げて説明します。") == "社員の出張旅費規程です。"
+    assert clean_context("Notes on heron feeding. The key terms are as follows:") == "Notes on heron feeding."
+    assert clean_context("The rules follow the tax law.") == "The rules follow the tax law."
+
+
 def test_questions_after_the_sentence_are_split_off_cleaned_and_capped():
     from desktop_rag.core.llm.cleanup import split_questions
 
