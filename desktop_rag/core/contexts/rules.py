@@ -10,7 +10,7 @@ from typing import Sequence
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.dense.tokens import TokenCounter
 from desktop_rag.core.text.keyterms import cjk_key_terms, key_terms
-from desktop_rag.core.text.scripts import SENTENCE_ENDS, mostly_cjk
+from desktop_rag.core.text.scripts import ended_as_sentence, mostly_cjk
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 
 # rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences;
@@ -83,12 +83,9 @@ class RulesContextualizer(Contextualizer):
             position.append(f"{chunk.page}ページ" if japanese else f"page {chunk.page}")
         if total > 1:
             position.append(f"全{total}部分の{chunk.index + 1}" if japanese else f"part {chunk.index + 1} of {total}")
-        if japanese:
-            situation = " — ".join(where) + (f"（{'、'.join(position)}）" if position else "")
-        else:
-            situation = " — ".join(where) + (f" ({', '.join(position)})" if position else "")
-        # A title that is a sentence ("…を待つ。", "Why?") already ends like one.
-        return situation if situation.endswith(SENTENCE_ENDS) else situation + ("。" if japanese else ".")
+        if position:
+            where[-1] += f"（{'、'.join(position)}）" if japanese else f" ({', '.join(position)})"
+        return ended_as_sentence(" — ".join(where), japanese)  # a title may be a sentence: "…を待つ。"
 
     def fit(self, text: str) -> str:
         """Bound a context by words and by the embedder's word pieces, cutting between words."""

@@ -7,7 +7,7 @@ import re
 
 from desktop_rag.core.llm.prompts import (CHUNK_QUESTIONS, JAPANESE_CHUNK_QUESTIONS, JAPANESE_QUESTION_LINE,
                                           QUESTION_LINE)
-from desktop_rag.core.text.scripts import SENTENCE_ENDS, has_cjk, written_in_japanese
+from desktop_rag.core.text.scripts import SENTENCE_ENDS, ended_as_sentence, has_cjk, written_in_japanese
 
 _CHAT_TOKENS = re.compile(r"<\|[^|>]{1,40}\|>|</?s>|\[/?INST\]|<\|endoftext\|>")
 _LABEL = re.compile(
@@ -86,9 +86,7 @@ def clean_context(raw: str, passage: str = "", truncated: bool = False, japanese
         if sentence and sentence not in kept:  # small models repeat themselves
             kept.append(sentence)
     result = " ".join(kept).strip().strip("\"'“”").strip()
-    if result and not result.endswith(SENTENCE_ENDS):
-        result += "。" if has_cjk(result[-1]) else "."
-    return result
+    return ended_as_sentence(result, japanese=has_cjk(result[-1:]))
 
 
 def _echoes_the_prompt(sentence: str) -> bool:

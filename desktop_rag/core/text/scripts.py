@@ -21,6 +21,11 @@ UNSPACED_CLASS = ("\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\u
 SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 
 
+def ended_as_sentence(text: str, japanese: bool) -> str:
+    """`text` with a full stop ("。" in Japanese) unless it already ends like a sentence ("…を待つ。", "Why?")."""
+    return text if not text or text.endswith(SENTENCE_ENDS) else text + ("。" if japanese else ".")
+
+
 def has_cjk(text: str) -> bool:
     return CJK_CHAR.search(text) is not None
 
