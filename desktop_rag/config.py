@@ -129,7 +129,7 @@ class Settings:
         64, "Longest context kept, in the embedding model's word pieces", minimum=0,
         effect=_NEW_FILES)
     contexts: str = setting(
-        "auto", "How chunk contexts are written: auto (the LLM within its time budget, rules beyond it), "
+        "auto", "How chunk contexts are written: auto (rules at once, the LLM's in the background), "
         "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES)
     # Local model for LLM contexts: a packaged model name (see `desktop_rag.core.llm.models`) or a GGUF file path.
     # The 1.5B model's per-chunk sentences are the LLM level that measured better than rules (README).
@@ -161,14 +161,6 @@ class Settings:
         "", "An OpenAI-compatible server for contexts (http://host:port); empty: the local model",
         rebuilds=_LLM)
     llm_server_model: str = setting("", "Which of the server's models (empty: its first)", rebuilds=_LLM)
-    # `auto` contexts: a document goes to the LLM while its expected time fits both budgets; the rest get rules
-    # contexts now and are upgraded later (`desktop-rag contextualize --upgrade`, or the app when idle).
-    llm_document_budget_seconds: float = setting(
-        60.0, "With auto contexts: a document goes to the LLM if its expected time "
-        "fits this", minimum=0, maximum=_DAY_S)
-    llm_run_budget_seconds: float = setting(
-        120.0, "With auto contexts: LLM time one indexing run may spend; documents beyond "
-        "it get rules contexts now and are upgraded later", minimum=0, maximum=_DAY_S)
     # Background LLM contexts: the app (and `watch`) write the queued LLM contexts by themselves. Cancel in the
     # progress panel turns this off until the person starts them again; Pause holds them, across restarts.
     llm_upgrade_when_idle: bool = setting(

@@ -16,7 +16,7 @@ _WORD = re.compile(r"[A-Za-z][a-z]{4,}")
 
 # Settings under which the machine's conditions allow the background upgrade (no idle wait, no battery rule, no
 # LLM time in an indexing run): what decides is the rest (`contexts`, pause, cancel).
-ANY_TIME = dict(llm_only_when_idle=False, llm_only_on_mains=False, llm_run_budget_seconds=0)
+ANY_TIME = dict(llm_only_when_idle=False, llm_only_on_mains=False)
 
 
 class FakeClock:

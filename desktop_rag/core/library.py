@@ -171,25 +171,21 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
 
     def index(self, paths: Sequence[Path], contexts: str | None = None, on_progress: ProgressCallback | None = None,
               control: RunControl | None = None) -> IndexSummary:
+        """With `auto` contexts (the default) every file gets rules contexts now and is searchable in seconds;
+        the background upgrade (upgrade_contexts) writes their LLM contexts later."""
         notices: list[str] = []
         contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
         with self._writing():
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
-        notices += contextualizer.run_notices()
         summary.notices = self._take_index_notices() + notices
         return summary
 
     def apply_changes(self, changes: ChangeBatch, on_progress: ProgressCallback | None = None,
                       control: RunControl | None = None) -> IndexSummary:
-        """Bring the catalog and indexes in line with what a file watcher saw. With `auto` contexts, changed
-        files get rules contexts (searchable in seconds); the background upgrade writes their LLM contexts."""
+        """Bring the catalog and indexes in line with what a file watcher saw (contexts as `index` writes them)."""
         with self._writing():
-            return Indexer(self, self.contextualizer(self.watch_contexts), on_progress, control).apply_changes(changes)
-
-    @property
-    def watch_contexts(self) -> str:
-        """The contexts written while following changes: with `auto`, rules now and the LLM's in the upgrade."""
-        return "rules" if self.settings.contexts == "auto" else self.settings.contexts
+            return Indexer(self, self.contextualizer(self.settings.contexts), on_progress, control).apply_changes(
+                changes)
 
     def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None):
         """`max_words`: a longest context other than the setting's (an agent asking for one)."""
@@ -197,8 +193,6 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         return make_contextualizer(
             choice, max_words or s.context_max_words, s.context_max_tokens, self.token_counter,
             llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=s.llm_context_levels,
-            budget_seconds=(s.llm_document_budget_seconds, s.llm_run_budget_seconds),
-            seconds_per_chunk=self.catalog.llm_seconds_per_chunk() if choice == "auto" else None,
             llm_quote_chars=s.llm_chunk_quote_chars, llm_questions=s.llm_questions,
         )
 

@@ -4,6 +4,7 @@ upgrade of rules contexts to LLM ones. A mixin of Catalog, split out to keep eac
 from __future__ import annotations
 
 import json
+import statistics
 import time
 
 from desktop_rag.documents import RULES_FOR_LOW_OCR, ContextResult
@@ -14,6 +15,9 @@ CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "qual
                    "completion_tokens", "seconds", "questions")
 
 _COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
+# The LLM's pace is told from this many of its latest contexts, and not before it has written this many.
+RECENT_LLM_CHUNKS = 100
+MEASURED_ENOUGH = 20
 # A rules context that the given (model, prompt version) has not tried: what an upgrade asks about. Parameters:
 # model, version, model (no model given: every rules context).
 # Rules contexts an upgrade would ask a model about: not tried by that model already, and not kept as rules on purpose
@@ -71,12 +75,13 @@ class ContextEdits:
                 for chunk_id, text, source, quality, detail, questions in rows}
 
     def llm_seconds_per_chunk(self) -> float | None:
-        """What a chunk's LLM context has cost on this machine so far (None before the first): `auto` plans
-        with it."""
-        row = self._db.execute(
-            "SELECT SUM(seconds), COUNT(*) FROM contexts WHERE model IS NOT NULL AND source != 'manual'"
-        ).fetchone()
-        return row[0] / row[1] if row[1] and row[0] else None
+        """What a chunk's LLM context costs on this machine lately: the median of the last RECENT_LLM_CHUNKS
+        written (a cold first chunk or a busy hour does not move it much); None until MEASURED_ENOUGH are. Issue
+        37: the mean of one document on a busy CPU promised "~105 h" for a library, and was never revised."""
+        seconds = [r[0] for r in self._db.execute(
+            "SELECT seconds FROM contexts WHERE model IS NOT NULL AND source != 'manual' AND seconds > 0"
+            " ORDER BY updated_at DESC LIMIT ?", (RECENT_LLM_CHUNKS,))]
+        return statistics.median(seconds) if len(seconds) >= MEASURED_ENOUGH else None
 
     # -- upgrading contexts ---------------------------------------------------------------------------------
 

@@ -222,10 +222,9 @@ class BackgroundUpgrade(QObject):
         if not self.waiting:
             return "LLM contexts: none waiting." + (
                 "" if self.library.settings.llm_upgrade_when_idle else " Background LLM contexts are off.")
-        what = f"{self.waiting:,} chunks wait for LLM contexts"
-        if self.seconds_per_chunk:
-            what += (f" (~{eta_text(self.waiting * self.seconds_per_chunk)} of model time at "
-                     f"{self.seconds_per_chunk:.2g} s each)")
+        what = f"{self.waiting:,} passages wait for the language model's contexts"
+        if self.seconds_per_chunk:  # from its recent pace; until it has one, no guess
+            what += f" (about {eta_text(self.waiting * self.seconds_per_chunk)} of its work at its recent pace)"
         if self.control is not None:
             return f"{what} · writing now"
         reason = self.decision.reason

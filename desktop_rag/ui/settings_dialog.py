@@ -1,5 +1,5 @@
 """Settings: data folder, model file and threads, when background LLM contexts may run, embedding model, chunk
-size, context length, LLM time budget, rerank, OCR, ignore patterns. Saved to the data folder and applied to the
+size, context length, rerank, OCR, ignore patterns. Saved to the data folder and applied to the
 running library where that needs no restart; a different data folder is opened in place of this one (each keeps its
 own index and settings)."""
 
@@ -68,8 +68,6 @@ class SettingsDialog(QDialog):
                                specialValueText="no limit")
         self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
         self.levels = _choice_box(settings, "llm_context_levels")
-        self.run_budget = _number_box(settings, "llm_run_budget_seconds", decimals=0, suffix=" s")
-        self.document_budget = _number_box(settings, "llm_document_budget_seconds", decimals=0, suffix=" s")
         self.embedding = QLineEdit(settings.embedding_model, placeholderText="multilingual-e5-small (the default)")
         self.chunk_tokens = _number_box(settings, "chunk_tokens")
         self.overlap = _number_box(settings, "chunk_overlap_tokens")
@@ -107,8 +105,6 @@ class SettingsDialog(QDialog):
         form.addRow("At most, per hour", self.cap)
         form.addRow("Or an OpenAI-compatible server", self.server)
         form.addRow("LLM contexts per", self.levels)
-        form.addRow("LLM time per indexing run", self.run_budget)
-        form.addRow("LLM time per document", self.document_budget)
         form.addRow("Embedding model", _path_row(self.embedding, self._choose_embedding))
         form.addRow("Chunk size (word pieces)", self.chunk_tokens)
         form.addRow("Chunk overlap", self.overlap)
@@ -131,8 +127,7 @@ class SettingsDialog(QDialog):
             "llm_model": self.model, "llm_threads": self.threads, "llm_upgrade_when_idle": self.background,
             "llm_only_when_idle": self.only_idle, "llm_idle_minutes": self.idle_minutes,
             "llm_only_on_mains": self.only_mains, "llm_cap_minutes_per_hour": self.cap, "llm_server": self.server,
-            "llm_context_levels": self.levels, "llm_run_budget_seconds": self.run_budget,
-            "llm_document_budget_seconds": self.document_budget, "embedding_model": self.embedding,
+            "llm_context_levels": self.levels, "embedding_model": self.embedding,
             "chunk_tokens": self.chunk_tokens, "chunk_overlap_tokens": self.overlap,
             "context_max_words": self.context_words, "rerank": self.rerank, "rerank_model": self.rerank_model,
             "ocr": self.ocr, "ocr_languages": self.ocr_languages, "ocr_skip_folders": self.ocr_skip,
@@ -180,8 +175,7 @@ class SettingsDialog(QDialog):
             llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),
             llm_idle_minutes=self.idle_minutes.value(), llm_only_on_mains=self.only_mains.isChecked(),
             llm_cap_minutes_per_hour=self.cap.value(),
-            llm_context_levels=self.levels.currentText(), llm_run_budget_seconds=self.run_budget.value(),
-            llm_document_budget_seconds=self.document_budget.value(), embedding_model=self.embedding.text().strip(),
+            llm_context_levels=self.levels.currentText(), embedding_model=self.embedding.text().strip(),
             chunk_tokens=self.chunk_tokens.value(), chunk_overlap_tokens=self.overlap.value(),
             context_max_words=self.context_words.value(), rerank=self.rerank.isChecked(),
             rerank_model=self.rerank_model.text().strip(), ocr=self.ocr.isChecked(),

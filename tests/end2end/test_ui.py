@@ -283,17 +283,17 @@ def test_the_settings_dialog_sets_when_background_llm_work_may_run(qtbot):
 
 def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
     win = window()
-    chosen = Settings(**{**vars(win.library.settings), "llm_run_budget_seconds": 5.0, "chunk_tokens": 150})
+    chosen = Settings(**{**vars(win.library.settings), "llm_idle_minutes": 5.0, "chunk_tokens": 150})
     win.save_settings(chosen)
-    assert win.library.settings.llm_run_budget_seconds == 5.0
+    assert win.library.settings.llm_idle_minutes == 5.0
     assert Settings.load(win.library.data_dir).chunk_tokens == 150
     assert "chunk_tokens" in win.statusBar().currentMessage()  # says it needs a re-index
 
 
 def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_first(qtbot, window, docs):
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
-    # `auto` with no LLM time in the run: rules contexts at once, the LLM's in the background upgrade.
-    win = window(Settings(contexts="auto", llm_run_budget_seconds=0, llm_model="smollm2-135m-instruct-q4_1",
+    # `auto`: rules contexts at once, the LLM's in the background upgrade.
+    win = window(Settings(contexts="auto", llm_model="smollm2-135m-instruct-q4_1",
                           llm_upgrade_when_idle=True, llm_only_when_idle=False))
     index_and_wait(qtbot, win, docs)
     assert win.library.stats()["contexts_awaiting_upgrade"] > 0

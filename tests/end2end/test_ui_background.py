@@ -15,7 +15,7 @@ from fake_models import SlowFakeModel
 from test_ui import WAIT_MS, index_and_wait, shown_window
 
 # `auto` with no LLM time in the run: rules contexts at once, the LLM's in the background upgrade.
-BACKGROUND = dict(contexts="auto", llm_run_budget_seconds=0, llm_only_when_idle=False, chunk_tokens=64,
+BACKGROUND = dict(contexts="auto", llm_only_when_idle=False, chunk_tokens=64,
                   chunk_overlap_tokens=0)
 
 

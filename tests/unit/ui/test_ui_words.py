@@ -22,10 +22,6 @@ def test_the_cores_shell_advice_reads_as_window_advice():
         "the keyword index cannot be read (gone): run `desktop-rag doctor --repair` (or any index run) to rebuild it",
         "rerank was asked for, but no reranker model is configured: set `rerank_model` to a cross-encoder folder "
         "(desktop-rag settings rerank_model PATH); results are shown without reranking",
-        "12 documents got rules contexts for now (LLM time budget, ~5.0 s per chunk); `desktop-rag contextualize "
-        "--upgrade` writes their LLM contexts",
-        "further documents get rules contexts now; `desktop-rag contextualize --upgrade` (or the app, when idle) "
-        "writes their LLM contexts later",
         "the setting chunk_tokens in x.toml should be int, not 'a': set it again with `desktop-rag settings "
         "chunk_tokens VALUE`",
         "no folder is indexed yet: add one in the app or with `desktop-rag index PATH`",
