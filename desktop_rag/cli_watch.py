@@ -22,9 +22,6 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool)
     if not folders or not_folders:
         raise BadInput(f"not a folder: {', '.join(not_folders)}" if not_folders else
                          "nothing to watch: give folders, or index some first")
-    # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
-    summary = library.index(folders, contexts=library.watch_contexts, on_progress=ProgressPrinter(sys.stderr))
-    _report(summary, as_json, "catch-up")
     # --upgrade asks for it now (whatever the machine does); --no-upgrade never; the default follows the schedule.
     lane.upgrade = {True: "now", False: "never", None: "scheduled"}[upgrade]
     lane.on_batch = lambda batch, s: _report(s, as_json, "change")
@@ -37,14 +34,20 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         lane.stop()
 
-    previous = signal.signal(signal.SIGINT, stop_on_ctrl_c)
+    previous = signal.getsignal(signal.SIGINT)
     try:
+        # Watched from before the catch-up: a file saved while it runs (a first run takes minutes) is a batch the
+        # lane applies after it, not a change nobody sees until the next start (issue 37).
         with feeding(lane, folders):
+            # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
+            summary = library.index(folders, on_progress=ProgressPrinter(sys.stderr))
+            _report(summary, as_json, "catch-up")
+            signal.signal(signal.SIGINT, stop_on_ctrl_c)
             if as_json:
                 print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)
             print(f"Watching {len(folders)} folder(s); Ctrl-C stops.", file=sys.stderr, flush=True)
             lane.run()
-    except KeyboardInterrupt:  # the second Ctrl-C; what was applied is saved
+    except KeyboardInterrupt:  # Ctrl-C in the catch-up, or the second one; what was applied is saved
         pass
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -16,6 +16,7 @@ from desktop_rag.errors import LOG_FILE, UserError
 from desktop_rag.private_paths import private_folder
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
+from desktop_rag.ui.qt_platform import cannot_open_window, missing_window_libraries, tell_on_the_desktop
 from desktop_rag.ui.theme import icon
 
 
@@ -122,6 +123,11 @@ def cannot_start(message: str) -> None:
 
 
 def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
+    if missing := missing_window_libraries():  # Qt would end the process with advice that does not help
+        message = cannot_open_window(missing)
+        print(message, file=sys.stderr)
+        tell_on_the_desktop(message)
+        return 1
     favour_the_window()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     app.setApplicationName("desktop-rag")

@@ -11,14 +11,13 @@ _WINDOW_WORDS = (
     (re.compile(r"run `desktop-rag doctor --repair` \(or any index run\)"), "re-scan a folder (F5)"),
     (re.compile(r"set `rerank_model` to a cross-encoder folder \(desktop-rag settings rerank_model PATH\)"),
      "choose a cross-encoder folder in Settings"),
-    (re.compile(r"`desktop-rag contextualize --upgrade`( \(or the app, when idle\))?"),
-     "File › Write LLM contexts now (or the app, when idle)"),
     (re.compile(r"with `desktop-rag settings \S+ VALUE`"), "in Settings"),
     (re.compile(r"(add one in the app or )?with `desktop-rag index PATH(\.\.\.)?`"), "add a folder"),
 )
 
 
 NOTHING_INDEXED = "Nothing is searchable yet: add a folder, and its files become searchable as they are indexed."
+NOTHING_SEARCHABLE_YET = "Nothing is searchable yet: this search runs again as files become searchable."
 
 
 def for_window(message: str) -> str:

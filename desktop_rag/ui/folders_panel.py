@@ -77,7 +77,8 @@ class FoldersPanel(QWidget):
         return button
 
     def choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder to index")
+        # From the home folder, not the app's working directory (where a launcher happened to start it).
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder to index", str(Path.home()))
         if folder:
             self.add_requested.emit(folder)
 

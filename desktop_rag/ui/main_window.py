@@ -196,7 +196,7 @@ class MainWindow(QMainWindow):
         title = (f"Resuming: {pending} chunks left by the last run…" if pending
                  else "Checking the folders for changes made while the app was closed…")
         self.runner.write(
-            lambda report: self.library.index(folders, contexts=self.library.watch_contexts, on_progress=report,
+            lambda report: self.library.index(folders, on_progress=report,
                                               control=control),
             on_done=lambda summary: self._caught_up(summary, control),
             on_error=lambda message: (self.progress.finish(message), self.follower.start()),
@@ -209,8 +209,14 @@ class MainWindow(QMainWindow):
         def report(progress) -> None:
             if self.progress.control is not control:
                 self.progress.start(title, control)
-            self.progress.on_progress(progress)
+            self._show_progress(progress)
         return report
+
+    def _show_progress(self, progress) -> None:
+        """A run's step in the panel; what it made searchable (core/indexing/report.py) to every view."""
+        self.progress.on_progress(progress)
+        if progress.changes:
+            self.changed.emit(progress.changes)
 
     def _caught_up(self, summary, control: RunControl) -> None:
         # Old failures are listed either way; notices say an index was rebuilt, or why it will be.
@@ -247,9 +253,10 @@ class MainWindow(QMainWindow):
                 self._dequeue(folders)
                 self._indexing_folders.update(folders)
                 self._refresh_folders()
+                self.follower.folders_changed(adding=folders)
                 if run_id:
                     runs.started(run_id)
-            self.progress.on_progress(progress)
+            self._show_progress(progress)
             if agent_report:
                 agent_report(progress)
 
@@ -281,13 +288,14 @@ class MainWindow(QMainWindow):
     def _indexed(self, folders, summary) -> None:
         self._dequeue(folders)
         self._indexing_folders.difference_update(folders)
-        self.follower.folders_changed()
+        self.follower.folders_changed(added=folders)
         self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
         self.changed.emit(summary.changes | Changes(folders=True))  # the folders' states: no longer indexing
 
     def _failed(self, folders, message: str) -> None:
         self._dequeue(folders)
         self._indexing_folders.difference_update(folders)
+        self.follower.folders_changed(added=folders)
         self.progress.finish(message)
         self.show_error(message)
         self._refresh_folders()
@@ -396,12 +404,11 @@ class MainWindow(QMainWindow):
         self.runner.read(lambda: (library.folder_states(), set(library.upgrade_first_folders())), on_done=show)
 
     def _building_note(self) -> str:
-        """For a search while a run adds to the index: it is not complete yet (and how far it is)."""
+        """For a search while a run adds to the index: "The index is still being built (40% done)", or ""."""
         if self.progress.control is None or self.progress.control is self.background.control:
             return ""
         fraction = self.progress.overall_fraction
-        done = f" ({fraction:.0%} done)" if fraction is not None else ""
-        return f"The index is still being built{done}: files not yet indexed are missing from these results."
+        return "The index is still being built" + (f" ({fraction:.0%} done)" if fraction is not None else "")
 
     def _tab_shown(self, index: int) -> None:
         widget = self.tabs.widget(index)

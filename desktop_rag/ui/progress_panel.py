@@ -22,6 +22,9 @@ from desktop_rag.ui.theme import icon
 
 PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "ocr": "OCR", "contextualize": "Contexts", "embed": "Embed",
                 "index": "Keywords"}
+# What the run does when its step is no one file's (issue 37: an image's name stood there for 22 minutes).
+WORK_ON_NO_FILE = {"embed": "Making the passages read so far searchable by meaning…",
+                   "index": "Making the files read so far searchable by their words…"}
 # Rates and the ETA are smoothed over about this long: enough to ride out a big file, short enough to follow a
 # change of phase.
 _SMOOTHING_S = 20.0
@@ -179,6 +182,8 @@ class ProgressPanel(QWidget):
             self.current.setText(progress.note)
         elif progress.path:
             self.current.setText(f"{PHASE_LABELS[progress.phase]}: {progress.path}")
+        elif progress.phase in WORK_ON_NO_FILE:  # not the last file read, shown for the whole of embedding
+            self.current.setText(WORK_ON_NO_FILE[progress.phase])
         self._show_overall(progress, now)
 
     def _show_overall(self, progress: Progress, now: float) -> None:

@@ -20,7 +20,7 @@ from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
 from desktop_rag.errors import NoIndexError
-from desktop_rag.ui.errors import NOTHING_INDEXED, sentences
+from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, sentences
 from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager
 from desktop_rag.ui.hit_list import HitList
@@ -71,7 +71,8 @@ class SearchPanel(QWidget):
         self._answered = 0  # the number of the last search answered (shown, or its error)
         self._shown_query = ""
         self.meaning_model_loading = False  # set by the window while the embedding model loads
-        self.building_note = lambda: ""  # the window says here whether a run is still adding to the index
+        # The window says here whether a run is still adding to the index ("The index is still being built …").
+        self.building_note = lambda: ""
         self._keywords_only_for_now = False  # the shown results matched keywords only, the model being loaded
 
         self.query = QLineEdit(placeholderText="Search your files…  (Ctrl+K)   type:pdf  in:folder  after:2025-03  "
@@ -222,7 +223,11 @@ class SearchPanel(QWidget):
         self._answered = number
         if result is None:  # nothing indexed yet
             self.clear_results()
-            self.message.setText(f"{NOTHING_INDEXED} {self.building_note()}".strip())
+            building = self.building_note()
+            # While a run reads the files, the search is asked again as they become searchable (show_changes).
+            message = f"{building}. {NOTHING_SEARCHABLE_YET}" if building else NOTHING_INDEXED
+            self.message.setText(message)
+            self.status.emit(message)
             return
         self._shown_query = result.query
         self.filter_bar.show_facets(result.facets)
@@ -231,7 +236,8 @@ class SearchPanel(QWidget):
         notices = sentences(result.notices)
         if self._keywords_only_for_now:
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
-        notices = f"{notices} {self.building_note()}".strip()
+        if building := self.building_note():
+            notices = f"{notices} {building}: files not yet indexed are missing from these results.".strip()
         found = f"{len(result.hits)} results" if result.hits else "No results."
         if result.query.startswith("similar to: "):
             found = f"{len(result.hits)} passages like “{result.query.removeprefix('similar to: ')}”"

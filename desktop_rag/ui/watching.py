@@ -25,6 +25,7 @@ class FolderFollower(QObject):
         self._watcher: FolderWatcher | None = None
         self._pending = ChangeBatch()
         self._applying: RunControl | None = None  # the batch being applied
+        self._adding: set[str] = set()  # folders whose first run is in hand: watched before the library has them
         self._seen.connect(self._queue)
 
     @property
@@ -32,17 +33,24 @@ class FolderFollower(QObject):
         return self._watcher is not None
 
     def start(self) -> None:
-        """Watch the library's folders (those it has when this runs; set_folders follows later changes)."""
+        """Watch the library's folders (those it has when this runs; folders_changed follows later changes)."""
         if self._watcher is None:
-            self._watcher = library_watcher(self.library, [Path(f) for f in self.library.folders()],
-                                            self._seen.emit)
+            self._watcher = library_watcher(self.library, self._folders(), self._seen.emit)
             self._watcher.start()
             self.folders_watched.emit(len(self._watcher.folders))
 
-    def folders_changed(self) -> None:
+    def folders_changed(self, adding: list[str] = (), added: list[str] = ()) -> None:
+        """The library's folders changed. `adding`: folders whose run starts now, watched from its start, so a
+        file saved while it runs is applied after it (issue 37: it was lost until the next start); `added`:
+        those whose run ended (the library has them now, or the run stopped before it took them)."""
+        self._adding.update(adding)
+        self._adding.difference_update(added)
         if self._watcher is not None:
-            self._watcher.set_folders([Path(f) for f in self.library.folders()])
+            self._watcher.set_folders(self._folders())
             self.folders_watched.emit(len(self._watcher.folders))
+
+    def _folders(self) -> list[Path]:
+        return [Path(f) for f in {*self.library.folders(), *self._adding}]
 
     def stop(self) -> None:
         if self._watcher is not None:

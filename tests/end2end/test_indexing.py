@@ -260,7 +260,8 @@ def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(l
     from desktop_rag.core.indexing import index_sync
     from desktop_rag.core.indexing.run import Indexer
 
-    monkeypatch.setattr(index_sync, "_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
+    monkeypatch.setattr(index_sync, "FIRST_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
+    monkeypatch.setattr(index_sync, "_KEYWORD_CATCH_UP_S", 0.0)
     for name, word in (("a.md", "albatross"), ("b.md", "bittern"), ("c.md", "cormorant")):
         (docs / name).write_text(f"# {word}\n\nNotes on the {word}.\n")
     seen_during_run = []
@@ -278,25 +279,34 @@ def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(l
 
 
 def test_a_first_indexing_makes_every_file_keyword_searchable_before_the_embedding_ends(library, docs):
-    """Keywords first: the embedder starts after the last file is keyword-indexed, and a search meanwhile finds
-    every file by its words and says how much meaning search covers."""
+    """Keywords first: the embedder starts on the bulk after the last file is keyword-indexed (one batch before,
+    to measure its pace), and a search meanwhile finds every file by its words and says how much meaning search
+    covers."""
+    from desktop_rag.core.indexing.index_sync import FIRST_EMBEDDED_CHUNKS
+
     birds = [f"bird{n:03d}" for n in range(40)]
     for n, bird in enumerate(birds):
         paragraphs = "\n\n".join(f"Paragraph {p} of the field notes on {bird}: wading, nesting, feeding and "
                                  "flight over the estuary at dawn." for p in range(12))
         (docs / f"{n:03d}.md").write_text(f"# {bird}\n\n{paragraphs}\n")
-    seen = []
+    seen, embedded_while_reading = [], []
 
     def watch(progress):
-        if progress.phase == "embed" and not seen:  # the first embedding batch is about to be embedded
+        if progress.phase == "embed" and progress.done == 0:  # the measuring batch, while files are still read
+            embedded_while_reading.append(library.catalog.stats()["documents"]["indexed"])
+        if progress.phase == "embed" and progress.done > 0 and not seen:  # the bulk is about to be embedded
             result = library.search(birds[-1], k=3)
             seen.append((library.catalog.count_pending_embeddings(), library.catalog.chunk_count(),
                          [Path(h.path).name for h in library.search(birds[-1], k=3, mode="bm25").hits],
                          result.meaning_covers, " ".join(result.notices)))
 
+    library.embedder.dimension  # loaded before the run, as the app does at start
     summary = library.index([docs], contexts="rules", on_progress=watch)
+    assert len(embedded_while_reading) == 1 and embedded_while_reading[0] < 40  # one batch, early
     pending, chunks, keyword_hits, covers, notices = seen[0]
-    assert pending == chunks == summary.chunks > 40  # nothing embedded yet, every chunk of every file catalogued
+    assert chunks == summary.chunks > 40  # every chunk of every file catalogued
+    assert pending == chunks - FIRST_EMBEDDED_CHUNKS  # all but the measuring batch wait for the embedder
     assert keyword_hits[0] == "039.md"  # the last file read is found by its words before the embedder starts
-    assert covers == (0, chunks) and f"meaning search covers 0 of {chunks:,} passages so far" in notices
+    covered = f"meaning search covers {FIRST_EMBEDDED_CHUNKS} of {chunks:,} passages so far"
+    assert covers == (FIRST_EMBEDDED_CHUNKS, chunks) and covered in notices, notices
     assert library.catalog.count_pending_embeddings() == 0 and library.search(birds[0]).meaning_covers is None

@@ -9,24 +9,41 @@ import time
 
 import numpy as np
 
+from desktop_rag.core.changes import Changes
 from desktop_rag.core.dense.dense_text import dense_windows
 from desktop_rag.core.indexing.report import Progress
 
-_KEYWORD_CATCH_UP_S = 60.0  # at least this long between keyword rebuilds during one run
+# Between keyword rebuilds during one run: the first soon (a first hit within seconds of adding a folder), then
+# doubling up to a minute; never more than a tenth of the run's time (10 × the last rebuild's cost).
+FIRST_KEYWORD_CATCH_UP_S = 2.0
+_KEYWORD_CATCH_UP_S = 60.0
+# A run embeds its first chunks once it has this many waiting (measure_embedding): one batch of the embedder's.
+FIRST_EMBEDDED_CHUNKS = 32
+# Before a rebuild is timed: bm25s tokenizes and indexes ~10k chunks in 1.2 s on 2 cores (offline-stack notes).
+_KEYWORD_REBUILD_S_PER_CHUNK = 1.2e-4
 
 
 class IndexSync:
     def _keyword_index_catch_up(self) -> None:
-        """During a long run, files already catalogued become keyword-searchable now and then, not only at the run's
-        end (3 of 40 files were, 10 minutes into a run). The index is rebuilt whole, so not more often than
-        _KEYWORD_CATCH_UP_S, and never taking more than a tenth of the run's time."""
+        """During a run, files already catalogued become keyword-searchable now and then, not only at the run's
+        end (3 of 40 files were, 10 minutes into a run). The index is rebuilt whole: the first time two seconds
+        in, then at doubling intervals, each never shorter than ten times what the last rebuild cost."""
         since = time.monotonic() - self._keyword_rebuilt_at
-        if since < max(_KEYWORD_CATCH_UP_S, 10 * self._keyword_rebuild_s) or not self.lib.catalog.keyword_index_dirty:
-            return  # the clock first: the catalog is asked at most once a minute, not after every file
+        interval = FIRST_KEYWORD_CATCH_UP_S if self._keyword_catch_up_s is None else self._keyword_catch_up_s
+        if self._keyword_rebuild_s is None:  # not rebuilt in this run yet: its cost from the catalog's size
+            self._keyword_rebuild_s = self.lib.catalog.chunk_count() * _KEYWORD_REBUILD_S_PER_CHUNK
+        if since < max(interval, 10 * self._keyword_rebuild_s) or not self.lib.catalog.keyword_index_dirty:
+            return  # the clock first: the catalog is asked only when a rebuild is due, not after every file
+        self._rebuild_keywords()
+        self._keyword_catch_up_s = min(2 * interval, _KEYWORD_CATCH_UP_S)
+
+    def _rebuild_keywords(self) -> None:
         t0 = time.perf_counter()
-        self.lib.rebuild_keyword_index()
+        self.on_progress(Progress("index", 0, 1))
+        self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
         self._keyword_rebuild_s = time.perf_counter() - t0
         self._keyword_rebuilt_at = time.monotonic()
+        self.on_progress(Progress("index", 1, 1, changes=Changes(documents=True)))
         self.summary.phase_seconds["index"] += self._keyword_rebuild_s
 
     def sync_indexes(self) -> None:
@@ -39,21 +56,24 @@ class IndexSync:
         if not self.lib.catalog.keyword_index_dirty:
             return
         self.control.checkpoint()
-        t0 = time.perf_counter()
-        self.on_progress(Progress("index", 0, 1))
-        self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
-        self._keyword_rebuilt_at = time.monotonic()
-        self.on_progress(Progress("index", 1, 1))
-        self.summary.phase_seconds["index"] += time.perf_counter() - t0
+        self._rebuild_keywords()
+
+    def measure_embedding(self) -> None:
+        """Once a run has FIRST_EMBEDDED_CHUNKS waiting and the embedding model has loaded (the app loads it at
+        start), they are embedded at once: the ETA needs this machine's embedding pace under its present load
+        long before the files are all read. A guess of 50 chunks/s, slower by 5× on a busy laptop, made a bar run
+        to 67% and fall back (issue 37). The run never waits for the model here: its first load on a new machine
+        converts it (~40 s on 2 cores), and files keep being read meanwhile."""
+        catalog = self.lib.catalog
+        if (self.meter.chunks_embedded or not getattr(self.lib.embedder, "loaded", True)
+                or catalog.count_pending_embeddings() < FIRST_EMBEDDED_CHUNKS):
+            return
+        self._drop_removed_vectors()
+        self._embed(catalog.pending_embeddings(FIRST_EMBEDDED_CHUNKS), catalog.count_pending_embeddings())
 
     def embed_pending(self) -> None:
         catalog = self.lib.catalog
-        # Deletions first, always: SQLite may give a new chunk the id of a removed one, and the removed one's
-        # vectors must be gone before the new ones are written under that id.
-        deletions = catalog.pending_dense_deletions()
-        if deletions:
-            self.lib.vectors.delete(deletions)
-            catalog.clear_dense_deletions(deletions)
+        self._drop_removed_vectors()
         self._keep_older_vectors()
         done_before = self.summary.embedded  # the embed bar counts the whole run, not this flush alone
         batch_size = max(self.settings.embed_batch_size * 4, 64)
@@ -63,24 +83,35 @@ class IndexSync:
             batch = catalog.pending_embeddings(batch_size)
             if not batch:
                 break
-            t0 = time.perf_counter()
-            expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
-            self.on_progress(Progress("embed", self.summary.embedded, expected))
-            owners, texts = [], []
-            for chunk_id, context, text in batch:
-                for window in dense_windows(context, text, self.lib.token_counter):
-                    owners.append(chunk_id)
-                    texts.append(window)
-            vectors = self.lib.embedder.embed(texts)
-            self.lib.vectors.add(owners, vectors)
-            ids = [chunk_id for chunk_id, _, _ in batch]
-            catalog.mark_embedded(ids, owners, vectors)
-            self.summary.embedded += len(batch)
-            seconds = time.perf_counter() - t0
-            self.summary.phase_seconds["embed"] += seconds
-            self.meter.batch_embedded(len(batch), seconds)
+            self._embed(batch, waiting)
         if self.summary.embedded > done_before:
             self.on_progress(Progress("embed", self.summary.embedded, self.summary.embedded))
+
+    def _drop_removed_vectors(self) -> None:
+        # Deletions first, always: SQLite may give a new chunk the id of a removed one, and the removed one's
+        # vectors must be gone before the new ones are written under that id.
+        deletions = self.lib.catalog.pending_dense_deletions()
+        if deletions:
+            self.lib.vectors.delete(deletions)
+            self.lib.catalog.clear_dense_deletions(deletions)
+
+    def _embed(self, batch: list, waiting: int) -> None:
+        """One batch of (chunk id, context, text) into the dense index, marked done as soon as it is there."""
+        t0 = time.perf_counter()
+        expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
+        self.on_progress(Progress("embed", self.summary.embedded, expected))
+        owners, texts = [], []
+        for chunk_id, context, text in batch:
+            for window in dense_windows(context, text, self.lib.token_counter):
+                owners.append(chunk_id)
+                texts.append(window)
+        vectors = self.lib.embedder.embed(texts)
+        self.lib.vectors.add(owners, vectors)
+        self.lib.catalog.mark_embedded([chunk_id for chunk_id, _, _ in batch], owners, vectors)
+        self.summary.embedded += len(batch)
+        seconds = time.perf_counter() - t0
+        self.summary.phase_seconds["embed"] += seconds
+        self.meter.batch_embedded(len(batch), seconds)
 
     def _keep_older_vectors(self) -> None:
         """Chunks embedded before the catalog kept vectors (migration 0011): theirs are copied from the dense index,

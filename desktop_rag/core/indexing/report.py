@@ -21,6 +21,9 @@ class Progress:
     note: str | None = None  # what the counts do not say ("Loading the language model…")
     overall: float | None = None  # the whole run's share done, where the run can estimate it
     seconds_left: float | None = None  # and its estimate of the time left
+    # What became searchable at this step (the keyword index rebuilt mid-run): a view showing "nothing yet" for a
+    # query asks again, without waiting for the run's end (issue 37: a query typed early waited 4½ minutes).
+    changes: Changes | None = None
 
 
 @dataclass

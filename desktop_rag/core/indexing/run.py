@@ -61,13 +61,14 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
         self.summary = IndexSummary()
         self.meter = RunMeter()
         self._keyword_rebuilt_at = time.monotonic()  # a run starts from the index as it is
-        self._keyword_rebuild_s = 0.0
+        self._keyword_rebuild_s: float | None = None  # what the last rebuild cost (None: not timed yet)
+        self._keyword_catch_up_s: float | None = None  # the interval to the next rebuild (None: the first)
         self._scans: list[ScanToRead] = []
         self._ocr_setup: tuple[str, str] | str | None = None  # (languages, recipe), or why OCR cannot run
 
     def on_progress(self, progress: Progress) -> None:
         """Each report carries the whole run's share done and time left, once the run knows its files."""
-        progress.overall, progress.seconds_left = self.meter.estimate()
+        progress.overall, progress.seconds_left = self.meter.progress()
         self._report(progress)
 
     def run(self, roots: Sequence[Path]) -> IndexSummary:
@@ -122,6 +123,7 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
                 self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
             self.on_progress(Progress("contextualize", number, len(files)))
             self._keyword_index_catch_up()
+            self.measure_embedding()
         # Forgotten after the files are read: one of them may have been recognised as a gone one, moved.
         still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
         self.summary.removed += catalog.remove_documents(still_gone)

@@ -7,6 +7,7 @@ from desktop_rag.core.runs.run_meter import RunMeter
 def test_the_estimate_follows_measured_rates_and_expects_chunks_in_proportion_to_bytes():
     meter = RunMeter()
     assert meter.estimate() == (None, None)  # before the files are known: no claim
+    assert meter.progress() == (0.0, None)  # what a view shows meanwhile: nothing done, no time promised
     meter.plan([1000, 3000], chunks_waiting=0)
     fraction, left = meter.estimate()
     assert fraction == 0 and left > 0
@@ -34,3 +35,46 @@ def test_scanned_pages_found_during_the_run_add_their_ocr_time_at_the_measured_r
     meter.page_recognised(0.25)
     fraction, left = meter.estimate()
     assert left == 9 * 0.25 and fraction == 1.25 / (1.25 + left)
+
+
+def test_the_share_shown_never_goes_back_and_reaches_the_end_with_the_work():
+    """Issue 37: a bar read 2% → 67% → 59% → 19% as OCR and embedding started (their real pace far slower than
+    the first guess). The shown share holds when more is found left, and moves on at the new time left's pace."""
+    from fake_models import FakeClock
+
+    clock = FakeClock()
+    meter = RunMeter(clock=clock)
+    meter.plan([1000], chunks_waiting=0)
+    meter.file_read(1000, chunks=100, seconds=10.0)  # read; 100 chunks to embed at the guessed 0.02 s each
+    clock.now += 10
+    before, left = meter.progress()
+    assert before == meter.estimate()[0] > 0.8 and left == 100 * 0.02
+    meter.batch_embedded(2, seconds=2.0)  # the real pace: 1 s a chunk, 98 s left of 110
+    clock.now += 2
+    shown, left = meter.progress()
+    assert left == 98.0
+    assert meter.estimate()[0] < before  # the arithmetic goes back…
+    assert before <= shown < before + 0.01  # …the bar does not, and moves on by what 2 s are of 100
+    previous = shown
+    for _ in range(97):
+        meter.batch_embedded(1, seconds=1.0)
+        clock.now += 1
+        shown, left = meter.progress()
+        assert shown >= previous
+        previous = shown
+    assert left == 1.0 and 0.98 < shown < 1.0  # in step with the time left, close to the end
+    meter.batch_embedded(1, seconds=1.0)
+    clock.now += 1
+    assert meter.progress() == (1.0, 0.0)
+
+
+def test_work_found_faster_than_expected_moves_the_bar_up_at_once():
+    from fake_models import FakeClock
+
+    clock = FakeClock()
+    meter = RunMeter(clock=clock)
+    meter.plan([1000, 1000], chunks_waiting=0)
+    assert meter.progress()[0] == 0
+    meter.file_read(1000, chunks=10, seconds=0.1)  # far faster than the first guess of a second per MB
+    clock.now += 0.1
+    assert meter.progress()[0] == meter.estimate()[0]

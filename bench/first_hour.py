@@ -1,0 +1,216 @@
+"""A person's first hour with the app (issue 37), on a folder you point it at: the window as the app runs it
+(AppSession: Chroma, the models and the reader in child processes), offscreen unless a display is given, default
+settings unless you change them. A query is typed before the folder is added; then the folder is added, as a
+person would, and this prints what the window said and when:
+
+    .venv/bin/python bench/first_hour.py FOLDER [--query heron] [--idle-seconds 60] [--load 0]
+                                                [--settings key=value ...] [--keep DATA_DIR]
+
+- the first hit: when the query typed beforehand showed a hit by itself (never retyped);
+- every file keyword-searchable: when the run's last keyword rebuild after the last file was read ended;
+- every file by meaning: when the embedding ended (the run's "Done");
+- the bar: whether it ever went back, and the ETA it showed against the truth (the run's real end), from 20% on;
+- memory: the peak RSS of each process while indexing, and of all of them `--idle-seconds` after the run;
+- Quit: how long closing the window and its library took (with `--load N`: while N busy processes load the CPU).
+
+A timeline of the panel's lines (phase, share, ETA) is printed first, then the table. The LLM upgrade runs if the
+settings allow it, as for a person (the defaults wait for 3 idle minutes, which an offscreen run never has).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+
+def _busy(stop) -> None:
+    while not stop.is_set():
+        sum(i * i for i in range(10_000))
+
+
+class Memory:
+    """Peak RSS per process of the app and its children, sampled every half second."""
+
+    def __init__(self):
+        import psutil
+
+        self.me = psutil.Process()
+        self.peaks: dict[int, tuple[str, int]] = {}
+
+    def processes(self):
+        return [self.me, *self.me.children(recursive=True)]
+
+    def sample(self) -> int:
+        import psutil
+
+        total = 0
+        for process in self.processes():
+            try:
+                rss = process.memory_info().rss
+                name = " ".join(process.cmdline()[-2:])[-40:] if process is not self.me else "app (window)"
+            except psutil.Error:
+                continue
+            total += rss
+            if rss > self.peaks.get(process.pid, ("", 0))[1]:
+                self.peaks[process.pid] = (name, rss)
+        return total
+
+    def now(self) -> list[tuple[str, int]]:
+        import psutil
+
+        found = []
+        for process in self.processes():
+            try:
+                name = " ".join(process.cmdline()[-2:])[-40:] if process is not self.me else "app (window)"
+                found.append((name, process.memory_info().rss))
+            except psutil.Error:
+                pass
+        return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--query", default="heron", help="typed before the folder is added (default: heron)")
+    parser.add_argument("--idle-seconds", type=float, default=60.0, help="memory measured this long after the run")
+    parser.add_argument("--load", type=int, default=0, help="busy processes loading the CPU during Quit")
+    parser.add_argument("--settings", nargs="*", default=[], help="key=value settings other than the defaults")
+    parser.add_argument("--keep", type=Path, help="the data folder to use and keep (default: a temporary one)")
+    args = parser.parse_args()
+
+    from desktop_rag.config import Settings, parse_setting
+    from desktop_rag.ui.app import AppSession, favour_the_window
+
+    data = args.keep or Path(tempfile.mkdtemp(prefix="first-hour-"))
+    data.mkdir(mode=0o700, parents=True, exist_ok=True)
+    values = dict(pair.split("=", 1) for pair in args.settings)
+    Settings(**{k: parse_setting(k, v) for k, v in values.items()}).save(data)
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    favour_the_window()
+    opened = time.monotonic()
+    session = AppSession(data)
+    win = session.window
+    win.show()
+    app.processEvents()
+    shown_after = time.monotonic() - opened
+    memory = Memory()
+    timeline: list[tuple[float, str]] = []
+    samples: list[tuple[float, float, float | None]] = []  # (t, share shown, eta seconds)
+    marks: dict[str, float] = {"window shown": shown_after}
+    bar: list[int] = []
+    t0 = [0.0]
+
+    def now() -> float:
+        return time.monotonic() - t0[0]
+
+    show = win.progress.on_progress
+    last_line = [""]
+
+    def recorded(progress):
+        show(progress)
+        if not win.progress.title.text().startswith("Indexing"):
+            return
+        bar.append(win.progress.overall.value())
+        if progress.overall is not None:
+            samples.append((now(), progress.overall, progress.seconds_left))
+        # The run's order (core/indexing/run.py): the files, the keyword index, OCR, "parse n of n", then the
+        # keyword index again if OCR added text, then embedding: every file is keyword-searchable at the first of
+        # the index's "1 of 1" after "parse n of n", or at "parse n of n" when embedding comes first.
+        if "all files read" in marks and "all keyword-searchable" not in marks:
+            if progress.phase == "index" and progress.done == 1:
+                marks["all keyword-searchable"] = now()
+            elif progress.phase == "embed":
+                marks["all keyword-searchable"] = marks["all files read"]
+        if progress.phase == "parse" and progress.total and progress.done == progress.total:
+            marks.setdefault("all files read", now())
+        line = f"{progress.phase:<13} {win.progress.overall_label.text():<28} {win.progress.current.text()[:60]}"
+        if line.split()[0:2] != last_line[0].split()[0:2]:
+            timeline.append((now(), line))
+            last_line[0] = line
+
+    win.progress.on_progress = recorded
+
+    def wait(condition, seconds: float) -> bool:
+        deadline = time.monotonic() + seconds
+        loop = QEventLoop()
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            QTimer.singleShot(100, loop.quit)
+            loop.exec()
+            peak = memory.sample()
+            marks["peak total MB (indexing)"] = max(marks.get("peak total MB (indexing)", 0), peak / 2**20)
+        return condition()
+
+    wait(lambda: "add a folder" in win.progress.title.text(), 120)
+    win.search.query.setText(args.query)
+    win.search.search_now()
+    t0[0] = time.monotonic()
+    win.add_folder(str(args.folder.resolve()))
+    wait(lambda: bool(win.search.hits), 3600)
+    marks["first hit"] = now()
+    wait(lambda: win.progress.title.text().startswith(("Done", "Cancelled")), 6 * 3600)
+    marks["run ended (all by meaning)"] = now()
+    timeline.append((now(), win.progress.title.text()[:100]))
+    peak_by_process = dict(memory.peaks)
+    idle_end = time.monotonic() + args.idle_seconds
+    wait(lambda: time.monotonic() >= idle_end, args.idle_seconds + 5)
+    idle = memory.now()
+
+    stop = multiprocessing.Event()
+    hogs = [multiprocessing.Process(target=_busy, args=(stop,), daemon=True) for _ in range(args.load)]
+    for hog in hogs:
+        hog.start()
+    started = time.monotonic()
+    win.close()
+    session.close()
+    marks["quit s"] = time.monotonic() - started
+    stop.set()
+    for hog in hogs:
+        hog.join()
+    del app
+
+    for t, line in timeline:
+        print(f"{t:8.1f} s  {line}")
+    end = marks["run ended (all by meaning)"]
+    errors = [abs(eta - (end - t)) / max(end - t, 1.0) for t, share, eta in samples
+              if share >= 0.2 and eta is not None and end - t > 5]
+    print()
+    print(f"| {'what':<36} | {'figure':>12} |")
+    print(f"|{'-' * 38}|{'-' * 14}|")
+    rows = [("window shown (s from start)", marks["window shown"]), ("first hit (s after adding)", marks["first hit"]),
+            ("all files read (s)", marks.get("all files read")),
+            ("all keyword-searchable (s)", marks.get("all keyword-searchable")),
+            ("all by meaning: run ended (s)", end),
+            ("bar went back", "yes" if bar != sorted(bar) else "no"),
+            ("ETA error from 20% on, worst", f"{max(errors):.0%}" if errors else "n/a"),
+            ("ETA error from 20% on, median", f"{sorted(errors)[len(errors) // 2]:.0%}" if errors else "n/a"),
+            ("peak, all processes (MB)", marks.get("peak total MB (indexing)")),
+            (f"all processes {args.idle_seconds:g} s after (MB)", sum(rss for _, rss in idle) / 2**20),
+            (f"quit (s){f', {args.load} busy processes' if args.load else ''}", marks["quit s"])]
+    for label, value in rows:
+        shown = f"{value:12.1f}" if isinstance(value, float) else f"{value!s:>12}"
+        print(f"| {label:<36} | {shown} |")
+    print("\npeak RSS by process while indexing:")
+    for name, rss in sorted(peak_by_process.values(), key=lambda p: -p[1]):
+        print(f"  {rss / 2**20:8.0f} MB  {name}")
+    print(f"RSS {args.idle_seconds:g} s after the run:")
+    for name, rss in idle:
+        print(f"  {rss / 2**20:8.0f} MB  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
