@@ -10,7 +10,7 @@ from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing.report import IndexSummary, Progress
 from desktop_rag.core.library_reads import upgrade_order_sentence
 from desktop_rag.core.search.match_strength import strength_label
-from desktop_rag.documents import documents_sentence, metadata_words, question_list
+from desktop_rag.documents import documents_sentence, metadata_words, question_list, unread_words
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -122,7 +122,7 @@ def print_search_result(result, out: TextIO) -> None:
             out.write(f"   context ({hit.context_source}): {_one_line(hit.context, 200)}\n")
         if hit.questions:
             out.write(f"   answers: {_one_line(' · '.join(question_list(hit.questions)), 200)}\n")
-        out.write(f"   {_one_line(hit.text, 300)}\n\n")
+        out.write(f"   {unread_words(hit.unread) if hit.unread is not None else _one_line(hit.text, 300)}\n\n")
 
 
 def strength_words(scores) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 
@@ -20,6 +21,10 @@ MEMBER_SEPARATOR = " › "
 
 def member_path(container: str, chain: tuple[str, ...] | list[str]) -> str:
     return MEMBER_SEPARATOR.join([container, *chain])
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def folder_and_name(path: str) -> tuple[str, str]:
@@ -60,6 +65,37 @@ def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) 
     elif dated:
         parts.append(f"modified {local_day(dated)}")
     return ", ".join(parts)
+
+
+# The parser recorded for a document known by its name alone: there is no text in it (a deck of charts, a blank
+# page, a photo without words). One that could not be read at all is a failure, found by its name too. Either has
+# one passage, its name card: Recoll, DocFetcher and Spotlight find every file by its name and what it says of
+# itself (issue 37: 74 of 511 files of a home folder could not be found, not even by name).
+NAME_ONLY = "name only"
+
+
+def name_card(path: str, title: str | None = None, metadata: dict[str, str] | None = None) -> str:
+    """A document's name, the folder that holds it, its title and what it says of itself (author, sender,
+    dates): what a document without text is found by."""
+    folder, name = folder_and_name(path)
+    lines = [name, folder]
+    if title and title not in name:
+        lines.append(title)
+    if about := metadata_words(metadata):
+        lines.append(about)
+    return "\n".join(lines)
+
+
+def unread_words(reason: str) -> str:
+    """Why a hit found by its name shows no text: "" (none in it), or the reason it could not be read."""
+    if not reason:
+        return "Found by its name: there is no text in this file."
+    return f"Found by its name: its text could not be read ({reason.rstrip('.')})."
+
+
+def name_chunk(card: str) -> "Chunk":
+    """The one passage of a document known by its name: its name card."""
+    return Chunk(0, card, 0, len(card), None, [], len(card.split()), text_hash(card))
 
 
 def documents_sentence(documents: dict) -> str:

@@ -17,9 +17,8 @@ from desktop_rag.config import Settings
 from desktop_rag.core.contexts.eval_quality import context_qualities, print_quality_analysis, quality_vs_retrieval
 from desktop_rag.core.contexts.quality import context_words
 from desktop_rag.core.dense.dense_text import window_limit
-from desktop_rag.core.files.chunking import text_hash
 from desktop_rag.core.files.parsers.code import parse_code
-from desktop_rag.documents import Chunk, ParsedDocument, index_text
+from desktop_rag.documents import Chunk, ParsedDocument, index_text, text_hash
 
 
 

@@ -15,7 +15,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from desktop_rag.documents import RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text
+from desktop_rag.documents import (
+    NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text, name_card, name_chunk,
+)
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
@@ -82,6 +84,9 @@ class ChunkRecord:
     family: str | None = None  # core/search/filters.py FAMILIES (migration 0011)
     dated: float | None = None  # the date filters and sorting use: a mail's sent date, else the file's mtime
     questions: str = ""  # the questions the chunk answers, one per line (keyword-indexed with the context)
+    # A document known by its name alone (documents.NAME_ONLY): why it has no text ("" when there is none in it,
+    # else the reason it could not be read); None for a document read.
+    unread: str | None = None
 
 
 def _migrations() -> list[tuple[int, str]]:
@@ -245,20 +250,21 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
 
     def save_failure(self, *, path: str, size: int, mtime_ns: int, content_hash: str | None, error: str,
                      transient: bool = False, unread_scans: int = 0, member: Member | None = None) -> None:
-        """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed.
-        `transient`: the cause was outside the file, so the next runs try it again (MAX_TRANSIENT_RETRIES).
-        `unread_scans`: it has nothing but scanned pages, not read (OCR off): read when OCR may."""
+        """A file that could not be indexed: keep the reason, and drop what an earlier version of it had indexed;
+        it is found by its name (documents.name_card), its one passage. `transient`: the cause was outside the
+        file, so the next runs try it again (MAX_TRANSIENT_RETRIES). `unread_scans`: it has nothing but scanned
+        pages, not read (OCR off): read when OCR may."""
+        now = time.time()
         with self._transaction():
             before = self._db.execute("SELECT retries FROM documents WHERE path = ?", (path,)).fetchone()
             retries = (before[0] if before else 0) + 1 if transient else 0
-            doc_id = self._upsert_document(
-                path, size, mtime_ns, content_hash, "failed", error, None, None, None, None, time.time()
-            )
+            doc_id = self._upsert_document(path, size, mtime_ns, content_hash, "failed", error, None, None, None,
+                                           None, now)
             self._db.execute("UPDATE documents SET retries = ? WHERE id = ?", (retries, doc_id))
             self._set_place(doc_id, member, None)
             self.set_ocr_record(doc_id, {}, unread_scans)
-            if self._drop_chunks(doc_id) + self._drop_members(doc_id):  # a container that fails loses its members
-                self.mark_keyword_index_dirty()
+            self._drop_members(doc_id)  # a container that fails loses its members
+            self._known_by_name(doc_id, path, content_hash or "", now)
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
 
     def remove_documents(self, doc_ids: Iterable[int]) -> int:
@@ -283,6 +289,13 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
             (path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now),
         )
         return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
+
+    def _known_by_name(self, doc_id: int, path: str, content_hash: str, now: float, title: str | None = None,
+                       metadata: dict[str, str] | None = None) -> None:
+        """The document's one passage is its name card (unchanged: its row and vector are kept)."""
+        card = name_card(path, title, metadata)
+        self._replace_chunks(doc_id, [name_chunk(card)], [ContextResult("", "none")], content_hash, {}, now)
+        self.mark_keyword_index_dirty()
 
     def _set_place(self, doc_id: int, member: Member | None, metadata: dict[str, str] | None) -> None:
         self._db.execute(
@@ -423,10 +436,11 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
                 "SELECT c.id, c.document_id, d.path, d.title, c.idx, c.text, c.start_char, c.end_char, c.page,"
                 " c.heading_path, COALESCE(x.text, '') AS context, COALESCE(x.source, 'none') AS context_source,"
                 f" x.quality, {CHUNK_OCR_CONFIDENCE} AS ocr_confidence, d.metadata, d.family, d.dated,"
-                " COALESCE(x.questions, '') AS questions"
+                " COALESCE(x.questions, '') AS questions,"
+                " CASE WHEN d.status = 'failed' THEN d.error WHEN d.parser = ? THEN '' END AS unread"
                 " FROM chunks c JOIN documents d ON d.id = c.document_id LEFT JOIN contexts x ON x.chunk_id = c.id"
                 f" WHERE c.id IN ({','.join('?' * len(part))})",
-                part,
+                [NAME_ONLY, *part],
             )
             for r in rows:
                 values = dict(r)

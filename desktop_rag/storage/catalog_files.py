@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import PurePath
 
-from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, ContextResult
+from desktop_rag.documents import MEMBER_SEPARATOR, NAME_ONLY, Chunk, ContextResult
 
 
 def under(column: str, folder: str) -> tuple[str, tuple]:
@@ -43,8 +43,19 @@ class CatalogFiles:
                     "UPDATE documents SET path = ?, title = CASE WHEN title = ? THEN ? ELSE title END WHERE id = ?",
                     (path, PurePath(doc.path).stem, PurePath(path).stem, doc.id),
                 )
+                self._rename_card(doc.id, path)
                 moved += 1
         return moved
+
+    def _rename_card(self, doc_id: int, path: str) -> None:
+        """A document known by its name (failed, or without text) is found by its new name now."""
+        row = self._db.execute(
+            "SELECT content_hash, title, metadata FROM documents WHERE id = ? AND (status = 'failed' OR parser = ?)",
+            (doc_id, NAME_ONLY),
+        ).fetchone()
+        if row is not None:
+            self._known_by_name(doc_id, path, row[0] or "", time.time(), row[1],
+                                json.loads(row[2]) if row[2] else None)
 
     def reusable_contexts(self, doc_id: int) -> dict[str, ContextResult]:
         """Chunk text hash → the model's or a person's context that the document's chunk with that text has now.

@@ -175,7 +175,7 @@ class MainWindow(QMainWindow):
             self.background.begin()
             return
         if not overtaken:
-            self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be indexed.",
+            self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be read.",
                                  failures)
         if stats["folders"]:
             self._catch_up(stats["folders"], stats["chunks_pending_embedding"], quiet=overtaken)

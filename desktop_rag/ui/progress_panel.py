@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag.core.indexing.report import PHASES, Progress
 from desktop_rag.core.runs.control import RunControl
+from desktop_rag.documents import folder_and_name
 from desktop_rag.ui.theme import icon
 
 PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "ocr": "OCR", "contextualize": "Contexts", "embed": "Embed",
@@ -114,7 +115,7 @@ class ProgressPanel(QWidget):
         self.pause_button.clicked.connect(self.toggle_pause)
         self.cancel_button.clicked.connect(self.cancel)
         self.errors = QTreeWidget()
-        self.errors.setHeaderLabels(["File", "Why it was not indexed"])
+        self.errors.setHeaderLabels(["File", "Why it was not read", "Folder"])
         self.errors.setRootIsDecorated(True)
         self.errors.setMaximumHeight(120)
         self.errors.hide()
@@ -231,11 +232,13 @@ class ProgressPanel(QWidget):
             self.errors.hide()
             return
         files = "1 file" if len(failures) == 1 else f"{len(failures)} files"
-        top = QTreeWidgetItem([f"{files} could not be indexed", ""])
+        top = QTreeWidgetItem([f"{files} could not be read (found by name only)", ""])
         for path, reason in failures:
-            child = QTreeWidgetItem([path, reason])
+            folder, name = folder_and_name(path)  # the name first: a narrow panel cut full paths before it
+            child = QTreeWidgetItem([name, reason, folder])
             child.setToolTip(0, path)
             child.setToolTip(1, reason)
+            child.setToolTip(2, folder)
             top.addChild(child)
         self.errors.addTopLevelItem(top)
         top.setExpanded(len(failures) <= 20)

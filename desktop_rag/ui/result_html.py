@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from desktop_rag.core.search.highlight import match_spans
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
-from desktop_rag.documents import LOW_OCR_CONFIDENCE, folder_and_name, metadata_words, question_list
+from desktop_rag.documents import (
+    LOW_OCR_CONFIDENCE, folder_and_name, metadata_words, question_list, unread_words,
+)
 
 SNIPPET_CHARS = 360
 PREVIEW_CHARS = 1500  # document text shown on each side of the chunk
@@ -68,6 +70,8 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
               f"<span style='color:{colors.muted}'>{' · '.join(where)}</span>")
     if about := metadata_words(hit.metadata, hit.dated):  # a mail's sender and date, an office file's author
         header += f"<br><span style='color:{colors.muted}'>{html.escape(about)}</span>"
+    if hit.unread is not None:  # its name card is its only passage: the header shows it already
+        return f"{header}<br><span style='color:{colors.muted}'>{html.escape(unread_words(hit.unread))}</span>"
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:
         return f"{header}<br>{text}"

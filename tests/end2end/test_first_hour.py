@@ -11,7 +11,7 @@ from desktop_rag.config import Settings
 from documents import write_docx, write_pdf
 from fake_models import SlowFakeModel
 from office_documents import message, write_mbox, write_pptx, write_xlsx, write_zip
-from test_ui import WAIT_MS
+from test_ui import WAIT_MS, search_and_wait
 
 # A first hit this long after the folder is added at most, here (a shared CI machine, models loading beside the
 # run); bench/first_hour.py measures it on a real folder (the target: 10 s on an idle 2-core machine).
@@ -39,6 +39,7 @@ def mixed_folder(docs: Path, notes: int = 240) -> Path:
                                      message("Train tickets", "Your tickets to the violin concert are attached.")])
     write_zip(docs / "recipes.zip", {"bread.md": b"# Bread\n\nFlour, butter and a hot oven.\n"})
     (docs / "broken.pdf").write_bytes(b"%PDF-1.7 not really a PDF")
+    write_docx(docs / "seating-chart.docx", [], title="Wedding seating")  # no body text: found by name and title
     return docs
 
 
@@ -93,6 +94,13 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
             return {"kingfisher.md", "grey-herons.md"} <= found and not {"herons.md", "lighthouse.pdf"} & found
 
         qtbot.waitUntil(on_disk_again, timeout=30_000)
+        # Files without text, and the one that failed, are found by their names (and titles), saying so.
+        for query, name in (("seating chart", "seating-chart.docx"), ("wedding", "seating-chart.docx"),
+                            ("broken", "broken.pdf")):
+            search_and_wait(qtbot, win, query)
+            assert Path(win.search.hits[0].path).name == name
+            shown = win.search.results.itemWidget(win.search.results.item(0)).text()
+            assert "Found by its name" in shown, shown
         assert bar and bar == sorted(bar), bar  # the bar never went back
     finally:
         started = time.monotonic()

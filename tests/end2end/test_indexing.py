@@ -80,21 +80,23 @@ def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, doc
     (docs / "huge.md").write_text("big " * 10_000)  # 40 kB, over the 10 kB limit set above
     summary = library.index([docs], contexts="rules")
     reasons = {Path(f.path).name: f.reason for f in summary.failed}
-    assert set(reasons) == {"empty.txt", "binary.txt", "latin.txt", "corrupt.pdf", "secret.pdf", "corrupt.docx",
-                            "huge.md"}
-    assert "empty file" in reasons["empty.txt"]
+    assert set(reasons) == {"binary.txt", "latin.txt", "corrupt.pdf", "secret.pdf", "corrupt.docx", "huge.md"}
     assert "binary content" in reasons["binary.txt"]
     assert "undecodable" in reasons["latin.txt"]
     assert "corrupt" in reasons["corrupt.pdf"]
     assert "password" in reasons["secret.pdf"]
     assert "DOCX" in reasons["corrupt.docx"]
     assert "too large" in reasons["huge.md"] and "max_file_mb" in reasons["huge.md"]
-    assert summary.indexed == 1
+    assert summary.indexed == 2 and summary.without_text == 1  # good.md, and empty.txt known by its name
     assert paths_in_results(library, "heron")[0] == "good.md"
     assert dict(library.catalog.failures()).keys() == {str((docs / n).resolve()) for n in reasons}
+    # Every file is found by its name, a failed one saying why it has no text (issue 37).
+    for name in ("empty.txt", *reasons):
+        hit = library.search(name, k=3, mode="bm25").hits[0]
+        assert Path(hit.path).name == name and hit.unread == reasons.get(name, ""), (name, hit)
 
     again = library.index([docs], contexts="rules")  # failures are remembered, not retried while the file is unchanged
-    assert len(again.failed) == 7 and all("unchanged since the last attempt" in f.reason for f in again.failed)
+    assert len(again.failed) == 6 and all("unchanged since the last attempt" in f.reason for f in again.failed)
 
 
 def test_unreadable_file_injected_permission_error_is_tried_again_next_run(library, docs, monkeypatch):

@@ -74,8 +74,10 @@ def test_the_app_library_indexes_through_the_child_reader_and_records_failures(d
     try:
         summary = library.index([docs])
         assert isinstance(library.document_reader, ReaderProcess)
-        assert summary.indexed == 1 and [f.reason for f in summary.failed] == ["empty file"]
+        assert summary.indexed == 2 and summary.without_text == 1 and not summary.failed
         assert library.search("heron fish").hits[0].path.endswith("herons.md")
+        empty = library.search("empty", mode="bm25").hits[0]
+        assert empty.path.endswith("empty.txt") and empty.unread == ""  # found by its name: nothing in it
     finally:
         library.close()
 

@@ -69,7 +69,7 @@ def test_adding_a_folder_indexes_it_shows_progress_and_the_corrupt_file_with_its
     assert "2 files indexed" in win.progress.title.text() and "1 failed" in win.progress.title.text()
     assert win.progress.bars["embed"].value() == win.progress.bars["embed"].maximum() > 0
     errors = win.progress.errors.topLevelItem(0)
-    assert win.progress.errors.isVisibleTo(win) and errors.text(0) == "1 file could not be indexed"
+    assert win.progress.errors.isVisibleTo(win) and errors.text(0) == "1 file could not be read (found by name only)"
     assert errors.child(0).text(0).endswith("broken.pdf") and errors.child(0).text(1)  # with its reason
     qtbot.waitUntil(lambda: win.folders.list.count() == 1 and "2 files" in win.folders.list.item(0).text())
 

@@ -9,12 +9,11 @@ the extracted text, so `text[start_char:end_char]` gives it back.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from dataclasses import dataclass
 
 from desktop_rag.core.dense.tokens import TokenCounter
-from desktop_rag.documents import Chunk, Heading, ParsedDocument
+from desktop_rag.documents import Chunk, Heading, ParsedDocument, text_hash
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 # Japanese and Chinese end sentences with 。！？ and no space after them: a break there needs no whitespace.
@@ -30,10 +29,6 @@ class _Unit:
     end: int
     tokens: int
     opens_paragraph: bool
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def chunk_document(doc: ParsedDocument, counter: TokenCounter, max_tokens: int, overlap_tokens: int) -> list[Chunk]:

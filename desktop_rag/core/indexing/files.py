@@ -11,6 +11,7 @@ import hashlib
 import logging
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -22,6 +23,7 @@ from desktop_rag.core.indexing.members import Target
 from desktop_rag.core.indexing.report import FileFailure, Progress
 from desktop_rag.core.indexing.scans import ScanToRead
 from desktop_rag.core.llm.interrupt import Interrupted
+from desktop_rag.documents import NAME_ONLY, ContextResult, name_card, name_chunk
 from desktop_rag.storage.catalog import DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -134,16 +136,13 @@ class FileStep:
             self._fail(target, content_hash, f"only scanned pages, not read: {why}",
                        unread_scans=0 if target.member else len(document.scanned_pages))
             return
-        t1 = time.perf_counter()
-        self.on_progress(Progress("contextualize", *position, path))
-        contexts = self._cached_contexts(content_hash, document, chunks)
-        while contexts is None:
-            try:
-                self._prepare_model(len(chunks), position, path)
-                contexts = self._contexts(document, chunks, known)
-            except Interrupted:  # paused (asked again on resume) or cancelled (the file is redone next run)
-                self.control.checkpoint()
-        self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
+        if not chunks:  # nothing to read in it (a deck of charts, a blank page): known by its name and metadata
+            card = name_card(path, document.title, document.metadata)
+            document, chunks = replace(document, text=card, parser=NAME_ONLY), [name_chunk(card)]
+            contexts = [ContextResult("", "none")]
+            self.summary.without_text += 1
+        else:
+            contexts = self._contexts_for(content_hash, document, chunks, known, position, path)
         catalog.save_document(
             path=path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, parser=document.parser,
             title=document.title, text=document.text, page_count=document.page_count, chunks=chunks,
@@ -156,6 +155,21 @@ class FileStep:
         else:
             self.summary.indexed += 1
         self.summary.chunks += len(chunks)
+
+    def _contexts_for(self, content_hash: str, document, chunks, known: DocumentRecord | None,
+                      position: tuple[int, int], path: str) -> list:
+        """The contexts of a document's chunks: reused from the cache, or written (contexts.py)."""
+        t1 = time.perf_counter()
+        self.on_progress(Progress("contextualize", *position, path))
+        contexts = self._cached_contexts(content_hash, document, chunks)
+        while contexts is None:
+            try:
+                self._prepare_model(len(chunks), position, path)
+                contexts = self._contexts(document, chunks, known)
+            except Interrupted:  # paused (asked again on resume) or cancelled (the file is redone next run)
+                self.control.checkpoint()
+        self.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
+        return contexts
 
     def _skip(self, found: FoundFile, reason: str) -> None:
         """Skipped (an image while OCR may not read it), remembered unless it already is with this size and mtime."""

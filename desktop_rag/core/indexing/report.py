@@ -41,6 +41,7 @@ class IndexSummary:
     skipped: int = 0  # not text, or a format nothing here reads (parsers.file_kind)
     moved: int = 0  # recognised by path events or by content: chunks, contexts and vectors kept
     inside: int = 0  # documents read inside files: archive members, mailbox messages, attachments
+    without_text: int = 0  # of those indexed or inside: nothing to read in them, found by their names
     busy: list[str] = field(default_factory=list)  # changed while being read: not indexed half-written
     chunks: int = 0
     reused_contexts: int = 0  # found in the context cache: no model call
@@ -56,8 +57,9 @@ class IndexSummary:
         """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
         `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
         inside = f"{self.inside} documents inside them, " if self.inside else ""
+        named = f", {self.without_text} without text, found by name" if self.without_text else ""
         return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed "
-                f"({inside}{self.chunks} chunks), "
+                f"({inside}{self.chunks} chunks{named}), "
                 f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
                 + (f", {self.moved} moved" if self.moved else "")
                 + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")

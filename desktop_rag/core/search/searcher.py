@@ -58,6 +58,8 @@ class Hit:
     family: str | None = None  # core/search/filters.py FAMILIES
     dated: float | None = None  # epoch seconds: a mail's sent date, else the file's modification time
     questions: str = ""  # the questions the chunk answers, one per line (llm_questions, or a person's)
+    # Found by its name alone (documents.NAME_ONLY): "" when the file has no text, else why it could not be read.
+    unread: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -280,7 +282,7 @@ def _hit(chunk_id: int, record, scores: Scores) -> Hit:
                start_char=record.start_char, end_char=record.end_char, heading_path=record.heading_path,
                context=record.context, context_source=record.context_source, quality=record.quality,
                text=record.text, scores=scores, ocr_confidence=record.ocr_confidence, metadata=record.metadata,
-               family=record.family, dated=record.dated, questions=record.questions)
+               family=record.family, dated=record.dated, questions=record.questions, unread=record.unread)
 
 
 def _by_date(hits: list[Hit], newest_first: bool) -> list[Hit]:

@@ -1,7 +1,6 @@
 import sqlite3
 
-from desktop_rag.core.files.chunking import text_hash
-from desktop_rag.documents import Chunk, ContextResult
+from desktop_rag.documents import Chunk, ContextResult, text_hash
 from desktop_rag.storage.catalog import Catalog
 
 
@@ -54,14 +53,18 @@ def test_vectors_are_kept_only_while_their_chunk_is_in_the_dense_index(tmp_path)
     catalog.close()
 
 
-def test_failure_keeps_the_reason_and_drops_old_chunks(tmp_path):
+def test_failure_keeps_the_reason_and_drops_old_chunks_for_its_name_card(tmp_path):
     catalog = Catalog(tmp_path / "c.sqlite3")
-    save(catalog, "/a.pdf", ["old text"])
-    catalog.save_failure(path="/a.pdf", size=5, mtime_ns=2, content_hash=None, error="encrypted PDF")
-    record = catalog.document("/a.pdf")
+    save(catalog, "/data/plans/a.pdf", ["old text"])
+    catalog.save_failure(path="/data/plans/a.pdf", size=5, mtime_ns=2, content_hash=None, error="encrypted PDF")
+    record = catalog.document("/data/plans/a.pdf")
     assert (record.status, record.error) == ("failed", "encrypted PDF")
-    assert catalog.chunk_count() == 0
-    assert catalog.failures() == [("/a.pdf", "encrypted PDF")]
+    assert catalog.failures() == [("/data/plans/a.pdf", "encrypted PDF")]
+    (chunk,) = catalog.chunks_by_id([c for c, _, _ in catalog.chunk_positions()]).values()
+    assert chunk.text == "a.pdf\n/data/plans" and chunk.unread == "encrypted PDF"  # found by its name, said why
+    catalog.move_path("/data/plans/a.pdf", "/data/plans/budget.pdf")  # renamed: found by its new name
+    (chunk,) = catalog.chunks_by_id([c for c, _, _ in catalog.chunk_positions()]).values()
+    assert chunk.text == "budget.pdf\n/data/plans"
     catalog.close()
 
 

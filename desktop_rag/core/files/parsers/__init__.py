@@ -12,7 +12,7 @@ from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument,
                                            outlook, paged, rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
-from desktop_rag.documents import ParsedDocument
+from desktop_rag.documents import NAME_ONLY, ParsedDocument
 
 Parser = Callable[[bytes, str], ParsedDocument]
 
@@ -98,12 +98,10 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     if path.name.lower().endswith(_CONTAINER_ENDINGS):
         raise ParseError("an archive or a mailbox: its documents are read one by one (core/files/containers.py)")
     parser = _BY_EXTENSION.get(path.suffix.lower(), markup.parse_plain)  # MAYBE_TEXT: sniffed as text before
-    if not data:
-        raise ParseError("empty file")
-    document = parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
-    if not document.text.strip() and not document.scanned_pages and not document.ocr_confidence:
-        raise ParseError("no text found in the document")
-    return document
+    if not data:  # nothing to read: the indexer knows it by its name (documents.NAME_ONLY)
+        return ParsedDocument(text="", title=path.stem, parser=NAME_ONLY)
+    # A document may have no text (a deck of charts, a blank page): the indexer knows it by its name and metadata.
+    return parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
 
 
 __all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS",

@@ -69,9 +69,7 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
             meta_title = properties.get("title", "") or ""
         except Exception as exc:
             raise ParseError(f"damaged {filetype.upper()}: {exc}") from None
-    text = "".join(parts)
-    if not text.strip() and not scanned and not confidence:
-        raise ParseError(f"no extractable text in this {filetype.upper()}")
+    text = "".join(parts)  # may be empty (a page of drawings): the indexer then knows it by its name and metadata
     headings = _outline_headings(toc, text, page_starts)
     title = meta_title.strip() or next((h.title for h in headings if h.level == 1), "") or _first_line(text) or stem
     metadata = {"author": (properties.get("author") or "").strip(),

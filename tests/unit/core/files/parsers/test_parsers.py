@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.core.files.parsers import ParseError, is_supported, parse
+from desktop_rag.documents import NAME_ONLY
 from documents import write_docx, write_epub, write_pdf
 
 
@@ -148,8 +149,6 @@ def test_text_encodings_are_detected(data, expected):
 
 
 @pytest.mark.parametrize("name, data, reason", [
-    ("empty.txt", b"", "empty file"),
-    ("blank.md", b"   \n\n  ", "no text found"),
     ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary content"),
     ("garbage.txt", bytes(range(128, 256)) * 8, "undecodable text"),
     ("corrupt.pdf", b"%PDF-1.7\nthis is not really a pdf", "corrupt or unreadable PDF"),
@@ -167,10 +166,14 @@ def test_encrypted_pdf_says_a_password_is_needed(tmp_path):
         parse_bytes("secret.pdf", path.read_bytes())
 
 
-def test_pdf_without_text_is_reported(tmp_path):
-    path = write_pdf(tmp_path / "scan.pdf", [""])
-    with pytest.raises(ParseError, match="no extractable text"):
-        parse_bytes("scan.pdf", path.read_bytes())
+def test_a_document_without_text_is_read_as_such_with_what_it_says_of_itself(tmp_path):
+    """Not an error: the indexer knows it by its name and metadata (documents.NAME_ONLY; issue 37)."""
+    path = write_pdf(tmp_path / "drawing.pdf", [""], title="Site plan")
+    drawing = parse_bytes("drawing.pdf", path.read_bytes())
+    assert drawing.text == "" and not drawing.scanned_pages and drawing.title == "Site plan"
+    assert not parse_bytes("blank.md", b"   \n\n  ").text.strip()
+    empty = parse_bytes("empty.txt", b"")
+    assert (empty.text, empty.title, empty.parser) == ("", "empty", NAME_ONLY)
 
 
 def test_supported_types():
