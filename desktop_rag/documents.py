@@ -42,8 +42,9 @@ def local_day(epoch: float) -> str:
 
 def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) -> str:
     """What a hit says of its document: "from Anna Berg <anna@example.org>, 2025-03-14 09:30" for a mail (and an
-    attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file; else the file's modification
-    day (`dated`, epoch seconds), or "" when nothing is known."""
+    attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file, the day being `dated` (epoch
+    seconds: the file's last change, what date filters use) where given, else the file's own date; "" when
+    nothing is known."""
     if not metadata:
         return f"modified {local_day(dated)}" if dated else ""
     when = lambda key: metadata[key][:16].replace("T", " ")  # noqa: E731 (minutes are enough to tell mails apart)
@@ -59,11 +60,11 @@ def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) 
         return ", ".join(parts)
     if "author" in metadata:
         parts.append(f"by {metadata['author']}")
-    if "modified" in metadata or "created" in metadata:
+    if dated:  # the day the date filters use: a PDF's inner date shown beside `after:` disagreed (issue 37)
+        parts.append(f"modified {local_day(dated)}")
+    elif "modified" in metadata or "created" in metadata:
         key = "modified" if "modified" in metadata else "created"
         parts.append(f"{key} {when(key)}")
-    elif dated:
-        parts.append(f"modified {local_day(dated)}")
     return ", ".join(parts)
 
 
@@ -96,6 +97,15 @@ def unread_words(reason: str) -> str:
 def name_chunk(card: str) -> "Chunk":
     """The one passage of a document known by its name: its name card."""
     return Chunk(0, card, 0, len(card), None, [], len(card.split()), text_hash(card))
+
+
+def duration_words(seconds: float) -> str:
+    """"40 s", "27 min", "1.5 h": how long, as a person says it (not "in 1625.2 s": issue 37)."""
+    if seconds < 60:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def documents_sentence(documents: dict) -> str:

@@ -18,7 +18,7 @@ from desktop_rag.core.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
 from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
-from desktop_rag.core.dense.tokens import embedding_model_path, token_counter
+from desktop_rag.core.dense.tokens import embedding_model_path
 from desktop_rag.core.files import member_copies
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.index_upkeep import IndexUpkeep
@@ -113,7 +113,8 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
 
     @cached_property
     def token_counter(self):
-        return token_counter(self.embedder.model_path)
+        """Word pieces, counted by the reader (in its child where it has one): one tokenizer, not two."""
+        return self.document_reader.counter
 
     @cached_property
     def document_reader(self) -> DocumentReader | ReaderProcess:

@@ -43,8 +43,9 @@ class LibraryReads:
     def llm_seconds_per_chunk(self) -> float | None:
         return self.reader.llm_seconds_per_chunk()
 
-    def review_rows(self, filter_name: str = "all") -> list[ReviewRow]:
-        return self.reader.review_rows(filter_name)
+    def review_rows(self, filter_name: str = "all") -> tuple[list[ReviewRow], int]:
+        """The first rows of the Review tab under a filter, and how many there are in all."""
+        return self.reader.review_rows(filter_name), self.reader.count_reviewable(filter_name)
 
     def context(self, chunk_id: int) -> dict | None:
         """A chunk's stored context (text, source, model, quality, the generated text a hand edit replaced)."""

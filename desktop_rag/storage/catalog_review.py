@@ -7,6 +7,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from desktop_rag.documents import NAME_ONLY
 from desktop_rag.storage.catalog_files import under
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE
 
@@ -20,6 +21,14 @@ REVIEW_FILTERS = {
     "not reviewed": "x.reviewed_at IS NULL",
     "scanned": CHUNK_OCR_CONFIDENCE + " IS NOT NULL",
 }
+
+REVIEW_ROWS = 5000  # rows the Review tab lists at most (a filter narrows them)
+
+
+def _reviewable(filter_name: str) -> str:
+    """The filter's condition on chunks that have a context to review: not a document's name card (failed, or
+    without text), one parameter: documents.NAME_ONLY."""
+    return f"({REVIEW_FILTERS[filter_name]}) AND d.status = 'indexed' AND d.parser IS NOT ?"
 
 
 @dataclass
@@ -72,16 +81,22 @@ class CatalogReview:
         self._db.execute("DELETE FROM folders WHERE path = ?", (folder,))
         return removed
 
-    def review_rows(self, filter_name: str = "all", limit: int = 5000) -> list[ReviewRow]:
-        condition = REVIEW_FILTERS[filter_name]
+    def review_rows(self, filter_name: str = "all", limit: int = REVIEW_ROWS) -> list[ReviewRow]:
         rows = self._db.execute(
             "SELECT c.id, d.path, d.title, c.idx, x.text, x.source, x.quality, x.quality_detail, x.model,"
             f" x.reviewed_at, {CHUNK_OCR_CONFIDENCE}, x.questions FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            f" JOIN documents d ON d.id = c.document_id WHERE {condition} ORDER BY d.path, c.idx LIMIT ?",
-            (limit,),
+            f" JOIN documents d ON d.id = c.document_id WHERE {_reviewable(filter_name)} ORDER BY d.path, c.idx"
+            " LIMIT ?", (NAME_ONLY, limit),
         ).fetchall()  # all rows first, then the work on them (see Catalog.iter_index_texts: the GIL)
         return [ReviewRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]) if r[7] else None, r[8],
                           r[9] is not None, r[10], r[11]) for r in rows]
+
+    def count_reviewable(self, filter_name: str = "all") -> int:
+        """How many rows review_rows would give without its limit (the Review tab says when it shows fewer)."""
+        return self._db.execute(
+            "SELECT COUNT(*) FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            f" JOIN documents d ON d.id = c.document_id WHERE {_reviewable(filter_name)}", (NAME_ONLY,),
+        ).fetchone()[0]
 
     def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int] | None:
         """(document text, chunk start, chunk end): the chunk inside its document, for previews."""

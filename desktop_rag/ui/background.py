@@ -17,8 +17,8 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.runs.lane import UpgradeTurn
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
+from desktop_rag.documents import duration_words
 from desktop_rag.ui.errors import sentences
-from desktop_rag.ui.progress_panel import eta_text
 
 POLL_MS = 1000
 RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
@@ -224,7 +224,7 @@ class BackgroundUpgrade(QObject):
                 "" if self.library.settings.llm_upgrade_when_idle else " Background LLM contexts are off.")
         what = f"{self.waiting:,} passages wait for the language model's contexts"
         if self.seconds_per_chunk:  # from its recent pace; until it has one, no guess
-            what += f" (about {eta_text(self.waiting * self.seconds_per_chunk)} of its work at its recent pace)"
+            what += f" (about {duration_words(self.waiting * self.seconds_per_chunk)} of its work at its recent pace)"
         if self.control is not None:
             return f"{what} · writing now"
         reason = self.decision.reason

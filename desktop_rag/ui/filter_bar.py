@@ -29,7 +29,12 @@ class FilterBar(QWidget):
         chips = QHBoxLayout()
         chips.setSpacing(2)
         for family in FAMILIES:
-            chip = QToolButton(text=_shown(family.label), checkable=True, autoRaise=True)
+            # As wide from the start as with the widest count it shows: chips that grew as their counts came in
+            # moved under the pointer and widened the window (issue 37).
+            chip = QToolButton(text=_shown(_with_count(family.label, MAX_SHOWN_COUNT + 1)), checkable=True,
+                               autoRaise=True)
+            chip.setMinimumWidth(chip.sizeHint().width())
+            chip.setText(_shown(family.label))
             chip.setToolTip(f"Only {family.label.lower()} (type:{family.name})")
             chip.toggled.connect(lambda _: self.changed.emit())
             self.type_chips[family.name] = chip
@@ -116,7 +121,7 @@ class FilterBar(QWidget):
         for family in FAMILIES:
             chip = self.type_chips[family.name]
             count = (counts or {}).get(family.name)
-            chip.setText(_shown(f"{family.label} {count}" if count else family.label))
+            chip.setText(_shown(_with_count(family.label, count) if count else family.label))
 
     def show_query_filters(self, words: list[tuple[str, str]]) -> None:
         """The query's filter words as chips; clicking one takes it out of the query."""
@@ -135,6 +140,13 @@ class FilterBar(QWidget):
     def query_chip_texts(self) -> list[str]:
         return [self.query_chips.itemAt(i).widget().text() for i in range(self.query_chips.count())
                 if self.query_chips.itemAt(i).widget() is not None]
+
+
+MAX_SHOWN_COUNT = 999
+
+
+def _with_count(label: str, count: int) -> str:
+    return f"{label} {count if count <= MAX_SHOWN_COUNT else f'{MAX_SHOWN_COUNT}+'}"
 
 
 def _shown(label: str) -> str:

@@ -3,7 +3,12 @@ that holds it, copy its path, text or context, and search for passages like it."
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+import threading
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
@@ -19,8 +24,39 @@ def containing_folder(hit: Hit) -> str:
     return str(Path(hit.path.partition(MEMBER_SEPARATOR)[0]).parent)
 
 
-def open_folder_in_file_manager(folder: str) -> None:
-    QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
+# How long a system opener (xdg-open) is given to say it found no program; past it, it is launching one.
+OPENER_VERDICT_S = 10.0
+
+
+def open_with_system(url: QUrl, on_failed: Callable[[], None] = lambda: None) -> None:
+    """`url` (a file, a folder) in the program the system has for it. On Linux through xdg-open, whose exit code
+    says whether a program took it: QDesktopServices says only that xdg-open started, and Open did nothing visible
+    where no program opens the file (issue 37). `on_failed` is called from another thread (emit a signal)."""
+    opener = shutil.which("xdg-open") if sys.platform.startswith("linux") else None
+    if opener is None:
+        if not QDesktopServices.openUrl(url):
+            on_failed()
+        return
+    target = url.toLocalFile() if url.isLocalFile() and not url.hasFragment() else url.toString()
+    try:  # a session of its own: quitting the app never takes the viewer it started along
+        process = subprocess.Popen([opener, target], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        on_failed()
+        return
+
+    def verdict() -> None:
+        try:
+            if process.wait(OPENER_VERDICT_S) != 0:
+                on_failed()
+        except subprocess.TimeoutExpired:
+            pass  # still running: some openers wait for the program they started
+
+    threading.Thread(target=verdict, name="opener", daemon=True).start()
+
+
+def open_folder_in_file_manager(folder: str, on_failed: Callable[[], None] = lambda: None) -> None:
+    open_with_system(QUrl.fromLocalFile(folder), on_failed)
 
 
 def copy_to_clipboard(text: str) -> None:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag.core.indexing.report import PHASES, Progress
 from desktop_rag.core.runs.control import RunControl
-from desktop_rag.documents import folder_and_name
+from desktop_rag.documents import duration_words, folder_and_name
 from desktop_rag.ui.theme import icon
 
 PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "ocr": "OCR", "contextualize": "Contexts", "embed": "Embed",
@@ -57,14 +57,6 @@ class Smoothed:
         weight = min(1.0, elapsed / self.time_constant_s)
         self.rate = instant if self.rate is None else self.rate + weight * (instant - self.rate)
         self._last = (now, done)
-
-
-def eta_text(seconds: float) -> str:
-    if seconds < 60:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _count(n: int) -> str:
@@ -205,7 +197,7 @@ class ProgressPanel(QWidget):
             left = (1.0 - fraction) / self._overall_rate.rate
         wait = _SHOW_ETA_AFTER_S if progress.overall is not None else _SHOW_RATE_ETA_AFTER_S
         if left is not None and now - self._started_at >= wait and fraction < 1.0:
-            text += f" · about {eta_text(left)} left"
+            text += f" · about {duration_words(left)} left"
         self.overall_label.setText(text)
 
     @property

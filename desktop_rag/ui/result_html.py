@@ -75,7 +75,7 @@ def hit_html(hit: Hit, query: str, colors: Colors) -> str:
     text = marked(snippet(hit.text, query), query, colors)
     if not hit.context:
         return f"{header}<br>{text}"
-    block = context_block(hit.context, hit.context_source + quality, query, colors, hit.questions)
+    block = context_block(hit.context, source_words(hit.context_source) + quality, query, colors, hit.questions)
     return f"{header}{block}{text}"
 
 
@@ -86,6 +86,14 @@ def ocr_badge(confidence: float, colors: Colors) -> str:
         return (f"<span style='color:{colors.context_label}'>scanned page, OCR {confidence:.2f}: the text may be "
                 "misread</span>")
     return f"<span style='color:{colors.context_label}'>scanned page, OCR {confidence:.2f}</span>"
+
+
+# Who wrote a context, in a person's words ("rules", "llm" are the code's: issue 37).
+SOURCE_WORDS = {"rules": "automatic", "llm": "by the language model", "manual": "edited by you"}
+
+
+def source_words(source: str) -> str:
+    return SOURCE_WORDS.get(source, source)
 
 
 def context_block(context: str, label: str, query: str, colors: Colors, questions: str = "") -> str:
@@ -137,7 +145,7 @@ def preview_html(document_text: str, start: int, end: int, query: str, colors: C
         parts.append(f"<span style='color:{colors.muted}'>…</span><br>")
     parts.append(block(document_text[before_start:start]))
     if context:
-        parts.append(context_block(context, context_source, query, colors, questions))
+        parts.append(context_block(context, source_words(context_source), query, colors, questions))
     parts.append(f"<a name='hit'></a><span style='background-color:{colors.chunk_background}'>"
                  f"{block(document_text[start:end])}</span>")
     parts.append(block(document_text[end:after_end]))

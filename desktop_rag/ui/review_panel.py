@@ -173,12 +173,13 @@ class ReviewPanel(QWidget):
     def refresh(self, keep: int | None = None) -> None:
         keep = keep if keep is not None else (self.current.chunk_id if self.current else None)
         name = self.filter.currentData()
-        self.runner.read(lambda: self.library.review_rows(name),
-                         on_done=lambda rows: self._fill(rows, keep))
+        self.runner.read(lambda: self.library.review_rows(name), on_done=lambda found: self._fill(*found, keep))
 
-    def _fill(self, rows: list[ReviewRow], keep: int | None) -> None:
+    def _fill(self, rows: list[ReviewRow], total: int, keep: int | None) -> None:
         self.model.set_rows(rows)
-        self.count.setText(f"{len(rows)} chunks")
+        # Capped: say so (issue 37: "5000 chunks" of 9,005, the rest silently out of reach).
+        self.count.setText(f"{total:,} passages" if len(rows) == total else
+                           f"the first {len(rows):,} of {total:,} passages: a filter narrows them")
         for i, row in enumerate(rows):
             if row.chunk_id == keep:
                 self.table.selectRow(self.proxy.mapFromSource(self.model.index(i, 0)).row())

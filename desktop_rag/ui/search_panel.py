@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
@@ -22,7 +22,7 @@ from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
 from desktop_rag.errors import NoIndexError
 from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, sentences
 from desktop_rag.ui.filter_bar import FilterBar
-from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager
+from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager, open_with_system
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.recent_searches import RecentSearches
 from desktop_rag.ui.result_html import preview_html
@@ -33,11 +33,11 @@ MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
 RESULTS = 30
 
 
-def open_in_system_viewer(path: str, page: int | None) -> None:
+def open_in_system_viewer(path: str, page: int | None, on_failed=lambda: None) -> None:
     url = QUrl.fromLocalFile(path)
     if page and path.lower().endswith(".pdf"):
         url.setFragment(f"page={page}")  # honoured by browsers and most PDF viewers
-    QDesktopServices.openUrl(url)
+    open_with_system(url, on_failed)
 
 
 def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, query: str, context: str = "",
@@ -59,13 +59,14 @@ def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, quer
 
 class SearchPanel(QWidget):
     status = Signal(str)
+    _not_opened = Signal()  # the system had no program for what Open asked (from the opener's thread)
 
     def __init__(self, library, runner, parent: QWidget | None = None):
         super().__init__(parent)
         self.library = library
         self.runner = runner
-        self.open_file = open_in_system_viewer  # replaced in tests: no viewer is launched there
-        self.open_folder = open_folder_in_file_manager  # likewise
+        self.open_file = self.open_in_system  # replaced in tests: no viewer is launched there
+        self.open_folder = self.open_folder_in_system  # likewise
         self.hits: list[Hit] = []
         self._query_sent = 0  # only the newest search's answer is shown
         self._answered = 0  # the number of the last search answered (shown, or its error)
@@ -132,6 +133,8 @@ class SearchPanel(QWidget):
         self.mode.currentIndexChanged.connect(lambda _: self.search_now())
         self.rerank.toggled.connect(lambda _: self.search_now())
         self.results.currentRowChanged.connect(self._show_preview)
+        self._not_opened.connect(self._say_not_opened)
+        self._opening = ""  # the name of what Open asked the system for last
         # Esc in the field clears it; in the results it returns to the field (eventFilter): the field's own only.
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear,
                   context=Qt.ShortcutContext.WidgetShortcut)
@@ -309,7 +312,18 @@ class SearchPanel(QWidget):
 
     def _open_folder(self, folder: str) -> None:
         self.remember_query()
+        self._opening = folder
         self.open_folder(folder)
+
+    def open_in_system(self, path: str, page: int | None) -> None:
+        open_in_system_viewer(path, page, self._not_opened.emit)
+
+    def open_folder_in_system(self, folder: str) -> None:
+        open_folder_in_file_manager(folder, self._not_opened.emit)
+
+    def _say_not_opened(self) -> None:
+        self.message.setText(f"No program on this computer opened {self._opening}: install one for this kind of "
+                             "file, or open its folder (Ctrl+Enter) and open it from there.")
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
         """Down in the field moves into the results (when the recent searches are not showing); in an empty
@@ -342,6 +356,7 @@ class SearchPanel(QWidget):
         def opened(path) -> None:
             self.message.clear()
             if Path(path).exists():
+                self._opening = folder_and_name(hit.path)[1]
                 self.open_file(str(path), hit.page)
             else:
                 self.message.setText(f"{hit.path} is no longer there; re-scan its folder.")

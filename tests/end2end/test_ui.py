@@ -99,7 +99,7 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     label = win.search.results.itemWidget(win.search.results.item(0))
     html = label.text()
     # The context prefix: its own background, a CONTEXT label naming its source, before the original text.
-    assert "bgcolor='#" in html and "<b>CONTEXT</b> · rules" in html
+    assert "bgcolor='#" in html and "<b>CONTEXT</b> · automatic" in html
     assert html.index("CONTEXT") < html.index("shallow water")
     assert "heron</span>" in html and "fish</span>" in html  # query words on a highlight background
     assert "page 1" in html

@@ -9,7 +9,7 @@ from PySide6.QtCore import QDate, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from desktop_rag.config import Settings
-from desktop_rag.ui.hit_actions import open_folder_in_file_manager
+from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.ui.main_window import MainWindow
 from office_documents import write_boiler_folder
 from test_ui import WAIT_MS, index_and_wait, shown_window
@@ -51,9 +51,13 @@ def search(qtbot, window, text: str) -> None:
 
 def test_type_chips_count_the_query_and_narrow_it(qtbot, boiler_window):
     panel = boiler_window.search
-    search(qtbot, boiler_window, "boiler service")
-    assert shown_names(boiler_window) == ["Inbox.mbox", "boiler-invoice.pdf", "boiler.md", "costs.xlsx"]
     chips = panel.filter_bar.type_chips
+    before = {name: chip.x() for name, chip in chips.items()}, boiler_window.width()
+    search(qtbot, boiler_window, "boiler service")
+    qtbot.wait(100)  # the layout settles
+    # The counts arrive without moving a chip under the pointer or widening the window (issue 37).
+    assert ({name: chip.x() for name, chip in chips.items()}, boiler_window.width()) == before
+    assert shown_names(boiler_window) == ["Inbox.mbox", "boiler-invoice.pdf", "boiler.md", "costs.xlsx"]
     assert chips["pdf"].text() == "PDF 1" and chips["mail"].text() == "Mail 2" and chips["slides"].text() == "Slides"
     sent = panel._query_sent
     chips["mail"].click()
@@ -108,7 +112,8 @@ def test_a_filter_that_leaves_nothing_says_so(qtbot, boiler_window):
     assert "No indexed document is Slides." in boiler_window.search.message.text()
 
 
-def test_right_click_menu_copies_opens_the_folder_and_finds_similar(qtbot, boiler_window, docs):
+def test_right_click_menu_copies_opens_the_folder_and_finds_similar(qtbot, boiler_window, docs, tmp_path,
+                                                                    monkeypatch):
     panel = boiler_window.search
     search(qtbot, boiler_window, "invoice paid in March type:pdf")
     hit = panel.hits[0]
@@ -122,8 +127,9 @@ def test_right_click_menu_copies_opens_the_folder_and_finds_similar(qtbot, boile
     assert "180 euros" in QGuiApplication.clipboard().text()
     actions["Copy context"].trigger()
     assert QGuiApplication.clipboard().text() == hit.context != ""
-    # The folder goes to the desktop's own opener (QDesktopServices), caught here by a handler for file URLs.
-    panel.open_folder = open_folder_in_file_manager
+    # Without xdg-open, the folder goes to Qt's opener (QDesktopServices), caught here by a handler for file URLs.
+    panel.open_folder = panel.open_folder_in_system
+    monkeypatch.setenv("PATH", str(tmp_path / "no-openers"))
     catcher = UrlCatcher()
     QDesktopServices.setUrlHandler("file", catcher, "open")
     try:
@@ -138,6 +144,9 @@ def test_right_click_menu_copies_opens_the_folder_and_finds_similar(qtbot, boile
     qtbot.waitUntil(lambda: panel._answered > sent, timeout=WAIT_MS)
     assert panel.hits and hit.chunk_id not in [h.chunk_id for h in panel.hits]
     assert "passages like" in panel.message.text()
+    # Its nearest are told against passages about nothing in particular, not against its other neighbours (all
+    # near): they were all labelled "weak" (issue 37).
+    assert strength_label(panel.hits[0].scores.strength) != "weak", panel.hits[0].scores
 
 
 def test_keys_move_between_the_field_and_the_results_and_searches_are_remembered(qtbot, boiler_window, docs,
@@ -176,3 +185,29 @@ def test_the_window_never_tells_a_person_to_run_a_command(qtbot, make_library):
     assert panel.message.text().startswith("Nothing is searchable yet: add a folder")
     assert "desktop-rag" not in panel.message.text()
     window.close()
+
+
+def test_open_goes_to_xdg_open_and_says_so_when_no_program_takes_the_file(qtbot, boiler_window, tmp_path,
+                                                                         monkeypatch):
+    """Issue 37: Open did nothing visible where no program opens the file. A stand-in xdg-open on PATH records
+    what it was asked, then answers as the real one does when no program is found (exit 3 or 4)."""
+    bin_dir, asked = tmp_path / "bin", tmp_path / "asked.txt"
+    bin_dir.mkdir()
+    opener = bin_dir / "xdg-open"
+    opener.write_text(f'#!/bin/sh\necho "$1" >> {asked}\nexit "$(cat {tmp_path}/code)"\n')
+    opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    panel = boiler_window.search
+    panel.open_file = panel.open_in_system  # the window's own, which the fixture replaced
+    search(qtbot, boiler_window, "boiler invoice")
+    (tmp_path / "code").write_text("0")
+    panel.open_hit(0)
+    qtbot.waitUntil(lambda: asked.exists(), timeout=10_000)
+    assert Path(asked.read_text().split("#")[0].strip()).name == Path(panel.hits[0].path).name
+    qtbot.wait(300)
+    assert "No program" not in panel.message.text()
+
+    (tmp_path / "code").write_text("4")  # xdg-open's "the action failed": no program for this kind of file
+    panel.open_hit(0)
+    qtbot.waitUntil(lambda: "No program on this computer opened" in panel.message.text(), timeout=10_000)
+    assert Path(panel.hits[0].path).name in panel.message.text()

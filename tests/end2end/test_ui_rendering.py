@@ -16,7 +16,7 @@ def make_hit(context="Invoice tools — late fees.", source="llm", quality=0.82)
 
 def test_the_context_is_a_block_of_its_own_before_the_text_with_source_quality_and_escaped_text():
     html = hit_html(make_hit(), "late interest", LIGHT)
-    context_at, text_at = html.index("<b>CONTEXT</b> · llm · quality 0.82"), html.index("(amount, days)")
+    context_at, text_at = html.index("<b>CONTEXT</b> · by the language model · quality 0.82"), html.index("(amount, days)")
     assert f"bgcolor='{LIGHT.context_background}'" in html and context_at < text_at
     assert "</span> fees.</td></tr></table>" in html[context_at:text_at]  # the context closes its own block
     assert "&lt;b&gt;" in html and "<b>CONTEXT</b>" in html  # document text is escaped, markup is ours

@@ -53,22 +53,19 @@ class RulesContextualizer(Contextualizer):
         body = without_legal_notices(_body(document))
         japanese = mostly_cjk(body)  # no English words inside a Japanese (or Chinese, Korean) context
         terms = (cjk_key_terms if japanese else key_terms)(body, self.key_term_count, exclude=document.title)
-        return [
-            ContextResult(
-                text=self._compose(document, chunk, len(chunks), terms, japanese),
-                source="rules",
-                prompt_version=RULES_VERSION,
-            )
-            for chunk in chunks
-        ]
+        texts = [_limit_words(self._compose(document, chunk, len(chunks), terms, japanese), self.max_words)
+                 for chunk in chunks]
+        return [ContextResult(text=text, source="rules", prompt_version=RULES_VERSION)
+                for text in self._within_tokens(texts)]
 
-    def _compose(self, doc: ParsedDocument, chunk: Chunk, total: int, terms: list[str], japanese: bool) -> str:
-        situation = self.situation(doc, chunk, total, japanese=japanese) + _mail_note(doc, japanese)
+    @staticmethod
+    def _compose(doc: ParsedDocument, chunk: Chunk, total: int, terms: list[str], japanese: bool) -> str:
+        situation = RulesContextualizer.situation(doc, chunk, total, japanese=japanese) + _mail_note(doc, japanese)
         if not terms:
-            return self.fit(situation)
+            return situation
         if japanese:
-            return self.fit(situation + "キーワード：" + "、".join(terms) + "。")
-        return self.fit(f"{situation} Key terms: {', '.join(terms)}.")
+            return situation + "キーワード：" + "、".join(terms) + "。"
+        return f"{situation} Key terms: {', '.join(terms)}."
 
     @staticmethod
     def situation(doc: ParsedDocument, chunk: Chunk, total: int, japanese: bool = False) -> str:
@@ -89,10 +86,17 @@ class RulesContextualizer(Contextualizer):
 
     def fit(self, text: str) -> str:
         """Bound a context by words and by the embedder's word pieces, cutting between words."""
-        text = _limit_words(text, self.max_words)
-        if self.max_tokens and self.counter:
-            text = _limit_tokens(text, self.max_tokens, self.counter)
-        return text
+        return self._within_tokens([_limit_words(text, self.max_words)])[0]
+
+    def _within_tokens(self, texts: list[str]) -> list[str]:
+        """Each text cut to max_tokens word pieces where it is longer; the pieces counted in one call for all (the
+        counter may be the reader's child, a pipe away: issue 37)."""
+        if not (self.max_tokens and self.counter) or not texts:
+            return texts
+        counts = self.counter.count(texts)
+        # Within max_tokens - 1 pieces (one kept for the ellipsis), _limit_tokens leaves a text as it is.
+        return [text if n <= self.max_tokens - 1 else _limit_tokens(text, self.max_tokens, self.counter)
+                for text, n in zip(texts, counts)]
 
 
 def _body(document: ParsedDocument) -> str:

@@ -28,10 +28,21 @@ def window_limit(counter: TokenCounter) -> int:
 
 
 def dense_windows(context: str, text: str, counter: TokenCounter, limit: int | None = None) -> list[str]:
+    return dense_windows_of([(context, text)], counter, limit)[0]
+
+
+def dense_windows_of(pairs: list[tuple[str, str]], counter: TokenCounter, limit: int | None = None) -> list[list[str]]:
+    """dense_windows of each (context, text), the word pieces of all counted in one call (the counter may be a
+    child process's, a pipe away)."""
     limit = limit or window_limit(counter)
-    full = index_text(context, text)
-    context_pieces, full_pieces = counter.count([context, full]) if context else (0, counter.count([full])[0])
-    if full_pieces <= limit:
-        return [full]
-    budget = max(limit - context_pieces - _SEPARATOR_PIECES, _MIN_WINDOW_PIECES)
-    return [index_text(context, text[a:b]) for a, b in counter.windows(text, budget)]
+    fulls = [index_text(context, text) for context, text in pairs]
+    counts = iter(counter.count([part for (context, _), full in zip(pairs, fulls) for part in (context, full)]))
+    found = []
+    for (context, text), full in zip(pairs, fulls):
+        context_pieces, full_pieces = next(counts), next(counts)
+        if full_pieces <= limit:
+            found.append([full])
+            continue
+        budget = max(limit - context_pieces - _SEPARATOR_PIECES, _MIN_WINDOW_PIECES)
+        found.append([index_text(context, text[a:b]) for a, b in counter.windows(text, budget)])
+    return found

@@ -64,11 +64,13 @@ class Embedder:
     def _load_int8(self):
         """The model's int8 graph in ONNX Runtime, or None (torch then) when it cannot be made: said in the log,
         and an error only when int8 was asked for by name."""
-        from desktop_rag.core.dense.onnx_runtime import OnnxEncoder, OnnxUnavailable, int8_graph
+        from desktop_rag.child_process import made_apart
+        from desktop_rag.core.dense.onnx_runtime import OnnxEncoder, OnnxUnavailable, existing_int8_graph, int8_graph
 
         try:
-            with _without_full_collections():  # making the graph imports torch
-                encoder = OnnxEncoder(self.model_path, int8_graph(self.model_path))
+            # Made once per machine, apart: making it imports torch and peaks at gigabytes that would stay here.
+            graph = existing_int8_graph(self.model_path) or made_apart(int8_graph, self.model_path)
+            encoder = OnnxEncoder(self.model_path, graph)
         except OnnxUnavailable as exc:
             if self.precision == "int8":
                 raise

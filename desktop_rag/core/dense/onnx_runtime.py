@@ -49,14 +49,20 @@ def graph_folder(model_path: Path, cache_dir: Path | None = None) -> Path:
     return (cache_dir or models_cache_dir()) / "onnx" / f"{model_path.name}-v{FORMAT}-{digest}"
 
 
-def int8_graph(model_path: Path, cache_dir: Path | None = None) -> Path:
-    """The int8 graph of a sentence-transformers folder, made first if needed; OnnxUnavailable if it cannot be."""
+def existing_int8_graph(model_path: Path, cache_dir: Path | None = None) -> Path | None:
+    """The int8 graph made before (None: not yet; OnnxUnavailable: it could not be made, and will not be)."""
     folder = graph_folder(model_path, cache_dir)
-    graph = folder / GRAPH_FILE
-    if graph.exists():
-        return graph
     if (folder / FAILED_FILE).exists():
         raise OnnxUnavailable((folder / FAILED_FILE).read_text(encoding="utf-8"))
+    return folder / GRAPH_FILE if (folder / GRAPH_FILE).exists() else None
+
+
+def int8_graph(model_path: Path, cache_dir: Path | None = None) -> Path:
+    """The int8 graph of a sentence-transformers folder, made first if needed; OnnxUnavailable if it cannot be."""
+    if (made := existing_int8_graph(model_path, cache_dir)) is not None:
+        return made
+    folder = graph_folder(model_path, cache_dir)
+    graph = folder / GRAPH_FILE
     folder.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".making-", dir=folder))
     try:

@@ -64,6 +64,16 @@ class DocumentReader:
         document = parsers.parse(Path(path), data, ocr)
         return document, chunk_document(document, self.counter, chunk_tokens, overlap_tokens)
 
+    # The counter's own calls, for a library whose reader is in a child (CountingInReader).
+    def count(self, texts: list[str]) -> list[int]:
+        return self.counter.count(texts)
+
+    def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
+        return self.counter.windows(text, max_tokens)
+
+    def text_limit(self) -> int:
+        return self.counter.text_limit
+
     def recognize(self, content_hash: str, suffix: str, page: int, languages: str, data: bytes | None = None,
                   abandon: Callable[[], bool] | None = None) -> OcrPage:
         """OCR of one page of a file: given by its bytes the first time, then held (by content hash) for the next
@@ -116,13 +126,46 @@ class DocumentReader:
             self._scan = None
 
 
+_READING, _COUNTING = "reading", "counting"
+
+
+class CountingInReader:
+    """The TokenCounter's interface, counted by the reader's child: the caller holds no tokenizer of its own
+    (multilingual-e5's takes 280 MB once loaded; the app, the reader and the embedder each held one: issue 37)."""
+
+    def __init__(self, child: ChildObject):
+        self._child = child
+        self._text_limit: int | None = None
+
+    @property
+    def text_limit(self) -> int:
+        if self._text_limit is None:
+            self._text_limit = self._ask("text_limit")
+        return self._text_limit
+
+    def count(self, texts: list[str]) -> list[int]:
+        return self._ask("count", list(texts)) if texts else []
+
+    def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
+        return self._ask("windows", text, max_tokens)
+
+    def _ask(self, method: str, *args):
+        try:
+            return self._child.call(method, *args, lane=_COUNTING)
+        except ChildDied:  # ended under this call (a read on the other lane timed out): a new one answers
+            return self._child.call(method, *args, lane=_COUNTING)
+
+
 class ReaderProcess:
     """DocumentReader's read() in a child; its crash or a stuck read becomes the file's ParseError."""
 
     def __init__(self, embedding_model: Path, timeout_s: float = READ_TIMEOUT_S, reader=DocumentReader):
         self.timeout_s = timeout_s
-        # `reader` is replaced only by tests that inject a crash or a hang.
-        self._child = ChildObject(reader, (str(embedding_model),), name="the document reader", error=None)
+        # `reader` is replaced only by tests that inject a crash or a hang. Counting has a lane of its own: an edit
+        # counting its context's word pieces does not wait behind a long read.
+        self._child = ChildObject(reader, (str(embedding_model),), name="the document reader", error=None,
+                                  lanes=(_READING, _COUNTING))
+        self.counter = CountingInReader(self._child)
 
     def read(self, path: Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
              ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from desktop_rag.core.changes import Changes
-from desktop_rag.core.dense.dense_text import dense_windows
+from desktop_rag.core.dense.dense_text import dense_windows_of
 from desktop_rag.core.indexing.report import Progress
 
 # Between keyword rebuilds during one run: the first soon (a first hit within seconds of adding a folder), then
@@ -101,10 +101,10 @@ class IndexSync:
         expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
         self.on_progress(Progress("embed", self.summary.embedded, expected))
         owners, texts = [], []
-        for chunk_id, context, text in batch:
-            for window in dense_windows(context, text, self.lib.token_counter):
-                owners.append(chunk_id)
-                texts.append(window)
+        windows = dense_windows_of([(context, text) for _, context, text in batch], self.lib.token_counter)
+        for (chunk_id, _, _), chunk_windows in zip(batch, windows):
+            owners += [chunk_id] * len(chunk_windows)
+            texts += chunk_windows
         vectors = self.lib.embedder.embed(texts)
         self.lib.vectors.add(owners, vectors)
         self.lib.catalog.mark_embedded([chunk_id for chunk_id, _, _ in batch], owners, vectors)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from desktop_rag.core.changes import Changes
+from desktop_rag.documents import duration_words
 
 PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
 LOADING_NOTE = "Loading the language model…"
@@ -63,7 +64,7 @@ class IndexSummary:
                 f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
                 + (f", {self.moved} moved" if self.moved else "")
                 + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")
-                + f", in {self.seconds:.1f} s")
+                + f", in {duration_words(self.seconds)}")
 
     @property
     def changes(self) -> Changes:

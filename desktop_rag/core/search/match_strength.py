@@ -64,6 +64,16 @@ def meaning_strengths(dense: Sequence[tuple[int, float]], unrelated: Sequence[fl
     return {item: min(max((score - median) / FULL_MARGIN, 0.0), 1.0) for item, score in dense}
 
 
+def likeness_strengths(dense: Sequence[tuple[int, float]], unrelated: Sequence[float]) -> dict[int, float]:
+    """For passages like a given one ("Search for similar passages"): how far each stands out from passages about
+    nothing in particular. Its own list is no baseline: the hundred nearest neighbours of a passage are all near,
+    and against their median the nearest were labelled "weak" (issue 37)."""
+    if not unrelated:
+        return {}
+    baseline = sorted(unrelated)[len(unrelated) // 2]
+    return {item: min(max((score - baseline) / FULL_MARGIN, 0.0), 1.0) for item, score in dense}
+
+
 def match_strength(scores) -> float:
     meaning = scores.meaning or 0.0
     return 1 - (1 - scores.keywords) * (1 - meaning)

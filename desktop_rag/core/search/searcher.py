@@ -10,7 +10,7 @@ from desktop_rag.core.search.filters import SearchFilters, make_filters
 from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
-                                             meaning_strengths, needs_unrelated_scores)
+                                             likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.search.rerank import Reranker, RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
@@ -187,7 +187,7 @@ class Searcher:
         n = max(self.settings.candidates, k + 1)
         dense = self._nearest(vector, n, filters, allowed, self.catalog.chunk_count())
         dense = [(i, score) for i, score in dense if i != chunk_id]
-        meaning = meaning_strengths(dense)
+        meaning = likeness_strengths(dense, self._unrelated_scores(vector))
         records = self.catalog.chunks_by_id([i for i, _ in dense[:k]])
         for chunk, score in dense[:k]:
             if chunk in records:
