@@ -126,10 +126,10 @@ def main() -> int:
         if progress.overall is not None:
             samples.append((now(), progress.overall, progress.seconds_left))
         # The run's order (core/indexing/run.py): the files, the keyword index, OCR, "parse n of n", then the
-        # keyword index again if OCR added text, then embedding: every file is keyword-searchable at the first of
-        # the index's "1 of 1" after "parse n of n", or at "parse n of n" when embedding comes first.
+        # keyword index again if OCR added text, then embedding: every file is keyword-searchable at the end of the
+        # first keyword rebuild after "parse n of n", or at "parse n of n" when embedding comes first.
         if "all files read" in marks and "all keyword-searchable" not in marks:
-            if progress.phase == "index" and progress.done == 1:
+            if progress.phase == "index" and progress.total is not None:  # a rebuild ended
                 marks["all keyword-searchable"] = now()
             elif progress.phase == "embed":
                 marks["all keyword-searchable"] = marks["all files read"]

@@ -62,12 +62,14 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
         qtbot.waitUntil(lambda: "add a folder" in win.search.message.text(), timeout=WAIT_MS)
 
         bar: list[int] = []
+        counters: dict[str, list[int]] = {}
         show = win.progress.on_progress
 
-        def recorded(progress):  # the overall bar, after every step of the folder's run
+        def recorded(progress):  # the overall bar and each phase's count, after every step of the folder's run
             show(progress)
             if win.progress.title.text().startswith("Indexing"):
                 bar.append(win.progress.overall.value())
+                counters.setdefault(progress.phase, []).append(progress.done)
 
         win.progress.on_progress = recorded
         added = time.monotonic()
@@ -102,6 +104,7 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
             shown = win.search.results.itemWidget(win.search.results.item(0)).text()
             assert "Found by its name" in shown, shown
         assert bar and bar == sorted(bar), bar  # the bar never went back
+        assert {phase: done for phase, done in counters.items() if done != sorted(done)} == {}  # nor a phase's count
     finally:
         started = time.monotonic()
         win.close()

@@ -38,12 +38,14 @@ class IndexSync:
         self._keyword_catch_up_s = min(2 * interval, _KEYWORD_CATCH_UP_S)
 
     def _rebuild_keywords(self) -> None:
+        """The keyword index rebuilt whole; its counter is the passages it holds (busy while it is rebuilt)."""
         t0 = time.perf_counter()
-        self.on_progress(Progress("index", 0, 1))
+        self.on_progress(Progress("index", self.summary.keyword_chunks or 0, None))
         self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
         self._keyword_rebuild_s = time.perf_counter() - t0
         self._keyword_rebuilt_at = time.monotonic()
-        self.on_progress(Progress("index", 1, 1, changes=Changes(documents=True)))
+        self.on_progress(Progress("index", self.summary.keyword_chunks, self.summary.keyword_chunks,
+                                  changes=Changes(documents=True)))
         self.summary.phase_seconds["index"] += self._keyword_rebuild_s
 
     def sync_indexes(self) -> None:

@@ -64,6 +64,7 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
         self._keyword_rebuild_s: float | None = None  # what the last rebuild cost (None: not timed yet)
         self._keyword_catch_up_s: float | None = None  # the interval to the next rebuild (None: the first)
         self._scans: list[ScanToRead] = []
+        self._run_files = 0  # files in the run: the contexts counter's total, which scans count on to
         self._ocr_setup: tuple[str, str] | str | None = None  # (languages, recipe), or why OCR cannot run
 
     def on_progress(self, progress: Progress) -> None:
@@ -114,6 +115,7 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
         catalog = self.lib.catalog
         to_read = {f.path for f in files if not catalog.unchanged(str(f.path), f.size, f.mtime_ns)}
         self.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
+        self._run_files = len(files)
         for number, found in enumerate(files, start=1):
             self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
             self.control.checkpoint()
@@ -121,7 +123,8 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
             self._index_file(found, (number - 1, len(files)))
             if found.path in to_read:
                 self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
-            self.on_progress(Progress("contextualize", number, len(files)))
+            # Files whose contexts are written: a scan's come after OCR (_read_scans), counting on from here.
+            self.on_progress(Progress("contextualize", number - len(self._scans), len(files)))
             self._keyword_index_catch_up()
             self.measure_embedding()
         # Forgotten after the files are read: one of them may have been recognised as a gone one, moved.

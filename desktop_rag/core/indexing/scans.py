@@ -65,6 +65,7 @@ class ScanStep:
                           for f, known in zip(waiting_files, recognised_before))
         self.meter.plan_ocr(pages_total)
         pages_done = 0
+        contexts_done = self._run_files - len(waiting_files)  # the contexts counter goes on, never restarts
         for number, (to_read, recognised) in enumerate(zip(waiting_files, recognised_before)):
             self.control.checkpoint()
             t0 = time.perf_counter()
@@ -91,8 +92,8 @@ class ScanStep:
                 read = self._read(to_read.found, data, to_read.content_hash, recognised)
                 if read is not None:
                     self._store(to_read.found, to_read.content_hash, to_read.known, *read,
-                                (number, len(waiting_files)))
-                    self.on_progress(Progress("contextualize", number + 1, len(waiting_files)))
+                                (contexts_done + number, self._run_files))
+                    self.on_progress(Progress("contextualize", contexts_done + number + 1, self._run_files))
             self._keyword_index_catch_up()
 
     def _recognize(self, to_read: ScanToRead, data: bytes, page: int) -> ocr.OcrPage | None:
