@@ -63,11 +63,14 @@ def copy_to_clipboard(text: str) -> None:
     QGuiApplication.clipboard().setText(text)
 
 
-def hit_menu(parent: QWidget, hit: Hit, open_hit, open_folder, find_similar) -> QMenu:
-    """The menu of one hit. `open_hit()`, `open_folder(folder)`, `find_similar(hit)` are the panel's."""
+def hit_menu(parent: QWidget, hit: Hit, open_hit, open_folder, find_similar, unfold=None, folded: int = 0) -> QMenu:
+    """The menu of one hit. `open_hit()`, `open_folder(folder)`, `find_similar(hit)` and `unfold()` (the `folded`
+    passages of its document under it) are the panel's."""
     menu = QMenu(parent)
     menu.addAction("Open", open_hit).setShortcut("Return")
     menu.addAction("Open containing folder", lambda: open_folder(containing_folder(hit))).setShortcut("Ctrl+Return")
+    if unfold is not None:
+        menu.addAction(f"Show {folded} more passage{'s' if folded > 1 else ''} in this file", unfold)
     menu.addSeparator()
     menu.addAction("Copy path", lambda: copy_to_clipboard(hit.path))
     menu.addAction("Copy text", lambda: copy_to_clipboard(hit.text))

@@ -1,5 +1,7 @@
 """The list of hits: each drawn as rich text (ui/result_html.py), a few at a time so the window never stalls, as
-tall as its text at the list's width; and its keys — Enter opens, Ctrl+Enter opens the folder, Esc leaves."""
+tall as its text at the list's width; a document's further passage indented under its first, and a link on its
+last shown one when more are folded (core/search/grouping.py); and its keys — Enter opens, Ctrl+Enter opens the
+folder, Esc leaves."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem
 
 from desktop_rag.core.search.searcher import Hit
-from desktop_rag.ui.result_html import Colors, hit_html, score_tooltip
+from desktop_rag.ui.result_html import SHOW_FOLDED, Colors, hit_html, score_tooltip
 
 RENDER_BUDGET_S = 0.012
+MARGIN, SAME_DOCUMENT_INDENT = 6, 28  # pixels: a document's second passage sits indented under its first
 
 
 class HitList(QListWidget):
@@ -19,6 +22,7 @@ class HitList(QListWidget):
     open_folder_requested = Signal(int)
     menu_requested = Signal(int, QPoint)  # row, where (global)
     leave = Signal()  # Esc: back to the search field
+    unfold_requested = Signal(int)  # row: show the passages of its document folded under it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -34,16 +38,18 @@ class HitList(QListWidget):
         # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
         self.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
 
-    def show_hits(self, hits: list[Hit], query: str, colors: Colors) -> None:
+    def show_hits(self, hits: list[Hit], query: str, colors: Colors, folded: dict[int, int] | None = None) -> None:
+        """`folded`: for a hit's chunk id, how many passages of its document are folded under it."""
         self.clear()
-        self._render_more(self._generation, hits, query, colors)
+        self._render_more(self._generation, hits, query, colors, folded or {})
 
     def clear(self) -> None:
         self._generation += 1
         self._rendered = 0
         super().clear()
 
-    def _render_more(self, generation: int, hits: list[Hit], query: str, colors: Colors) -> None:
+    def _render_more(self, generation: int, hits: list[Hit], query: str, colors: Colors,
+                     folded: dict[int, int]) -> None:
         """Hits go in as many as fit in RENDER_BUDGET_S, then the event loop has a turn: a rich-text label costs
         ~7 ms (twice that while indexing shares the GIL), and 30 at once stalled the window for ~250 ms
         (bench/ui_responsiveness.py)."""
@@ -54,11 +60,13 @@ class HitList(QListWidget):
         while self._rendered < len(hits) and time.perf_counter() - started < RENDER_BUDGET_S:
             hit = hits[self._rendered]
             item = QListWidgetItem()
-            label = QLabel(hit_html(hit, query, colors))
+            label = QLabel(hit_html(hit, query, colors, folded.get(hit.chunk_id, 0)))
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setToolTip(score_tooltip(hit))
-            label.setContentsMargins(6, 6, 6, 6)
+            same_document = self._rendered > 0 and hits[self._rendered - 1].path == hit.path
+            label.setContentsMargins(MARGIN + (SAME_DOCUMENT_INDENT if same_document else 0), MARGIN, MARGIN, MARGIN)
+            label.linkActivated.connect(lambda link, item=item: self._link(link, item))
             self.addItem(item)
             self.setItemWidget(item, label)
             item.setSizeHint(QSize(width, label.heightForWidth(width)))
@@ -66,7 +74,11 @@ class HitList(QListWidget):
         if self._rendered < len(hits):
             # With the list as context: if the window is closed meanwhile, the call is dropped, not made on a
             # deleted list.
-            QTimer.singleShot(0, self, lambda: self._render_more(generation, hits, query, colors))
+            QTimer.singleShot(0, self, lambda: self._render_more(generation, hits, query, colors, folded))
+
+    def _link(self, link: str, item: QListWidgetItem) -> None:
+        if link == SHOW_FOLDED:
+            self.unfold_requested.emit(self.row(item))
 
     def _fit_items(self) -> None:
         """Each hit as tall as its text at the list's current width (a label's own size hint assumes another

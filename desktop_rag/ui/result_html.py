@@ -55,7 +55,18 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
 
 
-def hit_html(hit: Hit, query: str, colors: Colors) -> str:
+# The link on a hit under which more passages of its document are folded (core/search/grouping.py).
+SHOW_FOLDED = "show-folded"
+
+
+def hit_html(hit: Hit, query: str, colors: Colors, folded: int = 0) -> str:
+    """`folded`: how many more passages of its document are folded under this hit (a link shows them)."""
+    more = (f"<br><a href='{SHOW_FOLDED}' style='color:{colors.context_label}'>▸ {folded} more passage"
+            f"{'s' if folded > 1 else ''} in this file</a>") if folded else ""
+    return _hit_body(hit, query, colors) + more
+
+
+def _hit_body(hit: Hit, query: str, colors: Colors) -> str:
     folder, name = folder_and_name(hit.path)
     where = [html.escape(folder)]
     if hit.page:

@@ -1,6 +1,7 @@
 """The search view: query box (results as you type, debounced; recent searches under it), mode and rerank, the
-filter bar (ui/filter_bar.py), the hits with context prefixes set apart (ui/hit_list.py) and a menu per hit
-(ui/hit_actions.py), and a preview of the hit inside its document.
+filter bar (ui/filter_bar.py), the hits with context prefixes set apart (ui/hit_list.py), a document's passages
+together and few (core/search/grouping.py), a menu per hit (ui/hit_actions.py), and a preview of the hit inside
+its document.
 
 Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc back to the field (a
 second Esc clears it)."""
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
 )
 
+from desktop_rag.core.search.grouping import group_by_document
 from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
@@ -30,7 +32,10 @@ from desktop_rag.ui.theme import colors_for
 
 DEBOUNCE_MS = 250
 MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
-RESULTS = 30
+RESULTS = 30  # rows shown
+# Hits asked for: a document's passages beyond the first two are folded, so more than the rows shown are needed
+# for RESULTS rows of several documents.
+HITS_ASKED = 2 * RESULTS
 
 
 def open_in_system_viewer(path: str, page: int | None, on_failed=lambda: None) -> None:
@@ -67,7 +72,8 @@ class SearchPanel(QWidget):
         self.runner = runner
         self.open_file = self.open_in_system  # replaced in tests: no viewer is launched there
         self.open_folder = self.open_folder_in_system  # likewise
-        self.hits: list[Hit] = []
+        self.hits: list[Hit] = []  # the rows shown
+        self._folded: dict[int, list[Hit]] = {}  # a row's chunk id -> its document's passages folded under it
         self._query_sent = 0  # only the newest search's answer is shown
         self._answered = 0  # the number of the last search answered (shown, or its error)
         self._shown_query = ""
@@ -127,6 +133,7 @@ class SearchPanel(QWidget):
         self.filter_bar.remove_query_filter.connect(self._remove_query_filter)
         self.results.menu_requested.connect(lambda row, where: self.hit_menu(row).exec(where))
         self.results.open_requested.connect(self.open_hit)
+        self.results.unfold_requested.connect(self.unfold)
         self.results.open_folder_requested.connect(lambda row: self._open_folder(containing_folder(self.hits[row])))
         self.results.leave.connect(self.query.setFocus)
         self.query.installEventFilter(self)
@@ -154,9 +161,7 @@ class SearchPanel(QWidget):
         # A closed window (its library closed too) must not start work; an open one on another tab redraws.
         if (event.type() == QEvent.Type.PaletteChange and self.window().isVisible() and self._use_palette_colors()
                 and self.hits):
-            row = max(0, self.results.currentRow())
-            self.results.show_hits(self.hits, self._shown_query, self._colors)
-            self.results.setCurrentRow(min(row, self.results.count() - 1))  # the first hits are drawn at once
+            self._draw_hits(max(0, self.results.currentRow()))
 
     # -- searching ------------------------------------------------------------------------------------------
 
@@ -178,7 +183,7 @@ class SearchPanel(QWidget):
         self.status.emit("Searching…")
         self.runner.read(
             lambda: _nothing_indexed_is_none(lambda: self.library.search(
-                text, k=RESULTS, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True)),
+                text, k=HITS_ASKED, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True)),
             on_done=lambda result: self._show(number, result),
             on_error=lambda message: self._show_error(number, message),
         )
@@ -188,7 +193,7 @@ class SearchPanel(QWidget):
         self._query_sent += 1
         number, filters = self._query_sent, self.filter_bar.filters()
         self.status.emit("Searching…")
-        self.runner.read(lambda: self.library.similar(hit.chunk_id, k=RESULTS, filters=filters),
+        self.runner.read(lambda: self.library.similar(hit.chunk_id, k=HITS_ASKED, filters=filters),
                          on_done=lambda result: self._show(number, result),
                          on_error=lambda message: self._show_error(number, message))
 
@@ -234,22 +239,27 @@ class SearchPanel(QWidget):
             return
         self._shown_query = result.query
         self.filter_bar.show_facets(result.facets)
-        self.hits = result.hits
-        self.results.show_hits(self.hits, self._shown_query, self._colors)
+        rows = group_by_document(result.hits)[:RESULTS]
+        self.hits = [row.hit for row in rows]
+        self._folded = {row.hit.chunk_id: row.folded for row in rows if row.folded}
+        self.results.show_hits(self.hits, self._shown_query, self._colors, self._folded_counts())
         notices = sentences(result.notices)
         if self._keywords_only_for_now:
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
         if building := self.building_note():
             notices = f"{notices} {building}: files not yet indexed are missing from these results.".strip()
-        found = f"{len(result.hits)} results" if result.hits else "No results."
+        passages = len(self.hits) + sum(map(len, self._folded.values()))
+        files = len({hit.path for hit in self.hits})
+        in_files = f" in {files} files" if files < passages else ""
+        found = f"{passages} results{in_files}" if result.hits else "No results."
         if result.query.startswith("similar to: "):
-            found = f"{len(result.hits)} passages like “{result.query.removeprefix('similar to: ')}”"
+            found = f"{passages} passages{in_files} like “{result.query.removeprefix('similar to: ')}”"
         elif result.nothing_left:
             found = "No document matches the filters."
         elif not result.filters.empty:
             found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
         if result.weak:
-            found = f"No good match. {len(result.hits)} weak matches:"
+            found = f"No good match. {passages} weak matches:"
         self.message.setText(f"{found} {notices}".strip())
         self.status.emit(found)
         if result.hits:
@@ -275,9 +285,25 @@ class SearchPanel(QWidget):
         self.hits = [replace(hit, context=rows[hit.chunk_id]["text"], context_source=rows[hit.chunk_id]["source"],
                              quality=rows[hit.chunk_id]["quality"]) if hit.chunk_id in rows else hit
                      for hit in self.hits]
-        row = max(0, self.results.currentRow())
-        self.results.show_hits(self.hits, self._shown_query, self._colors)
-        self.results.setCurrentRow(min(row, len(self.hits) - 1))  # the preview follows
+        self._draw_hits(max(0, self.results.currentRow()))
+
+    def _folded_counts(self) -> dict[int, int]:
+        return {chunk_id: len(hits) for chunk_id, hits in self._folded.items()}
+
+    def _draw_hits(self, current_row: int) -> None:
+        """The shown rows drawn again (new contexts, colours, an unfolded document), `current_row` selected: the
+        first rows are drawn at once, and the preview follows the selection."""
+        self.results.show_hits(self.hits, self._shown_query, self._colors, self._folded_counts())
+        self.results.setCurrentRow(min(current_row, len(self.hits) - 1))
+
+    def unfold(self, row: int) -> None:
+        """The passages of a row's document folded under it, shown after it."""
+        if not 0 <= row < len(self.hits):
+            return
+        more = self._folded.pop(self.hits[row].chunk_id, [])
+        if more:
+            self.hits[row + 1:row + 1] = more
+            self._draw_hits(row + 1)
 
     def _show_error(self, number: int, message: str) -> None:
         if number == self._query_sent:
@@ -292,6 +318,7 @@ class SearchPanel(QWidget):
     def clear_results(self) -> None:
         self._query_sent += 1
         self.hits = []
+        self._folded = {}
         self._shown_query = ""
         self.results.clear()
         self.preview.clear()
@@ -308,7 +335,9 @@ class SearchPanel(QWidget):
 
     def hit_menu(self, row: int):
         hit = self.hits[row]
-        return hit_menu(self, hit, lambda: self.open_hit(row), self._open_folder, self.find_similar)
+        folded = len(self._folded.get(hit.chunk_id, ()))
+        return hit_menu(self, hit, lambda: self.open_hit(row), self._open_folder, self.find_similar,
+                        unfold=(lambda: self.unfold(row)) if folded else None, folded=folded)
 
     def _open_folder(self, folder: str) -> None:
         self.remember_query()

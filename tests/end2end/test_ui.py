@@ -119,6 +119,31 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     assert win.search.query.text() == "" and win.search.results.count() == 0
 
 
+def test_a_document_matching_everywhere_shows_two_passages_and_folds_the_rest_under_a_link(qtbot, window, docs):
+    """Issue 37: a long document's passages crowded every other file out of the list."""
+    sections = "\n\n".join(f"## Pond {i}\n\n" + f"The heron of pond {i} waits for fish among the reeds. " * 30
+                           for i in range(12))
+    (docs / "herons-book.md").write_text(f"# A book of herons\n\n{sections}\n")
+    (docs / "walk.md").write_text("# Walk\n\nA heron stood by the canal on our walk.\n")
+    win = window()
+    index_and_wait(qtbot, win, docs)
+    search_and_wait(qtbot, win, "heron")
+    names = [Path(hit.path).name for hit in win.search.hits]
+    assert names.count("herons-book.md") == 2 and "walk.md" in names, names
+    second = names.index("herons-book.md") + 1  # the book's second passage sits right under its first
+    assert names[second] == "herons-book.md"
+    label = win.search.results.itemWidget(win.search.results.item(second))
+    folded = len(win.search._folded[win.search.hits[second].chunk_id])
+    assert folded >= 3 and f"{folded} more passages in this file" in label.text()
+    assert f"{folded + len(names)} results in 2 files" in win.search.message.text()
+
+    label.linkActivated.emit("show-folded")  # the link, as a click on it sends it
+    names_after = [Path(hit.path).name for hit in win.search.hits]
+    assert names_after.count("herons-book.md") == 2 + folded and win.search.results.currentRow() == second + 1
+    assert names_after[second:second + folded + 1] == ["herons-book.md"] * (folded + 1)
+    assert "more passages" not in win.search.results.itemWidget(win.search.results.item(second)).text()
+
+
 def test_a_mail_hit_shows_its_sender_and_an_archive_member_opens_as_a_copy(qtbot, window, docs):
     (docs / "ferry.eml").write_bytes(message("Ferry times", "The ferry to the island leaves at seven.",
                                              sender="Carl Holm <carl@example.org>"))

@@ -1,0 +1,31 @@
+"""Hits of one document kept together and few: a long document matching a query everywhere filled the list with
+its passages and pushed every other file out of sight (issue 37). As in Recoll's and the web engines' result
+lists, a document shows its best passages where its best one ranks, and the rest are folded under them, one
+click away. Pure: a list of hits in, rows out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from desktop_rag.core.search.searcher import Hit
+
+PASSAGES_SHOWN_PER_DOCUMENT = 2
+
+
+@dataclass
+class HitRow:
+    hit: Hit
+    folded: list[Hit] = field(default_factory=list)  # the document's further hits, shown when asked for
+
+
+def group_by_document(hits: list[Hit], shown: int = PASSAGES_SHOWN_PER_DOCUMENT) -> list[HitRow]:
+    """One group per document (its path: an attachment or a mailbox's message is a document of its own), in the
+    order of each document's first hit; its first `shown` hits as rows, the others folded under the last row."""
+    groups: dict[str, list[Hit]] = {}
+    for hit in hits:
+        groups.setdefault(hit.path, []).append(hit)
+    rows: list[HitRow] = []
+    for group in groups.values():
+        rows.extend(HitRow(hit) for hit in group[:shown])
+        rows[-1].folded = group[shown:]
+    return rows
