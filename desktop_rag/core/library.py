@@ -206,6 +206,19 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         """Give the language model's memory back (it loads again on next use): for when it has nothing to do."""
         self._close_llm_backend()
 
+    def llm_model_unused_for(self, seconds: float) -> bool:
+        """A loaded model no call has used for `seconds` (a quick check: the release itself may take a moment)."""
+        use = getattr(self._llm_backend, "use", None)  # a server's model is the server's to keep
+        return use is not None and use.unused_for(seconds)
+
+    def release_llm_model_if_unused(self, seconds: float) -> None:
+        """The model's memory back if nothing used it for `seconds`, whoever used it last: the upgrade, a person's
+        regeneration, an agent (core/llm/model_use.py)."""
+        backend = self._llm_backend
+        use = getattr(backend, "use", None)
+        if use is not None and use.close_if_unused(seconds, backend.close) and self._llm_backend is backend:
+            self._llm_backend = None
+
     def llm_backend(self):
         """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.
         An OpenAI-compatible server when one is set, else the local GGUF model."""

@@ -15,7 +15,7 @@ import time
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from desktop_rag.core.runs.control import RunControl
-from desktop_rag.core.runs.lane import UpgradeTurn
+from desktop_rag.core.runs.lane import RELEASE_MODEL_AFTER_S, UpgradeTurn
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.documents import duration_words
 from desktop_rag.ui.errors import sentences
@@ -120,8 +120,8 @@ class BackgroundUpgrade(QObject):
                 self._stop_run()
         elif self.turn.may_start(self.decision, self.runner.busy, bool(self.waiting)):
             self._start_run()
-        elif self.turn.release_due():
-            self._release_model()
+        elif self.library.llm_model_unused_for(RELEASE_MODEL_AFTER_S):  # after an upgrade, a regeneration, …
+            self.runner.load(lambda: self.library.release_llm_model_if_unused(RELEASE_MODEL_AFTER_S))
         if (self.control is not None or self.runner.busy) and self._clock() - self._counted_at > RECOUNT_EVERY_S:
             self.count_waiting()  # the upgrade writes, or a run adds rules contexts
         self.changed.emit()
@@ -177,7 +177,6 @@ class BackgroundUpgrade(QObject):
 
     def _release_model(self) -> None:
         """Give the model's memory back; it loads again (seconds) when next needed."""
-        self.turn.released()
         if self.control is None:
             self.runner.load(self.library.release_llm_model)
 

@@ -72,3 +72,27 @@ def test_the_model_s_call_is_cut_short_by_its_caller_s_control_and_the_next_call
         assert model.count_tokens("one two three") > 0  # the lane carries this call's own answer
     finally:
         model.close()
+
+
+def test_the_model_a_regeneration_loaded_is_given_back_when_unused_in_the_app(qtbot, data_dir, docs, monkeypatch):
+    """Issue 37: the model's process held 1.1 GB 25 minutes after its last call: only the background upgrade's own
+    end started the clock that gives the model back, so a model loaded by anything else stayed."""
+    import desktop_rag.ui.background as background
+    from test_ui import WAIT_MS, index_and_wait, shown_window
+
+    monkeypatch.setattr(background, "RELEASE_MODEL_AFTER_S", 2.0)
+    (docs / "herons.md").write_text("# Herons\n\nThe grey heron waits at the pond for fish at dawn.\n")
+    library = Library(data_dir, Settings(contexts="rules", llm_model="smollm2-135m-instruct-q4_1",
+                                         llm_upgrade_when_idle=False), child_processes=True)
+    win = shown_window(qtbot, library)
+    try:
+        index_and_wait(qtbot, win, docs)
+        chunk_id = library.search("heron", k=1).hits[0].chunk_id
+        library.regenerate_context(chunk_id)  # as Review's Regenerate does, on the edit lane
+        model = library.llm_backend()
+        assert model.loaded
+        qtbot.waitUntil(lambda: not model.loaded, timeout=WAIT_MS)  # given back by the window's own clock
+        assert library.llm_backend() is not model  # and the next use loads it again
+    finally:
+        win.close()
+        library.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
+from desktop_rag.core.llm.model_use import ModelUse
 
 
 _log_callback = None  # kept referenced: llama.cpp holds only its C pointer
@@ -112,6 +113,7 @@ class LlamaCppBackend:
         self._guard = CallGuard(AbortFlag()) if abort_flag is None else None
         self._flag = abort_flag if abort_flag is not None else self._guard.flag
         self._abort_callback = None  # kept referenced: llama.cpp holds only its C pointer
+        self.use = ModelUse()  # in-process (`watch`, `serve`): the model is freed when unused for a while
 
     def _load(self):
         if self._llama is None:
@@ -139,7 +141,7 @@ class LlamaCppBackend:
     @contextmanager
     def _one_call(self):
         """One call at a time; an abort of the decode (llama.cpp's error 2) comes out as Interrupted."""
-        with self._guard.call() if self._guard else nullcontext(), self._lock:
+        with self.use.call(), self._guard.call() if self._guard else nullcontext(), self._lock:
             try:
                 yield
             except RuntimeError:  # a finished call is returned even if the flag rose at its very end
@@ -148,11 +150,11 @@ class LlamaCppBackend:
                 raise
 
     def load(self) -> None:
-        with self._lock:
+        with self.use.call(), self._lock:
             self._load()
 
     def count_tokens(self, text: str) -> int:
-        with self._lock:  # not guarded: milliseconds, and asked between steps too
+        with self.use.call(), self._lock:  # not guarded: milliseconds, and asked between steps too
             return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0) -> Completion:

@@ -8,7 +8,7 @@
 
 Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
 upgrade starts again MAKE_WAY_S after the last of them. The model's memory is given back RELEASE_MODEL_AFTER_S
-after its last use, or at once when nothing is left to upgrade.
+after its last use, whatever used it (core/llm/model_use.py), or at once when nothing is left to upgrade.
 
 `UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer and runs the work on its task
 runner (ui/background.py); `WriteLane` is the same order on a plain thread, for `watch` and `serve`.
@@ -43,7 +43,6 @@ class UpgradeTurn:
         self.make_way_s = make_way_s
         self.control: RunControl | None = None  # the upgrade while it runs
         self._made_way_at = -make_way_s
-        self._unused_since: float | None = None  # the model is loaded and idle since
 
     def make_way(self) -> None:
         """Something else needs the write lane (a change batch, a run, an edit): stop now, go on later."""
@@ -68,7 +67,6 @@ class UpgradeTurn:
 
     def started(self) -> RunControl:
         self.control = RunControl()
-        self._unused_since = None
         self.schedule.running(True)
         return self.control
 
@@ -76,14 +74,6 @@ class UpgradeTurn:
         if self.control is control:
             self.control = None
         self.schedule.running(False)
-        self._unused_since = self._clock()
-
-    def release_due(self) -> bool:
-        return (self.control is None and self._unused_since is not None
-                and self._clock() - self._unused_since > RELEASE_MODEL_AFTER_S)
-
-    def released(self) -> None:
-        self._unused_since = None
 
 
 class WriteLane:
@@ -152,8 +142,8 @@ class WriteLane:
                 continue
             if self._may_upgrade():
                 self._upgrade_one()
-            elif self.turn.release_due():
-                self._release_model()
+            else:
+                self.library.release_llm_model_if_unused(RELEASE_MODEL_AFTER_S)
 
     def _apply_batches(self) -> bool:
         try:
@@ -200,7 +190,7 @@ class WriteLane:
         # No progress (nothing left, or no usable model): wait for the next change before trying again.
         self._nothing_to_upgrade = upgraded.upgraded_chunks == 0 and not upgraded.cancelled
         if self._nothing_to_upgrade:
-            self._release_model()
+            self.library.release_llm_model()
         if upgraded.documents:
             self.on_upgrade(upgraded)
         self._wake.set()
@@ -211,7 +201,3 @@ class WriteLane:
             if not self.turn.decide(asked_now=self.upgrade == "now").may_run:
                 control.cancel()
                 return
-
-    def _release_model(self) -> None:
-        self.turn.released()
-        self.library.release_llm_model()

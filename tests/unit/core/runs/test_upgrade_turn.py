@@ -4,12 +4,12 @@ front ends that follow them are tested in end2end/test_write_lane.py and end2end
 from __future__ import annotations
 
 from desktop_rag.config import Settings
-from desktop_rag.core.runs.lane import RELEASE_MODEL_AFTER_S, UpgradeTurn
+from desktop_rag.core.runs.lane import UpgradeTurn
 from desktop_rag.core.runs.schedule import BackgroundSchedule
 from fake_models import ANY_TIME, FakeClock
 
 
-def test_the_upgrade_waits_after_making_way_and_gives_its_model_back_a_minute_after_use():
+def test_the_upgrade_waits_after_making_way():
     clock = FakeClock(1000.0)
     schedule = BackgroundSchedule(Settings(**ANY_TIME), clock=clock, input_idle=lambda: None, load=lambda: 0.0,
                                   battery=lambda: False)
@@ -26,11 +26,6 @@ def test_the_upgrade_waits_after_making_way_and_gives_its_model_back_a_minute_af
     assert not turn.may_start(allowed, False, True)  # a burst of saves passes first
     clock.now += 0.2
     assert turn.may_start(allowed, False, True)
-    assert not turn.release_due()
-    clock.now += RELEASE_MODEL_AFTER_S + 1
-    assert turn.release_due()
-    turn.released()
-    assert not turn.release_due()
 
 
 def test_contexts_other_than_auto_keep_the_schedule_from_running_the_upgrade_unless_asked_now():
