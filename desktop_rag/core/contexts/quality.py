@@ -84,7 +84,9 @@ def _relevance(context: str, chunk: str, document: str) -> float:
 def _coherence(context: str, words: list[str]) -> float:
     if not words:
         return 0.0
-    score = 1.0 if context.rstrip().endswith(SENTENCE_ENDS) else 0.5
+    end = context.rstrip()
+    # Cut by the word limit ("…"): half a sentence, which a reader sees at once (issue 37); else unfinished.
+    score = 1.0 if end.endswith(SENTENCE_ENDS) else 0.0 if end.endswith("…") else 0.5
     trigrams = [tuple(w.lower() for w in words[i : i + 3]) for i in range(len(words) - 2)]
     if trigrams:
         repeated = 1 - len(set(trigrams)) / len(trigrams)

@@ -250,17 +250,20 @@ class LlmContextualizer(Contextualizer):
     def _compose(self, document: ParsedDocument, chunk: Chunk, total: int, specific: list[str],
                  summary: list[str]) -> str:
         """Situation, the chunk's and its section's sentences, then as many whole summary sentences as fit: never
-        half a one."""
+        half a one. When the situation leaves no room for the first sentence, the sentence alone (the model's
+        sentence names the document itself); when it does not fit alone either, the situation alone (issue 37: a
+        context cut mid-phrase was shown, scored 0.83)."""
         japanese = self._prompts.japanese
         head = self.rules.situation(document, chunk, total, japanese=japanese)
         space = "" if japanese else " "  # Japanese runs its sentences together
         sentences = [s for s in specific if s] + list(summary)
-        while sentences:
-            text = head + space + space.join(sentences)
-            if self.rules.fit(text) == text or len(sentences) == 1:
-                return self.rules.fit(text)
-            sentences.pop()
-        return head
+        for end in range(len(sentences), 0, -1):
+            text = head + space + space.join(sentences[:end])
+            if self.rules.fit(text) == text:
+                return text
+        if sentences and self.rules.fit(sentences[0]) == sentences[0]:
+            return sentences[0]
+        return self.rules.fit(head)
 
 
 class _Cost:

@@ -336,3 +336,23 @@ def test_with_questions_a_section_question_is_asked_apart_from_the_chunks_that_w
     assert [batch for batch in backend.batches if batch[1] != 0] == [(1, 1, 90), (1, 1, 90)]
     assert all(size > 0 for size, _, _ in backend.batches)  # an empty batch is never sent
     assert [c.questions for c in contexts] == ["What does it settle?", "What does it settle?"]
+
+
+def test_a_model_sentence_that_does_not_fit_beside_where_the_chunk_is_is_never_cut_mid_phrase():
+    """Issue 37: a context cut mid-phrase ('…') was shown with quality 0.83."""
+    sentence = ("Invoice helpers that compute invoice_total with VAT and charge late_payment_interest on every "
+                "overdue invoice.")  # 15 words: with the 9 of where the chunk is, over 20
+    contexts = contextualizer(FakeBackend(sentence), [], max_words=20).contextualize(DOC, CHUNKS)
+    assert [c.text for c in contexts] == [sentence, sentence]  # whole, without the situation it had no room for
+    assert [c.source for c in contexts] == ["llm", "llm"]
+    too_long = contextualizer(FakeBackend(sentence), [], max_words=12).contextualize(DOC, CHUNKS)
+    assert all(not c.text.endswith("…") and "invoice_total with VAT" not in c.text for c in too_long)
+
+
+def test_a_context_cut_by_the_word_limit_is_not_coherent():
+    from desktop_rag.core.contexts.quality import score_context
+
+    whole = "Invoice helpers that compute invoice_total with VAT for overdue invoices."
+    cut = "Invoice helpers that compute invoice_total with VAT for overdue…"
+    assert score_context(whole, CHUNKS[0].text, DOC.text)[1]["coherence"] == 1.0
+    assert score_context(cut, CHUNKS[0].text, DOC.text)[1]["coherence"] == 0.0
