@@ -58,7 +58,7 @@ class Memory:
         for process in self.processes():
             try:
                 rss = process.memory_info().rss
-                name = " ".join(process.cmdline()[-2:])[-40:] if process is not self.me else "app (window)"
+                name = process.name() if process is not self.me else "app (window)"  # children name themselves
             except psutil.Error:
                 continue
             total += rss
@@ -72,7 +72,7 @@ class Memory:
         found = []
         for process in self.processes():
             try:
-                name = " ".join(process.cmdline()[-2:])[-40:] if process is not self.me else "app (window)"
+                name = process.name() if process is not self.me else "app (window)"
                 found.append((name, process.memory_info().rss))
             except psutil.Error:
                 pass

@@ -166,3 +166,13 @@ def test_work_made_apart_runs_in_its_own_process_and_gives_its_memory_back():
     assert pid != os.getpid() and not psutil.pid_exists(pid)
     with pytest.raises(ValueError, match="no weights"):
         made_apart(int, "no weights")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/comm"), reason="process names are Linux's here")
+def test_a_child_is_named_for_what_it_holds_in_the_system_s_process_list():
+    child = ChildObject(dict, (), name="the vector store")
+    try:
+        child.call("copy")
+        assert "dr vector store" in [process.name() for process in psutil.Process().children()]
+    finally:
+        child.close()
