@@ -41,6 +41,7 @@ class KeywordIndex:
         self._chunk_ids = np.zeros(0, dtype=np.int64)
         self._vocabulary: dict[str, int] = {}
         self._tokens_by_text: dict[int, array] = {}  # hash(text) → token ids, for the texts of the last build
+        self.tokenizing_s = 0.0  # of the last rebuild, the time spent on texts new to it (a run's own work)
 
     # -- building -------------------------------------------------------------------------------------------
 
@@ -50,12 +51,15 @@ class KeywordIndex:
         if len(self._vocabulary) > _MAX_VOCABULARY:
             self._vocabulary, self._tokens_by_text = {}, {}
         ids, corpus, kept = [], [], {}
+        self.tokenizing_s = 0.0
         for chunk_id, text in items:
             key = hash(text)
             tokens = self._tokens_by_text.get(key)
             if tokens is None:
+                started = time.perf_counter()
                 words = self._tokenize(text) or [_EMPTY]
                 tokens = array("i", (self._vocabulary.setdefault(w, len(self._vocabulary)) for w in words))
+                self.tokenizing_s += time.perf_counter() - started
             kept[key] = tokens
             ids.append(chunk_id)
             corpus.append(tokens)

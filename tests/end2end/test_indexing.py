@@ -262,10 +262,9 @@ def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(l
     from desktop_rag.core.indexing import index_sync
     from desktop_rag.core.indexing.run import Indexer
 
-    monkeypatch.setattr(index_sync, "FIRST_KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
-    monkeypatch.setattr(index_sync, "_KEYWORD_CATCH_UP_S", 0.0)
-    for name, word in (("a.md", "albatross"), ("b.md", "bittern"), ("c.md", "cormorant")):
-        (docs / name).write_text(f"# {word}\n\nNotes on the {word}.\n")
+    monkeypatch.setattr(index_sync, "KEYWORD_CATCH_UP_S", 0.0)  # a long run, shortened
+    for name, word, notes in (("a.md", "albatross", 1), ("b.md", "bittern", 2), ("c.md", "cormorant", 3)):
+        (docs / name).write_text(f"# {word}\n\n" + f"Notes on the {word}. " * notes)  # read smallest first
     seen_during_run = []
 
     class ContextsThatLookAtSearch(RulesContextualizer):  # rules contexts; while writing them, asks the index
@@ -312,3 +311,17 @@ def test_a_first_indexing_makes_every_file_keyword_searchable_before_the_embeddi
     covered = f"meaning search covers {FIRST_EMBEDDED_CHUNKS} of {chunks:,} passages so far"
     assert covers == (FIRST_EMBEDDED_CHUNKS, chunks) and covered in notices, notices
     assert library.catalog.count_pending_embeddings() == 0 and library.search(birds[0]).meaning_covers is None
+
+
+def test_a_run_reads_the_smallest_files_first_and_passes_over_unchanged_ones_before_them(library, docs):
+    """The most files searchable soonest (issue 37: a 3 MB book near the top of a folder held 500 files back)."""
+    (docs / "a-book.md").write_text("# Book\n\n" + "A long chapter about herons. " * 4000)
+    (docs / "b-note.md").write_text("# Note\n\nHerons.\n")
+    (docs / "c-letter.md").write_text("# Letter\n\n" + "Dear heron watcher. " * 50)
+    library.index([docs], contexts="rules")
+    (docs / "d-new.md").write_text("# New\n\n" + "A heron again. " * 20)
+    (docs / "a-book.md").write_text("# Book\n\n" + "A longer chapter about herons. " * 4000)
+    read = []
+    library.index([docs], contexts="rules",
+                  on_progress=lambda p: p.phase == "parse" and p.path and read.append(Path(p.path).name))
+    assert read == ["b-note.md", "c-letter.md", "d-new.md", "a-book.md"]

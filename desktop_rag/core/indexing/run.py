@@ -62,7 +62,6 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
         self.meter = RunMeter()
         self._keyword_rebuilt_at = time.monotonic()  # a run starts from the index as it is
         self._keyword_rebuild_s: float | None = None  # what the last rebuild cost (None: not timed yet)
-        self._keyword_catch_up_s: float | None = None  # the interval to the next rebuild (None: the first)
         self._scans: list[ScanToRead] = []
         self._run_files = 0  # files in the run: the contexts counter's total, which scans count on to
         self._ocr_setup: tuple[str, str] | str | None = None  # (languages, recipe), or why OCR cannot run
@@ -114,6 +113,10 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
     def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:
         catalog = self.lib.catalog
         to_read = {f.path for f in files if not catalog.unchanged(str(f.path), f.size, f.mtime_ns)}
+        # The files to read smallest first (the unchanged ones, passed over in milliseconds, before them): the most
+        # files searchable soonest. In path order a 3 MB book near the top of a folder held the next 500 files back
+        # for 4 s, and the first hit of a first run came 26.5 s after the folder was added (issue 37).
+        files = sorted(files, key=lambda f: (f.path in to_read, f.size if f.path in to_read else 0))
         self.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
         self._run_files = len(files)
         for number, found in enumerate(files, start=1):
