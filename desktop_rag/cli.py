@@ -427,7 +427,7 @@ def cmd_mcp(args, data_dir: Path) -> int:
 def cmd_gui(args, data_dir: Path) -> int:
     from desktop_rag.ui.app import run_app
 
-    return run_app(data_dir)
+    return run_app(data_dir, search=getattr(args, "search", None) or "")
 
 
 def cmd_demo(args, data_dir: Path) -> int:

@@ -112,7 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--json", action="store_true")
 
     commands.add_parser("demo", help="index the bundled sample documents and run a few searches")
-    commands.add_parser("gui", help="open the desktop app (also what the bare command does)")
+    gui = commands.add_parser("gui", help="open the desktop app (also what the bare command does); when it is open "
+                              "already, bring its window forward")
+    gui.add_argument("--search", metavar="QUERY", help="with this query in the search field")
     return parser
 
 

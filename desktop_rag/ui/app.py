@@ -17,6 +17,7 @@ from desktop_rag.private_paths import private_folder
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.qt_platform import cannot_open_window, missing_window_libraries, tell_on_the_desktop
+from desktop_rag.ui.single_instance import WindowRequests, hand_to_running_window
 from desktop_rag.ui.theme import icon
 
 
@@ -28,6 +29,7 @@ class AppSession:
 
     def __init__(self, data_dir: Path):
         self._log_handler: logging.Handler | None = None
+        self._requests: WindowRequests | None = None
         self.library, self.window = self._open(data_dir)
 
     def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
@@ -38,7 +40,15 @@ class AppSession:
         library = Library(data_dir, child_processes=True)
         window = MainWindow(library)
         window.data_folder_chosen.connect(self.switch)
+        self._answer_later_launches(data_dir, window)
         return library, window
+
+    def _answer_later_launches(self, data_dir: Path, window: MainWindow) -> None:
+        """A later launch on this data folder brings this window forward instead of opening a second one."""
+        if self._requests is not None:
+            self._requests.close()
+        self._requests = WindowRequests(data_dir)
+        self._requests.show_requested.connect(window.come_forward)
 
     def switch(self, folder: str) -> bool:
         target = Path(folder).expanduser().resolve()
@@ -81,6 +91,8 @@ class AppSession:
 
     def close(self) -> None:
         """After the window closed (it cancelled every run and gave the workers a second)."""
+        if self._requests is not None:
+            self._requests.close()
         _close_library(self.library, self.window.runner)
         if self._log_handler is not None:
             logging.getLogger().removeHandler(self._log_handler)
@@ -122,7 +134,9 @@ def cannot_start(message: str) -> None:
     QMessageBox.critical(None, "desktop-rag cannot start", message)
 
 
-def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
+def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> int:
+    """The window on `data_dir`, with `search` typed in its field; when a window on it is open already, that one
+    comes forward (with the search) and this returns at once."""
     if missing := missing_window_libraries():  # Qt would end the process with advice that does not help
         message = cannot_open_window(missing)
         print(message, file=sys.stderr)
@@ -130,6 +144,8 @@ def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
         return 1
     favour_the_window()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    if hand_to_running_window(data_dir, search):
+        return 0
     app.setApplicationName("desktop-rag")
     app.setOrganizationName("desktop-rag")
     app.setWindowIcon(icon("app"))
@@ -140,6 +156,8 @@ def run_app(data_dir: Path, argv: list[str] | None = None) -> int:
         raise
     sys.excepthook = session.report_unexpected
     session.window.show()
+    if search:
+        session.window.come_forward(search)
     try:
         code = app.exec()
     finally:

@@ -232,6 +232,16 @@ class MainWindow(QMainWindow):
         self.search.query.setFocus()
         self.search.query.selectAll()
 
+    def come_forward(self, query: str = "") -> None:
+        """Another launch of the app asked for this window (ui/single_instance.py), with a query or none."""
+        self.showNormal() if self.isMinimized() else self.show()
+        self.raise_()
+        self.activateWindow()
+        self.focus_search()
+        if query:
+            self.search.query.setText(query)
+            self.search.search_now()
+
     # -- work -----------------------------------------------------------------------------------------------
 
     def add_folder(self, folder: str) -> None:

@@ -1,0 +1,73 @@
+"""One window per data folder: a second launch hands its request to the window already open, which comes to the
+front (with the query the launch carried, `desktop-rag gui --search "…"`), and ends. Issue 37: a second launch
+opened a second full window on the same library, which could not write and yet said "Watching 1 folder".
+
+Qt's local sockets (a Unix socket here, a named pipe on Windows), named after the data folder and the user, open to
+this user only. A message is one line of JSON: {"search": "…"}.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+CONNECT_MS = 500  # a live window answers in milliseconds; a dead one's leftover socket refuses at once
+_MAX_MESSAGE = 64 * 1024
+
+
+def instance_name(data_dir: Path) -> str:
+    key = f"{getpass.getuser()}|{Path(data_dir).expanduser().resolve()}"
+    return f"desktop-rag-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+def hand_to_running_window(data_dir: Path, search: str = "") -> bool:
+    """True when a window of this data folder is open and took the request (this launch should end)."""
+    socket = QLocalSocket()
+    socket.connectToServer(instance_name(data_dir))
+    if not socket.waitForConnected(CONNECT_MS):
+        return False
+    socket.write((json.dumps({"search": search}) + "\n").encode())
+    sent = socket.waitForBytesWritten(CONNECT_MS)
+    socket.disconnectFromServer()
+    return sent
+
+
+class WindowRequests(QObject):
+    """The open window's end: what later launches ask of it."""
+
+    show_requested = Signal(str)  # the query the launch carried ("" for none)
+
+    def __init__(self, data_dir: Path, parent: QObject | None = None):
+        super().__init__(parent)
+        self._server = QLocalServer(self)
+        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._accept)
+        name = instance_name(data_dir)
+        QLocalServer.removeServer(name)  # a socket left by a window that crashed (no live one answered)
+        self.listening = self._server.listen(name)
+
+    def close(self) -> None:
+        self._server.close()
+
+    def _accept(self) -> None:
+        while (connection := self._server.nextPendingConnection()) is not None:
+            connection.readyRead.connect(lambda c=connection: self._read(c))
+            connection.disconnected.connect(connection.deleteLater)
+            self._read(connection)
+
+    def _read(self, connection: QLocalSocket) -> None:
+        if not connection.canReadLine():
+            if connection.bytesAvailable() > _MAX_MESSAGE:
+                connection.abort()
+            return
+        line = bytes(connection.readLine(_MAX_MESSAGE)).decode("utf-8", "replace")
+        try:
+            search = json.loads(line).get("search", "")
+        except (ValueError, AttributeError):
+            search = ""
+        self.show_requested.emit(search if isinstance(search, str) else "")
