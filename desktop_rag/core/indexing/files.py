@@ -155,6 +155,7 @@ class FileStep:
         else:
             self.summary.indexed += 1
         self.summary.chunks += len(chunks)
+        self.meter.stored(len(chunks), sum(len(c.text) for c in chunks) + sum(len(c.text) for c in contexts))
 
     def _contexts_for(self, content_hash: str, document, chunks, known: DocumentRecord | None,
                       position: tuple[int, int], path: str) -> list:

@@ -113,7 +113,7 @@ class IndexSync:
         self.summary.embedded += len(batch)
         seconds = time.perf_counter() - t0
         self.summary.phase_seconds["embed"] += seconds
-        self.meter.batch_embedded(len(batch), seconds)
+        self.meter.batch_embedded(len(batch), sum(len(context) + len(text) for _, context, text in batch), seconds)
 
     def _keep_older_vectors(self) -> None:
         """Chunks embedded before the catalog kept vectors (migration 0011): theirs are copied from the dense index,

@@ -122,10 +122,10 @@ class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
         for number, found in enumerate(files, start=1):
             self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
             self.control.checkpoint()
-            started, chunks = time.perf_counter(), self.summary.chunks
+            started = time.perf_counter()
             self._index_file(found, (number - 1, len(files)))
             if found.path in to_read:
-                self.meter.file_read(found.size, self.summary.chunks - chunks, time.perf_counter() - started)
+                self.meter.file_read(found.size, time.perf_counter() - started)
             # Files whose contexts are written: a scan's come after OCR (_read_scans), counting on from here.
             self.on_progress(Progress("contextualize", number - len(self._scans), len(files)))
             self._keyword_index_catch_up()
