@@ -29,6 +29,7 @@ import time
 from typing import Callable, Sequence
 
 from desktop_rag.errors import UserError
+from desktop_rag.use_clock import UseClock
 
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
@@ -73,6 +74,7 @@ class ChildObject:
         self._conns: dict[str, object] = {}
         self._owed: dict[str, int] = {}  # answers to abandoned calls, per lane, still to be read and dropped
         self._closed = False
+        self.use = UseClock()
 
     @property
     def running(self) -> bool:
@@ -84,7 +86,7 @@ class ChildObject:
         ChildTimedOut raised — for work that may get stuck on bad input. `abandon()`: checked while waiting;
         when true the call raises CallAbandoned at once and the child's answer is dropped when it comes."""
         lane = lane or self._lanes[0]
-        with self._lane_locks[lane]:
+        with self.use.call(), self._lane_locks[lane]:
             conn = self._sent(lane, (method, args))
             if abandon is not None or timeout is not None:
                 self._wait(conn, lane, timeout, abandon)
@@ -140,6 +142,11 @@ class ChildObject:
         except OSError as exc:  # BrokenPipeError among them
             self._forget_child()
             raise ChildDied(f"{self.name} process stopped unexpectedly") from exc
+
+    def end_if_unused(self, seconds: float) -> bool:
+        """End the child if no call is in hand and none ended in the last `seconds`: its memory goes back, and the
+        next call starts a new one (its state, an open file, is lost: callers that keep some open it again)."""
+        return self.running and self.use.close_if_unused(seconds, self._forget_child)
 
     def _forget_child(self, kill: bool = False) -> None:
         """End the child (at once with `kill`) and drop its pipes; the next call starts a new one."""
@@ -321,7 +328,6 @@ def made_apart(function: Callable, *args):
     multiprocessing child: the embedder's child is a daemon, which may not have those. The function goes by
     reference, its result (or the exception it raised) comes back pickled through a file."""
     import subprocess
-    import sys
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="desktop-rag-apart-") as folder:
@@ -352,6 +358,5 @@ def _do_apart(work: str, answer: str) -> None:
 
 
 if __name__ == "__main__":
-    import sys
-
+    _name_process("the work apart")
     _do_apart(*sys.argv[1:3])

@@ -111,9 +111,10 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
             return EmbedderProcess(path, self.settings.embedding_precision, self.settings.embed_batch_size)
         return shared_embedder(path, self.settings.embedding_precision, self.settings.embed_batch_size)
 
-    @cached_property
+    @property
     def token_counter(self):
-        """Word pieces, counted by the reader (in its child where it has one): one tokenizer, not two."""
+        """Word pieces, counted by the reader (in its child where it has one): one tokenizer, not two. Not kept
+        apart from the reader: a reader replaced (a setting, a test's fault injected) takes its counter along."""
         return self.document_reader.counter
 
     @cached_property
@@ -162,7 +163,7 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         if "embedder" in rebuilds:
             self._indexes_checked = False  # the next write re-embeds every chunk with the new model
             # The app's reranker is in the model's child; the reader counts the model's word pieces.
-            stale |= {"embedder", "token_counter", "reranker", "searcher", "document_reader"}
+            stale |= {"embedder", "reranker", "searcher", "document_reader"}
         for name in stale:
             part = self.__dict__.pop(name, None)
             if isinstance(part, (EmbedderProcess, ReaderProcess)):
@@ -206,18 +207,24 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         """Give the language model's memory back (it loads again on next use): for when it has nothing to do."""
         self._close_llm_backend()
 
-    def llm_model_unused_for(self, seconds: float) -> bool:
-        """A loaded model no call has used for `seconds` (a quick check: the release itself may take a moment)."""
+    def has_unused_parts(self, seconds: float) -> bool:
+        """A part holding much memory that no call used for `seconds` (a quick check: the release may take a
+        moment): the language model, the document reader's child."""
         use = getattr(self._llm_backend, "use", None)  # a server's model is the server's to keep
-        return use is not None and use.unused_for(seconds)
+        reader = self.__dict__.get("document_reader")
+        return ((use is not None and use.unused_for(seconds))
+                or (isinstance(reader, ReaderProcess) and reader.unused_for(seconds)))
 
-    def release_llm_model_if_unused(self, seconds: float) -> None:
-        """The model's memory back if nothing used it for `seconds`, whoever used it last: the upgrade, a person's
-        regeneration, an agent (core/llm/model_use.py)."""
+    def release_unused(self, seconds: float) -> None:
+        """The memory of the parts nothing used for `seconds` given back, whoever used them last (the upgrade, a
+        person's regeneration, an agent, a run; desktop_rag/use_clock.py); each loads again on its next use."""
         backend = self._llm_backend
         use = getattr(backend, "use", None)
         if use is not None and use.close_if_unused(seconds, backend.close) and self._llm_backend is backend:
             self._llm_backend = None
+        reader = self.__dict__.get("document_reader")
+        if isinstance(reader, ReaderProcess):
+            reader.end_if_unused(seconds)
 
     def llm_backend(self):
         """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.

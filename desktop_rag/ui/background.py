@@ -5,7 +5,8 @@ a person's run or edit, Quit — by cutting the model's call short.
 
 The person decides: Pause holds it (remembered across restarts until Resume), Cancel stops it until they start it
 again (the `llm_upgrade_when_idle` setting, also in the Settings dialog), "Write LLM contexts now" runs it whatever
-the machine is doing. The model's memory is given back when it has had nothing to do for a while.
+the machine is doing. The model's memory, and the document reader's, are given back when they have had nothing to
+do for a while.
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ class BackgroundUpgrade(QObject):
                 self._stop_run()
         elif self.turn.may_start(self.decision, self.runner.busy, bool(self.waiting)):
             self._start_run()
-        elif self.library.llm_model_unused_for(RELEASE_MODEL_AFTER_S):  # after an upgrade, a regeneration, …
-            self.runner.load(lambda: self.library.release_llm_model_if_unused(RELEASE_MODEL_AFTER_S))
+        elif self.library.has_unused_parts(RELEASE_MODEL_AFTER_S):  # after an upgrade, a regeneration, a run…
+            self.runner.load(lambda: self.library.release_unused(RELEASE_MODEL_AFTER_S))
         if (self.control is not None or self.runner.busy) and self._clock() - self._counted_at > RECOUNT_EVERY_S:
             self.count_waiting()  # the upgrade writes, or a run adds rules contexts
         self.changed.emit()

@@ -219,5 +219,14 @@ class ReaderProcess:
         except ContainerNotOpen:
             raise parsers.ParseError("the reader lost the file it was reading") from None
 
+    def unused_for(self, seconds: float) -> bool:
+        """Its child runs and nothing asked it anything for `seconds`."""
+        return self._child.running and self._child.use.unused_for(seconds)
+
+    def end_if_unused(self, seconds: float) -> bool:
+        """The child ended when nothing asked it anything for `seconds` (a container or scan it had open is opened
+        again on the next call); it starts again, in ~1.5 s on 2 cores, for the next file."""
+        return self._child.end_if_unused(seconds)
+
     def close(self, interrupt: bool = False) -> None:
         self._child.close(interrupt)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
-from desktop_rag.core.llm.model_use import ModelUse
+from desktop_rag.use_clock import UseClock
 
 
 _log_callback = None  # kept referenced: llama.cpp holds only its C pointer
@@ -113,7 +113,7 @@ class LlamaCppBackend:
         self._guard = CallGuard(AbortFlag()) if abort_flag is None else None
         self._flag = abort_flag if abort_flag is not None else self._guard.flag
         self._abort_callback = None  # kept referenced: llama.cpp holds only its C pointer
-        self.use = ModelUse()  # in-process (`watch`, `serve`): the model is freed when unused for a while
+        self.use = UseClock()  # in-process (`watch`, `serve`): the model is freed when unused for a while
 
     def _load(self):
         if self._llama is None:

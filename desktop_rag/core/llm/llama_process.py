@@ -19,7 +19,6 @@ from desktop_rag.child_process import CallAbandoned, ChildObject
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import CallGuard, Interrupted
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
-from desktop_rag.core.llm.model_use import ModelUse
 
 
 class LlamaInChild:
@@ -29,11 +28,11 @@ class LlamaInChild:
         self.model_path = Path(model_path)
         self.name = self.model_path.stem  # as LlamaCppBackend names it: stored with every context
         self._guard = CallGuard(multiprocessing.get_context("spawn").RawValue("b", 0))
-        self.use = ModelUse()  # the child is ended when unused for a while (Library.release_llm_model_if_unused)
         # Failures come back as the child's own exceptions (ImportError, ValueError for a file llama.cpp cannot
         # load, Interrupted), which the contextualizer handles as it does in-process.
         self._child = ChildObject(LlamaCppBackend, (str(self.model_path), n_ctx, n_threads, 8, self._guard.flag),
                                   name="the language model", error=None)
+        self.use = self._child.use  # every call's: the child ends when unused for a while (Library.release_unused)
 
     @property
     def loaded(self) -> bool:
@@ -45,8 +44,7 @@ class LlamaInChild:
         self._guarded("load")
 
     def count_tokens(self, text: str) -> int:
-        with self.use.call():
-            return self._child.call("count_tokens", text)
+        return self._child.call("count_tokens", text)
 
     def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0) -> Completion:
         return self._guarded("chat", messages, max_tokens, temperature, seed)
@@ -59,7 +57,7 @@ class LlamaInChild:
     def _guarded(self, method: str, *args):
         """A call its caller's control can cut short. The caller does not wait for the child to notice the flag
         (at low priority on a busy machine that took seconds): the answer is dropped when it comes."""
-        with self.use.call(), self._guard.call(settle=self._child.settle):
+        with self._guard.call(settle=self._child.settle):
             try:
                 return self._child.call(method, *args, abandon=lambda: bool(self._guard.flag.value))
             except CallAbandoned:

@@ -8,7 +8,8 @@
 
 Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
 upgrade starts again MAKE_WAY_S after the last of them. The model's memory is given back RELEASE_MODEL_AFTER_S
-after its last use, whatever used it (core/llm/model_use.py), or at once when nothing is left to upgrade.
+after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is left to upgrade; so is
+the document reader's child.
 
 `UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer and runs the work on its task
 runner (ui/background.py); `WriteLane` is the same order on a plain thread, for `watch` and `serve`.
@@ -28,7 +29,8 @@ from desktop_rag.core.watching.changes import ChangeBatch
 
 # After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
 MAKE_WAY_S = 3.0
-# The model (1.2 GB for the 1.5B) is released after this long unused; loading it again takes seconds.
+# The model (1.2 GB for the 1.5B) and the reader's child (~780 MB after 500 files) are given back after this long
+# unused; loading them again takes seconds.
 RELEASE_MODEL_AFTER_S = 60.0
 SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
 
@@ -143,7 +145,7 @@ class WriteLane:
             if self._may_upgrade():
                 self._upgrade_one()
             else:
-                self.library.release_llm_model_if_unused(RELEASE_MODEL_AFTER_S)
+                self.library.release_unused(RELEASE_MODEL_AFTER_S)
 
     def _apply_batches(self) -> bool:
         try:
