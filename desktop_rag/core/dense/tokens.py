@@ -1,4 +1,4 @@
-"""Counting the embedder's word pieces without loading the embedder (the fast tokenizer alone loads in ms)."""
+"""Counting the embedder's word pieces without loading the embedder (its tokenizer alone: core/dense/word_pieces.py)."""
 
 from __future__ import annotations
 
@@ -49,11 +49,9 @@ PIECE_CHARS = 10_000
 
 class TokenCounter:
     def __init__(self, model_path: Path):
-        from tokenizers import Tokenizer
+        from desktop_rag.core.dense.word_pieces import word_pieces
 
-        self._tokenizer = Tokenizer.from_file(str(model_path / "tokenizer.json"))
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
+        self._pieces = word_pieces(model_path)
         self.text_limit = self._text_limit(model_path)
 
     def _text_limit(self, model_path: Path) -> int:
@@ -84,13 +82,12 @@ class TokenCounter:
     def _count_batch(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        return [len(e.ids) for e in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
+        return [len(ids) for ids in self._pieces.ids(texts)]
 
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         offsets: list[tuple[int, int]] = []
         for a, b in pieces(text):
-            offsets.extend((a + start, a + end) for start, end in
-                           self._tokenizer.encode(text[a:b], add_special_tokens=False).offsets)
+            offsets.extend((a + start, a + end) for start, end in self._pieces.spans(text[a:b]))
         return offsets
 
     def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:

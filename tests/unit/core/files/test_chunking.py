@@ -89,10 +89,9 @@ def test_long_texts_are_tokenized_in_pieces_with_the_same_result_as_whole():
     text = " ".join(words[i % len(words)] + ("\n" if i % 17 == 0 else "") for i in range(PIECE_CHARS // 2))
     blob = "QUJD" * (PIECE_CHARS // 2)  # no whitespace anywhere: cut where the limit falls
     assert len(text) > 3 * PIECE_CHARS and len(pieces(text)) > 3
-    whole = counter._tokenizer.encode(text, add_special_tokens=False)
-    assert counter.count([text, "short one", text[:500]]) == [
-        len(whole.ids), 2, len(counter._tokenizer.encode(text[:500], add_special_tokens=False).ids)]
-    assert counter._offsets(text) == whole.offsets  # windows are cut from these: the same windows as whole
+    whole = counter._pieces.ids([text])[0]
+    assert counter.count([text, "short one", text[:500]]) == [len(whole), 2, len(counter._pieces.ids([text[:500]])[0])]
+    assert counter._offsets(text) == counter._pieces.spans(text)  # windows are cut from these: as whole
     assert sum(b - a for a, b in pieces(blob)) == len(blob) and len(pieces(blob)) == 2
     spans = counter.windows(text + " " + blob, 190)
     assert spans[0][0] == 0 and spans[-1][1] == len(text) + 1 + len(blob)
