@@ -146,7 +146,7 @@ class ChildObject:
     def end_if_unused(self, seconds: float) -> bool:
         """End the child if no call is in hand and none ended in the last `seconds`: its memory goes back, and the
         next call starts a new one (its state, an open file, is lost: callers that keep some open it again)."""
-        return self.running and self.use.close_if_unused(seconds, self._forget_child)
+        return self.running and self.use.close_if_unused(seconds, lambda: self._end_politely(closed=False))
 
     def _forget_child(self, kill: bool = False) -> None:
         """End the child (at once with `kill`) and drop its pipes; the next call starts a new one."""
@@ -219,9 +219,14 @@ class ChildObject:
                 finally:
                     self._start_lock.release()
             return
+        self._end_politely(closed=True)
+
+    def _end_politely(self, closed: bool) -> None:
+        """Ask the child to end and wait for it (its first lane's loop returns); `closed`: for good, else the next
+        call starts a new one."""
         first = self._lanes[0]
         with self._lane_locks[first], self._start_lock:
-            self._closed = True
+            self._closed = self._closed or closed
             if self.running:
                 try:
                     self._conns[first].send(("close", ()))

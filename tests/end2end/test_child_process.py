@@ -176,3 +176,18 @@ def test_a_child_is_named_for_what_it_holds_in_the_system_s_process_list():
         assert "dr vector store" in [process.name() for process in psutil.Process().children()]
     finally:
         child.close()
+
+
+def test_a_child_unused_for_a_while_ends_at_once_leaves_no_process_behind_and_the_next_call_starts_another():
+    child = ChildObject(dict, (), name="the document reader")
+    try:
+        child.call("copy")
+        first = child._process.pid
+        assert not child.end_if_unused(60)  # used a moment ago
+        started = time.monotonic()
+        assert child.end_if_unused(0)
+        assert time.monotonic() - started < 5  # asked to end, not left to a 10 s timeout and a kill
+        assert not child.running and not psutil.pid_exists(first)  # ended and reaped: no zombie
+        assert child.call("copy") == {} and child._process.pid != first
+    finally:
+        child.close()
