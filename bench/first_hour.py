@@ -3,7 +3,7 @@
 settings unless you change them. A query is typed before the folder is added; then the folder is added, as a
 person would, and this prints what the window said and when:
 
-    .venv/bin/python bench/first_hour.py FOLDER [--query heron] [--idle-seconds 60] [--load 0]
+    .venv/bin/python bench/first_hour.py FOLDER [--query heron] [--idle-seconds 60] [--load 0] [--quit-at S]
                                                 [--settings key=value ...] [--keep DATA_DIR]
 
 - the first hit: when the query typed beforehand showed a hit by itself (never retyped);
@@ -11,7 +11,8 @@ person would, and this prints what the window said and when:
 - every file by meaning: when the embedding ended (the run's "Done");
 - the bar: whether it ever went back, and the ETA it showed against the truth (the run's real end), from 20% on;
 - memory: the peak RSS of each process while indexing, and of all of them `--idle-seconds` after the run;
-- Quit: how long closing the window and its library took (with `--load N`: while N busy processes load the CPU).
+- Quit: how long closing the window and its library took (with `--load N`: while N busy processes load the CPU;
+  with `--quit-at S`: S seconds after the folder was added, in the middle of the run, instead of after it).
 
 A timeline of the panel's lines (phase, share, ETA) is printed first, then the table. The LLM upgrade runs if the
 settings allow it, as for a person (the defaults wait for 3 idle minutes, which an offscreen run never has).
@@ -85,6 +86,7 @@ def main() -> int:
     parser.add_argument("--query", default="heron", help="typed before the folder is added (default: heron)")
     parser.add_argument("--idle-seconds", type=float, default=60.0, help="memory measured this long after the run")
     parser.add_argument("--load", type=int, default=0, help="busy processes loading the CPU during Quit")
+    parser.add_argument("--quit-at", type=float, help="quit this many seconds after adding the folder, mid-run")
     parser.add_argument("--settings", nargs="*", default=[], help="key=value settings other than the defaults")
     parser.add_argument("--keep", type=Path, help="the data folder to use and keep (default: a temporary one)")
     args = parser.parse_args()
@@ -159,15 +161,20 @@ def main() -> int:
     win.search.search_now()
     t0[0] = time.monotonic()
     win.add_folder(str(args.folder.resolve()))
-    wait(lambda: bool(win.search.hits), 3600)
-    marks["first hit"] = now()
-    wait(lambda: win.progress.title.text().startswith(("Done", "Cancelled")), 6 * 3600)
+    ended = ("Done", "Cancelled")
+    wait(lambda: bool(win.search.hits) or (args.quit_at is not None and now() >= args.quit_at), 3600)
+    marks["first hit"] = now() if win.search.hits else None
+    if args.quit_at is None:
+        wait(lambda: win.progress.title.text().startswith(ended), 6 * 3600)
+    else:
+        wait(lambda: now() >= args.quit_at or win.progress.title.text().startswith(ended), 6 * 3600)
     marks["run ended (all by meaning)"] = now()
     timeline.append((now(), win.progress.title.text()[:100]))
     peak_by_process = dict(memory.peaks)
-    idle_end = time.monotonic() + args.idle_seconds
+    idle_end = time.monotonic() + (args.idle_seconds if args.quit_at is None else 0)
     wait(lambda: time.monotonic() >= idle_end, args.idle_seconds + 5)
     idle = memory.now()
+    state = win.progress.title.text()[:60]
 
     stop = multiprocessing.Event()
     hogs = [multiprocessing.Process(target=_busy, args=(stop,), daemon=True) for _ in range(args.load)]
@@ -192,14 +199,18 @@ def main() -> int:
     print(f"|{'-' * 38}|{'-' * 14}|")
     rows = [("window shown (s from start)", marks["window shown"]), ("first hit (s after adding)", marks["first hit"]),
             ("all files read (s)", marks.get("all files read")),
-            ("all keyword-searchable (s)", marks.get("all keyword-searchable")),
-            ("all by meaning: run ended (s)", end),
-            ("bar went back", "yes" if bar != sorted(bar) else "no"),
-            ("ETA error from 20% on, worst", f"{max(errors):.0%}" if errors else "n/a"),
-            ("ETA error from 20% on, median", f"{sorted(errors)[len(errors) // 2]:.0%}" if errors else "n/a"),
-            ("peak, all processes (MB)", marks.get("peak total MB (indexing)")),
-            (f"all processes {args.idle_seconds:g} s after (MB)", sum(rss for _, rss in idle) / 2**20),
-            (f"quit (s){f', {args.load} busy processes' if args.load else ''}", marks["quit s"])]
+            ("all keyword-searchable (s)", marks.get("all keyword-searchable"))]
+    if args.quit_at is None:
+        rows.append(("all by meaning: run ended (s)", end))
+    else:  # Quit in the middle of the run: what was going on then
+        rows += [("quit asked (s after adding)", end), ("state at Quit", state)]
+    rows += [("bar went back", "yes" if bar != sorted(bar) else "no"),
+             ("ETA error from 20% on, worst", f"{max(errors):.0%}" if errors else "n/a"),
+             ("ETA error from 20% on, median", f"{sorted(errors)[len(errors) // 2]:.0%}" if errors else "n/a"),
+             ("peak, all processes (MB)", marks.get("peak total MB (indexing)"))]
+    if args.quit_at is None:
+        rows.append((f"all processes {args.idle_seconds:g} s after (MB)", sum(rss for _, rss in idle) / 2**20))
+    rows.append((f"quit (s){f', {args.load} busy processes' if args.load else ''}", marks["quit s"]))
     for label, value in rows:
         shown = f"{value:12.1f}" if isinstance(value, float) else f"{value!s:>12}"
         print(f"| {label:<36} | {shown} |")
