@@ -131,7 +131,7 @@ def test_a_bug_is_an_internal_error_with_its_traceback_in_the_log(data_dir, caps
 def test_a_file_name_with_a_newline_is_shown_on_one_line(library, docs):
     from desktop_rag.cli_output import print_index_summary
 
-    (docs / "two\nlines.md").write_bytes(b"")  # empty: reported as failed, with its name
+    (docs / "two\nlines.pdf").write_bytes(b"%PDF-1.7 not really")  # reported as failed, with its name
     (docs / "fine.md").write_text("# Fine\n\nFine words.\n")
     summary = library.index([docs], contexts="rules")
     assert summary.failed and summary.indexed == 1
@@ -139,8 +139,8 @@ def test_a_file_name_with_a_newline_is_shown_on_one_line(library, docs):
 
     out = io.StringIO()
     print_index_summary(summary, out)
-    line = next(line for line in out.getvalue().splitlines() if "lines.md" in line)
-    assert "two\\nlines.md" in line
+    line = next(line for line in out.getvalue().splitlines() if "lines.pdf" in line)
+    assert "two\\nlines.pdf" in line
 
 
 def test_the_reader_that_cannot_start_is_not_the_file_s_fault(library, docs, monkeypatch):
@@ -156,6 +156,7 @@ def test_the_reader_that_cannot_start_is_not_the_file_s_fault(library, docs, mon
 
     real_reader = library.document_reader
     library.__dict__["document_reader"] = ReaderThatCannotStart()
+    library.document_reader.counter = real_reader.counter  # its counting is not what fails here
     first = library.index([docs], contexts="rules")
     assert "tried again next time" in first.failed[0].reason
     library.__dict__["document_reader"] = real_reader

@@ -90,6 +90,7 @@ class ReaderRefusingOcr:
 
     def __init__(self, real):
         self.real = real
+        self.counter = real.counter
 
     def read(self, *args):
         return self.real.read(*args)
@@ -117,6 +118,7 @@ class CancellingAfterOnePage:
 
     def __init__(self, real, control: RunControl):
         self.real, self.control, self.pages = real, control, 0
+        self.counter = real.counter
 
     def read(self, *args):
         return self.real.read(*args)

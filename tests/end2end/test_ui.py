@@ -202,7 +202,7 @@ def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, do
     win.tabs.setCurrentWidget(win.search)
     search_and_wait(qtbot, win, "zanzibar allotment")
     assert Path(win.search.hits[0].path).name == "garden.md"
-    assert "manual" in win.search.results.itemWidget(win.search.results.item(0)).text()
+    assert "edited by you" in win.search.results.itemWidget(win.search.results.item(0)).text()
     search_and_wait(qtbot, win, "quokka")  # a word only the hand-written question holds: keyword-indexed
     assert Path(win.search.hits[0].path).name == "garden.md"
 
@@ -233,7 +233,7 @@ def test_a_context_edited_in_review_shows_in_the_search_tab_s_hit_at_once(qtbot,
         return win.search.results.itemWidget(win.search.results.item(0)).text()
 
     qtbot.waitUntil(lambda: "Walrus allotment diary" in first_hit_label(), timeout=WAIT_MS)
-    assert win.search.hits[0].context_source == "manual" and "manual" in first_hit_label()
+    assert win.search.hits[0].context_source == "manual" and "edited by you" in first_hit_label()
     assert win.search._query_sent == searches  # the hit was brought up to date, not searched again
     qtbot.waitUntil(lambda: "Walrus allotment diary" in win.search.preview.toPlainText(), timeout=WAIT_MS)
 
