@@ -189,7 +189,8 @@ class Settings:
         "limit); the rest of the hour the machine stays cool",
         minimum=0, maximum=60)
     max_file_mb: float = setting(
-        50.0, "Larger files are not read (reported as too large)", minimum=0, effect=_NEW_FILES)
+        50.0, "Larger files are not read (reported as too large); a mailbox is read message by message, and a "
+        "larger message is not", minimum=0, effect=_NEW_FILES)
     # Scanned pages and images are read by OCR (core/files/ocr.py), in these Tesseract languages, except in the
     # folders listed (a folder of photos need not be searched for words).
     ocr: bool = setting(

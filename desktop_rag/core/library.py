@@ -283,7 +283,8 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         place = self.reader.member_place(path)
         if place is None:
             return Path(path)
-        return member_copies.extract(*place, max_bytes=int(self.settings.max_file_mb * 2**20))
+        container, chain, span = place
+        return member_copies.extract(container, chain, int(self.settings.max_file_mb * 2**20), span)
 
     def remove_folder(self, folder: str) -> Changes:
         """Stop indexing a folder and drop what was indexed from it (its files are not touched)."""

@@ -22,6 +22,7 @@ from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_filters import CatalogFilters
+from desktop_rag.storage.catalog_mailboxes import CatalogMailboxes
 from desktop_rag.storage.catalog_upgrade_order import CatalogUpgradeOrder
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview
@@ -98,7 +99,8 @@ def _migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
-class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilters, CatalogUpgradeOrder):
+class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, CatalogOcr, CatalogFilters,
+              CatalogUpgradeOrder):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -263,7 +265,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogOcr, CatalogFilt
             self._db.execute("UPDATE documents SET retries = ? WHERE id = ?", (retries, doc_id))
             self._set_place(doc_id, member, None)
             self.set_ocr_record(doc_id, {}, unread_scans)
-            self._drop_members(doc_id)  # a container that fails loses its members
+            self._drop_members(doc_id)  # a container that fails loses its members, and where it was read to
+            self._db.execute("UPDATE documents SET read_to = NULL, read_check = NULL WHERE id = ?", (doc_id,))
             self._known_by_name(doc_id, path, content_hash or "", now)
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
 

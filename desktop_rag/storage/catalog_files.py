@@ -136,12 +136,15 @@ class CatalogFiles:
                 (path, parser, title, time.time()))
             return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
 
-    def member_place(self, path: str) -> tuple[str, tuple[str, ...]] | None:
-        """(the file's path, the names inside it) of a document inside a file; None for any other path."""
+    def member_place(self, path: str) -> tuple[str, tuple[str, ...], tuple[int, int] | None] | None:
+        """(the file's path, the names inside it, where its message lies in a streamed mailbox) of a document
+        inside a file; None for any other path."""
         row = self._db.execute(
-            "SELECT f.path, d.member FROM documents d JOIN documents f ON f.id = d.container_id WHERE d.path = ?",
-            (path,)).fetchone()
-        return (row[0], tuple(json.loads(row[1]))) if row else None
+            "SELECT f.path, d.member, d.member_start, d.member_end FROM documents d"
+            " JOIN documents f ON f.id = d.container_id WHERE d.path = ?", (path,)).fetchone()
+        if not row:
+            return None
+        return row[0], tuple(json.loads(row[1])), (row[2], row[3]) if row[2] is not None else None
 
     # -- files that are not indexed ---------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ class Normalizer:
                                                step["pattern"]["Regex"])
         if kinds[-2:] != ["NFKC", "Replace"] or steps["normalizers"][-1]["content"] != " ":
             raise ValueError(f"a normalizer SentencePiece is not given: {kinds}")
+        self._units: dict[str, str] = {}  # with_origins' normalized characters, by character
         self._dropped = re.compile(replaced[""]) if replaced[""] else None
         self._spaced = re.compile(replaced[" "]) if replaced[" "] else None
 
@@ -54,11 +55,19 @@ class Normalizer:
         starts: list[int] = []
         ends: list[int] = []
         start, end = 0, len(text)
+        units = self._units  # one character's (or a base and its marks') normalized form: the same every time
+        marks_possible = not text.isascii()
         while start < end:
             stop = start + 1
-            while stop < end and unicodedata.combining(text[stop]):
+            while marks_possible and stop < end and unicodedata.combining(text[stop]):
                 stop += 1
-            for char in unicodedata.normalize("NFKC", self._replaced(text[start:stop])):
+            unit = text[start:stop]
+            normalized = units.get(unit)
+            if normalized is None:
+                normalized = unicodedata.normalize("NFKC", self._replaced(unit))
+                if len(units) < _UNITS_KEPT:
+                    units[unit] = normalized
+            for char in normalized:
                 if char == " " and chars and chars[-1] == " ":
                     starts[-1], ends[-1] = start, stop
                     continue
@@ -74,6 +83,9 @@ class Normalizer:
 
 
 _RUNS_OF_SPACES = re.compile(" {2,}")
+# Characters whose normalized form with_origins keeps: a text's alphabet and more (Japanese uses a few thousand).
+# Kept, the word pieces of 1,000 mails took 1.9 s in the reader, not 5.0 s (most of it normalizing each character).
+_UNITS_KEPT = 20_000
 
 
 class SentencePieceTokens:
@@ -100,10 +112,13 @@ class SentencePieceTokens:
         if not flat:
             return []
         proto = self._processor.encode(flat, return_type="proto")
-        char_at = []  # SentencePiece gives byte offsets into the UTF-8 of `flat`
-        for index, char in enumerate(flat):
-            char_at += [index] * len(char.encode("utf-8"))
-        char_at.append(len(flat))
+        if flat.isascii():  # SentencePiece gives byte offsets into the UTF-8 of `flat`: here its characters'
+            char_at = range(len(flat) + 1)
+        else:
+            char_at = []
+            for index, char in enumerate(flat):
+                char_at += [index] * len(char.encode("utf-8"))
+            char_at.append(len(flat))
         found = []
         for piece in proto.pieces:
             first, last = char_at[piece.begin], char_at[piece.end]

@@ -11,9 +11,10 @@ import shutil
 import stat
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from desktop_rag.core.files import containers
+from desktop_rag.core.files import containers, mailbox_stream
 from desktop_rag.core.files.scan import read_bounded
 from desktop_rag.errors import BadInput
 
@@ -35,19 +36,25 @@ def copies_folder() -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{COPIES_FOLDER}-"))
 
 
-def extract(container: str, chain: tuple[str, ...], max_bytes: int, into: Path | None = None) -> Path:
+def extract(container: str, chain: tuple[str, ...], max_bytes: int, span: tuple[int, int] | None = None,
+            into: Path | None = None) -> Path:
     """The member `chain` of the file `container`, written to its own folder under `into`; BadInput when the file
-    is gone or no longer holds it (it changed since it was indexed)."""
+    is gone or no longer holds it (it changed since it was indexed). `span`: where in a mailbox read as a stream
+    the message holding it lies, read alone (the mailbox may be gigabytes)."""
     into = into or copies_folder()
     try:
-        data = read_bounded(Path(container), max_bytes)
+        if span is None:
+            data = read_bounded(Path(container), max_bytes)
+            found = containers.members(Path(container).name, data)
+        else:
+            found = _message_members(Path(container), chain[0], span, max_bytes)
     except OSError as exc:
         raise BadInput(f"{container} cannot be read ({exc.strerror or exc}): re-scan its folder") from None
-    member = next((m for m in containers.members(Path(container).name, data) if m.chain == chain), None)
+    member = next((m for m in found if m.chain == chain), None)
     if member is None or member.problem:
         raise BadInput(f"{' › '.join(chain)} is no longer in {container}: re-scan its folder")
     name = _UNSAFE.sub("_", chain[-1].rsplit("/", 1)[-1]).strip(" .") or "document"
-    if member.message == containers.MESSAGE and not name.lower().endswith(".eml"):  # a mailbox's message
+    if member.message in (containers.MESSAGE, containers.MAILBOX_MESSAGE) and not name.lower().endswith(".eml"):
         name += ".eml"
     _forget_old_copies(into)
     folder = into / hashlib.sha256("\0".join((container, *chain)).encode()).hexdigest()[:16]
@@ -55,6 +62,16 @@ def extract(container: str, chain: tuple[str, ...], max_bytes: int, into: Path |
     path = folder / name
     path.write_bytes(member.data)
     return path
+
+
+def _message_members(mailbox: Path, name: str, span: tuple[int, int], max_bytes: int) -> list[containers.Member]:
+    """The message `name` of a mailbox and its attachments, from its bytes at `span` alone."""
+    with mailbox.open("rb") as stream:
+        message = next(mailbox_stream.messages(stream, span[0], span[1], max_bytes), None)
+    if message is None or message.too_large:
+        return []
+    return [replace(m, chain=(name, *m.chain))
+            for m in containers.members(f"{name}.eml", message.raw, containers.MAILBOX_MESSAGE)]
 
 
 def _forget_old_copies(into: Path) -> None:

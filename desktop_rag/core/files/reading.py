@@ -94,11 +94,11 @@ class DocumentReader:
             self._recognizers[languages] = PageRecognizer(languages)
         return self._recognizers[languages].recognize(*pixels)
 
-    def open_container(self, name: str, content_hash: str, data: bytes) -> list[MemberInfo]:
+    def open_container(self, name: str, content_hash: str, data: bytes, kind: str | None = None) -> list[MemberInfo]:
         """The documents inside an archive, a mailbox or a message (kept here for read_member); ParseError when
-        the file as a whole cannot be read."""
+        the file as a whole cannot be read. `kind`: containers.members'."""
         self._container = None
-        found = containers.members(name, data)
+        found = containers.members(name, data, kind)
         self._container = (content_hash, found)
         return [MemberInfo(m.chain, m.content_hash, len(m.data), m.problem, m.metadata) for m in found]
 
@@ -110,9 +110,11 @@ class DocumentReader:
             raise ContainerNotOpen(content_hash)
         member = self._container[1][position]
         name = member.chain[-1] if member.chain else "message"
-        if member.message == containers.OUTLOOK:
+        if member.document is not None:  # a message, read when its container was opened
+            document = member.document
+        elif member.message == containers.OUTLOOK:
             document = outlook.parse_msg(member.data, name)
-        elif member.message == containers.MESSAGE:
+        elif member.message in (containers.MESSAGE, containers.MAILBOX_MESSAGE):
             document = mail.parse_message(member.data, name)
         else:
             document = parsers.parse(Path(name), member.data)
@@ -199,8 +201,8 @@ class ReaderProcess:
         except ChildDied as exc:
             raise parsers.ParseError(f"the OCR engine crashed on page {page} ({exc})") from exc
 
-    def open_container(self, name: str, content_hash: str, data: bytes) -> list[MemberInfo]:
-        return self._call("open_container", name, content_hash, data, doing="opening",
+    def open_container(self, name: str, content_hash: str, data: bytes, kind: str | None = None) -> list[MemberInfo]:
+        return self._call("open_container", name, content_hash, data, kind, doing="opening",
                           crashed="the reader crashed on this file")
 
     def read_member(self, content_hash: str, position: int, chunk_tokens: int, overlap_tokens: int,

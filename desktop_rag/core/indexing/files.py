@@ -19,6 +19,7 @@ from desktop_rag.child_process import ChildClosed, ChildFailed
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.scan import FileTooLarge, FoundFile, NotRegular, read_bounded
+from desktop_rag.core.indexing import mailboxes
 from desktop_rag.core.indexing.members import Target
 from desktop_rag.core.indexing.report import FileFailure, Progress
 from desktop_rag.core.indexing.scans import ScanToRead
@@ -48,6 +49,9 @@ class FileStep:
             self._skip(found, f"an image, not read: {self._why_no_ocr(found.path)}")
             return
         if found.kind != parsers.DOCUMENT and self._skipped(found):
+            return
+        if mailboxes.is_mailbox(found):  # read as a stream, whatever its size
+            self._index_mailbox(found, position)
             return
         t0 = time.perf_counter()
         data = self._read_bytes(found)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from desktop_rag.core.files import containers
 from desktop_rag.core.files.scan import FoundFile
@@ -57,25 +58,45 @@ class MemberIndexing:
             return
         container_id = catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
         before = catalog.members_of(container_id)
-        wanted: set[str] = set()
-        own_message = None  # an .eml file's own message: stored last, at the file's path, which marks it complete
         self.summary.phase_seconds["parse"] += time.perf_counter() - started
+        own = [index for index, info in enumerate(members) if not info.chain]
+        own_message = own[0] if own else None  # an .eml file's own message: stored last, at the file's path
+        if own_message is not None and members[own_message].problem:  # an .eml that is no mail: the file's error
+            self._fail(found, content_hash, members[own_message].problem)
+            return
+        wanted = self._read_members(
+            found, container_id, members, (), before.get, read_member,
+            lambda index, member_name: self._report_member(found, position, index, len(members), member_name),
+            position)
+        gone = [doc.id for path, doc in before.items() if path not in wanted]
+        if gone:
+            self.summary.removed += catalog.remove_documents(gone)
+        self._store_container(found, kind, content_hash, known, own_message, read_member, position)
+        if any(doc.retry_due for doc in catalog.members_of(container_id).values()):
+            # A member failed for a cause outside it (a timeout on a busy machine): the file stays unfinished, so
+            # the next run opens it again and tries that member (the others are not read again).
+            catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
+
+    def _read_members(self, found: FoundFile, container_id: int, members: list, prefix: tuple[str, ...],
+                      stored_at: Callable[[str], DocumentRecord | None], read_member: Callable,
+                      report: Callable[[int, str], None], position: tuple[int, int]) -> set[str]:
+        """The documents inside a file (all but the file's own message, chain ()) read and stored, those whose
+        content is stored already passed over; `prefix`: the names before theirs (a mailbox's message). Returns
+        their paths."""
+        wanted: set[str] = set()
         for index, info in enumerate(members):
             if not info.chain:
-                own_message = index
-                if info.problem:  # an .eml that is no mail: the file's own error
-                    self._fail(found, content_hash, info.problem)
-                    return
                 continue
-            target = Target(member_path(str(found.path), info.chain), info.size, found.mtime_ns,
-                            Member(container_id, info.chain))
+            chain = (*prefix, *info.chain)
+            target = Target(member_path(str(found.path), chain), info.size, found.mtime_ns,
+                            Member(container_id, chain))
             wanted.add(target.path)
-            stored = before.get(target.path)
+            stored = stored_at(target.path)
             if stored and stored.content_hash == info.content_hash and (stored.status == "indexed"
                                                                        or not stored.retry_due):
                 continue  # read before with this content (or failed on it): nothing to do
             self.control.checkpoint()
-            self._report_member(found, position, index, len(members), info.chain[-1])
+            report(index, info.chain[-1])
             if info.problem:
                 self._fail(target, info.content_hash, info.problem)
                 continue
@@ -85,14 +106,7 @@ class MemberIndexing:
             if read is not None:
                 self._store(target, info.content_hash, stored, *read, position)
             self._keyword_index_catch_up()
-        gone = [doc.id for path, doc in before.items() if path not in wanted]
-        if gone:
-            self.summary.removed += catalog.remove_documents(gone)
-        self._store_container(found, kind, content_hash, known, own_message, read_member, position)
-        if any(doc.retry_due for doc in catalog.members_of(container_id).values()):
-            # A member failed for a cause outside it (a timeout on a busy machine): the file stays unfinished, so
-            # the next run opens it again and tries that member (the others are not read again).
-            catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
+        return wanted
 
     def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
                          own_message: int | None, read_member, position: tuple[int, int]) -> None:

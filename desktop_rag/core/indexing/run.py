@@ -10,7 +10,8 @@ and mtime (then by content hash), and only chunks not yet embedded are embedded.
 
 The run is one class cut along its seams: this module holds its state and its order (scan, the files, forgetting
 the gone, keywords, scans, embedding); files.py reads and stores one file, members.py the documents inside one,
-scans.py the pages OCR reads, contexts.py the contexts a document gets, index_sync.py the keyword and dense indexes.
+mailboxes.py a mailbox as a stream, scans.py the pages OCR reads, contexts.py the contexts a document gets,
+index_sync.py the keyword and dense indexes.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from desktop_rag.core.files.scan import FoundFile, ScanProblem, name_is_storable
 from desktop_rag.core.indexing.contexts import ContextStep
 from desktop_rag.core.indexing.files import FileStep
 from desktop_rag.core.indexing.index_sync import IndexSync
+from desktop_rag.core.indexing.mailboxes import MailboxIndexing
 from desktop_rag.core.indexing.members import MemberIndexing
 from desktop_rag.core.indexing.report import FileFailure, IndexSummary, Progress, ProgressCallback
 from desktop_rag.core.indexing.scans import ScanStep, ScanToRead
@@ -50,7 +52,7 @@ class IndexParts(Protocol):
     def rebuild_keyword_index(self) -> int: ...
 
 
-class Indexer(FileStep, MemberIndexing, ScanStep, ContextStep, IndexSync):
+class Indexer(FileStep, MemberIndexing, MailboxIndexing, ScanStep, ContextStep, IndexSync):
     def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
                  control: RunControl | None = None):
         self.lib = library

@@ -29,8 +29,9 @@ def parse_message(data: bytes, stem: str) -> ParsedDocument:
     return read_message(data, stem)[0]
 
 
-def read_message(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
-    message = _message(data)
+def read_message(data: bytes, stem: str, headers_required: bool = True) -> tuple[ParsedDocument, list[Attachment]]:
+    """`headers_required`: a file that has none of From, To, Subject, Date is no mail (a mailbox's entry is)."""
+    message = _message(data, headers_required)
     metadata = {name: header(message, name) for name in ("from", "to", "cc")}
     metadata["date"] = message_date(message)
     document = message_document("email", stem, header(message, "subject"), metadata, header(message, "date"),
@@ -64,14 +65,14 @@ def message_name(data: bytes) -> str:
 _EMLX_LENGTH = re.compile(rb"\A\s*(\d+)\s*\n")
 
 
-def _message(data: bytes) -> EmailMessage:
+def _message(data: bytes, headers_required: bool = True) -> EmailMessage:
     if (emlx := _EMLX_LENGTH.match(data)) is not None:
         # Apple Mail's .emlx: the message's length in bytes on the first line, then the message, then a plist.
         data = data[emlx.end():emlx.end() + int(emlx.group(1))]
     if not data.strip():
         raise ParseError("empty message")
     message = email.message_from_bytes(data, policy=email.policy.default, _class=EmailMessage)
-    if not any(message.get(name) for name in ("from", "to", "subject", "date", "message-id")):
+    if headers_required and not any(message.get(name) for name in ("from", "to", "subject", "date", "message-id")):
         raise ParseError("not an e-mail message: it has no From, To, Subject or Date header")
     return message
 

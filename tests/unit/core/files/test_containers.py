@@ -78,7 +78,7 @@ def test_mbox_one_member_per_message_named_by_date_and_subject_with_attachments(
     found = containers.members("Inbox", path.read_bytes())
     assert [m.chain for m in found] == [("2025-03-14 Lunch on Friday",), ("2025-03-14 Lunch on Friday", "menu.pdf"),
                                         ("2025-03-15 Lunch on Friday",), ("2025-03-15 Lunch on Friday (2)",)]
-    assert [m.message for m in found] == ["message", None, "message", "message"]
+    assert [m.message for m in found] == [containers.MAILBOX_MESSAGE, None, *[containers.MAILBOX_MESSAGE] * 2]
     assert b"\nFrom now on we book ahead." in found[0].data  # unescaped again
     attachment = found[1]
     assert attachment.data == pdf and attachment.title == "Lunch on Friday › menu.pdf"
@@ -132,3 +132,19 @@ def test_a_member_is_copied_out_for_the_viewer_into_a_folder_of_the_persons_own(
     assert member_copies.extract(str(mailbox), ("2025-03-14 Ferry",), 10**6).name == "2025-03-14 Ferry.eml"
     with pytest.raises(BadInput, match="is no longer in"):
         member_copies.extract(str(archive), ("gone.txt",), 10**6)
+
+
+def test_a_message_is_known_by_its_headers_whatever_its_name():
+    maildir = (b"Return-Path: <anna@example.org>\nDelivered-To: ben@example.org\nFrom: Anna <anna@example.org>\n"
+               b"To: ben@example.org\nSubject: Ferry times\nDate: Mon, 1 Sep 2025 10:00:00 +0000\n\nThe 9:40 ferry.\n")
+    assert containers.container_format("1756720800.M1P2.host:2,S", maildir) == containers.MESSAGE  # Maildir's cur/
+    assert containers.container_format("saved.msg", maildir) == containers.MESSAGE  # a mail saved as .msg
+    assert containers.container_format("item.eml", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(8)) == containers.OUTLOOK
+    assert containers.container_format("notes", b"Subject: the plan\nDate: Monday\n\nWe meet at ten.\n") is None
+    assert containers.container_format("todo", b"Buy rope.\nFrom: the shop\n") is None
+
+
+def test_a_mailbox_entry_without_the_usual_headers_is_still_its_message(tmp_path):
+    box = b"From - Mon Sep  1 10:00:00 2025\nX-Note: kept by a script\n\nThe boiler was serviced today.\n\n"
+    found = containers.members("Inbox.mbox", box)
+    assert [m.problem for m in found] == [None] and "boiler was serviced" in found[0].document.text

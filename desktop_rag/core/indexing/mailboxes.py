@@ -1,0 +1,172 @@
+"""The part of an indexing run that reads a mailbox on disk (mbox: Thunderbird's Inbox, mutt's, an export) as a
+stream (core/files/mailbox_stream.py): message by message, whatever its size — max_file_mb is for single documents;
+a message over it is that message's error. Each message goes to the reader as an .eml of its own, so its
+attachments become documents too (members.py); it is stored after them, so a stored message means a finished one.
+
+A mailbox that grew since it was read (its first bytes and those before the point read to are unchanged) is read
+from its last message on: messages appended to 100,000 are all that is parsed. Any other change (compacted, a
+message deleted) streams it whole again and parses only the messages whose bytes changed. Where it was read to is
+saved every few seconds, so a run killed halfway goes on from there. A part of Indexer (run.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from desktop_rag.core.files import containers, mailbox_stream, parsers
+from desktop_rag.core.files.mailbox_stream import MailboxMessage
+from desktop_rag.core.files.parsers import mail
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES
+from desktop_rag.core.files.scan import FoundFile, read_bounded
+from desktop_rag.core.indexing.members import Target
+from desktop_rag.core.indexing.report import Progress
+from desktop_rag.documents import member_path
+from desktop_rag.storage.catalog import Member
+from desktop_rag.storage.catalog_mailboxes import MailboxProgress
+
+# How often a run saves where it has read to: a killed run re-reads at most this much (each message by its hash).
+SAVE_EVERY_S = 2.0
+
+
+def is_mailbox(found: FoundFile) -> bool:
+    """A mailbox file: named so (.mbox), or Thunderbird's (no extension, an .msf beside it), or opening like one."""
+    if containers.container_format(found.path.name) == containers.MBOX:
+        return True
+    if found.kind != parsers.MAYBE_TEXT:
+        return False
+    if not found.path.suffix and found.path.with_name(found.path.name + ".msf").exists():
+        return True
+    try:
+        return containers.looks_like_mbox(read_bounded(found.path, SNIFF_BYTES, head_only=True))
+    except OSError:
+        return False  # the read that follows reports it
+
+
+class MailboxIndexing:
+    """Methods of Indexer for mailboxes on disk."""
+
+    def _index_mailbox(self, found: FoundFile, position: tuple[int, int]) -> None:
+        catalog, path = self.lib.catalog, str(found.path)
+        try:
+            stream, checks = found.path.open("rb"), found.path.open("rb")
+        except OSError as exc:
+            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            return
+        with stream, checks:
+            container_id = catalog.start_container(path, parser="mbox", title=found.path.name)
+            progress = catalog.mailbox_progress(container_id)
+            appended = progress is not None and mailbox_stream.appended_only(checks, found.size, progress.read_to,
+                                                                           progress.check)
+            start = progress.read_to if appended else 0
+            names = catalog.message_names_before(container_id, start) if appended else set()
+            limit = int(self.settings.max_file_mb * 2**20)
+            saved, read_to, count = time.monotonic(), start, 0
+            for message in mailbox_stream.messages(stream, start, found.size, limit):
+                self.control.checkpoint()
+                name = _first_free(_message_name(message), names)
+                names.add(name)
+                count += 1
+                self._mailbox_message(found, position, container_id, name, message, count)
+                read_to = message.start  # the last one is read again next time: it may have been half written
+                if time.monotonic() - saved > SAVE_EVERY_S:
+                    catalog.save_mailbox_progress(container_id,
+                                                  MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
+                    saved = time.monotonic()
+            if count == 0 and start == 0:
+                self._fail(found, None, "not a readable mailbox: no message begins with a \"From \" line")
+                return
+            if not appended:
+                gone = catalog.members_not_named(container_id, names)
+                if gone:
+                    self.summary.removed += catalog.remove_documents(gone)
+            retry = any(doc.retry_due for doc in catalog.members_of(container_id).values())
+            # A message that failed for a cause outside it (a timeout) is tried again by streaming the whole again.
+            catalog.save_mailbox_progress(
+                container_id, None if retry else MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
+            if not retry:
+                catalog.save_document(
+                    path=path, size=found.size, mtime_ns=found.mtime_ns,
+                    content_hash=mailbox_stream.fingerprint(checks, found.size), parser="mbox",
+                    title=found.path.name, text="", page_count=None, chunks=[], contexts=[])
+                self.summary.indexed += 1
+
+    def _mailbox_message(self, found: FoundFile, position: tuple[int, int], container_id: int, name: str,
+                         message: MailboxMessage, count: int) -> None:
+        """One message of the mailbox and its attachments: passed over when stored with these bytes."""
+        catalog, reader = self.lib.catalog, self.lib.document_reader
+        target = Target(member_path(str(found.path), (name,)), len(message.raw), found.mtime_ns,
+                        Member(container_id, (name,)))
+        content_hash = hashlib.sha256(message.raw if not message.too_large
+                                      else f"{message.end - message.start}".encode() + message.raw).hexdigest()
+        stored = catalog.document(target.path)
+        if stored and stored.content_hash == content_hash and (stored.status == "indexed" or not stored.retry_due):
+            if catalog.message_span(target.path) != (message.start, message.end):  # the mailbox was compacted
+                catalog.place_message(container_id, name, message.start, message.end)
+            return
+
+        def report(_index: int = 0, part: str = name) -> None:
+            share = message.end / max(found.size, 1)
+            self.on_progress(Progress("parse", *position, str(found.path),
+                                      note=f"{found.path.name}: message {count:,}, {share:.0%} read ({part})"))
+
+        report()
+        before = catalog.message_parts(container_id, name)
+        wanted = {target.path}
+        if message.too_large:
+            self._fail(target, content_hash, f"too large: a message of {(message.end - message.start) / 2**20:.1f} MB "
+                       f"is over the {self.settings.max_file_mb:g} MB limit (setting max_file_mb)")
+        else:
+            t0 = time.perf_counter()
+            members = self._reading(target, content_hash,
+                                    lambda: reader.open_container(f"{name}.eml", content_hash, message.raw,
+                                                                          containers.MAILBOX_MESSAGE))
+            self.summary.phase_seconds["parse"] += time.perf_counter() - t0
+            if members is not None:
+                self._mailbox_message_parts(found, position, container_id, name, message.raw, target,
+                                            content_hash, members, report)
+                wanted |= {member_path(str(found.path), (name, *info.chain)) for info in members}
+        gone = [doc_id for part_path, doc_id in before.items() if part_path not in wanted]
+        if gone:
+            self.summary.removed += catalog.remove_documents(gone)
+        catalog.place_message(container_id, name, message.start, message.end)
+
+    def _mailbox_message_parts(self, found, position, container_id, name, raw, target, content_hash, members, report):
+        """The attachments, then the message itself (its problem, when it is no mail, is its failure)."""
+        reader = self.lib.document_reader
+
+        def read_member(index: int):
+            return reader.read_member(
+                content_hash, index, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens,
+                reopen=lambda: reader.open_container(f"{name}.eml", content_hash, raw, containers.MAILBOX_MESSAGE))
+
+        own = next(info for info in members if not info.chain)
+        if own.problem:
+            self._fail(target, content_hash, own.problem)
+            return
+        self._read_members(found, container_id, members, (name,), self.lib.catalog.document, read_member, report,
+                           position)
+        t0 = time.perf_counter()
+        read = self._reading(target, content_hash, lambda: read_member(members.index(own)))
+        self.summary.phase_seconds["parse"] += time.perf_counter() - t0
+        if read is not None:
+            self._store(target, content_hash, self.lib.catalog.document(target.path), *read, position)
+        self._keyword_index_catch_up()
+
+
+def _message_name(message: MailboxMessage) -> str:
+    """"2025-03-14 Lunch on Friday", as containers names a mailbox's messages; its place when it has no headers."""
+    try:
+        return mail.message_name(message.raw)  # a message too large to read: its head
+    except Exception:  # a header the parser cannot take: the message is named by its place, and read still
+        return f"message at byte {message.start:,}"
+
+
+def _first_free(name: str, taken: set[str]) -> str:
+    """`name`, or "name (2)", "name (3)"… when a message before it has it ("Re: lunch" twice in a mailbox)."""
+    if name not in taken:
+        return name
+    number = 2
+    while f"{name} ({number})" in taken:
+        number += 1
+    return f"{name} ({number})"

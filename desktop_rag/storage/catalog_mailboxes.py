@@ -1,0 +1,56 @@
+"""What the catalog keeps of a mailbox read as a stream (core/indexing/mailboxes.py): how far it was read, the
+place of each message in it, the names its messages have. A mixin of Catalog, split out to keep each module small."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MailboxProgress:
+    read_to: int  # every message that begins before it is stored
+    check: str  # mailbox_stream.check_of at read_to
+
+
+class CatalogMailboxes:
+    """Methods of Catalog that need its _db and _transaction()."""
+
+    def mailbox_progress(self, container_id: int) -> MailboxProgress | None:
+        row = self._db.execute("SELECT read_to, read_check FROM documents WHERE id = ?", (container_id,)).fetchone()
+        return MailboxProgress(row[0], row[1]) if row and row[0] is not None and row[1] else None
+
+    def save_mailbox_progress(self, container_id: int, progress: MailboxProgress | None) -> None:
+        with self._transaction():
+            self._db.execute("UPDATE documents SET read_to = ?, read_check = ? WHERE id = ?",
+                             (progress.read_to if progress else None, progress.check if progress else None,
+                              container_id))
+
+    def message_names_before(self, container_id: int, offset: int) -> set[str]:
+        """The names of the messages of a mailbox that begin before `offset` (its attachments' are not names)."""
+        rows = self._db.execute("SELECT member FROM documents WHERE container_id = ? AND member_start < ?",
+                                (container_id, offset))
+        return {json.loads(member)[0] for (member,) in rows}
+
+    def place_message(self, container_id: int, name: str, start: int, end: int) -> None:
+        """A message and its attachments, found at [start, end) of their mailbox (it moves when the mailbox is
+        compacted)."""
+        with self._transaction():
+            self._db.execute("UPDATE documents SET member_start = ?, member_end = ? WHERE container_id = ?"
+                             " AND json_extract(member, '$[0]') = ?", (start, end, container_id, name))
+
+    def members_not_named(self, container_id: int, names: set[str]) -> list[int]:
+        """The documents inside a mailbox whose message is no longer in it (deleted, the mailbox compacted)."""
+        rows = self._db.execute("SELECT id, member FROM documents WHERE container_id = ?", (container_id,))
+        return [doc_id for doc_id, member in rows if json.loads(member)[0] not in names]
+
+    def message_parts(self, container_id: int, name: str) -> dict[str, int]:
+        """A mailbox message's documents (itself, its attachments) by path, with their ids."""
+        rows = self._db.execute("SELECT path, id FROM documents WHERE container_id = ?"
+                                " AND json_extract(member, '$[0]') = ?", (container_id, name))
+        return dict(rows.fetchall())
+
+    def message_span(self, path: str) -> tuple[int, int] | None:
+        """[start, end) of the mailbox message holding the document at `path`, when its mailbox was streamed."""
+        row = self._db.execute("SELECT member_start, member_end FROM documents WHERE path = ?", (path,)).fetchone()
+        return (row[0], row[1]) if row and row[0] is not None else None
