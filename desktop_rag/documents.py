@@ -73,6 +73,9 @@ def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) 
 # one passage, its name card: Recoll, DocFetcher and Spotlight find every file by its name and what it says of
 # itself (issue 37: 74 of 511 files of a home folder could not be found, not even by name).
 NAME_ONLY = "name only"
+# A document inside a file with the same bytes as one before it there (a backup's repeated files): known by its name
+# and where its text is, which is read, chunked and embedded once.
+COPY = "copy"
 
 
 def name_card(path: str, title: str | None = None, metadata: dict[str, str] | None = None) -> str:

@@ -295,3 +295,72 @@ def write_boiler_folder(docs: Path) -> Path:
         stamp = local_day(*day) + 12 * 3600
         os.utime(docs / name, (stamp, stamp))
     return docs
+
+
+_W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _w_paragraph(text: str) -> str:
+    return f"<w:p><w:r><w:t>{text}</w:t></w:r></w:p>"
+
+
+def write_docx_with_every_part(path: Path, words: dict[str, str]) -> Path:
+    """A Word document whose words sit where real files keep them and python-docx's paragraphs do not reach: a
+    table nested in a cell, a content control, a text box (written twice, as Word does, for old versions), an
+    imported HTML document (altChunk), a header, a footnote, a comment — and an XML comment among the body's
+    children. `words`: the phrase each place holds, by place name."""
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Quarterly report", level=1)
+    document.add_paragraph(words["body"])
+    document.save(path)
+    box = (f'<w:p><w:r><mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006">'
+           f'<mc:Choice Requires="wps"><w:drawing><wps:txbx xmlns:wps="http://schemas.microsoft.com/office/word/'
+           f'2010/wordprocessingShape"><w:txbxContent>{_w_paragraph(words["text box"])}</w:txbxContent></wps:txbx>'
+           f'</w:drawing></mc:Choice><mc:Fallback><w:pict><v:textbox xmlns:v="urn:schemas-microsoft-com:vml">'
+           f'<w:txbxContent>{_w_paragraph(words["text box"])}</w:txbxContent></v:textbox></w:pict></mc:Fallback>'
+           f'</mc:AlternateContent></w:r></w:p>')
+    inner = f"<w:tbl><w:tr><w:tc>{_w_paragraph(words['nested table'])}</w:tc></w:tr></w:tbl>"
+    extra = (f"<!-- a comment a converter left -->"
+             f"<w:tbl><w:tr><w:tc>{_w_paragraph('Outer cell')}</w:tc><w:tc>{inner}<w:p/></w:tc></w:tr></w:tbl>"
+             f"<w:sdt><w:sdtPr><w:alias w:val='Client'/></w:sdtPr><w:sdtContent>"
+             f"{_w_paragraph(words['content control'])}</w:sdtContent></w:sdt>"
+             f"{box}<w:altChunk r:id='rIdAlt' xmlns:r='{_REL}'/>"
+             f"<w:p><w:r><w:t>See note</w:t></w:r><w:r><w:footnoteReference w:id='2'/></w:r></w:p>")
+    parts = {
+        "word/afchunk.htm": f"<html><body><p>{words['altChunk']}</p></body></html>",
+        "word/header1.xml": f"<w:hdr {_W_NS}>{_w_paragraph(words['header'])}</w:hdr>",
+        "word/footnotes.xml": (f"<w:footnotes {_W_NS}><w:footnote w:type='separator' w:id='0'><w:p><w:r><w:separator/>"
+                               f"</w:r></w:p></w:footnote><w:footnote w:id='2'>{_w_paragraph(words['footnote'])}"
+                               f"</w:footnote></w:footnotes>"),
+        "word/comments.xml": (f"<w:comments {_W_NS}><w:comment w:id='0' w:author='Kim'>{_w_paragraph(words['comment'])}"
+                              f"</w:comment></w:comments>"),
+    }
+    relationships = {"rIdAlt": ("aFChunk", "afchunk.htm"), "rIdHdr": ("header", "header1.xml"),
+                     "rIdFn": ("footnotes", "footnotes.xml"), "rIdCm": ("comments", "comments.xml")}
+    types = {"/word/header1.xml": "header", "/word/footnotes.xml": "footnotes", "/word/comments.xml": "comments"}
+
+    def change(name: str, data: bytes) -> bytes:
+        if not name.endswith((".xml", ".rels")):
+            return data
+        text = data.decode()
+        if name == "word/document.xml":
+            return text.replace("<w:sectPr", extra + "<w:sectPr", 1).encode()
+        if name == "word/_rels/document.xml.rels":
+            rels = "".join(f'<Relationship Id="{rid}" Type="{_REL}/{kind}" Target="{target}"/>'
+                           for rid, (kind, target) in relationships.items())
+            return text.replace("</Relationships>", rels + "</Relationships>").encode()
+        if name == "[Content_Types].xml":
+            kinds = "".join(f'<Override PartName="{part}" ContentType="application/vnd.openxmlformats-officedocument.'
+                            f'wordprocessingml.{kind}+xml"/>' for part, kind in types.items())
+            return text.replace("</Types>", '<Default Extension="htm" ContentType="text/html"/>' + kinds
+                                + "</Types>").encode()
+        return data
+
+    rewrite_members(path, change)
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as package:
+        for name, xml in parts.items():
+            package.writestr(name, xml)
+    return path

@@ -219,3 +219,18 @@ def test_a_watcher_sees_a_mailbox_grow_move_and_go(library, docs):
     moved.unlink()
     library.apply_changes(ChangeBatch(dirty={str(moved)}))
     assert library.catalog.documents_under(str(docs)) == [] and library.catalog.chunk_count() == 0
+
+
+def test_identical_members_are_read_and_embedded_once_and_each_is_found_by_its_name(library, docs):
+    page = b"The lighthouse keeper's log for the winter storms, copied into every backup."
+    path = write_zip(docs / "backups.zip", {"2023/log.txt": page, "2024/log.txt": page, "2025/log.txt": page,
+                                            "2025/notes.txt": b"A different note about the ferry."})
+    asked = count_member_reads(library)
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed == [] and summary.inside == 4 and summary.copies == 2
+    assert len(asked) == 2  # the log read once, and the note
+    assert [h.path for h in library.search('"winter storms"', k=5, mode="bm25").hits] == [f"{path}{S}2023/log.txt"]
+    copy = library.search("2025 log.txt", k=10, mode="bm25").hits
+    assert any(h.path == f"{path}{S}2025/log.txt" and "same content as backups.zip › 2023/log.txt" in h.text
+               for h in copy)
+    assert library.catalog.chunk_count() == 4  # one passage each: the copies hold their name, not the text

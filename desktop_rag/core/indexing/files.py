@@ -126,7 +126,8 @@ class FileStep:
                        transient=True)
         except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
             log.exception("parsing %s failed", where.path)
-            self._fail(where, content_hash, f"could not parse: {exc.__class__.__name__}: {exc}")
+            self._fail(where, content_hash, "could not be read: desktop-rag's reader failed on it (the details are "
+                                            "in the log)")
         return None
 
     def _store(self, where: FoundFile | Target, content_hash: str, known: DocumentRecord | None, document, chunks,

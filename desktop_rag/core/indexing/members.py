@@ -15,7 +15,7 @@ from typing import Callable
 
 from desktop_rag.core.files import containers
 from desktop_rag.core.files.scan import FoundFile
-from desktop_rag.documents import member_path
+from desktop_rag.documents import COPY, ContextResult, folder_and_name, member_path, name_card, name_chunk
 from desktop_rag.storage.catalog import DocumentRecord, Member
 
 _PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.MESSAGE: "email",
@@ -84,6 +84,7 @@ class MemberIndexing:
         content is stored already passed over; `prefix`: the names before theirs (a mailbox's message). Returns
         their paths."""
         wanted: set[str] = set()
+        first_with: dict[str, str] = {}  # a content hash → the member read with it
         for index, info in enumerate(members):
             if not info.chain:
                 continue
@@ -91,6 +92,8 @@ class MemberIndexing:
             target = Target(member_path(str(found.path), chain), info.size, found.mtime_ns,
                             Member(container_id, chain))
             wanted.add(target.path)
+            original = first_with.get(info.content_hash) if not info.problem and info.size else None
+            first_with.setdefault(info.content_hash, target.path)
             stored = stored_at(target.path)
             if stored and stored.content_hash == info.content_hash and (stored.status == "indexed"
                                                                        or not stored.retry_due):
@@ -99,14 +102,29 @@ class MemberIndexing:
             report(index, info.chain[-1])
             if info.problem:
                 self._fail(target, info.content_hash, info.problem)
-                continue
-            t0 = time.perf_counter()
-            read = self._reading(target, info.content_hash, lambda i=index: read_member(i))
-            self.summary.phase_seconds["parse"] += time.perf_counter() - t0
-            if read is not None:
-                self._store(target, info.content_hash, stored, *read, position)
+            elif original is not None:
+                self._store_copy(target, info.content_hash, original)
+            else:
+                t0 = time.perf_counter()
+                read = self._reading(target, info.content_hash, lambda i=index: read_member(i))
+                self.summary.phase_seconds["parse"] += time.perf_counter() - t0
+                if read is not None:
+                    self._store(target, info.content_hash, stored, *read, position)
             self._keyword_index_catch_up()
         return wanted
+
+    def _store_copy(self, target: Target, content_hash: str, original: str) -> None:
+        """A member with the bytes of `original`, read before it in the same file: stored by its name and where
+        its text is, not read, chunked and embedded again (an archive of 72 identical members was embedded 72
+        times, issue 38)."""
+        card = (f"{name_card(target.path)}\nThe same content as {folder_and_name(original)[1]}, where its text is "
+                "found.")
+        self.lib.catalog.save_document(
+            path=target.path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, parser=COPY,
+            title=target.member.chain[-1], text=card, page_count=None, chunks=[name_chunk(card)],
+            contexts=[ContextResult("", "none")], member=target.member)
+        self.summary.inside += 1
+        self.summary.copies += 1
 
     def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
                          own_message: int | None, read_member, position: tuple[int, int]) -> None:

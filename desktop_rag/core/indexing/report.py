@@ -43,6 +43,7 @@ class IndexSummary:
     moved: int = 0  # recognised by path events or by content: chunks, contexts and vectors kept
     inside: int = 0  # documents read inside files: archive members, mailbox messages, attachments
     without_text: int = 0  # of those indexed or inside: nothing to read in them, found by their names
+    copies: int = 0  # of those inside: the same bytes as another document of their file, stored once (members.py)
     busy: list[str] = field(default_factory=list)  # changed while being read: not indexed half-written
     chunks: int = 0
     reused_contexts: int = 0  # found in the context cache: no model call

@@ -8,7 +8,7 @@ import warnings
 from typing import Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import ParsedDocument
 
 EXTENSIONS = frozenset(".png .jpg .jpeg .tif .tiff .webp .bmp .gif .heic .heif".split())
@@ -34,7 +34,7 @@ def open_image(data: bytes):
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ParseError(f"image too large to read (over {MAX_IMAGE_PIXELS // 1_000_000} million pixels)") from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:  # what Pillow raises for a truncated or damaged file
-        raise ParseError(f"corrupt or unreadable image: {exc}") from None
+        raise unreadable("corrupt or unreadable image", exc) from None
     return image
 
 

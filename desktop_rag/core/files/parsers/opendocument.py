@@ -8,7 +8,7 @@ from __future__ import annotations
 import zipfile
 from xml.etree import ElementTree
 
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import iso_date, open_package, read_member
 from desktop_rag.core.files.parsers.sheets import WorkbookText
 from desktop_rag.core.files.parsers.slides import add_slide
@@ -95,7 +95,7 @@ def parse_ods(data: bytes, stem: str) -> ParsedDocument:
         except KeyError:
             raise ParseError("not a readable OpenDocument spreadsheet: it has no content.xml") from None
         except (ElementTree.ParseError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-            raise ParseError(f"not a readable OpenDocument spreadsheet (corrupt or truncated: {exc})") from None
+            raise unreadable("not a readable OpenDocument spreadsheet", exc) from None
     return book.document(title or stem, "ods", metadata)
 
 
@@ -118,7 +118,7 @@ def _open(data: bytes, kind: str) -> tuple[zipfile.ZipFile, str, dict[str, str]]
         manifest = b""
     except (zipfile.BadZipFile, EOFError, OSError) as exc:
         package.close()
-        raise ParseError(f"not a readable {_KINDS[kind]} file (corrupt or truncated: {exc})") from None
+        raise unreadable(f"not a readable {_KINDS[kind]} file", exc) from None
     if b"encryption-data" in manifest:
         package.close()
         raise ParseError(f"encrypted with a password: this {_KINDS[kind]} file cannot be read without it")
@@ -147,7 +147,7 @@ def _body(package: zipfile.ZipFile, kind: str, name: str):
     try:
         root = ElementTree.fromstring(content)
     except ElementTree.ParseError as exc:
-        raise ParseError(f"not a readable {_KINDS[kind]} file (corrupt: {exc})") from None
+        raise unreadable(f"not a readable {_KINDS[kind]} file", exc) from None
     body = root.find(f"office:body/office:{name}", _NS)
     if body is None:
         raise ParseError(f"not a readable {_KINDS[kind]} file: its content has no {name}")

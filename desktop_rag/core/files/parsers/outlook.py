@@ -12,7 +12,7 @@ import io
 import struct
 
 from desktop_rag.core.files.parsers import html
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.mail import Attachment, header, message_date, message_document
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.documents import ParsedDocument
@@ -46,7 +46,7 @@ def read_msg(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except Exception as exc:  # olefile raises OSError, struct.error, IndexError… on truncated files
-        raise ParseError(f"not a readable Outlook message (corrupt or truncated: {exc})") from None
+        raise unreadable("not a readable Outlook message", exc) from None
     with ole:
         try:
             message = _Properties(ole, "", _TOP_HEADER)
@@ -57,8 +57,7 @@ def read_msg(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
         except ParseError:
             raise
         except Exception as exc:
-            raise ParseError(f"not a readable Outlook message (corrupt or truncated: "
-                             f"{exc.__class__.__name__}: {exc})") from None
+            raise unreadable("not a readable Outlook message", exc) from None
     return document, attachments
 
 

@@ -8,7 +8,7 @@ import re
 import zipfile
 from xml.etree import ElementTree
 
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 
 # A 2 MB "zip bomb" DOCX inflating to 2 GiB took 4 minutes and 4.2 GB of memory; a real document of 50 MB (the file
 # size limit) inflates to a few hundred MB at most.
@@ -28,7 +28,7 @@ def open_package(data: bytes, kind: str) -> zipfile.ZipFile:
     try:
         package = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as exc:
-        raise ParseError(f"not a readable {kind} (corrupt or truncated: {exc})") from None
+        raise unreadable(f"not a readable {kind}", exc) from None
     # zipfile reads no member past the size its entry declares, so the declared sizes bound the work.
     inflated = sum(member.file_size for member in package.infolist())
     if inflated > MAX_INFLATED_BYTES:
@@ -44,7 +44,7 @@ def read_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes:
     except KeyError:
         raise ParseError(f"not a readable {kind}: it has no {name}") from None
     except (zipfile.BadZipFile, EOFError, OSError, RuntimeError) as exc:  # truncated, bad CRC, encrypted member
-        raise ParseError(f"not a readable {kind} (corrupt or truncated: {exc})") from None
+        raise unreadable(f"not a readable {kind}", exc) from None
 
 
 _CORE = {

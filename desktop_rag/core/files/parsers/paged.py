@@ -8,7 +8,7 @@ import re
 from typing import Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import Heading, ParsedDocument
 
 PAGE_SEPARATOR = "\n\n"
@@ -41,7 +41,7 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
     try:
         document = pymupdf.open(stream=data, filetype=filetype)
     except Exception as exc:
-        raise ParseError(f"corrupt or unreadable {filetype.upper()}: {exc}") from None
+        raise unreadable(f"corrupt or unreadable {filetype.upper()}", exc) from None
     with document:
         if document.needs_pass:
             raise ParseError(f"encrypted {filetype.upper()}: a password is needed to read it")
@@ -68,7 +68,7 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
             properties = document.metadata or {}
             meta_title = properties.get("title", "") or ""
         except Exception as exc:
-            raise ParseError(f"damaged {filetype.upper()}: {exc}") from None
+            raise unreadable(f"damaged {filetype.upper()}", exc) from None
     text = "".join(parts)  # may be empty (a page of drawings): the indexer then knows it by its name and metadata
     headings = _outline_headings(toc, text, page_starts)
     title = meta_title.strip() or next((h.title for h in headings if h.level == 1), "") or _first_line(text) or stem

@@ -7,10 +7,14 @@ from __future__ import annotations
 import codecs
 import re
 
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import ParsedDocument
 
 _CODE_PAGE = re.compile(rb"\\ansicpg(\d+)")
+# Groups striprtf leaves out as destinations but that hold a person's words: headers, footers, footnotes and
+# comments (a letter whose text sat in its header was "no text found", issue 38). Made plain groups, opening with a
+# paragraph break, they are read where they sit.
+_WORDS_IN_DESTINATIONS = re.compile(r"(?:\\\*)?\\(?:header[lrf]?|footer[lrf]?|footnote|annotation)(?![a-z])")
 _INFO = {"title": re.compile(r"\{\\title\s*([^{}]*)\}"), "author": re.compile(r"\{\\author\s*([^{}]*)\}")}
 _CREATED = re.compile(r"\{\\creatim\\yr(\d+)\\mo(\d+)\\dy(\d+)")
 _MODIFIED = re.compile(r"\{\\revtim\\yr(\d+)\\mo(\d+)\\dy(\d+)")
@@ -28,9 +32,12 @@ def parse_rtf(data: bytes, stem: str) -> ParsedDocument:
     encoding = _encoding(data)
     source = data.decode("latin-1")  # the markup is ASCII; \\'xx escapes are decoded by striprtf in `encoding`
     try:
-        text = rtf_to_text(source, encoding=encoding, errors="replace")
+        text = rtf_to_text(_WORDS_IN_DESTINATIONS.sub(r"\\par ", source), encoding=encoding, errors="replace")
     except (ValueError, IndexError, LookupError) as exc:
-        raise ParseError(f"not a readable RTF document ({exc.__class__.__name__}: {exc})") from None
+        raise unreadable("not a readable RTF document", exc) from None
+    # A character beyond 16 bits is written as two \\u escapes, its UTF-16 surrogates, each made a character of its
+    # own: joined here (a lone one becomes U+FFFD), so the text is valid Unicode for the tokenizer.
+    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")).strip()
     metadata = {key: _unescape(m.group(1), encoding) for key, pattern in _INFO.items()
                 if (m := pattern.search(source))}

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import logging
 from typing import Sequence
 
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
@@ -27,9 +28,10 @@ def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
         title, metadata = ooxml_properties(package)
     try:
         # read_only streams each sheet's XML; data_only gives the values cached at the last save, not formulas.
-        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        # keep_links=False: a workbook linking to another file's cells was refused with a KeyError (issue 38).
+        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
     except Exception as exc:  # openpyxl raises KeyError, InvalidFileException, lxml errors… for broken packages
-        raise ParseError(f"not a readable Excel workbook ({exc.__class__.__name__}: {exc})") from None
+        raise unreadable("not a readable Excel workbook", exc) from None
     book = WorkbookText()
     try:
         for sheet in workbook.worksheets:
@@ -39,10 +41,21 @@ def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
                     break
                 book.row(row)
     except Exception as exc:  # a truncated member is found while its rows stream
-        raise ParseError(f"not a readable Excel workbook ({exc.__class__.__name__}: {exc})") from None
+        raise unreadable("not a readable Excel workbook", exc) from None
     finally:
         workbook.close()
     return book.document(title or stem, "xlsx", metadata)
+
+
+class _XlrdLog:
+    """A file-like log for xlrd that passes its lines to logging."""
+
+    def write(self, text: str) -> None:
+        if text.strip():
+            logging.getLogger("desktop_rag.parsers").info("xlrd: %s", text.strip())
+
+    def flush(self) -> None:
+        pass
 
 
 def parse_xls(data: bytes, stem: str) -> ParsedDocument:
@@ -50,14 +63,15 @@ def parse_xls(data: bytes, stem: str) -> ParsedDocument:
     import xlrd
 
     try:
-        book = xlrd.open_workbook(file_contents=data, on_demand=True)
+        # xlrd writes its warnings ("WARNING *** file size not a multiple of sector size") to stdout unless given a
+        # log: `index --json` printed them before its JSON (issue 38). They go to the log.
+        book = xlrd.open_workbook(file_contents=data, on_demand=True, logfile=_XlrdLog())
     except xlrd.XLRDError as exc:
         if "encrypted" in str(exc).lower():
             raise ParseError("encrypted with a password: this Excel workbook cannot be read without it") from None
-        raise ParseError(f"not a readable Excel 97–2003 workbook ({exc})") from None
+        raise unreadable("not a readable Excel 97–2003 workbook", exc) from None
     except Exception as exc:  # struct.error, AssertionError, IndexError on truncated files
-        raise ParseError(f"not a readable Excel 97–2003 workbook (corrupt or truncated: "
-                         f"{exc.__class__.__name__})") from None
+        raise unreadable("not a readable Excel 97–2003 workbook", exc) from None
     sheets = WorkbookText()
     try:
         for index in range(book.nsheets):
@@ -69,8 +83,7 @@ def parse_xls(data: bytes, stem: str) -> ParsedDocument:
                 sheets.row(_xls_row(book, sheet, r))
             book.unload_sheet(index)
     except Exception as exc:
-        raise ParseError(f"not a readable Excel 97–2003 workbook (corrupt or truncated: "
-                         f"{exc.__class__.__name__})") from None
+        raise unreadable("not a readable Excel 97–2003 workbook", exc) from None
     metadata = {"author": (book.user_name or "").strip()}
     return sheets.document(stem, "xls", metadata)
 

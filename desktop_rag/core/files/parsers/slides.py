@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from desktop_rag.core.files.parsers.errors import ParseError
+from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
@@ -23,7 +23,7 @@ def parse_pptx(data: bytes, stem: str) -> ParsedDocument:
             add_slide(text, number, _slide_title(slide), _shape_texts(slide.shapes, skip=slide.shapes.title),
                       _notes(slide))
     except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors… for broken packages
-        raise ParseError(f"not a readable PowerPoint file ({exc.__class__.__name__}: {exc})") from None
+        raise unreadable("not a readable PowerPoint file", exc) from None
     return text.document(title or text.first_title or stem, "pptx", metadata)
 
 

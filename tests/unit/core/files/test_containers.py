@@ -148,3 +148,31 @@ def test_a_mailbox_entry_without_the_usual_headers_is_still_its_message(tmp_path
     box = b"From - Mon Sep  1 10:00:00 2025\nX-Note: kept by a script\n\nThe boiler was serviced today.\n\n"
     found = containers.members("Inbox.mbox", box)
     assert [m.problem for m in found] == [None] and "boiler was serviced" in found[0].document.text
+
+
+def imploded(path):
+    """A zip whose members say they were packed by PKWARE Implode (method 6), as 1980s-90s zip tools packed them."""
+    raw = bytearray(path.read_bytes())
+    for signature, method_at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        at = raw.find(signature)
+        while at != -1:
+            raw[at + method_at:at + method_at + 2] = (6).to_bytes(2, "little")
+            at = raw.find(signature, at + 4)
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def test_an_archive_packed_by_an_old_method_is_one_sentence_not_one_per_member(tmp_path):
+    old = imploded(write_zip(tmp_path / "old.zip", {f"doc{i}.txt": b"x" * 10 for i in range(5)}))
+    with pytest.raises(ParseError, match="compression method desktop-rag cannot unpack.*7-Zip"):
+        containers.members("old.zip", old.read_bytes())
+
+
+def test_a_small_tgz_of_many_identical_members_is_a_bomb_whatever_each_member_is(tmp_path):
+    members = {f"logs/part{i}.txt": b"A" * 320_000 for i in range(72)}  # 23 MB from a few KB
+    bomb = write_tar_gz(tmp_path / "bomb.tgz", members)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(ParseError, match="inflate over .* times its size: a decompression bomb"):
+        containers.members("bomb.tgz", bomb.read_bytes())
+    nested = write_zip(tmp_path / "outer.zip", {"inner.tgz": bomb.read_bytes()})  # the zip itself is small too
+    assert "decompression bomb" in containers.members("outer.zip", nested.read_bytes())[0].problem

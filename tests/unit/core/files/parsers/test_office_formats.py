@@ -2,6 +2,7 @@
 writes it (or by hand from the format's specification), read by the parsers."""
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,45 @@ def test_a_mail_with_malformed_headers_is_read_as_far_as_it_goes():
     doc = parse(Path("odd.eml"), raw)
     assert doc.title == "Café menu" and "date" not in doc.metadata and doc.text.endswith("Body text here.")
     assert doc.metadata["from"].startswith("=?utf-8?q?broken")
+
+
+def test_word_text_in_every_part_a_person_writes_in(tmp_path):
+    from office_documents import write_docx_with_every_part
+
+    words = {"body": "Revenue grew.", "nested table": "inner ledger cell", "content control": "client Fjordline",
+             "text box": "boxed reminder", "altChunk": "imported appendix", "header": "Confidential draft",
+             "footnote": "source survey 2024", "comment": "check these figures"}
+    doc = parse(Path("every.docx"), write_docx_with_every_part(tmp_path / "every.docx", words).read_bytes())
+    for place, phrase in words.items():
+        assert doc.text.count(phrase) == 1, place  # each read once (a text box is written twice in the file)
+    assert [h.title for h in doc.headings] == ["Quarterly report", "Headers and footers", "Footnotes", "Comments"]
+    assert doc.text.index("Revenue grew") < doc.text.index("inner ledger cell") < doc.text.index("Confidential")
+
+
+def test_rtf_words_in_headers_footnotes_and_comments_and_a_character_beyond_16_bits():
+    letter = (rb"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0 Arial;}}{\header\pard\plain Harbour Office, Pier 3\par}"
+              rb"{\footer\pard Page 1\par}\pard Dear Ben,\par The fee rises{\footnote\pard\plain from April\par}."
+              rb"{\*\atnid KP}{\*\annotation\pard check the date\par} Smile \u-10179?\u-8704? please.\par}")
+    doc = parse(Path("letter.rtf"), letter)
+    for phrase in ("Harbour Office, Pier 3", "Page 1", "Dear Ben", "from April", "check the date"):
+        assert phrase in doc.text, phrase
+    assert "Smile \U0001F600 please" in doc.text and "KP" not in doc.text
+    doc.text.encode("utf-8")  # no lone surrogate left: a tokenizer takes it
+
+
+def test_an_odd_excel_97_file_prints_nothing_on_stdout(tmp_path, capsys):
+    from office_documents import write_xls
+
+    odd = write_xls(tmp_path / "odd.xls", {"Boats": [["Osprey", "moored"]]}).read_bytes() + bytes(100)
+    doc = parse(Path("odd.xls"), odd)  # xlrd warns that its size is no multiple of a sector
+    assert "Osprey" in doc.text and capsys.readouterr().out == ""  # `index --json` stays JSON
+
+
+def test_no_library_words_reach_a_person_as_the_reason(tmp_path):
+    from office_documents import write_xlsx
+
+    cut = write_xlsx(tmp_path / "c.xlsx", {"S": [["a", "b"]]}).read_bytes()[:2000]
+    for name, data in (("cut.xlsx", cut), ("cut.msg", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600))):
+        with pytest.raises(ParseError) as error:
+            parse(Path(name), data)
+        assert not re.search(r"[A-Z][a-z]+(Error|Exception)|Bad |\(\)", str(error.value)), str(error.value)
