@@ -80,7 +80,7 @@ class MailboxIndexing:
                 gone = catalog.members_not_named(container_id, names)
                 if gone:
                     self.summary.removed += catalog.remove_documents(gone)
-            retry = any(doc.retry_due for doc in catalog.members_of(container_id).values())
+            retry = catalog.members_to_retry(container_id)
             # A message that failed for a cause outside it (a timeout) is tried again by streaming the whole again.
             catalog.save_mailbox_progress(
                 container_id, None if retry else MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
