@@ -10,10 +10,11 @@ loading a model at start has its own, so searches typed meanwhile are not queued
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.ui.errors import readable
 
@@ -28,10 +29,8 @@ class _Relay(QObject):
     failed = Signal(str)
 
 
-class _Job(QRunnable):
+class _Job:
     def __init__(self, work: Callable[[Callable[[Any], None]], Any], relay: _Relay, closing: threading.Event):
-        super().__init__()
-        self.setAutoDelete(True)
         self._work = work
         self._relay = relay
         self._closing = closing
@@ -49,6 +48,49 @@ class _Job(QRunnable):
             self._relay.done.emit(result)
 
 
+class _Lane:
+    """One worker thread running its jobs in submission order. A Python thread, not a QThreadPool: a pool deleted
+    with its window waits for its running job in its C++ destructor while holding the GIL, which that job (an
+    upgrade's embedding, cut short by Quit) needs to end — the suite hung there for good."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._pending = 0  # queued or running
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def start(self, job: _Job) -> None:
+        with self._changed:
+            self._pending += 1
+        self._jobs.put(job)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"desktop-rag {self._name}", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """The thread ends after the jobs queued before this."""
+        self._jobs.put(None)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                job.run()
+            finally:
+                with self._changed:
+                    self._pending -= 1
+                    self._changed.notify_all()
+
+    def wait(self, milliseconds: int = -1) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self._pending == 0,
+                                          None if milliseconds < 0 else milliseconds / 1000)
+
+    @property
+    def idle(self) -> bool:
+        return self._pending == 0
+
+
 class TaskRunner(QObject):
     error = Signal(str)  # a task without its own error handler failed: the window shows this
     # A run or an edit was asked for: the background LLM upgrade makes way for it (ui/background.py).
@@ -56,9 +98,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._lanes = {lane: QThreadPool(self) for lane in ("write", "edit", "read", "load")}
-        for pool in self._lanes.values():
-            pool.setMaxThreadCount(1)
+        self._lanes = {lane: _Lane(lane) for lane in ("write", "edit", "read", "load")}
         self._relays: set[_Relay] = set()  # kept alive until their job reports back
         self._writes_pending = 0
         self._closing = threading.Event()
@@ -67,6 +107,8 @@ class TaskRunner(QObject):
         """The window closes: nothing new starts, results no longer reach it, failures from here on are the
         quit's doing (logged as such, not as errors)."""
         self._closing.set()
+        for lane in self._lanes.values():
+            lane.stop()
 
     @property
     def closing(self) -> bool:
@@ -96,7 +138,7 @@ class TaskRunner(QObject):
 
     def wait(self, milliseconds: int = -1) -> bool:
         """Block until every lane is idle (shutdown, tests). Pending signals are delivered afterwards."""
-        return all(pool.waitForDone(milliseconds) for pool in self._lanes.values())
+        return all(lane.wait(milliseconds) for lane in self._lanes.values())
 
     def _submit(self, lane, work, on_done, on_error, on_progress) -> None:
         if self._closing.is_set():
@@ -122,4 +164,4 @@ class TaskRunner(QObject):
     @property
     def idle(self) -> bool:
         """No task runs on any lane (a closing window's library may then be closed under nobody)."""
-        return all(pool.activeThreadCount() == 0 for pool in self._lanes.values())
+        return all(lane.idle for lane in self._lanes.values())
