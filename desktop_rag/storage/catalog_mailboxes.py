@@ -59,13 +59,12 @@ class CatalogMailboxes:
         return {path: doc_id for path, doc_id, member, container in rows
                 if container == container_id and member and json.loads(member)[0] == name}
 
-    def members_to_retry(self, container_id: int) -> bool:
-        """A document inside the file failed for a cause outside it (a timeout): the next run tries it again."""
-        from desktop_rag.storage.catalog import MAX_TRANSIENT_RETRIES  # (catalog.py is the module that mixes this in)
-
+    def members_to_retry(self, container_id: int, max_retries: int) -> bool:
+        """A document inside the file failed for a cause outside it (a timeout): the next run tries it again
+        (`max_retries`: catalog.MAX_TRANSIENT_RETRIES)."""
         return self._db.execute(
             "SELECT 1 FROM documents WHERE container_id = ? AND status = 'failed' AND retries BETWEEN 1 AND ?"
-            " LIMIT 1", (container_id, MAX_TRANSIENT_RETRIES)).fetchone() is not None
+            " LIMIT 1", (container_id, max_retries)).fetchone() is not None
 
     def message_span(self, path: str) -> tuple[int, int] | None:
         """[start, end) of the mailbox message holding the document at `path`, when its mailbox was streamed."""

@@ -10,8 +10,8 @@ import pytest
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.documents import MEMBER_SEPARATOR
 from documents import write_docx, write_pdf
-from office_documents import (message, write_mbox, write_odp, write_ods, write_odt, write_pptx, write_rtf,
-                              write_tar_gz, write_xls, write_xlsx, write_zip, zip_bomb)
+from office_documents import (message, password_protect, write_mbox, write_odp, write_ods, write_odt, write_pptx,
+                              write_rtf, write_tar_gz, write_xls, write_xlsx, write_zip, zip_bomb)
 from outlook_files import write_msg
 from reader_spies import count_member_reads
 
@@ -69,9 +69,8 @@ def make_every_format(docs: Path, scratch: Path) -> None:
 
 def make_bad_files(docs: Path, scratch: Path) -> dict[str, str]:
     """A broken file of each family, beside the good ones: path → what its error says."""
-    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096)  # what a password-protected Office file starts with
-    (docs / "locked.pptx").write_bytes(ole)
-    (docs / "old.doc").write_bytes(ole)
+    password_protect(write_pptx(docs / "locked.pptx", [("Plans", "Secret plans", "")]))
+    (docs / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096))  # damaged: no streams
     (docs / "cut.xlsx").write_bytes(write_xlsx(scratch / "c.xlsx", {"S": [["a", "b"]]}).read_bytes()[:2000])
     (docs / "cut.odt").write_bytes(write_odt(scratch / "c.odt", [("p", "x")]).read_bytes()[:1500])
     (docs / "cut.rtf").write_bytes(b"{\\rt")
@@ -81,12 +80,12 @@ def make_bad_files(docs: Path, scratch: Path) -> dict[str, str]:
     whole = write_tar_gz(scratch / "t.tar.gz", {"a.txt": b"alpha " * 5000}).read_bytes()
     (docs / "cut.tar.gz").write_bytes(whole[: len(whole) // 2])
     write_zip(docs / "locked.zip", {"secret.txt": b"hidden"}, password_protected={"secret.txt"})
-    return {"locked.pptx": "encrypted with a password", "old.doc": "save it as .docx",
+    return {"locked.pptx": "password-protected", "old.doc": "not a readable Word 97–2003 document",
             "cut.xlsx": "not a readable Excel workbook", "cut.odt": "not a readable OpenDocument",
             "cut.rtf": "not an RTF document", "notes.eml": "not an e-mail message",
             "cut.msg": "not a readable Outlook message",
             "bomb.zip": "zip bomb",
-            "cut.tar.gz": "not a readable tar archive", f"locked.zip{S}secret.txt": "encrypted with a password"}
+            "cut.tar.gz": "not a readable tar archive", f"locked.zip{S}secret.txt": "password-protected"}
 
 
 def relative(docs: Path, path: str) -> str:
@@ -234,3 +233,15 @@ def test_identical_members_are_read_and_embedded_once_and_each_is_found_by_its_n
     assert any(h.path == f"{path}{S}2025/log.txt" and "same content as backups.zip › 2023/log.txt" in h.text
                for h in copy)
     assert library.catalog.chunk_count() == 4  # one passage each: the copies hold their name, not the text
+
+
+def test_word_97_and_powerpoint_97_files_are_found_by_their_text(library, docs):
+    import gzip
+
+    public = Path(__file__).resolve().parents[1] / "files" / "public"
+    (docs / "raw_text.doc").write_bytes(gzip.decompress((public / "raw_text.doc.gz").read_bytes()))
+    (docs / "slides.ppt").write_bytes(gzip.decompress((public / "fake-power-point.ppt.gz").read_bytes()))
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed == [] and summary.indexed == 2
+    assert [h.path for h in library.search('"lovely"', k=1, mode="bm25").hits] == [str(docs / "raw_text.doc")]
+    assert [h.path for h in library.search('"text box"', k=1, mode="bm25").hits] == [str(docs / "slides.ppt")]

@@ -21,7 +21,7 @@ from pathlib import PurePosixPath
 from desktop_rag.core.files import mailbox_stream, parsers
 from desktop_rag.core.files.parsers import mail, outlook
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
-from desktop_rag.core.files.parsers.packages import OLE_MAGIC
+from desktop_rag.core.files.parsers.packages import OLE_MAGIC, password_protected
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import ParsedDocument
 
@@ -241,7 +241,7 @@ def _zip_entries(data: bytes, budget: _Budget):
                 yield info.filename, b"", _OLD_ZIP_METHOD
                 continue
             if info.flag_bits & 0x1:
-                yield info.filename, b"", "encrypted with a password: it cannot be read without it"
+                yield info.filename, b"", password_protected("archive member")
                 continue
             try:
                 # zipfile reads no more than the declared size and checks the CRC: a lying entry fails here.

@@ -22,7 +22,7 @@ from desktop_rag.core.files.scan import FoundFile, read_bounded
 from desktop_rag.core.indexing.members import Target
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.documents import member_path
-from desktop_rag.storage.catalog import Member
+from desktop_rag.storage.catalog import MAX_TRANSIENT_RETRIES, Member
 from desktop_rag.storage.catalog_mailboxes import MailboxProgress
 
 # How often a run saves where it has read to: a killed run re-reads at most this much (each message by its hash).
@@ -80,7 +80,7 @@ class MailboxIndexing:
                 gone = catalog.members_not_named(container_id, names)
                 if gone:
                     self.summary.removed += catalog.remove_documents(gone)
-            retry = catalog.members_to_retry(container_id)
+            retry = catalog.members_to_retry(container_id, MAX_TRANSIENT_RETRIES)
             # A message that failed for a cause outside it (a timeout) is tried again by streaming the whole again.
             catalog.save_mailbox_progress(
                 container_id, None if retry else MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))

@@ -9,7 +9,7 @@ import zipfile
 from xml.etree import ElementTree
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import iso_date, open_package, read_member
+from desktop_rag.core.files.parsers.packages import iso_date, open_package, password_protected, read_member
 from desktop_rag.core.files.parsers.sheets import WorkbookText
 from desktop_rag.core.files.parsers.slides import add_slide
 from desktop_rag.core.files.parsers.structured import StructuredText
@@ -121,7 +121,7 @@ def _open(data: bytes, kind: str) -> tuple[zipfile.ZipFile, str, dict[str, str]]
         raise unreadable(f"not a readable {_KINDS[kind]} file", exc) from None
     if b"encryption-data" in manifest:
         package.close()
-        raise ParseError(f"encrypted with a password: this {_KINDS[kind]} file cannot be read without it")
+        raise ParseError(password_protected(f"{_KINDS[kind]} file"))
     title, metadata = _properties(package)
     return package, title, metadata
 

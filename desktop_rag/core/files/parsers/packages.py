@@ -18,11 +18,43 @@ MAX_INFLATED_BYTES = 512 * 2**20
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
+def password_protected(what: str) -> str:
+    """The reason given for every password-protected file, whatever its format."""
+    return (f"password-protected: this {what} cannot be read without its password (open it, remove the password, "
+            "and save it again to have it indexed)")
+
+
+def ole_is_encrypted(data: bytes) -> bool:
+    """An OLE compound file that is password-protected: Office Open XML encrypted into one (its EncryptionInfo and
+    EncryptedPackage streams), or Word 97–2003 (the fEncrypted bit of its FIB) or PowerPoint 97–2003 (the
+    encrypted-session mark in its Current User stream) with a password. Not a damaged file named as one."""
+    import olefile
+
+    try:
+        ole = olefile.OleFileIO(io.BytesIO(data))
+    except Exception:  # not a readable compound file at all
+        return False
+    with ole:
+        try:
+            if ole.exists("EncryptionInfo") or ole.exists("EncryptedPackage"):
+                return True
+            if ole.exists("WordDocument"):
+                fib = ole.openstream("WordDocument").read(12)
+                return len(fib) == 12 and bool(int.from_bytes(fib[10:12], "little") & 0x0100)
+            if ole.exists("Current User"):
+                return ole.openstream("Current User").read(16)[12:16] == b"\xdf\xc4\xd1\xf3"
+        except Exception:  # a damaged stream: not known to be encrypted
+            return False
+    return False
+
+
 def open_package(data: bytes, kind: str) -> zipfile.ZipFile:
     """The package's zip, or ParseError saying why not (`kind`: "DOCX", "PowerPoint file"…)."""
     if data.startswith(OLE_MAGIC):
-        raise ParseError(f"encrypted with a password: this {kind} cannot be read without it (open it, remove the "
-                         "password, and save it again to have it indexed)")
+        if ole_is_encrypted(data):
+            raise ParseError(password_protected(kind))
+        raise ParseError(f"not a readable {kind}: it is an older Office file, or another kind of file, under this "
+                         "name")
     if not zipfile.is_zipfile(io.BytesIO(data)):
         raise ParseError(f"not a readable {kind} (corrupt or truncated)")
     try:

@@ -9,6 +9,7 @@ from typing import Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
+from desktop_rag.core.files.parsers.packages import password_protected
 from desktop_rag.documents import Heading, ParsedDocument
 
 PAGE_SEPARATOR = "\n\n"
@@ -44,7 +45,7 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
         raise unreadable(f"corrupt or unreadable {filetype.upper()}", exc) from None
     with document:
         if document.needs_pass:
-            raise ParseError(f"encrypted {filetype.upper()}: a password is needed to read it")
+            raise ParseError(password_protected(filetype.upper()))
         parts: list[str] = []
         page_starts: list[int] = []
         scanned: list[int] = []

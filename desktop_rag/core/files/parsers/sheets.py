@@ -11,7 +11,7 @@ import logging
 from typing import Sequence
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
+from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package, password_protected
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -68,7 +68,7 @@ def parse_xls(data: bytes, stem: str) -> ParsedDocument:
         book = xlrd.open_workbook(file_contents=data, on_demand=True, logfile=_XlrdLog())
     except xlrd.XLRDError as exc:
         if "encrypted" in str(exc).lower():
-            raise ParseError("encrypted with a password: this Excel workbook cannot be read without it") from None
+            raise ParseError(password_protected("Excel 97–2003 workbook")) from None
         raise unreadable("not a readable Excel 97–2003 workbook", exc) from None
     except Exception as exc:  # struct.error, AssertionError, IndexError on truncated files
         raise unreadable("not a readable Excel 97–2003 workbook", exc) from None

@@ -9,8 +9,8 @@ import pytest
 
 from desktop_rag.core.files.parsers import ParseError, parse, sheets
 from documents import write_docx
-from office_documents import (message, rewrite_members, write_odp, write_ods, write_odt, write_pptx, write_rtf,
-                              write_xls, write_xlsx)
+from office_documents import (message, password_protect, rewrite_members, write_odp, write_ods, write_odt,
+                              write_pptx, write_rtf, write_xls, write_xlsx)
 
 
 def parsed(path: Path):
@@ -123,19 +123,23 @@ def test_rtf_text_unicode_and_info(tmp_path):
     assert doc.text.split("\n") == ["Minutes of the rowing club.", "Café budget: 300 €.", "会議は金曜日です。"]
 
 
-def test_legacy_doc_and_ppt_say_how_to_have_them_read_and_doc_in_disguise_is_read(tmp_path):
+def test_a_damaged_legacy_file_is_said_so_and_one_in_disguise_is_read_as_what_it_is(tmp_path):
     ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(1024)
-    with pytest.raises(ParseError, match=r"Word 97–2003 document .*save it as \.docx"):
+    with pytest.raises(ParseError, match=r"not a readable Word 97–2003 document: it is damaged"):
         parse(Path("old.doc"), ole)
-    with pytest.raises(ParseError, match=r"PowerPoint 97–2003 .*save it as \.pptx"):
+    with pytest.raises(ParseError, match=r"not a readable PowerPoint 97–2003 presentation: it is damaged"):
         parse(Path("old.ppt"), ole)
     rtf = write_rtf(tmp_path / "x.rtf", ["Saved by Word as RTF under a .doc name."]).read_bytes()
     assert "Saved by Word as RTF" in parse(Path("letter.doc"), rtf).text
+    docx = write_docx(tmp_path / "x.docx", [("p", "A new Word file saved with the old name.")]).read_bytes()
+    assert "saved with the old name" in parse(Path("renamed.doc"), docx).text
 
 
 @pytest.mark.parametrize("name, make, expected", [
-    ("locked.pptx", lambda p: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048), "encrypted with a password"),
-    ("locked.xlsx", lambda p: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048), "encrypted with a password"),
+    ("locked.pptx", lambda p: password_protect(write_pptx(p, [("T", "B", "")])).read_bytes(), "password-protected"),
+    ("locked.xlsx", lambda p: password_protect(write_xlsx(p, {"S": [["a"]]})).read_bytes(), "password-protected"),
+    ("locked.docx", lambda p: password_protect(write_docx(p, [("p", "x")])).read_bytes(), "password-protected"),
+    ("ole.pptx", lambda p: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(2048), "an older Office file, or another"),
     ("cut.pptx", lambda p: write_pptx(p, [("Title", "Body", "")]).read_bytes()[:3000], "not a readable PowerPoint"),
     ("cut.xlsx", lambda p: write_xlsx(p, {"S": [["a", "b"]]}).read_bytes()[:2000], "not a readable Excel"),
     ("cut.odt", lambda p: write_odt(p, [("p", "x")]).read_bytes()[:1500], "not a readable OpenDocument"),
@@ -155,7 +159,7 @@ def test_an_encrypted_opendocument_file_says_so(tmp_path):
     rewrite_members(path, lambda name, data: data.replace(
         b"</manifest:manifest>", b"<manifest:file-entry><manifest:encryption-data/></manifest:file-entry>"
                                  b"</manifest:manifest>") if name == "META-INF/manifest.xml" else data)
-    with pytest.raises(ParseError, match="encrypted with a password"):
+    with pytest.raises(ParseError, match="password-protected"):
         parsed(path)
 
 
@@ -278,3 +282,18 @@ def test_no_library_words_reach_a_person_as_the_reason(tmp_path):
         with pytest.raises(ParseError) as error:
             parse(Path(name), data)
         assert not re.search(r"[A-Z][a-z]+(Error|Exception)|Bad |\(\)", str(error.value)), str(error.value)
+
+
+PUBLIC = Path(__file__).resolve().parents[4] / "files" / "public"  # tests/files/public: see its README
+
+
+def test_word_97_and_powerpoint_97_files_nobody_here_made_are_read():
+    import gzip
+
+    doc = parse(Path("raw_text.doc"), gzip.decompress((PUBLIC / "raw_text.doc.gz").read_bytes()))
+    assert doc.parser == "doc" and doc.title.startswith("I love word documents")
+    assert "That is where http://hipsum.co comes in handy" in doc.text  # the link's field instruction left out
+    assert doc.metadata["author"] == "Dean Malmgren" and doc.metadata["created"] == "2014-07-07"
+    ppt = parse(Path("fake.ppt"), gzip.decompress((PUBLIC / "fake-power-point.ppt.gz").read_bytes()))
+    assert ppt.parser == "ppt" and ppt.page_starts == [0]  # one slide, a page
+    assert "Adding a Bullet Slide" in ppt.text and "Here is some text in a text box!" in ppt.text and "Use _TextFrame.text for first bullet" in ppt.text

@@ -160,9 +160,9 @@ def test_bad_files_raise_a_clear_reason(name, data, reason):
         parse_bytes(name, data)
 
 
-def test_encrypted_pdf_says_a_password_is_needed(tmp_path):
+def test_encrypted_pdf_says_it_is_password_protected(tmp_path):
     path = write_pdf(tmp_path / "secret.pdf", ["Top secret plans."], user_password="hunter2")
-    with pytest.raises(ParseError, match="encrypted PDF: a password is needed"):
+    with pytest.raises(ParseError, match="password-protected: this PDF cannot be read without its password"):
         parse_bytes("secret.pdf", path.read_bytes())
 
 
