@@ -10,6 +10,7 @@ import signal
 import pytest
 
 from desktop_rag.config import Settings
+from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.dense.tokens import default_embedding_model_path
@@ -269,3 +270,22 @@ def test_a_page_scanned_sideways_or_upside_down_is_read_the_right_way_up():
         page = recognise(upright.rotate(degrees, expand=True, fillcolor="white"))
         assert "monthly rent is 1,450 euros" in " ".join(page.text.split()), degrees
         assert page.confidence > 0.85
+
+
+def test_a_picture_inside_a_zip_and_one_attached_to_a_mail_are_read_by_ocr(make_library, tmp_path):
+    from office_documents import message, write_zip
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    picture = png_bytes(scanned_image(RECEIPT, width_pt=220, height_pt=300, fontsize=11))
+    write_zip(folder / "receipts.zip", {"2025/receipt.png": picture})
+    (folder / "scan.eml").write_bytes(message("Your receipt", "The scan is attached.",
+                                              attachments=[("receipt.png", picture)]))
+    library = make_library(Settings(contexts="rules"))
+    summary = library.index([folder])
+    assert summary.failed == [] and summary.inside == 2
+    found = {hit.path for hit in library.search('"Sourdough loaf"', k=5, mode="bm25").hits}
+    assert found == {f"{folder / 'receipts.zip'}{MEMBER_SEPARATOR}2025/receipt.png",
+                     f"{folder / 'scan.eml'}{MEMBER_SEPARATOR}receipt.png"}
+    off = make_library(Settings(contexts="rules", ocr=False), folder=tmp_path / "data-ocr-off")
+    assert off.index([folder]).failed == []  # with OCR off a picture inside is left out, not a failure

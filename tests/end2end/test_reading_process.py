@@ -28,13 +28,13 @@ class FaultInjectingReader(DocumentReader):
             time.sleep(3600)
         return super().read(path, data, chunk_tokens, overlap_tokens, ocr)
 
-    def read_member(self, content_hash, position, chunk_tokens, overlap_tokens, reopen=None):
+    def read_member(self, content_hash, position, chunk_tokens, overlap_tokens, reopen=None, ocr=None):
         name = self._container[1][position].chain[-1] if self._container else ""
         if name.startswith("crash."):
             os.kill(os.getpid(), signal.SIGKILL)
         if name.startswith("hang."):
             time.sleep(3600)
-        return super().read_member(content_hash, position, chunk_tokens, overlap_tokens, reopen)
+        return super().read_member(content_hash, position, chunk_tokens, overlap_tokens, reopen, ocr)
 
 
 def test_the_child_reads_as_in_process(tmp_path):

@@ -178,7 +178,7 @@ def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found
         return
     path = PurePosixPath(name)
     file_kind = parsers.file_kind(path)
-    if file_kind == parsers.NOT_READ or parsers.is_image(path):  # pictures in archives: not read by OCR (yet)
+    if file_kind == parsers.NOT_READ:  # (a picture is read by OCR, when the run may: core/indexing/members.py)
         return
     if file_kind == parsers.MAYBE_TEXT and not looks_like_text(data[:SNIFF_BYTES]):
         return

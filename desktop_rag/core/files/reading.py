@@ -102,10 +102,18 @@ class DocumentReader:
         self._container = (content_hash, found)
         return [MemberInfo(m.chain, m.content_hash, len(m.data), m.problem, m.metadata) for m in found]
 
+    def member_bytes(self, content_hash: str, position: int, reopen: Callable[[], None] | None = None) -> bytes:
+        """The bytes of the document at `position` of the container opened last: a picture or a scan inside it,
+        for OCR (recognize)."""
+        if self._container is None or self._container[0] != content_hash:
+            raise ContainerNotOpen(content_hash)
+        return self._container[1][position].data
+
     def read_member(self, content_hash: str, position: int, chunk_tokens: int, overlap_tokens: int,
-                    reopen: Callable[[], None] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
-        """The document at `position` of the container opened last. (`reopen` is ReaderProcess's: in-process the
-        container is never lost.)"""
+                    reopen: Callable[[], None] | None = None, ocr: Mapping[int, OcrPage] | None = None,
+                    ) -> tuple[ParsedDocument, list[Chunk]]:
+        """The document at `position` of the container opened last, with the OCR text of its scanned pages in
+        `ocr`. (`reopen` is ReaderProcess's: in-process the container is never lost.)"""
         if self._container is None or self._container[0] != content_hash:
             raise ContainerNotOpen(content_hash)
         member = self._container[1][position]
@@ -117,7 +125,7 @@ class DocumentReader:
         elif member.message in (containers.MESSAGE, containers.MAILBOX_MESSAGE):
             document = mail.parse_message(member.data, name)
         else:
-            document = parsers.parse(Path(name), member.data)
+            document = parsers.parse(Path(name), member.data, ocr)
         if member.title:  # an attachment: "mail subject › file name", with its mail's sender and date
             document = replace(document, title=member.title, metadata={**member.metadata, **document.metadata})
         return document, chunk_document(document, self.counter, chunk_tokens, overlap_tokens)
@@ -206,18 +214,22 @@ class ReaderProcess:
                           crashed="the reader crashed on this file")
 
     def read_member(self, content_hash: str, position: int, chunk_tokens: int, overlap_tokens: int,
-                    reopen: Callable[[], None]) -> tuple[ParsedDocument, list[Chunk]]:
+                    reopen: Callable[[], None], ocr: Mapping[int, OcrPage] | None = None,
+                    ) -> tuple[ParsedDocument, list[Chunk]]:
         """`reopen()`: opens the container again in the child, which lost it (it crashed on an earlier member)."""
-        def read():
-            return self._call("read_member", content_hash, position, chunk_tokens, overlap_tokens,
-                              crashed="the parser crashed on this document")
+        return self._in_container(reopen, "read_member", content_hash, position, chunk_tokens, overlap_tokens, None,
+                                  ocr, crashed="the parser crashed on this document")
 
+    def member_bytes(self, content_hash: str, position: int, reopen: Callable[[], None]) -> bytes:
+        return self._in_container(reopen, "member_bytes", content_hash, position, crashed="the reader crashed")
+
+    def _in_container(self, reopen: Callable[[], None], method: str, *args, crashed: str):
         try:
             try:
-                return read()
+                return self._call(method, *args, crashed=crashed)
             except ContainerNotOpen:
                 reopen()
-                return read()
+                return self._call(method, *args, crashed=crashed)
         except ContainerNotOpen:
             raise parsers.ParseError("the reader lost the file it was reading") from None
 

@@ -24,7 +24,7 @@ from desktop_rag.core.indexing.members import Target
 from desktop_rag.core.indexing.report import FileFailure, Progress
 from desktop_rag.core.indexing.scans import ScanToRead
 from desktop_rag.core.llm.interrupt import Interrupted
-from desktop_rag.documents import NAME_ONLY, ContextResult, name_card, name_chunk
+from desktop_rag.documents import MEMBER_SEPARATOR, NAME_ONLY, ContextResult, name_card, name_chunk
 from desktop_rag.storage.catalog import DocumentRecord
 
 log = logging.getLogger(__name__)
@@ -136,8 +136,7 @@ class FileStep:
         target = Target.of(where)
         catalog, path = self.lib.catalog, target.path
         if document.scanned_pages and not document.text.strip():
-            why = ("scanned pages inside archives and e-mail are not read by OCR" if target.member
-                   else self._why_no_ocr(Path(path)))
+            why = self._why_no_ocr(Path(path.split(MEMBER_SEPARATOR)[0])) or "OCR found no text in them"
             self._fail(target, content_hash, f"only scanned pages, not read: {why}",
                        unread_scans=0 if target.member else len(document.scanned_pages))
             return

@@ -135,17 +135,19 @@ class MailboxIndexing:
         """The attachments, then the message itself (its problem, when it is no mail, is its failure)."""
         reader = self.lib.document_reader
 
-        def read_member(index: int):
-            return reader.read_member(
-                content_hash, index, self.settings.chunk_tokens, self.settings.chunk_overlap_tokens,
-                reopen=lambda: reader.open_container(f"{name}.eml", content_hash, raw, containers.MAILBOX_MESSAGE))
+        def reopen():
+            reader.open_container(f"{name}.eml", content_hash, raw, containers.MAILBOX_MESSAGE)
+
+        def read_member(index: int, ocr=None):
+            return reader.read_member(content_hash, index, self.settings.chunk_tokens,
+                                      self.settings.chunk_overlap_tokens, reopen=reopen, ocr=ocr)
 
         own = next(info for info in members if not info.chain)
         if own.problem:
             self._fail(target, content_hash, own.problem)
             return
-        self._read_members(found, container_id, members, (name,), self.lib.catalog.document, read_member, report,
-                           position)
+        self._read_members(found, container_id, members, (name,), self.lib.catalog.document, read_member,
+                           lambda index: reader.member_bytes(content_hash, index, reopen=reopen), report, position)
         t0 = time.perf_counter()
         read = self._reading(target, content_hash, lambda: read_member(members.index(own)))
         self.summary.phase_seconds["parse"] += time.perf_counter() - t0

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Callable
 
-from desktop_rag.core.files import containers
+from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.scan import FoundFile
 from desktop_rag.documents import COPY, ContextResult, folder_and_name, member_path, name_card, name_chunk
 from desktop_rag.storage.catalog import DocumentRecord, Member
@@ -48,9 +49,12 @@ class MemberIndexing:
         def open_container():  # again when the reader's child lost it (it crashed on an earlier member)
             return reader.open_container(name, content_hash, data)
 
-        def read_member(index: int):
+        def read_member(index: int, ocr=None):
             return reader.read_member(content_hash, index, self.settings.chunk_tokens,
-                                      self.settings.chunk_overlap_tokens, reopen=open_container)
+                                      self.settings.chunk_overlap_tokens, reopen=open_container, ocr=ocr)
+
+        def member_bytes(index: int) -> bytes:
+            return reader.member_bytes(content_hash, index, reopen=open_container)
 
         started = time.perf_counter()
         members = self._reading(found, content_hash, open_container)
@@ -65,7 +69,7 @@ class MemberIndexing:
             self._fail(found, content_hash, members[own_message].problem)
             return
         wanted = self._read_members(
-            found, container_id, members, (), before.get, read_member,
+            found, container_id, members, (), before.get, read_member, member_bytes,
             lambda index, member_name: self._report_member(found, position, index, len(members), member_name),
             position)
         gone = [doc.id for path, doc in before.items() if path not in wanted]
@@ -79,14 +83,17 @@ class MemberIndexing:
 
     def _read_members(self, found: FoundFile, container_id: int, members: list, prefix: tuple[str, ...],
                       stored_at: Callable[[str], DocumentRecord | None], read_member: Callable,
-                      report: Callable[[int, str], None], position: tuple[int, int]) -> set[str]:
+                      member_bytes: Callable[[int], bytes], report: Callable[[int, str], None],
+                      position: tuple[int, int]) -> set[str]:
         """The documents inside a file (all but the file's own message, chain ()) read and stored, those whose
-        content is stored already passed over; `prefix`: the names before theirs (a mailbox's message). Returns
-        their paths."""
+        content is stored already passed over; `prefix`: the names before theirs (a mailbox's message). Pictures
+        and scans among them are read by OCR when the file's folder allows it (left out when OCR is off: a zip of
+        photos is not 500 failures). Returns their paths."""
+        ocr_allowed = self._ocr_allowed(found.path)
         wanted: set[str] = set()
         first_with: dict[str, str] = {}  # a content hash → the member read with it
         for index, info in enumerate(members):
-            if not info.chain:
+            if not info.chain or (not ocr_allowed and parsers.is_image(PurePosixPath(info.chain[-1]))):
                 continue
             chain = (*prefix, *info.chain)
             target = Target(member_path(str(found.path), chain), info.size, found.mtime_ns,
@@ -108,10 +115,34 @@ class MemberIndexing:
                 t0 = time.perf_counter()
                 read = self._reading(target, info.content_hash, lambda i=index: read_member(i))
                 self.summary.phase_seconds["parse"] += time.perf_counter() - t0
+                if read is not None and read[0].scanned_pages and ocr_allowed:
+                    read = self._member_by_ocr(target, info.content_hash, read[0].scanned_pages,
+                                               lambda i=index: member_bytes(i),
+                                               lambda recognised, i=index: read_member(i, recognised))
                 if read is not None:
                     self._store(target, info.content_hash, stored, *read, position)
             self._keyword_index_catch_up()
         return wanted
+
+    def _member_by_ocr(self, target: Target, content_hash: str, pages: list[int], member_bytes: Callable[[], bytes],
+                       read_with: Callable):
+        """A picture or scan inside a file, its pages read by OCR now (kept by content, as a file's are), then read
+        with their text; None when it cannot be (its failure recorded)."""
+        recognised = self._recognised(content_hash)
+        waiting = [page for page in pages if page not in recognised]
+        if waiting:
+            data = self._reading(target, content_hash, member_bytes)
+            if data is None:
+                return None
+            t0 = time.perf_counter()
+            for page in waiting:
+                result = self._recognize_page(target, content_hash, PurePosixPath(target.member.chain[-1]).suffix,
+                                              page, data)
+                if result is None:
+                    return None
+                recognised[page] = result
+            self.summary.phase_seconds["ocr"] += time.perf_counter() - t0
+        return self._reading(target, content_hash, lambda: read_with(recognised))
 
     def _store_copy(self, target: Target, content_hash: str, original: str) -> None:
         """A member with the bytes of `original`, read before it in the same file: stored by its name and where

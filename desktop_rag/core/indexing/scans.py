@@ -97,15 +97,17 @@ class ScanStep:
             self._keyword_index_catch_up()
 
     def _recognize(self, to_read: ScanToRead, data: bytes, page: int) -> ocr.OcrPage | None:
-        """One page read by OCR and kept; None when the file cannot be (its failure is recorded). A pause waits
-        between pages, and cuts a page short (it is read again on resume)."""
+        return self._recognize_page(to_read.found, to_read.content_hash, to_read.found.path.suffix, page, data)
+
+    def _recognize_page(self, where, content_hash: str, suffix: str, page: int, data: bytes) -> ocr.OcrPage | None:
+        """One page read by OCR and kept; None when the file (or the document inside one, `where`) cannot be (its
+        failure is recorded). A pause waits between pages, and cuts a page short (it is read again on resume)."""
         languages, recipe = self._ocr()
         while True:
             self.control.checkpoint()
             try:
-                result = self.lib.document_reader.recognize(
-                    to_read.content_hash, to_read.found.path.suffix.lower(), page, languages, data,
-                    abandon=lambda: self.control.stopping)
+                result = self.lib.document_reader.recognize(content_hash, suffix.lower(), page, languages, data,
+                                                            abandon=lambda: self.control.stopping)
                 break
             except CallAbandoned:
                 continue  # paused: the checkpoint waits; cancelled: it ends the run
@@ -113,8 +115,7 @@ class ScanStep:
                 raise
             except (parsers.ParseError, ChildFailed, ocr.OcrUnavailable) as exc:
                 transient = not isinstance(exc, parsers.ParseError) or isinstance(exc, parsers.TransientReadError)
-                self._fail(to_read.found, to_read.content_hash, str(exc), transient=transient)
+                self._fail(where, content_hash, str(exc), transient=transient)
                 return None
-        self.lib.catalog.save_ocr_text(to_read.content_hash, recipe, page, result.text, result.confidence,
-                                       result.seconds)
+        self.lib.catalog.save_ocr_text(content_hash, recipe, page, result.text, result.confidence, result.seconds)
         return result

@@ -18,9 +18,10 @@ def test_zip_members_with_folders_nested_archives_and_noise_left_out(tmp_path):
     path = write_zip(tmp_path / "photos.zip", {
         "2023/receipt.txt": b"Receipt: two kayaks, 80 EUR", "inner.zip": inner.read_bytes(),
         "__MACOSX/2023/._receipt.txt": b"\0\1resource fork", "song.mp3": b"ID3\0\0", "data.bin": bytes(range(256)),
-        "photo.jpg": b"\xff\xd8\xff\xe0 not read by OCR inside archives"})
+        "photo.jpg": b"\xff\xd8\xff\xe0 a picture, read by OCR when the run may"})
     found = containers.members("photos.zip", path.read_bytes())
-    assert chains(found) == [(("2023/receipt.txt",), None), (("inner.zip", "deep/note.md"), None)]
+    assert chains(found) == [(("2023/receipt.txt",), None), (("inner.zip", "deep/note.md"), None),
+                             (("photo.jpg",), None)]
     assert found[0].data == b"Receipt: two kayaks, 80 EUR" and found[0].message is None
 
 
