@@ -17,6 +17,21 @@ PAGE_SEPARATOR = "\n\n"
 # page often carries a page number or a stamp as text; a typed page has hundreds of characters.
 SCAN_TEXT_CHARS = 25
 SCAN_IMAGE_SHARE = 0.3
+# A page with no text at all and a picture over this share of it holds a picture of text as often as not (a pasted
+# screenshot, a photographed note): read by OCR too (issue 38: such pages were taken for no scan, never read).
+PICTURE_ONLY_SHARE = 0.05
+
+
+def _annotation_texts(page, page_text: str) -> str:
+    """What people wrote on a page in a PDF viewer: the text of its comments and text boxes (not links, marks),
+    but for what the page's text has already (a text box drawn on the page)."""
+    texts = []
+    flat = " ".join(page_text.split())
+    for annotation in page.annots() or ():
+        content = (annotation.info.get("content") or "").strip()
+        if content and content not in texts and " ".join(content.split()) not in flat:
+            texts.append(content)
+    return "\n".join(texts)
 
 
 def parse_pdf(data: bytes, stem: str, ocr: Mapping[int, OcrPage] | None = None) -> ParsedDocument:
@@ -28,11 +43,12 @@ def parse_epub(data: bytes, stem: str) -> ParsedDocument:
 
 
 def looks_scanned(page, text: str) -> bool:
-    if len("".join(text.split())) >= SCAN_TEXT_CHARS:
+    characters = len("".join(text.split()))
+    if characters >= SCAN_TEXT_CHARS:
         return False
     area = abs(page.rect)
     covered = sum(abs(page.rect & info["bbox"]) for info in page.get_image_info())
-    return area > 0 and covered / area >= SCAN_IMAGE_SHARE
+    return area > 0 and covered / area >= (SCAN_IMAGE_SHARE if characters else PICTURE_ONLY_SHARE)
 
 
 def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPage]) -> ParsedDocument:
@@ -58,6 +74,8 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
                     length += len(PAGE_SEPARATOR)
                 page_starts.append(length)
                 text = page.get_text("text").replace("\x00", "").rstrip()
+                if notes := _annotation_texts(page, text):  # sticky notes, text boxes added in a viewer
+                    text = f"{text}\n{notes}" if text else notes
                 if filetype == "pdf" and looks_scanned(page, text):
                     if number in ocr:
                         text, confidence[number] = ocr[number].text, ocr[number].confidence

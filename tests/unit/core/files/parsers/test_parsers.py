@@ -1,4 +1,5 @@
 import codecs
+import io
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,25 @@ def test_pdf_author_and_dates_are_kept_as_metadata(tmp_path):
     document.save(tmp_path / "accounts.pdf")
     doc = parse_bytes("accounts.pdf", (tmp_path / "accounts.pdf").read_bytes())
     assert doc.metadata == {"author": "Kim Park", "created": "2025-03-14T09:30", "modified": "2025-01-01"}
+
+
+def test_pdf_comments_and_text_boxes_added_in_a_viewer_are_read_and_a_small_picture_alone_is_a_scan(tmp_path):
+    import pymupdf
+
+    from documents import scanned_image
+    from desktop_rag.core.files.parsers import paged
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 50, 550, 200), "The contract runs for two years.", fontsize=10)
+    page.add_text_annot((60, 300), "Ask the landlord about the garden shed")
+    page.add_freetext_annot(pymupdf.Rect(60, 400, 400, 450), "Signed copy sent by post")
+    picture = doc.new_page()  # no text, a pasted screenshot of a note covering a tenth of the page
+    png = io.BytesIO()
+    scanned_image("Meeting moved to Friday", width_pt=200, height_pt=150).save(png, format="PNG")
+    picture.insert_image(pymupdf.Rect(50, 50, 250, 200), stream=png.getvalue())
+    doc.save(tmp_path / "notes.pdf")
+    parsed = parse_bytes("notes.pdf", (tmp_path / "notes.pdf").read_bytes())
+    assert "Ask the landlord about the garden shed" in parsed.text and parsed.text.count("Signed copy sent by post") == 1
+    assert parsed.scanned_pages == [2]  # read by OCR, not taken for a page without text
+    assert 0.05 < 200 * 150 / (595 * 842) < paged.SCAN_IMAGE_SHARE
