@@ -237,17 +237,30 @@ def _zip_entries(data: bytes, budget: _Budget):
             raise ParseError(_OLD_ZIP_METHOD)  # once for the archive, not once for each of its members
         for info in entries:
             budget.take(info.file_size)
+            name = _zip_name(info)
             if info.compress_type not in _ZIP_METHODS_READ:
-                yield info.filename, b"", _OLD_ZIP_METHOD
+                yield name, b"", _OLD_ZIP_METHOD
                 continue
             if info.flag_bits & 0x1:
-                yield info.filename, b"", password_protected("archive member")
+                yield name, b"", password_protected("archive member")
                 continue
             try:
                 # zipfile reads no more than the declared size and checks the CRC: a lying entry fails here.
-                yield info.filename, archive.read(info), None
+                yield name, archive.read(info), None
             except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError, ValueError) as exc:
-                yield info.filename, b"", unreadable("cannot be extracted", exc).args[0]
+                yield name, b"", unreadable("cannot be extracted", exc).args[0]
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """A member's name as its archiver wrote it: zipfile reads a name not flagged UTF-8 as code page 437, but many
+    archivers (old macOS, Linux tools) write UTF-8 without the flag ("Ã¼" for "ü"). Names in other code pages (GBK,
+    Shift-JIS) are left as zipfile reads them: too short to tell their code page by."""
+    if info.flag_bits & 0x800 or info.filename.isascii():
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except UnicodeError:
+        return info.filename
 
 
 def _tar_entries(data: bytes, budget: _Budget):

@@ -177,3 +177,11 @@ def test_a_small_tgz_of_many_identical_members_is_a_bomb_whatever_each_member_is
         containers.members("bomb.tgz", bomb.read_bytes())
     nested = write_zip(tmp_path / "outer.zip", {"inner.tgz": bomb.read_bytes()})  # the zip itself is small too
     assert "decompression bomb" in containers.members("outer.zip", nested.read_bytes())[0].problem
+
+
+def test_a_member_named_in_utf8_without_the_flag_keeps_its_name(tmp_path):
+    real = "Überweisung.txt".encode("utf-8")
+    placeholder = b"X" * (len(real) - 4) + b".txt"  # an ASCII name as long: zipfile writes it unflagged
+    path = write_zip(tmp_path / "mac.zip", {placeholder.decode(): b"Steuer 2024"})
+    path.write_bytes(path.read_bytes().replace(placeholder, real))  # as old macOS and Linux tools write names
+    assert chains(containers.members("mac.zip", path.read_bytes())) == [(("Überweisung.txt",), None)]

@@ -297,3 +297,12 @@ def test_word_97_and_powerpoint_97_files_nobody_here_made_are_read():
     ppt = parse(Path("fake.ppt"), gzip.decompress((PUBLIC / "fake-power-point.ppt.gz").read_bytes()))
     assert ppt.parser == "ppt" and ppt.page_starts == [0]  # one slide, a page
     assert "Adding a Bullet Slide" in ppt.text and "Here is some text in a text box!" in ppt.text and "Use _TextFrame.text for first bullet" in ppt.text
+
+
+def test_a_mail_whose_body_is_xhtml_is_read_by_its_body():
+    raw = (b"From: Anna <anna@example.org>\nSubject: Minutes\nDate: Mon, 1 Sep 2025 10:00:00 +0000\n"
+           b"MIME-Version: 1.0\nContent-Type: application/xhtml+xml; charset=utf-8\n\n"
+           b"<?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml'><body><p>The board approved the "
+           b"new ferry timetable.</p></body></html>\n")
+    doc = parse(Path("minutes.eml"), raw)
+    assert "The board approved the new ferry timetable." in doc.text and "<p>" not in doc.text
