@@ -126,20 +126,29 @@ def _properties(header: bytes, strings: dict[int, bytes], fixed: list[tuple[int,
 
 def write_msg(path: Path, subject: str, body: str, sender_name: str = "Anna Berg",
               sender_email: str = "anna@example.org", to: str = "Ben", date: dt.datetime | None = None,
-              attachments: list[tuple[str, bytes]] = (), html_body: str = "") -> Path:
+              attachments: list[tuple[str, bytes]] = (), html_body: str = "",
+              internet_code_page: int | None = None) -> Path:
     """An Outlook message: subject, plain-text body (or only an HTML one), sender, recipients, submit time, and
-    attached files."""
+    attached files. `internet_code_page`: its subject and body as 8-bit strings in that code page, which only the
+    message's internet code page property names (as Outlook saves mail received in Big5, say)."""
     date = date or dt.datetime(2025, 3, 14, 8, 30)
     strings = {0x001A001F: _unicode("IPM.Note"), 0x0037001F: _unicode(subject), 0x0C1A001F: _unicode(sender_name),
                0x0C1F001F: _unicode(sender_email), 0x0E04001F: _unicode(to)}
     if body:
         strings[0x1000001F] = _unicode(body.replace("\n", "\r\n"))
+    fixed = []
+    if internet_code_page:
+        for tag in (0x0037001F, 0x1000001F):
+            if tag in strings:
+                text = strings.pop(tag).decode("utf-16-le").rstrip("\x00")
+                strings[tag - 1] = text.encode(f"cp{internet_code_page}") + b"\x00"  # type 001E: an 8-bit string
+        fixed.append((0x3FDE0003, struct.pack("<I", internet_code_page)))
     binaries = {0x10130102: html_body.encode("utf-8")} if html_body else {}
     ticks = int((date - dt.datetime(1601, 1, 1)).total_seconds() * 10_000_000)
     tree: dict = {f"__substg1.0_{tag:08X}": data for tag, data in {**strings, **binaries}.items()}
     header = struct.pack("<8sIIII8s", bytes(8), 0, len(attachments), 0, len(attachments), bytes(8))
     tree["__properties_version1.0"] = _properties(header, {**strings, **binaries},
-                                                  [(0x00390040, struct.pack("<Q", ticks))])
+                                                  [(0x00390040, struct.pack("<Q", ticks)), *fixed])
     tree["__nameid_version1.0"] = {}
     for number, (name, data) in enumerate(attachments):
         attachment = {"__substg1.0_3707001F": _unicode(name), "__substg1.0_37010102": data}

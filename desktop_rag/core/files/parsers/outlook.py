@@ -25,6 +25,9 @@ DISPLAY_TO, DISPLAY_CC = 0x0E04, 0x0E03
 SUBMIT_TIME, DELIVERY_TIME = 0x0039, 0x0E06
 ATTACH_LONG_FILENAME, ATTACH_FILENAME, ATTACH_DISPLAY_NAME, ATTACH_DATA = 0x3707, 0x3704, 0x3001, 0x3701
 MESSAGE_CODEPAGE = 0x3FFD
+# The code page the mail arrived in, which Outlook keeps when it saved its 8-bit strings in it without the one above
+# (a Big5 mail read as Latin-1 mojibake, issue 38).
+INTERNET_CODEPAGE = 0x3FDE
 _UNICODE, _STRING8, _BINARY, _SYSTIME, _LONG = 0x001F, 0x001E, 0x0102, 0x0040, 0x0003
 _PROPERTIES = "__properties_version1.0"
 _TOP_HEADER = 32  # the message's properties stream opens with 32 bytes, an attachment's with 8
@@ -108,7 +111,7 @@ class _Properties:
         for offset in range(header_bytes, len(raw) - 15, 16):
             tag, _flags, value = struct.unpack_from("<II8s", raw, offset)
             self.fixed[tag >> 16] = (tag & 0xFFFF, value)
-        codepage = self.number(MESSAGE_CODEPAGE)
+        codepage = self.number(MESSAGE_CODEPAGE) or self.number(INTERNET_CODEPAGE)
         self.codepage = f"cp{codepage}" if codepage else "cp1252"
 
     def _stream(self, prop: int, kind: int) -> bytes | None:

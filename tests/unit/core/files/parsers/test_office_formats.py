@@ -306,3 +306,12 @@ def test_a_mail_whose_body_is_xhtml_is_read_by_its_body():
            b"new ferry timetable.</p></body></html>\n")
     doc = parse(Path("minutes.eml"), raw)
     assert "The board approved the new ferry timetable." in doc.text and "<p>" not in doc.text
+
+
+def test_an_outlook_message_in_a_non_unicode_code_page_is_read_in_it(tmp_path):
+    from outlook_files import write_msg
+
+    path = write_msg(tmp_path / "big5.msg", "會議通知", "明天上午十點開會。", internet_code_page=950)
+    assert "會議通知".encode("cp950") in path.read_bytes()  # stored as Big5 bytes, not UTF-16
+    doc = parsed(path)
+    assert doc.title == "會議通知" and "明天上午十點開會。" in doc.text
