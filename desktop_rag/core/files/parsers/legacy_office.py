@@ -20,7 +20,8 @@ from desktop_rag.documents import NAME_ONLY, ParsedDocument
 
 _WHAT = {".doc": "Word 97–2003 document", ".ppt": "PowerPoint 97–2003 presentation"}
 # A field's instruction left in the text between its marks (a link's: HYPERLINK "http://…"), before the text it shows.
-_FIELD_INSTRUCTION = re.compile(r'\b(?:HYPERLINK|INCLUDEPICTURE|REF|PAGEREF)\s+(?:\\[a-z]\s+)*"[^"\n]*"\s*(?:\\[a-z*]+\s*)*')
+_FIELD_INSTRUCTION = re.compile(
+    r'\b(?:HYPERLINK|INCLUDEPICTURE|REF|PAGEREF)\s+(?:\\[a-z]\s+)*"[^"\n]*"\s*(?:\\[a-z*]+\s*)*')
 # The size of the text of one .doc taken at most (legacy-doc's own limit is 5 MB): a 2,000-page book.
 _MAX_TEXT_BYTES = 64 * 2**20
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from dataclasses import replace
 from xml.etree import ElementTree
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
+from desktop_rag.documents import Heading, ParsedDocument
 
 # A 2 MB "zip bomb" DOCX inflating to 2 GiB took 4 minutes and 4.2 GB of memory; a real document of 50 MB (the file
 # size limit) inflates to a few hundred MB at most.
@@ -107,3 +109,60 @@ def iso_date(value: str) -> str:
     if not m:
         return value.strip()
     return f"{m.group(1)}T{m.group(2)}" if m.group(2) else m.group(1)
+
+
+# Text that XML packages hold outside what their libraries read: charts (titles, series names, category labels,
+# as last drawn), shapes and text boxes, comments. By member name pattern, the elements whose text is taken.
+_DRAWING_TEXT = "{http://schemas.openxmlformats.org/drawingml/2006/main}t"
+_CHART_VALUE = "{http://schemas.openxmlformats.org/drawingml/2006/chart}v"
+_SHEET_TEXT = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}t"
+_SLIDE_COMMENT = "{http://schemas.openxmlformats.org/presentationml/2006/main}text"
+
+
+def package_texts(data: bytes, members: str) -> list[str]:
+    """The texts of the members whose names match the regular expression `members` (charts: "xl/charts/chart\\d+
+    .xml"), one per member, in name order: DrawingML text runs, a chart's series names and category labels,
+    comments' text. A member that cannot be read adds nothing (the rest of the document is read already)."""
+    from lxml import etree
+
+    texts = []
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        for name in sorted((n for n in package.namelist() if re.fullmatch(members, n)), key=_natural):
+            try:
+                root = etree.fromstring(package.read(name), etree.XMLParser(resolve_entities=False, no_network=True))
+            except (etree.XMLSyntaxError, KeyError, zipfile.BadZipFile, OSError, RuntimeError):
+                continue
+            words: list[str] = []
+            for element in root.iter(_DRAWING_TEXT, _CHART_VALUE, _SHEET_TEXT, _SLIDE_COMMENT):
+                if element.tag == _CHART_VALUE and not _is_label(element):
+                    continue  # a chart's numbers: not words
+                if (text := (element.text or "").strip()) and (not words or words[-1] != text):
+                    words.append(text)
+            if words:
+                texts.append(" ".join(words))
+    return texts
+
+
+def _is_label(value) -> bool:
+    parent = value.getparent()
+    while parent is not None:
+        local = parent.tag.rsplit("}", 1)[-1] if isinstance(parent.tag, str) else ""
+        if local in ("tx", "cat"):
+            return True
+        if local in ("val", "yVal", "xVal"):
+            return False
+        parent = parent.getparent()
+    return False
+
+
+def _natural(name: str) -> list:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def with_section(document: ParsedDocument, heading: str, texts: list[str]) -> ParsedDocument:
+    """`document` with a last section: `heading`, then `texts` a line each (nothing when there are none)."""
+    if not texts:
+        return document
+    start = len(document.text) + 2 if document.text else 0
+    text = (document.text + "\n\n" if document.text else "") + heading + "\n" + "\n".join(texts)
+    return replace(document, text=text, headings=[*document.headings, Heading(start, 1, heading)])

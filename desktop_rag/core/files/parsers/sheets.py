@@ -11,7 +11,8 @@ import logging
 from typing import Sequence
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package, password_protected
+from desktop_rag.core.files.parsers.packages import (ooxml_properties, open_package, package_texts, password_protected,
+                                                    with_section)
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -44,7 +45,9 @@ def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
         raise unreadable("not a readable Excel workbook", exc) from None
     finally:
         workbook.close()
-    return book.document(title or stem, "xlsx", metadata)
+    # Chart titles and labels, text boxes and shapes, cell comments: not in the cells openpyxl streams.
+    return with_section(book.document(title or stem, "xlsx", metadata), "Charts, drawings and comments",
+                        package_texts(data, r"xl/(charts/chart|drawings/drawing|comments|comments/comment)\d*\.xml"))
 
 
 class _XlrdLog:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
+from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package, package_texts, with_section
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -24,7 +24,10 @@ def parse_pptx(data: bytes, stem: str) -> ParsedDocument:
                       _notes(slide))
     except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors… for broken packages
         raise unreadable("not a readable PowerPoint file", exc) from None
-    return text.document(title or text.first_title or stem, "pptx", metadata)
+    # Charts (titles, series and categories) and comments: not in the slides' text frames.
+    document = text.document(title or text.first_title or stem, "pptx", metadata)
+    document = with_section(document, "Charts", package_texts(data, r"ppt/charts/chart\d+\.xml"))
+    return with_section(document, "Comments", package_texts(data, r"ppt/comments/[^/]+\.xml"))
 
 
 def add_slide(text: StructuredText, number: int, title: str, blocks: list[str], notes: str) -> None:

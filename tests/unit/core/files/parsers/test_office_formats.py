@@ -315,3 +315,42 @@ def test_an_outlook_message_in_a_non_unicode_code_page_is_read_in_it(tmp_path):
     assert "會議通知".encode("cp950") in path.read_bytes()  # stored as Big5 bytes, not UTF-16
     doc = parsed(path)
     assert doc.title == "會議通知" and "明天上午十點開會。" in doc.text
+
+
+def test_chart_titles_labels_and_comments_of_sheets_and_slides_are_read(tmp_path):
+    import openpyxl
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.comments import Comment
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in [["Month", "Visitors"], ["June", 120], ["July", 340]]:
+        sheet.append(row)
+    sheet["B3"].comment = Comment("Record month: the regatta week", "Kim")
+    chart = BarChart()
+    chart.title = "Harbour visitors by month"
+    chart.add_data(Reference(sheet, min_col=2, min_row=1, max_row=3), titles_from_data=True)
+    sheet.add_chart(chart, "D2")
+    book.save(tmp_path / "visitors.xlsx")
+    doc = parsed(tmp_path / "visitors.xlsx")
+    assert "Harbour visitors by month" in doc.text and "Record month: the regatta week" in doc.text
+    assert doc.headings[-1].title == "Charts, drawings and comments"
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Season review"
+    data = CategoryChartData()
+    data.categories = ["Kayaks", "Canoes"]
+    data.add_series("Rentals 2025", (41, 17))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(6), Inches(4), data)
+    frame.chart.has_title = True
+    frame.chart.chart_title.text_frame.text = "Boats rented per type"
+    deck.save(tmp_path / "review.pptx")
+    doc = parsed(tmp_path / "review.pptx")
+    for words in ("Boats rented per type", "Rentals 2025", "Kayaks", "Canoes"):
+        assert words in doc.text, words
+    assert "41" not in doc.text.split("Charts", 1)[1]  # a chart's numbers are not words
