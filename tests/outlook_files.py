@@ -127,10 +127,12 @@ def _properties(header: bytes, strings: dict[int, bytes], fixed: list[tuple[int,
 def write_msg(path: Path, subject: str, body: str, sender_name: str = "Anna Berg",
               sender_email: str = "anna@example.org", to: str = "Ben", date: dt.datetime | None = None,
               attachments: list[tuple[str, bytes]] = (), html_body: str = "",
-              internet_code_page: int | None = None) -> Path:
+              internet_code_page: int | None = None,
+              attached_items: list[tuple[str, str, str]] = ()) -> Path:
     """An Outlook message: subject, plain-text body (or only an HTML one), sender, recipients, submit time, and
     attached files. `internet_code_page`: its subject and body as 8-bit strings in that code page, which only the
-    message's internet code page property names (as Outlook saves mail received in Big5, say)."""
+    message's internet code page property names (as Outlook saves mail received in Big5, say). `attached_items`:
+    Outlook messages (subject, body, sender name) attached to it as items, not files."""
     date = date or dt.datetime(2025, 3, 14, 8, 30)
     strings = {0x001A001F: _unicode("IPM.Note"), 0x0037001F: _unicode(subject), 0x0C1A001F: _unicode(sender_name),
                0x0C1F001F: _unicode(sender_email), 0x0E04001F: _unicode(to)}
@@ -146,7 +148,8 @@ def write_msg(path: Path, subject: str, body: str, sender_name: str = "Anna Berg
     binaries = {0x10130102: html_body.encode("utf-8")} if html_body else {}
     ticks = int((date - dt.datetime(1601, 1, 1)).total_seconds() * 10_000_000)
     tree: dict = {f"__substg1.0_{tag:08X}": data for tag, data in {**strings, **binaries}.items()}
-    header = struct.pack("<8sIIII8s", bytes(8), 0, len(attachments), 0, len(attachments), bytes(8))
+    count = len(attachments) + len(attached_items)
+    header = struct.pack("<8sIIII8s", bytes(8), 0, count, 0, count, bytes(8))
     tree["__properties_version1.0"] = _properties(header, {**strings, **binaries},
                                                   [(0x00390040, struct.pack("<Q", ticks)), *fixed])
     tree["__nameid_version1.0"] = {}
@@ -155,5 +158,15 @@ def write_msg(path: Path, subject: str, body: str, sender_name: str = "Anna Berg
         attachment["__properties_version1.0"] = _properties(
             bytes(8), {0x3707001F: _unicode(name), 0x37010102: data}, [(0x37050003, struct.pack("<I", 1))])
         tree[f"__attach_version1.0_#{number:08X}"] = attachment
+    for number, (subject_inner, body_inner, sender_inner) in enumerate(attached_items, start=len(attachments)):
+        # An Outlook item attached as one (attach method 5): the message kept as a storage in the attachment's.
+        inner = {0x001A001F: _unicode("IPM.Note"), 0x0037001F: _unicode(subject_inner),
+                 0x0C1A001F: _unicode(sender_inner), 0x1000001F: _unicode(body_inner)}
+        item: dict = {f"__substg1.0_{tag:08X}": value for tag, value in inner.items()}
+        item["__properties_version1.0"] = _properties(bytes(24), inner, [(0x00390040, struct.pack("<Q", ticks))])
+        tree[f"__attach_version1.0_#{number:08X}"] = {
+            "__substg1.0_3001001F": _unicode(subject_inner), "__substg1.0_3701000D": item,
+            "__properties_version1.0": _properties(bytes(8), {0x3001001F: _unicode(subject_inner)},
+                                                   [(0x37050003, struct.pack("<I", 5))])}
     path.write_bytes(compound_file(tree))
     return path

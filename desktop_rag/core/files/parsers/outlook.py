@@ -8,8 +8,10 @@ from __future__ import annotations
 import datetime as dt
 import email
 import email.policy
+import email.utils
 import io
 import struct
+from email.message import EmailMessage
 
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
@@ -31,6 +33,8 @@ INTERNET_CODEPAGE = 0x3FDE
 _UNICODE, _STRING8, _BINARY, _SYSTIME, _LONG = 0x001F, 0x001E, 0x0102, 0x0040, 0x0003
 _PROPERTIES = "__properties_version1.0"
 _TOP_HEADER = 32  # the message's properties stream opens with 32 bytes, an attachment's with 8
+_EMBEDDED_HEADER = 24  # and a message attached to it as an Outlook item, with 24
+_MAX_ATTACHMENTS = 1000
 
 
 def looks_like_msg(data: bytes) -> bool:
@@ -84,20 +88,52 @@ def _document(message: "_Properties", stem: str) -> ParsedDocument:
     return message_document("outlook", stem, subject, metadata, shown_date, body)
 
 
-def _attachments(ole) -> list[Attachment]:
-    """Attached files with their data; an attached Outlook item (an embedded message, a contact) is left out."""
-    found = []
-    folders = sorted({entry[0] for entry in ole.listdir(streams=True, storages=True)
-                      if entry[0].startswith("__attach_version1.0_#")})
+def _attachments(ole, prefix: str = "") -> list[Attachment]:
+    """Attached files with their data, and attached Outlook items (an embedded message) as the .eml of what they
+    say, their own attachments in it; the storages under `prefix` (an embedded message's)."""
+    found: list[Attachment] = []
+    depth = prefix.count("/")
+    if depth > 8:  # Outlook items attached within each other, deeper than any person nests them
+        return found
+    folders = sorted({"/".join(entry[:depth + 1]) for entry in ole.listdir(streams=True, storages=True)
+                      if len(entry) > depth and "/".join(entry[:depth]) + ("/" if depth else "") == prefix
+                      and entry[depth].startswith("__attach_version1.0_#")})
     for number, folder in enumerate(folders, start=1):
         attachment = _Properties(ole, folder + "/", 8)
-        data = attachment.binary(ATTACH_DATA)
         name = (attachment.text(ATTACH_LONG_FILENAME) or attachment.text(ATTACH_FILENAME)
                 or attachment.text(ATTACH_DISPLAY_NAME))
+        embedded = f"{folder}/__substg1.0_{ATTACH_DATA:04X}000D"  # an object: an Outlook item kept as a storage
+        if ole.exists(embedded) and len(found) < _MAX_ATTACHMENTS:
+            item = _embedded_message(ole, embedded + "/")
+            if item is not None:
+                found.append(item)
+            continue
+        data = attachment.binary(ATTACH_DATA)
         if data and name:
             found.append(Attachment(name.replace("/", "_").replace("\\", "_").strip() or f"attachment {number}",
                                     data))
     return found
+
+
+def _embedded_message(ole, prefix: str) -> Attachment | None:
+    """An Outlook message attached to another, as the RFC 822 message it says (its sender, date, subject, body,
+    its own attachments): read then as any attached mail."""
+    if not ole.exists(prefix + _PROPERTIES):
+        return None
+    document = _document(_Properties(ole, prefix, _EMBEDDED_HEADER), "message")
+    mail = EmailMessage()
+    for label, key in (("From", "from"), ("To", "to"), ("Cc", "cc")):
+        if value := document.metadata.get(key):
+            mail[label] = value
+    if document.metadata.get("date"):
+        mail["Date"] = email.utils.format_datetime(dt.datetime.fromisoformat(document.metadata["date"]))
+    mail["Subject"] = document.title
+    body = document.text.split("\n\n", 1)[1] if "\n\n" in document.text else ""
+    mail.set_content(body)
+    for inner in _attachments(ole, prefix):
+        mail.add_attachment(inner.data, maintype="application", subtype="octet-stream", filename=inner.name)
+    name = (document.title or "attached message").replace("/", "_").replace("\\", "_")
+    return Attachment(f"{name}.eml", mail.as_bytes(policy=email.policy.default))
 
 
 class _Properties:

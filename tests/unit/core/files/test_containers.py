@@ -185,3 +185,14 @@ def test_a_member_named_in_utf8_without_the_flag_keeps_its_name(tmp_path):
     path = write_zip(tmp_path / "mac.zip", {placeholder.decode(): b"Steuer 2024"})
     path.write_bytes(path.read_bytes().replace(placeholder, real))  # as old macOS and Linux tools write names
     assert chains(containers.members("mac.zip", path.read_bytes())) == [(("Überweisung.txt",), None)]
+
+
+def test_an_outlook_item_attached_to_an_outlook_message_is_a_mail_inside_it(tmp_path):
+    from outlook_files import write_msg
+
+    path = write_msg(tmp_path / "fwd.msg", "Fwd: mooring", "See the attached mail.",
+                     attached_items=[("Mooring contract", "The berth costs 900 EUR a season.", "Port Office")])
+    found = containers.members("fwd.msg", path.read_bytes())
+    assert [m.chain for m in found] == [(), ("Mooring contract.eml",)]
+    assert found[1].message == containers.MESSAGE and "The berth costs 900 EUR a season." in found[1].document.text
+    assert "Port Office" in found[1].document.metadata["from"]
