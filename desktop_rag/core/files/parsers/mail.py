@@ -105,8 +105,10 @@ def _body(message: EmailMessage) -> str:
     if part is None:  # an XHTML body (application/xhtml+xml), which get_body does not take for one
         part = next((p for p in message.walk() if p.get_content_type() == "application/xhtml+xml"
                      and not p.get_filename()), None)
-        if part is None:
-            return ""
+        if part is None:  # a malformed container (multipart without its boundary): its text as it came
+            payload = message.get_payload()
+            return payload.strip() if isinstance(payload, str) and message.get_content_maintype() == "multipart" \
+                else ""
         return html.parse_html(part.get_payload(decode=True) or b"", "").text
     content = _text_of(part)
     return html.parse_html(content.encode("utf-8"), "").text if part.get_content_subtype() == "html" else content

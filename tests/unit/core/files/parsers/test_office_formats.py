@@ -354,3 +354,11 @@ def test_chart_titles_labels_and_comments_of_sheets_and_slides_are_read(tmp_path
     for words in ("Boats rented per type", "Rentals 2025", "Kayaks", "Canoes"):
         assert words in doc.text, words
     assert "41" not in doc.text.split("Charts", 1)[1]  # a chart's numbers are not words
+
+
+def test_a_mail_with_malformed_headers_is_read_with_what_it_says():
+    broken = (b"From: =?utf-8?q?Anna=ZZ?= <anna@example.org>\nTo: <<<@>>>, \"unclosed\nSubject: Boat trailer\n"
+              b"Date: 32 Foo 2025\nContent-Type: multipart/mixed\n\nThe trailer needs new tyres.\n")
+    doc = parse(Path("broken.eml"), broken)
+    assert doc.title == "Boat trailer" and "The trailer needs new tyres." in doc.text
+    assert "anna@example.org" in doc.metadata["from"]
