@@ -32,6 +32,8 @@ def decode_text(data: bytes) -> str:
         return _normalize_newlines(data.decode("utf-8"))
     except UnicodeDecodeError:
         pass
+    if looks_like_ebcdic(head):
+        return _normalize_newlines(data.decode(_EBCDIC, "replace").replace("\x85", "\n"))
     from charset_normalizer import from_bytes  # only needed for the minority of files that are not UTF-8
 
     matches = from_bytes(data)
@@ -61,10 +63,29 @@ def looks_like_text(head: bytes) -> bool:
     except UnicodeDecodeError as exc:
         if exc.start >= len(head) - 3:  # a character cut by the end of the sample
             return True
+    if looks_like_ebcdic(head):
+        return True
     from charset_normalizer import from_bytes
 
     best = from_bytes(head).best()
     return best is not None and best.chaos < 0.2
+
+
+# Text from IBM mainframes and midrange machines (reports, exports kept for years) is EBCDIC: letters at 0x81-0xA9
+# and 0xC1-0xE9, digits at 0xF0-0xF9, the space at 0x40, lines ended by 0x15 or 0x25. Code page 037 is US/Canada's;
+# the others differ in a few punctuation marks. charset-normalizer took such files for binary content (issue 38).
+_EBCDIC = "cp037"
+_EBCDIC_TEXT = frozenset([0x40, 0x15, 0x25, 0x0D, 0x05, *range(0x4A, 0x51), *range(0x5A, 0x62), *range(0x6A, 0x70),
+                          *range(0x79, 0x80), *range(0x81, 0x8A), *range(0x91, 0x9A), *range(0xA1, 0xAA),
+                          *range(0xC0, 0xCA), *range(0xD0, 0xDA), *range(0xE0, 0xEA), *range(0xF0, 0xFA)])
+
+
+def looks_like_ebcdic(head: bytes) -> bool:
+    """Nearly all of its bytes are EBCDIC's letters, digits, punctuation and spaces, with spaces between words."""
+    if len(head) < 32:
+        return False
+    text_bytes = sum(1 for byte in head if byte in _EBCDIC_TEXT)
+    return text_bytes >= 0.97 * len(head) and head.count(0x40) >= 0.08 * len(head)
 
 
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b\x08")

@@ -235,3 +235,13 @@ def test_pdf_comments_and_text_boxes_added_in_a_viewer_are_read_and_a_small_pict
     assert "Ask the landlord about the garden shed" in parsed.text and parsed.text.count("Signed copy sent by post") == 1
     assert parsed.scanned_pages == [2]  # read by OCR, not taken for a page without text
     assert 0.05 < 200 * 150 / (595 * 842) < paged.SCAN_IMAGE_SHARE
+
+
+def test_text_in_ebcdic_from_a_mainframe_is_read_not_called_binary():
+    from desktop_rag.core.files.parsers.decoding import looks_like_text
+
+    report = ("MONTHLY LEDGER REPORT 2024-03\nACCOUNT 4711 HARBOUR FEES       1,250.00\n"
+              "ACCOUNT 4712 MOORING RENTALS    3,400.00\n").encode("cp037")
+    assert looks_like_text(report[:8192])
+    assert "ACCOUNT 4712 MOORING RENTALS" in parse_bytes("LEDGER.TXT", report).text
+    assert not looks_like_text(bytes(range(256)) * 4)  # binary stays binary
