@@ -104,3 +104,26 @@ def test_a_maildir_message_is_a_mail_with_its_sender_and_its_attachment(library,
     assert hit.path == str(path) and hit.title == "Ferry times"
     assert hit.metadata["from"] == "Port Office <port@example.org>" and hit.metadata["date"] == "2025-09-01T10:00:00"
     assert hit_paths(library, '"lighthouse route"') == [f"{path}{S}timetable.txt"]
+
+
+def test_a_run_stopped_in_a_mailbox_goes_on_from_where_it_saved(make_library, docs, monkeypatch):
+    from desktop_rag.core.indexing import mailboxes
+    from desktop_rag.core.runs.control import RunControl
+
+    monkeypatch.setattr(mailboxes, "SAVE_EVERY_S", 0.0)  # where it has read to, saved after every message
+    starts = streamed_from(monkeypatch)
+    library = make_library()
+    inbox = write_mbox(docs / "Inbox", mails(0, 8))
+    control = RunControl()
+
+    def stop_at_the_fifth(progress):
+        if progress.note and "message 5," in progress.note:
+            control.cancel()
+
+    assert library.index([docs], contexts="rules", on_progress=stop_at_the_fifth, control=control).cancelled
+    asked = count_member_reads(library)
+    library.index([docs], contexts="rules")
+    fourth = library.catalog.message_span(f"{inbox}{S}2025-09-01 Ledger 4")[0]
+    assert starts == [0, fourth] and sorted(asked) == ["Ledger 5", "Ledger 6", "Ledger 7"]
+    assert hit_paths(library, '"Osprey7"') == [f"{inbox}{S}2025-09-01 Ledger 7"]
+    assert len([d for d in library.catalog.documents_under(str(docs)) if d.container_id is not None]) == 8
