@@ -362,3 +362,21 @@ def test_a_mail_with_malformed_headers_is_read_with_what_it_says():
     doc = parse(Path("broken.eml"), broken)
     assert doc.title == "Boat trailer" and "The trailer needs new tyres." in doc.text
     assert "anna@example.org" in doc.metadata["from"]
+
+
+def test_a_workbook_linking_to_another_files_cells_is_read(tmp_path):
+    path = write_xlsx(tmp_path / "fees.xlsx", {"S": [["Fee", "Amount"], ["Mooring", 900]]})
+    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+    def linked(name: str, data: bytes) -> bytes:  # an external link whose part the saving program left out
+        if name == "xl/workbook.xml":
+            return data.replace(b"</workbook>", f'<externalReferences><externalReference xmlns:r="{rel}" '
+                                                f'r:id="rId99"/></externalReferences></workbook>'.encode())
+        if name == "xl/_rels/workbook.xml.rels":
+            return data.replace(b"</Relationships>", f'<Relationship Id="rId99" Type="{rel}/externalLink" '
+                                                      f'Target="externalLinks/externalLink1.xml"/></Relationships>'
+                                .encode())
+        return data
+
+    doc = parsed(rewrite_members(path, linked))
+    assert "Fee: Mooring; Amount: 900" in doc.text
