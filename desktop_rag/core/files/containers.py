@@ -70,6 +70,20 @@ def container_format(name: str, head: bytes = b"") -> str | None:
     return None
 
 
+def container_of(name: str, data: bytes) -> str | None:
+    """As container_format, from the whole file: a zip without a known extension is an archive unless it is an
+    Office, OpenDocument or EPUB package (told by its members, which its first bytes do not say); an OLE file
+    without one is an Outlook message when its streams say so."""
+    kind = container_format(name, data[:SNIFF_BYTES])
+    if kind is not None or parsers.file_kind(PurePosixPath(name)) != parsers.MAYBE_TEXT:
+        return kind
+    if data.startswith(b"PK\x03\x04") and parsers.sniffed_suffix(data) is None:
+        return ZIP
+    if data.startswith(OLE_MAGIC) and parsers.sniffed_suffix(data) == ".msg":
+        return OUTLOOK
+    return None
+
+
 def looks_like_mbox(head: bytes) -> bool:
     if not head.startswith(b"From "):
         return False
@@ -135,7 +149,7 @@ class _Budget:
 def members(name: str, data: bytes, kind: str | None = None) -> list[Member]:
     """Every document inside the file `name` with bytes `data`, in order; ParseError when the file as a whole cannot
     be read (corrupt, a bomb, too many members). `kind`: what it is when its name does not say (MAILBOX_MESSAGE)."""
-    kind = kind or container_format(name, data[:SNIFF_BYTES])
+    kind = kind or container_of(name, data)
     if kind is None:
         raise ParseError("not an archive, a mailbox or an e-mail message")
     found: list[Member] = []
@@ -167,7 +181,7 @@ def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found
          title: str | None = None, metadata: dict[str, str] | None = None) -> None:
     """A file inside a container: a container again (expanded), a document, or nothing to read (left out)."""
     name = chain[-1]
-    kind = container_format(name, data[:SNIFF_BYTES])
+    kind = container_of(name, data)
     if kind is not None:
         opened = len(found)
         try:
@@ -180,7 +194,8 @@ def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found
     file_kind = parsers.file_kind(path)
     if file_kind == parsers.NOT_READ:  # (a picture is read by OCR, when the run may: core/indexing/members.py)
         return
-    if file_kind == parsers.MAYBE_TEXT and not looks_like_text(data[:SNIFF_BYTES]):
+    if file_kind == parsers.MAYBE_TEXT and not (looks_like_text(data[:SNIFF_BYTES])
+                                                 or parsers.may_be_document(data[:SNIFF_BYTES])):
         return
     found.append(Member(chain, data, title=title, metadata=dict(metadata or {})))
 

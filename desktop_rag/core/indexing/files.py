@@ -64,7 +64,7 @@ class FileStep:
             catalog.touch_document(known.id, found.size, found.mtime_ns)  # touched or copied, same content
             self.summary.unchanged += 1
             return
-        if (kind := containers.container_format(found.path.name, data[:SNIFF_BYTES])) is not None:
+        if (kind := containers.container_of(found.path.name, data)) is not None:
             self._index_container(found, kind, data, content_hash, known, position)
             return
         read = self._read(found, data, content_hash)
@@ -204,7 +204,7 @@ class FileStep:
                 head = read_bounded(found.path, SNIFF_BYTES, head_only=True)
             except OSError:
                 return False  # the read that follows reports it as the file's error
-            if not looks_like_text(head):
+            if not looks_like_text(head) and not parsers.may_be_document(head):
                 reason = "not text (binary content)" if head else "empty file"
         if reason is None:
             return False

@@ -12,6 +12,7 @@ from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument,
                                            outlook, paged, rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
+from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.documents import NAME_ONLY, ParsedDocument
 
 Parser = Callable[[bytes, str], ParsedDocument]
@@ -89,6 +90,61 @@ def is_supported(path: Path) -> bool:
     return file_kind(path) != NOT_READ
 
 
+def may_be_document(head: bytes) -> bool:
+    """The first bytes of a format with a parser (PDF, RTF, a zip or OLE package): a file without a known
+    extension that begins so is read, not skipped as binary."""
+    return head.startswith((b"%PDF-", b"{\\rtf", b"PK\x03\x04", OLE_MAGIC))
+
+
+def sniffed_suffix(data: bytes) -> str | None:
+    """The extension a file without one would have, by what it holds: PDF, RTF, an Office or OpenDocument package
+    or EPUB by its members, Word, PowerPoint, Excel 97–2003 or an Outlook message by its streams."""
+    if data.startswith(b"%PDF-"):
+        return ".pdf"
+    if rtf.looks_like_rtf(data):
+        return ".rtf"
+    if data.startswith(b"PK\x03\x04"):
+        return _package_suffix(data)
+    if data.startswith(OLE_MAGIC):
+        return _ole_suffix(data)
+    return None
+
+
+_PACKAGE_PARTS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"), ("xl/workbook.xml", ".xlsx"))
+_ODF_TYPES = {b"application/vnd.oasis.opendocument.text": ".odt", b"application/epub+zip": ".epub",
+              b"application/vnd.oasis.opendocument.spreadsheet": ".ods",
+              b"application/vnd.oasis.opendocument.presentation": ".odp"}
+_OLE_STREAMS = (("__substg1.0_", ".msg"), ("WordDocument", ".doc"), ("PowerPoint Document", ".ppt"),
+                ("Workbook", ".xls"), ("Book", ".xls"))
+
+
+def _package_suffix(data: bytes) -> str | None:
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            names = set(package.namelist())
+            if "mimetype" in names:
+                return _ODF_TYPES.get(package.read("mimetype").strip())
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError, RuntimeError):
+        return None
+    return next((suffix for part, suffix in _PACKAGE_PARTS if part in names), None)
+
+
+def _ole_suffix(data: bytes) -> str | None:
+    import io
+
+    import olefile
+
+    try:
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            streams = {"/".join(entry) for entry in ole.listdir(streams=True, storages=True)}
+    except Exception:  # not a readable compound file
+        return None
+    return next((suffix for prefix, suffix in _OLE_STREAMS if any(s.startswith(prefix) for s in streams)), None)
+
+
 def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> ParsedDocument:
     """`ocr`: text recognised on scanned pages, by page number. A document with scanned pages not in it lists them
     in `scanned_pages`; one whose pages were all read by OCR may be empty (a photo without text)."""
@@ -97,7 +153,9 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
         raise ParseError(f"unsupported file type '{path.suffix}'")
     if path.name.lower().endswith(_CONTAINER_ENDINGS):
         raise ParseError("an archive or a mailbox: its documents are read one by one (core/files/containers.py)")
-    parser = _BY_EXTENSION.get(path.suffix.lower(), markup.parse_plain)  # MAYBE_TEXT: sniffed as text before
+    parser = _BY_EXTENSION.get(path.suffix.lower())
+    if parser is None:  # MAYBE_TEXT: a document by its first bytes (a PDF saved without its extension), else text
+        parser = _BY_EXTENSION.get(sniffed_suffix(data) or "", markup.parse_plain)
     if not data:  # nothing to read: the indexer knows it by its name (documents.NAME_ONLY)
         return ParsedDocument(text="", title=path.stem, parser=NAME_ONLY)
     # A document may have no text (a deck of charts, a blank page): the indexer knows it by its name and metadata.
@@ -105,4 +163,4 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
 
 
 __all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS",
-           "file_kind", "is_image", "is_supported", "parse"]
+           "file_kind", "is_image", "is_supported", "may_be_document", "parse", "sniffed_suffix"]

@@ -26,6 +26,8 @@ def decode_text(data: bytes) -> str:
             except UnicodeDecodeError as exc:
                 raise ParseError(f"undecodable text: invalid {encoding} ({exc.reason})") from None
     head = data[:_SNIFF_BYTES]
+    if (wide := utf16_without_bom(head)) is not None:
+        return _normalize_newlines(data.decode(wide, "replace"))
     if b"\x00" in head:
         raise ParseError("binary content in a text file (contains NUL bytes)")
     try:
@@ -50,7 +52,7 @@ def decode_text(data: bytes) -> str:
 def looks_like_text(head: bytes) -> bool:
     """Is a file whose type its name does not tell (LICENSE, Makefile, notes.log) text? Judged from its first
     bytes: a BOM says yes; NUL bytes or many control characters say no; then UTF-8 or a known encoding."""
-    if any(head.startswith(bom) for bom, _ in _BOMS):
+    if any(head.startswith(bom) for bom, _ in _BOMS) or utf16_without_bom(head) is not None:
         return True
     if not head or b"\x00" in head:
         return False
@@ -86,6 +88,20 @@ def looks_like_ebcdic(head: bytes) -> bool:
         return False
     text_bytes = sum(1 for byte in head if byte in _EBCDIC_TEXT)
     return text_bytes >= 0.97 * len(head) and head.count(0x40) >= 0.08 * len(head)
+
+
+def utf16_without_bom(head: bytes) -> str | None:
+    """"utf-16-le" or "utf-16-be" for text saved as UTF-16 without its byte-order mark (Windows tools export so):
+    nearly every other byte is 0 — the high bytes of Latin text — and the bytes between are not."""
+    if len(head) < 16:
+        return None
+    half = len(head) / 2
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    if odd > 0.4 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.4 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None
 
 
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b\x08")

@@ -15,6 +15,7 @@ from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 
 from desktop_rag.core.files.parsers import html
+from desktop_rag.core.files.parsers.decoding import utf16_without_bom
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import ParsedDocument
 
@@ -69,12 +70,29 @@ def _message(data: bytes, headers_required: bool = True) -> EmailMessage:
     if (emlx := _EMLX_LENGTH.match(data)) is not None:
         # Apple Mail's .emlx: the message's length in bytes on the first line, then the message, then a plist.
         data = data[emlx.end():emlx.end() + int(emlx.group(1))]
+    data = _utf8(data)
     if not data.strip():
         raise ParseError("empty message")
-    message = email.message_from_bytes(data, policy=email.policy.default, _class=EmailMessage)
-    if headers_required and not any(message.get(name) for name in ("from", "to", "subject", "date", "message-id")):
-        raise ParseError("not an e-mail message: it has no From, To, Subject or Date header")
-    return message
+    if headers_required and not _FIRST_HEADER.match(data.lstrip()):
+        raise ParseError("not an e-mail message: it does not begin with mail headers (From, To, Subject…)")
+    head, *rest = re.split(rb"(\r?\n\r?\n)", data, maxsplit=1)
+    # RFC 822's obsolete form "From  : Anna" (spaces before the colon), which the parser takes for no header.
+    head = _OBSOLETE_HEADER_NAME.sub(rb"\1:", head)
+    return email.message_from_bytes(head + b"".join(rest), policy=email.policy.default, _class=EmailMessage)
+
+
+# A header line: a name of printable characters but the colon (spaces before the colon: RFC 822's obsolete form).
+_FIRST_HEADER = re.compile(rb"[!-9;-~]+[ \t]*:")
+_OBSOLETE_HEADER_NAME = re.compile(rb"(?m)^([!-9;-~]+)[ \t]+:")
+
+
+def _utf8(data: bytes) -> bytes:
+    """A message saved as UTF-16 (with or without its byte-order mark), as some programs export mail, in UTF-8."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", "replace").encode("utf-8")
+    if (wide := utf16_without_bom(data[:512])) is not None:
+        return data.decode(wide, "replace").encode("utf-8")
+    return data
 
 
 def header(message: EmailMessage, name: str) -> str:

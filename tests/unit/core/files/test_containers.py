@@ -1,12 +1,14 @@
 """Archives, mailboxes and messages flattened into the documents they hold (core/files/containers.py), with the
 limits that keep a hostile file from taking the machine."""
 
+from pathlib import Path
+
 import pytest
 
 from desktop_rag.core.files import containers
 from desktop_rag.core.files.parsers import ParseError
-from documents import write_pdf
-from office_documents import message, write_mbox, write_tar_gz, write_zip, zip_bomb
+from documents import write_docx, write_pdf
+from office_documents import message, write_mbox, write_tar_gz, write_xlsx, write_zip, zip_bomb
 
 
 def chains(found):
@@ -196,3 +198,23 @@ def test_an_outlook_item_attached_to_an_outlook_message_is_a_mail_inside_it(tmp_
     assert [m.chain for m in found] == [(), ("Mooring contract.eml",)]
     assert found[1].message == containers.MESSAGE and "The berth costs 900 EUR a season." in found[1].document.text
     assert "Port Office" in found[1].document.metadata["from"]
+
+
+def test_files_saved_without_their_extension_are_known_by_what_they_hold(tmp_path):
+    from outlook_files import write_msg
+
+    from desktop_rag.core.files.parsers import parse, sniffed_suffix
+
+    pdf = write_pdf(tmp_path / "a.pdf", ["Mooring invoice for the summer season."]).read_bytes()
+    docx = write_docx(tmp_path / "a.docx", [("p", "Minutes of the rowing club.")]).read_bytes()
+    xlsx = write_xlsx(tmp_path / "a.xlsx", {"Fees": [["Berth", 900]]}).read_bytes()
+    msg = write_msg(tmp_path / "a.msg", "Harbour fees", "The fee rises in April.",
+                    attachments=[("notes.txt", b"Pay by card.")]).read_bytes()
+    archive = write_zip(tmp_path / "a.zip", {"notes.txt": b"Kept in a zip without its extension."}).read_bytes()
+    assert [sniffed_suffix(d) for d in (pdf, docx, xlsx, msg, archive)] == [".pdf", ".docx", ".xlsx", ".msg", None]
+    assert "Mooring invoice" in parse(Path("INVOICE"), pdf).text
+    assert "Berth\t900" in parse(Path("fees"), xlsx).text
+    assert [containers.container_of(name, data) for name, data in
+            (("INVOICE", pdf), ("minutes", docx), ("mail", msg), ("backup", archive), ("README", b"text"))] == [
+        None, None, containers.OUTLOOK, containers.ZIP, None]
+    assert [m.chain for m in containers.members("backup", archive)] == [("notes.txt",)]

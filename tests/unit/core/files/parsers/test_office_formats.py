@@ -380,3 +380,15 @@ def test_a_workbook_linking_to_another_files_cells_is_read(tmp_path):
 
     doc = parsed(rewrite_members(path, linked))
     assert "Fee: Mooring; Amount: 900" in doc.text
+
+
+def test_mail_saved_as_utf16_and_in_rfc_822s_obsolete_header_form_is_read():
+    raw = message("Test Email", "Roses are red, violets are blue.", sender="Matt <matt@example.org>")
+    for encoded in (raw.decode().encode("utf-16-le"), raw.decode().encode("utf-16-be"), raw.decode().encode("utf-16")):
+        doc = parse(Path("exported.eml"), encoded)
+        assert doc.title == "Test Email" and "Roses are red" in doc.text and "matt@example.org" in doc.metadata["from"]
+    old = b"From  : John Doe <jdoe@example.org>\nSubject     : Saying Hello\n\nThis is a message just to say hello.\n"
+    doc = parse(Path("example13.eml"), old)
+    assert doc.title == "Saying Hello" and "jdoe@example.org" in doc.metadata["from"]
+    headerless = b"Received: from relay (verified)\n  by mail.example.org\nquite Delivered-To: x\n\nUnsubscribe here.\n"
+    assert "Unsubscribe here." in parse(Path("incorrect_header.eml"), headerless).text

@@ -245,3 +245,12 @@ def test_text_in_ebcdic_from_a_mainframe_is_read_not_called_binary():
     assert looks_like_text(report[:8192])
     assert "ACCOUNT 4712 MOORING RENTALS" in parse_bytes("LEDGER.TXT", report).text
     assert not looks_like_text(bytes(range(256)) * 4)  # binary stays binary
+
+
+def test_text_saved_as_utf16_without_its_byte_order_mark_is_read():
+    from desktop_rag.core.files.parsers.decoding import looks_like_text
+
+    text = "This is a test document to use for unit tests.\nDoylestown, PA 18901\n"
+    for encoding in ("utf-16-le", "utf-16-be"):
+        assert looks_like_text(text.encode(encoding))
+        assert "Doylestown, PA 18901" in parse_bytes("fake-text.txt", text.encode(encoding)).text
