@@ -245,3 +245,11 @@ def test_word_97_and_powerpoint_97_files_are_found_by_their_text(library, docs):
     assert summary.failed == [] and summary.indexed == 2
     assert [h.path for h in library.search('"lovely"', k=1, mode="bm25").hits] == [str(docs / "raw_text.doc")]
     assert [h.path for h in library.search('"text box"', k=1, mode="bm25").hits] == [str(docs / "slides.ppt")]
+
+
+def test_a_file_without_its_extension_is_read_by_what_it_holds_and_an_unknown_binary_is_skipped(library, docs):
+    write_pdf(docs / "INVOICE", ["Invoice for the winter storage of the sailing dinghy."])
+    (docs / "cache").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096))  # OLE-like, no known streams
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed == [] and summary.indexed == 1 and summary.skipped == 1
+    assert [h.path for h in library.search('"sailing dinghy"', k=1, mode="bm25").hits] == [str(docs / "INVOICE")]

@@ -67,6 +67,10 @@ class FileStep:
         if (kind := containers.container_of(found.path.name, data)) is not None:
             self._index_container(found, kind, data, content_hash, known, position)
             return
+        if (found.kind == parsers.MAYBE_TEXT and not looks_like_text(data[:SNIFF_BYTES])
+                and parsers.sniffed_suffix(data) is None):  # began like a document, is none (an unknown OLE file)
+            self._record_skip(found, "not text (binary content)")
+            return
         read = self._read(found, data, content_hash)
         if read is None:
             return
