@@ -166,9 +166,9 @@ def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: 
         found.append(Member(chain, problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
         return
     entries = {ZIP: _zip_entries, TAR: _tar_entries, MBOX: _mbox_entries}[kind](data, budget)
-    names: dict[str, int] = {}
+    names: set[str] = set()
     for entry_name, entry_data, problem in entries:
-        entry_chain = (*chain, _unique(entry_name, names))
+        entry_chain = (*chain, unique_name(entry_name, names))
         if problem:
             found.append(Member(entry_chain, problem=problem))
         elif kind == MBOX:
@@ -216,21 +216,24 @@ def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget:
         return
     inherited = {key: document.metadata[key] for key in ("from", "to", "date") if key in document.metadata}
     inherited["attached_to"] = document.title
-    names: dict[str, int] = {}
+    names: set[str] = set()
     for attachment in attached:
         budget.take(len(attachment.data))
-        attachment_chain = (*chain, _unique(attachment.name, names))
+        attachment_chain = (*chain, unique_name(attachment.name, names))
         _add(attachment_chain, attachment.data, depth + 1, budget, found,
              title=f"{document.title} › {attachment.name}", metadata=inherited)
 
 
-def _unique(name: str, seen: dict[str, int]) -> str:
-    """Two members of one container with one name ("Re: lunch" twice in a mailbox) get "(2)", "(3)"…"""
-    seen[name] = seen.get(name, 0) + 1
-    if seen[name] == 1:
-        return name
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or the first of "name (2)", "name (3)"… (before a suffix: "menu (2).pdf") that no member before it in
+    the same container has ("Re: lunch" twice in a mailbox); the name chosen is added to `taken`."""
+    chosen, number = name, 1
     stem, dot, suffix = name.rpartition(".") if "." in name.rsplit("/", 1)[-1] else (name, "", "")
-    return f"{stem} ({seen[name]}){dot}{suffix}"
+    while chosen in taken:
+        number += 1
+        chosen = f"{stem} ({number}){dot}{suffix}"
+    taken.add(chosen)
+    return chosen
 
 
 def _zip_entries(data: bytes, budget: _Budget):

@@ -64,8 +64,7 @@ class MailboxIndexing:
             saved, read_to, count = time.monotonic(), start, 0
             for message in mailbox_stream.messages(stream, start, found.size, limit):
                 self.control.checkpoint()
-                name = _first_free(_message_name(message), names)
-                names.add(name)
+                name = containers.unique_name(_message_name(message), names)
                 count += 1
                 self._mailbox_message(found, position, container_id, name, message, count)
                 read_to = message.start  # the last one is read again next time: it may have been half written
@@ -162,13 +161,3 @@ def _message_name(message: MailboxMessage) -> str:
         return mail.message_name(message.raw)  # a message too large to read: its head
     except Exception:  # a header the parser cannot take: the message is named by its place, and read still
         return f"message at byte {message.start:,}"
-
-
-def _first_free(name: str, taken: set[str]) -> str:
-    """`name`, or "name (2)", "name (3)"… when a message before it has it ("Re: lunch" twice in a mailbox)."""
-    if name not in taken:
-        return name
-    number = 2
-    while f"{name} ({number})" in taken:
-        number += 1
-    return f"{name} ({number})"
