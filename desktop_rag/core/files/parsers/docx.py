@@ -107,9 +107,8 @@ class _Blocks:
             if level:
                 self.headings.append(Heading(self._length, level, text))
         self._append(text)
-        for box in element.iter(f"{_W}txbxContent"):  # text boxes anchored in the paragraph, after it
-            if not _inside_another_box(box, element):
-                self._append("\n".join(filter(None, (_block_text(child) for child in box.iterchildren()))))
+        for box in _text_boxes(element):  # text boxes anchored in the paragraph, after it
+            self._append(box)
 
     def _style_name(self, element) -> str:
         from docx.text.paragraph import Paragraph
@@ -151,6 +150,12 @@ def _paragraph_text(element) -> str:
     return "".join(pieces)
 
 
+def _text_boxes(paragraph) -> list[str]:
+    """The text of each text box anchored in `paragraph` (a box inside a box is in its box's text)."""
+    return ["\n".join(filter(None, (_block_text(child) for child in box.iterchildren())))
+            for box in paragraph.iter(f"{_W}txbxContent") if not _inside_another_box(box, paragraph)]
+
+
 def _inside_another_box(node, paragraph) -> bool:
     """`node` sits in a text box within `paragraph` (or in a paragraph of such a box), or in a drawing's copy for
     old versions of Word."""
@@ -185,10 +190,7 @@ def _cells(row):
 def _block_text(element) -> str:
     tag = element.tag if isinstance(element.tag, str) else ""
     if tag == f"{_W}p":
-        text = _paragraph_text(element).strip()
-        boxes = ["\n".join(filter(None, (_block_text(c) for c in box.iterchildren())))
-                 for box in element.iter(f"{_W}txbxContent") if not _inside_another_box(box, element)]
-        return "\n".join(filter(None, [text, *boxes]))
+        return "\n".join(filter(None, [_paragraph_text(element).strip(), *_text_boxes(element)]))
     if tag == f"{_W}tbl":
         return _table_text(element)
     if tag in (f"{_W}sdt", f"{_W}sdtContent", f"{_W}customXml", f"{_W}ins", f"{_W}moveTo"):
