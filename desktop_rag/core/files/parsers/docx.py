@@ -171,8 +171,7 @@ def _table_text(table) -> str:
     """Rows on lines, cells apart by tabs; a cell's nested tables and controls are in its text."""
     rows = []
     for row in table.iterchildren(f"{_W}tr"):
-        cells = [" ".join(_block_text(block) for block in cell.iterchildren() if _block_text(block))
-                 for cell in _cells(row)]
+        cells = [" ".join(filter(None, (_block_text(block) for block in cell.iterchildren()))) for cell in _cells(row)]
         if any(c.strip() for c in cells):
             rows.append("\t".join(c.strip() for c in cells))
     return "\n".join(rows)
