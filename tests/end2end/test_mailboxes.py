@@ -127,3 +127,34 @@ def test_a_run_stopped_in_a_mailbox_goes_on_from_where_it_saved(make_library, do
     assert starts == [0, fourth] and sorted(asked) == ["Ledger 5", "Ledger 6", "Ledger 7"]
     assert hit_paths(library, '"Osprey7"') == [f"{inbox}{S}2025-09-01 Ledger 7"]
     assert len([d for d in library.catalog.documents_under(str(docs)) if d.container_id is not None]) == 8
+
+
+def test_an_outlook_data_file_is_a_mailbox_found_by_a_messages_words_with_its_sender(make_library, docs):
+    """A PST from Apache Tika's tests (tests/files/public), 2.3 MB: over the limit set here, read all the same."""
+    import gzip
+    from pathlib import Path
+
+    public = Path(__file__).resolve().parents[1] / "files" / "public"
+    library = make_library(Settings(max_file_mb=0.5))
+    pst = docs / "Outlook archive.pst"
+    pst.write_bytes(gzip.decompress((public / "testPST.pst.gz").read_bytes()))
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed == [] and summary.inside == 7
+    hit = library.search('"remebers the last"', k=1, mode="bm25").hits[0]  # (its spelling)
+    assert hit.path == f"{pst}{S}2014-02-26 Re: Feature Generators" and hit.title == "Re: Feature Generators"
+    assert hit.metadata["from"] == "Jörn Kottmann <kottmann@gmail.com>"
+    assert hit.metadata["date"].startswith("2014-02-26")
+    copy = library.openable_path(f"{pst}{S}2014-02-24 [WEBINAR] - \"Introducing Couchbase Server 2.5\"")
+    assert message_from_bytes(copy.read_bytes())["From"] == "Couchbase <couchbase@couchbase.com>"
+
+    asked = count_member_reads(library)
+    library.index([docs], contexts="rules")  # unchanged: nothing read again
+    pst.write_bytes(gzip.decompress((public / "testPST_variousBodyTypes.pst.gz").read_bytes()))  # rewritten
+    library.apply_changes(ChangeBatch(dirty={str(pst)}))
+    assert asked == ["original email"] + ["FW: original email"] * 3
+    assert hit_paths(library, '"PreviousMapFeatureGenerator"') == []  # its messages gone with it
+    assert hit_paths(library, '"This is the original email"')[0] == f"{pst}{S}Inbox/tmp/2017-08-30 original email"
+    asked.clear()
+    pst.touch()  # saved again by Outlook, the same messages: listed, none read again
+    library.apply_changes(ChangeBatch(dirty={str(pst)}))
+    assert asked == []

@@ -1,7 +1,7 @@
-"""Files that hold documents: archives (.zip, .tar, .tar.gz…), mailboxes (.mbox, and Thunderbird's files without an
-extension) and e-mail messages (.eml) with their attachments. A container is flattened into members, each a
-document of its own with a path a person can read ("photos.zip › 2023/receipt.pdf"); a message is itself a member
-(the empty chain for an .eml file) whose attachments follow it.
+"""Files that hold documents: archives (.zip, .tar, .tar.gz…), mailboxes (.mbox, Thunderbird's files without an
+extension, Outlook's .pst and .ost) and e-mail messages (.eml) with their attachments. A container is flattened into
+members, each a document of its own with a path a person can read ("photos.zip › 2023/receipt.pdf"); a message is
+itself a member (the empty chain for an .eml file) whose attachments follow it.
 
 Limits keep a hostile or broken file from taking the machine: members, inflated bytes, nesting depth and the
 compression ratio of each member (a zip bomb is an error for its archive, the rest of the folder is indexed).
@@ -18,7 +18,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from desktop_rag.core.files import mailbox_stream, parsers
+from desktop_rag.core.files import mailbox_stream, outlook_store, parsers
 from desktop_rag.core.files.parsers import mail, outlook
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC, password_protected
@@ -40,7 +40,8 @@ _OLD_ZIP_METHOD = ("packed by a compression method desktop-rag cannot unpack (an
                    "Implode): unpack it with 7-Zip or unzip, and the files are indexed")
 
 # The kinds of parsers.CONTAINER_SUFFIXES (archives, mailboxes), and messages, which hold attachments.
-ZIP, TAR, MBOX, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "message", "outlook"
+ZIP, TAR, MBOX, PST, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "pst", "message", "outlook"
+_MAILBOXES = {MBOX, PST}
 # A mailbox's entry: mail by its place, read whatever headers it lacks (a file named .eml holding no headers is not).
 MAILBOX_MESSAGE = "mailbox message"
 _MESSAGE_SUFFIXES = {".eml": MESSAGE, ".emlx": MESSAGE, ".msg": OUTLOOK}
@@ -165,13 +166,13 @@ def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: 
     if depth >= MAX_DEPTH:
         found.append(Member(chain, problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
         return
-    entries = {ZIP: _zip_entries, TAR: _tar_entries, MBOX: _mbox_entries}[kind](data, budget)
+    entries = {ZIP: _zip_entries, TAR: _tar_entries, MBOX: _mbox_entries, PST: _store_entries}[kind](data, budget)
     names: set[str] = set()
     for entry_name, entry_data, problem in entries:
         entry_chain = (*chain, unique_name(entry_name, names))
         if problem:
             found.append(Member(entry_chain, problem=problem))
-        elif kind == MBOX:
+        elif kind in _MAILBOXES:
             _message(MAILBOX_MESSAGE, entry_chain, entry_data, depth + 1, budget, found)
         else:
             _add(entry_chain, entry_data, depth + 1, budget, found)
@@ -311,3 +312,19 @@ def _mbox_entries(data: bytes, budget: _Budget):
             yield f"message at byte {message.start}", b"", unreadable("not a readable message", exc).args[0]
     if not found:
         raise ParseError("not a readable mailbox: no message begins with a \"From \" line")
+
+
+def _store_entries(data: bytes, budget: _Budget):
+    """An Outlook data file held in memory (inside an archive, attached to a mail), message by message."""
+    for message in outlook_store.messages(io.BytesIO(data)):
+        budget.take(len(message.raw))
+        yield store_message_name(message), message.raw, None
+
+
+def store_message_name(message: outlook_store.StoredMessage) -> str:
+    """"Inbox/2025-03-14 Lunch on Friday": an Outlook data file's message by its folder, date and subject."""
+    try:
+        name = mail.message_name(message.raw)
+    except Exception:  # a header the parser cannot take: the message is named by its place
+        name = f"message {message.number + 1:,}"
+    return f"{message.folder}/{name}" if message.folder else name

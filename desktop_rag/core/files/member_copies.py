@@ -14,7 +14,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from desktop_rag.core.files import containers, mailbox_stream
+from desktop_rag.core.files import containers, mailbox_stream, outlook_store
+from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.core.files.scan import read_bounded
 from desktop_rag.errors import BadInput
 
@@ -65,9 +66,16 @@ def extract(container: str, chain: tuple[str, ...], max_bytes: int, span: tuple[
 
 
 def _message_members(mailbox: Path, name: str, span: tuple[int, int], max_bytes: int) -> list[containers.Member]:
-    """The message `name` of a mailbox and its attachments, from its bytes at `span` alone."""
-    with mailbox.open("rb") as stream:
-        message = next(mailbox_stream.messages(stream, span[0], span[1], max_bytes), None)
+    """The message `name` of a mailbox and its attachments, from its bytes at `span` alone (in an Outlook data file,
+    its number: outlook_store)."""
+    if containers.container_format(mailbox.name) == containers.PST:
+        try:
+            message = next(outlook_store.messages(mailbox, max_bytes, span[0], span[1]), None)
+        except ParseError:
+            return []
+    else:
+        with mailbox.open("rb") as stream:
+            message = next(mailbox_stream.messages(stream, span[0], span[1], max_bytes), None)
     if message is None or message.too_large:
         return []
     return [replace(m, chain=(name, *m.chain))

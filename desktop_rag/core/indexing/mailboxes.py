@@ -1,7 +1,8 @@
 """The part of an indexing run that reads a mailbox on disk (mbox: Thunderbird's Inbox, mutt's, an export) as a
-stream (core/files/mailbox_stream.py): message by message, whatever its size — max_file_mb is for single documents;
-a message over it is that message's error. Each message goes to the reader as an .eml of its own, so its
-attachments become documents too (members.py); it is stored after them, so a stored message means a finished one.
+stream (core/files/mailbox_stream.py), or an Outlook data file (.pst, .ost: core/files/outlook_store.py): message by
+message, whatever its size — max_file_mb is for single documents; a message over it is that message's error. Each
+message goes to the reader as an .eml of its own, so its attachments become documents too (members.py); it is
+stored after them, so a stored message means a finished one.
 
 A mailbox that grew since it was read (its first bytes and those before the point read to are unchanged) is read
 from its last message on: messages appended to 100,000 are all that is parsed. Any other change (compacted, a
@@ -14,10 +15,11 @@ from __future__ import annotations
 import hashlib
 import time
 
-from desktop_rag.core.files import containers, mailbox_stream, parsers
+from desktop_rag.core.files import containers, mailbox_stream, outlook_store, parsers
 from desktop_rag.core.files.mailbox_stream import MailboxMessage
 from desktop_rag.core.files.parsers import mail
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES
+from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.core.files.scan import FoundFile, read_bounded
 from desktop_rag.core.indexing.members import Target
 from desktop_rag.core.indexing.report import Progress
@@ -30,8 +32,9 @@ SAVE_EVERY_S = 2.0
 
 
 def is_mailbox(found: FoundFile) -> bool:
-    """A mailbox file: named so (.mbox), or Thunderbird's (no extension, an .msf beside it), or opening like one."""
-    if containers.container_format(found.path.name) == containers.MBOX:
+    """A mailbox file: named so (.mbox, Outlook's .pst and .ost), or Thunderbird's (no extension, an .msf beside
+    it), or opening like one."""
+    if containers.container_format(found.path.name) in (containers.MBOX, containers.PST):
         return True
     if found.kind != parsers.MAYBE_TEXT:
         return False
@@ -47,6 +50,9 @@ class MailboxIndexing:
     """Methods of Indexer for mailboxes on disk."""
 
     def _index_mailbox(self, found: FoundFile, position: tuple[int, int]) -> None:
+        if containers.container_format(found.path.name) == containers.PST:
+            self._index_outlook_store(found, position)
+            return
         catalog, path = self.lib.catalog, str(found.path)
         try:
             stream, checks = found.path.open("rb"), found.path.open("rb")
@@ -66,7 +72,8 @@ class MailboxIndexing:
                 self.control.checkpoint()
                 name = containers.unique_name(_message_name(message), names)
                 count += 1
-                self._mailbox_message(found, position, container_id, name, message, count)
+                self._mailbox_message(found, position, container_id, name, message, count,
+                                      share=message.end / max(found.size, 1))
                 read_to = message.start  # the last one is read again next time: it may have been half written
                 if time.monotonic() - saved > SAVE_EVERY_S:
                     catalog.save_mailbox_progress(container_id,
@@ -76,23 +83,62 @@ class MailboxIndexing:
                 self._fail(found, None, "not a readable mailbox: no message begins with a \"From \" line")
                 return
             if not appended:
-                gone = catalog.members_not_named(container_id, names)
-                if gone:
-                    self.summary.removed += catalog.remove_documents(gone)
+                self._forget_messages_not_in(container_id, names)
             retry = catalog.members_to_retry(container_id, MAX_TRANSIENT_RETRIES)
             # A message that failed for a cause outside it (a timeout) is tried again by streaming the whole again.
             catalog.save_mailbox_progress(
                 container_id, None if retry else MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
             if not retry:
-                catalog.save_document(
-                    path=path, size=found.size, mtime_ns=found.mtime_ns,
-                    content_hash=mailbox_stream.fingerprint(checks, found.size), parser="mbox",
-                    title=found.path.name, text="", page_count=None, chunks=[], contexts=[])
-                self.summary.indexed += 1
+                self._mailbox_read(found, "mbox", mailbox_stream.fingerprint(checks, found.size))
+
+    def _index_outlook_store(self, found: FoundFile, position: tuple[int, int]) -> None:
+        """An Outlook data file: listed whole each time it changed (Outlook rewrites it in place, nothing says what
+        was appended), parsing only the messages whose mail changed; a killed run passes over those it stored."""
+        catalog = self.lib.catalog
+        try:
+            total = outlook_store.count(found.path)
+            with found.path.open("rb") as checks:
+                fingerprint = mailbox_stream.fingerprint(checks, found.size)
+        except ParseError as exc:
+            self._fail(found, None, str(exc))
+            return
+        except OSError as exc:
+            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            return
+        container_id = catalog.start_container(str(found.path), parser="pst", title=found.path.name)
+        names: set[str] = set()
+        limit = int(self.settings.max_file_mb * 2**20)
+        try:
+            for message in outlook_store.messages(found.path, limit):
+                self.control.checkpoint()
+                name = containers.unique_name(containers.store_message_name(message), names)
+                # Its place is its number: a message is opened by walking to it (outlook_store.messages).
+                placed = MailboxMessage(message.number, message.number + 1, message.raw, message.too_large)
+                self._mailbox_message(found, position, container_id, name, placed, message.number + 1,
+                                      share=(message.number + 1) / max(total, 1))
+        except ParseError as exc:  # the file broke off while read: what was read stays, the rest next time
+            self._fail(found, None, str(exc))
+            return
+        self._forget_messages_not_in(container_id, names)
+        if not catalog.members_to_retry(container_id, MAX_TRANSIENT_RETRIES):
+            self._mailbox_read(found, "pst", fingerprint)
+
+    def _forget_messages_not_in(self, container_id: int, names: set[str]) -> None:
+        gone = self.lib.catalog.members_not_named(container_id, names)
+        if gone:
+            self.summary.removed += self.lib.catalog.remove_documents(gone)
+
+    def _mailbox_read(self, found: FoundFile, parser: str, fingerprint: str) -> None:
+        """The mailbox's own row, saved last: a stored mailbox means every message of it read."""
+        self.lib.catalog.save_document(
+            path=str(found.path), size=found.size, mtime_ns=found.mtime_ns, content_hash=fingerprint,
+            parser=parser, title=found.path.name, text="", page_count=None, chunks=[], contexts=[])
+        self.summary.indexed += 1
 
     def _mailbox_message(self, found: FoundFile, position: tuple[int, int], container_id: int, name: str,
-                         message: MailboxMessage, count: int) -> None:
-        """One message of the mailbox and its attachments: passed over when stored with these bytes."""
+                         message: MailboxMessage, count: int, share: float) -> None:
+        """One message of the mailbox and its attachments: passed over when stored with these bytes. `share`: how
+        much of the mailbox is read with it."""
         catalog, reader = self.lib.catalog, self.lib.document_reader
         target = Target(member_path(str(found.path), (name,)), len(message.raw), found.mtime_ns,
                         Member(container_id, (name,)))
@@ -105,7 +151,6 @@ class MailboxIndexing:
             return
 
         def report(_index: int = 0, part: str = name) -> None:
-            share = message.end / max(found.size, 1)
             self.on_progress(Progress("parse", *position, str(found.path),
                                       note=f"{found.path.name}: message {count:,}, {share:.0%} read ({part})"))
 

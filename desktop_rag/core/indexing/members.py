@@ -19,8 +19,8 @@ from desktop_rag.core.files.scan import FoundFile
 from desktop_rag.documents import COPY, ContextResult, folder_and_name, member_path, name_card, name_chunk
 from desktop_rag.storage.catalog import DocumentRecord, Member
 
-_PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.MESSAGE: "email",
-            containers.OUTLOOK: "outlook"}
+_PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.PST: "pst",
+            containers.MESSAGE: "email", containers.OUTLOOK: "outlook"}
 
 
 @dataclass(frozen=True)

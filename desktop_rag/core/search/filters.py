@@ -34,7 +34,7 @@ FAMILIES = (
     Family("slides", "Slides", ("pptx", "odp"), ("ppt", "pptx", "odp", "slide", "presentation", "powerpoint")),
     Family("spreadsheet", "Spreadsheets", ("xlsx", "xls", "ods"),
            ("xls", "xlsx", "xlsm", "ods", "sheet", "sheets", "spreadsheets", "excel", "csv")),
-    Family("mail", "Mail", ("email", "outlook"), ("email", "e-mail", "eml", "msg", "mbox", "message")),
+    Family("mail", "Mail", ("email", "outlook"), ("email", "e-mail", "eml", "msg", "mbox", "pst", "message")),
     Family("image", "Images & scans", ("image",), ("images", "scan", "scans", "photo", "png", "jpg", "jpeg", "tiff")),
     Family("code", "Code", ("code",), ("source", "py", "js", "ts", "java", "c", "cpp", "go", "rs")),
     Family("ebook", "E-books", ("epub",), ("epub", "book", "books")),

@@ -49,9 +49,10 @@ _BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
 _READ_SCANS = {paged.parse_pdf, images.parse_image}
 
 # Files that hold documents, by how their names end, with their kind (core/files/containers.py reads them):
-# archives and mailboxes. Read, so not skipped; never given to parse() whole.
+# archives and mailboxes (Outlook's .pst and .ost among them). Read, so not skipped; never given to parse() whole.
 CONTAINER_SUFFIXES = {".zip": "zip", ".tar": "tar", ".tgz": "tar", ".tbz2": "tar", ".txz": "tar", ".tar.gz": "tar",
-                      ".tar.bz2": "tar", ".tar.xz": "tar", ".mbox": "mbox", ".mbx": "mbox"}
+                      ".tar.bz2": "tar", ".tar.xz": "tar", ".mbox": "mbox", ".mbx": "mbox",
+                      ".pst": "pst", ".ost": "pst"}
 _CONTAINER_ENDINGS = tuple(CONTAINER_SUFFIXES)
 
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION) | frozenset(CONTAINER_SUFFIXES)
