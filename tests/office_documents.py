@@ -376,3 +376,27 @@ def password_protect(path: Path, password: str = "secret") -> Path:
         OOXMLFile(plain).encrypt(password, encrypted)
     path.write_bytes(encrypted.getvalue())
     return path
+
+
+def embed_files(path: Path, files: dict[str, bytes]) -> Path:
+    """A Word, Excel or PowerPoint file with `files` in its embeddings folder, as Office keeps an object inserted
+    into it (python-docx writes no objects; the folder is what a reader looks in)."""
+    folder = {"docx": "word", "xlsx": "xl", "pptx": "ppt"}[path.suffix.lstrip(".")]
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as package:
+        for name, data in files.items():
+            package.writestr(f"{folder}/embeddings/{name}", data)
+    return path
+
+
+def attach_to_pdf(path: Path, files: dict[str, bytes], annotated: dict[str, bytes] | None = None) -> Path:
+    """A PDF with `files` attached to the document, and `annotated` attached to its first page (a paper-clip
+    annotation, as a viewer's "attach file" makes)."""
+    import pymupdf
+
+    with pymupdf.open(path) as pdf:
+        for name, data in files.items():
+            pdf.embfile_add(name, data, filename=name)
+        for number, (name, data) in enumerate((annotated or {}).items()):
+            pdf[0].add_file_annot(pymupdf.Point(40, 40 + 30 * number), data, filename=name)
+        pdf.save(path, incremental=True, encryption=pymupdf.PDF_ENCRYPT_KEEP)
+    return path

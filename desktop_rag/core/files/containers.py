@@ -4,7 +4,8 @@ members, each a document of its own with a path a person can read ("photos.zip �
 itself a member (the empty chain for an .eml file) whose attachments follow it.
 
 Limits keep a hostile or broken file from taking the machine: members, inflated bytes, nesting depth and the
-compression ratio of each member (a zip bomb is an error for its archive, the rest of the folder is indexed).
+compression ratio of each member (archives.py; a zip bomb is an error for its archive, the rest of the folder is
+indexed).
 """
 
 from __future__ import annotations
@@ -12,43 +13,28 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-import tarfile
-import zipfile
-import zlib
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from desktop_rag.core.files import mailbox_stream, outlook_store, parsers
+from desktop_rag.core.files import archives, embedded, mailbox_stream, outlook_store, parsers
+from desktop_rag.core.files.archives import MAX_DEPTH, Budget
 from desktop_rag.core.files.parsers import mail, outlook
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
-from desktop_rag.core.files.parsers.packages import OLE_MAGIC, password_protected
+from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import ParsedDocument
-
-MAX_MEMBERS = 10_000
-MAX_INFLATED_BYTES = 512 * 2**20  # all members of one file together, as for an Office package
-MAX_DEPTH = 4  # Inbox › a message › its attached zip › a member: four levels
-# A member inflating over this many times its compressed size, once past MIN_RATIO_BYTES, is a bomb: text compresses
-# ~3–10×, a sheet of repeated rows ~50×; the classic 42.zip reaches ~10^6.
-MAX_RATIO = 200
-MIN_RATIO_BYTES = 4 * 2**20
-
-# Zip's compression methods Python unpacks: stored, deflate, bzip2, lzma. Others are older (PKWARE's Shrink, Reduce,
-# Implode: 1980s-90s archives) or rare (Deflate64, PPMd).
-_ZIP_METHODS_READ = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
-_OLD_ZIP_METHOD = ("packed by a compression method desktop-rag cannot unpack (an old zip tool's, such as PKWARE "
-                   "Implode): unpack it with 7-Zip or unzip, and the files are indexed")
 
 # The kinds of parsers.CONTAINER_SUFFIXES (archives, mailboxes), and messages, which hold attachments.
 ZIP, TAR, MBOX, PST, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "pst", "message", "outlook"
 _MAILBOXES = {MBOX, PST}
+# A document holding files (a workbook embedded in a Word file, a PDF's attachments: embedded.py): the document
+# itself, a member as an .eml's message is, then those files.
+WITH_FILES = "document with files"
 # A mailbox's entry: mail by its place, read whatever headers it lacks (a file named .eml holding no headers is not).
 MAILBOX_MESSAGE = "mailbox message"
 _MESSAGE_SUFFIXES = {".eml": MESSAGE, ".emlx": MESSAGE, ".msg": OUTLOOK}
 _MESSAGE_READERS = {MESSAGE: mail.read_message, OUTLOOK: outlook.read_msg,
                     MAILBOX_MESSAGE: lambda data, stem: mail.read_message(data, stem, headers_required=False)}
-# Names that are never documents: the resource forks macOS adds to zips, folders' metadata.
-_NOISE = re.compile(r"(^|/)(__MACOSX|\.DS_Store|Thumbs\.db|desktop\.ini)(/|$)|(^|/)\._")
 _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*:[ \t]", re.M)
 
 
@@ -76,6 +62,8 @@ def container_of(name: str, data: bytes) -> str | None:
     Office, OpenDocument or EPUB package (told by its members, which its first bytes do not say); an OLE file
     without one is an Outlook message when its streams say so."""
     kind = container_format(name, data[:SNIFF_BYTES])
+    if kind is None and embedded.may_hold_files(name, data):
+        return WITH_FILES
     if kind is not None or parsers.file_kind(PurePosixPath(name)) != parsers.MAYBE_TEXT:
         return kind
     if data.startswith(b"PK\x03\x04") and parsers.sniffed_suffix(data) is None:
@@ -124,29 +112,6 @@ class Member:
         return hashlib.sha256(self.data).hexdigest()
 
 
-class _Budget:
-    """What one file on disk may hold, across every level of nesting: members, inflated bytes, and inflated bytes
-    against its own size — a 1.3 KB .tgz of 72 identical 320 KB members (each member within the zip rule, tar has
-    none) inflated 18,500-fold into 80% of a library's chunks (issue 38)."""
-
-    def __init__(self, packed: int):
-        self.packed = max(packed, 1)
-        self.members = 0
-        self.inflated = 0
-
-    def take(self, size: int) -> None:
-        self.members += 1
-        self.inflated += size
-        if self.members > MAX_MEMBERS:
-            raise ParseError(f"it holds over {MAX_MEMBERS:,} documents, more than one file may")
-        if self.inflated > MAX_INFLATED_BYTES:
-            raise ParseError(f"its contents would inflate to over {MAX_INFLATED_BYTES // 2**20} MB, more than one "
-                             "file may take (a damaged file, or a zip bomb)")
-        if self.inflated > MIN_RATIO_BYTES and self.inflated > MAX_RATIO * self.packed:
-            raise ParseError(f"its contents inflate over {self.inflated // self.packed:,} times its size: a "
-                             "decompression bomb, not opened")
-
-
 def members(name: str, data: bytes, kind: str | None = None) -> list[Member]:
     """Every document inside the file `name` with bytes `data`, in order; ParseError when the file as a whole cannot
     be read (corrupt, a bomb, too many members). `kind`: what it is when its name does not say (MAILBOX_MESSAGE)."""
@@ -154,19 +119,25 @@ def members(name: str, data: bytes, kind: str | None = None) -> list[Member]:
     if kind is None:
         raise ParseError("not an archive, a mailbox or an e-mail message")
     found: list[Member] = []
-    _expand(kind, (), data, 0, _Budget(len(data)), found)
+    if kind == WITH_FILES:  # (below the top, a member's name says what it is)
+        _document_with_files(name, (), data, 0, Budget(len(data)), found)
+    else:
+        _expand(kind, (), data, 0, Budget(len(data)), found)
     return found
 
 
-def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
+def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: Budget, found: list[Member],
             ) -> None:
     if kind in _MESSAGE_READERS:
         _message(kind, chain, data, depth, budget, found)
         return
+    if kind == WITH_FILES:
+        _document_with_files(chain[-1], chain, data, depth, budget, found)
+        return
     if depth >= MAX_DEPTH:
         found.append(Member(chain, problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
         return
-    entries = {ZIP: _zip_entries, TAR: _tar_entries, MBOX: _mbox_entries, PST: _store_entries}[kind](data, budget)
+    entries = {ZIP: archives.zip_entries, TAR: archives.tar_entries, MBOX: _mbox_entries, PST: _store_entries}[kind](data, budget)
     names: set[str] = set()
     for entry_name, entry_data, problem in entries:
         entry_chain = (*chain, unique_name(entry_name, names))
@@ -178,7 +149,7 @@ def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: 
             _add(entry_chain, entry_data, depth + 1, budget, found)
 
 
-def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found: list[Member],
+def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: Budget, found: list[Member],
          title: str | None = None, metadata: dict[str, str] | None = None) -> None:
     """A file inside a container: a container again (expanded), a document, or nothing to read (left out)."""
     name = chain[-1]
@@ -201,7 +172,7 @@ def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget, found
     found.append(Member(chain, data, title=title, metadata=dict(metadata or {})))
 
 
-def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: _Budget,
+def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: Budget,
              found: list[Member]) -> None:
     """A message, then the documents attached to it, each titled "subject › file name"."""
     try:
@@ -225,6 +196,20 @@ def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget:
              title=f"{document.title} › {attachment.name}", metadata=inherited)
 
 
+def _document_with_files(name: str, chain: tuple[str, ...], data: bytes, depth: int, budget: Budget,
+                         found: list[Member]) -> None:
+    """The document `name` (read as any file of its format), then the files inside it."""
+    found.append(Member(chain, data))
+    inner = embedded.embedded_files(name, data)
+    if inner and depth + 1 > MAX_DEPTH:
+        found.append(Member((*chain, inner[0][0]), problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
+        return
+    names: set[str] = set()
+    for name, content in inner:
+        budget.take(len(content))
+        _add((*chain, unique_name(name, names)), content, depth + 1, budget, found)
+
+
 def unique_name(name: str, taken: set[str]) -> str:
     """`name`, or the first of "name (2)", "name (3)"… (before a suffix: "menu (2).pdf") that no member before it in
     the same container has ("Re: lunch" twice in a mailbox); the name chosen is added to `taken`."""
@@ -237,69 +222,7 @@ def unique_name(name: str, taken: set[str]) -> str:
     return chosen
 
 
-def _zip_entries(data: bytes, budget: _Budget):
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise unreadable("not a readable zip archive", exc) from None
-    with archive:
-        entries = [info for info in archive.infolist() if not info.is_dir() and not _NOISE.search(info.filename)]
-        declared = sum(info.file_size for info in entries)
-        if declared > MAX_INFLATED_BYTES:
-            raise ParseError(f"its contents would inflate to {declared / 2**20:,.0f} MB, over the "
-                             f"{MAX_INFLATED_BYTES // 2**20} MB one file may take (a damaged file, or a zip bomb)")
-        for info in entries:
-            if info.file_size > MIN_RATIO_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-                raise ParseError(f"{info.filename} would inflate {info.file_size // max(info.compress_size, 1):,} "
-                                 "times over: a zip bomb, not opened")
-        if entries and all(info.compress_type not in _ZIP_METHODS_READ for info in entries):
-            raise ParseError(_OLD_ZIP_METHOD)  # once for the archive, not once for each of its members
-        for info in entries:
-            budget.take(info.file_size)
-            name = _zip_name(info)
-            if info.compress_type not in _ZIP_METHODS_READ:
-                yield name, b"", _OLD_ZIP_METHOD
-                continue
-            if info.flag_bits & 0x1:
-                yield name, b"", password_protected("archive member")
-                continue
-            try:
-                # zipfile reads no more than the declared size and checks the CRC: a lying entry fails here.
-                yield name, archive.read(info), None
-            except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, NotImplementedError, ValueError) as exc:
-                yield name, b"", unreadable("cannot be extracted", exc).args[0]
-
-
-def _zip_name(info: zipfile.ZipInfo) -> str:
-    """A member's name as its archiver wrote it: zipfile reads a name not flagged UTF-8 as code page 437, but many
-    archivers (old macOS, Linux tools) write UTF-8 without the flag ("Ã¼" for "ü"). Names in other code pages (GBK,
-    Shift-JIS) are left as zipfile reads them: too short to tell their code page by."""
-    if info.flag_bits & 0x800 or info.filename.isascii():
-        return info.filename
-    try:
-        return info.filename.encode("cp437").decode("utf-8")
-    except UnicodeError:
-        return info.filename
-
-
-def _tar_entries(data: bytes, budget: _Budget):
-    try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-        raise unreadable("not a readable tar archive", exc) from None
-    with archive:
-        try:
-            while (info := archive.next()) is not None:  # one header at a time: a bomb stops at its first giant
-                if not info.isfile() or _NOISE.search(info.name):
-                    continue
-                budget.take(info.size)
-                handle = archive.extractfile(info)
-                yield info.name.removeprefix("./"), handle.read() if handle else b"", None
-        except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error) as exc:
-            raise unreadable("not a readable tar archive", exc) from None
-
-
-def _mbox_entries(data: bytes, budget: _Budget):
+def _mbox_entries(data: bytes, budget: Budget):
     """A mailbox held in memory (inside an archive, attached to a mail): split as one on disk is
     (core/files/mailbox_stream.py)."""
     found = False
@@ -314,7 +237,7 @@ def _mbox_entries(data: bytes, budget: _Budget):
         raise ParseError("not a readable mailbox: no message begins with a \"From \" line")
 
 
-def _store_entries(data: bytes, budget: _Budget):
+def _store_entries(data: bytes, budget: Budget):
     """An Outlook data file held in memory (inside an archive, attached to a mail), message by message."""
     for message in outlook_store.messages(io.BytesIO(data)):
         budget.take(len(message.raw))

@@ -55,7 +55,8 @@ class DocumentReader:
         self.counter = token_counter(Path(embedding_model))
         self._recognizers: dict[str, PageRecognizer] = {}
         self._scan: tuple[str, object] | None = None  # (content hash, the opened PDF or image) being recognised
-        self._container: tuple[str, list[containers.Member]] | None = None  # (content hash, its members) being read
+        # (content hash, its members, the file's name) being read
+        self._container: tuple[str, list[containers.Member], str] | None = None
 
     def read(self, path: str | Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
              ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
@@ -99,7 +100,7 @@ class DocumentReader:
         the file as a whole cannot be read. `kind`: containers.members'."""
         self._container = None
         found = containers.members(name, data, kind)
-        self._container = (content_hash, found)
+        self._container = (content_hash, found, name)
         return [MemberInfo(m.chain, m.content_hash, len(m.data), m.problem, m.metadata) for m in found]
 
     def member_bytes(self, content_hash: str, position: int, reopen: Callable[[], None] | None = None) -> bytes:
@@ -117,7 +118,7 @@ class DocumentReader:
         if self._container is None or self._container[0] != content_hash:
             raise ContainerNotOpen(content_hash)
         member = self._container[1][position]
-        name = member.chain[-1] if member.chain else "message"
+        name = member.chain[-1] if member.chain else self._container[2]  # the file's own document: its name
         if member.document is not None:  # a message, read when its container was opened
             document = member.document
         elif member.message == containers.OUTLOOK:

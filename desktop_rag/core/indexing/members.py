@@ -20,7 +20,8 @@ from desktop_rag.documents import COPY, ContextResult, folder_and_name, member_p
 from desktop_rag.storage.catalog import DocumentRecord, Member
 
 _PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.PST: "pst",
-            containers.MESSAGE: "email", containers.OUTLOOK: "outlook"}
+            containers.MESSAGE: "email", containers.OUTLOOK: "outlook",
+            containers.WITH_FILES: "document"}  # (its row becomes the document's once it is read)
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class MemberIndexing:
         gone = [doc.id for path, doc in before.items() if path not in wanted]
         if gone:
             self.summary.removed += catalog.remove_documents(gone)
-        self._store_container(found, kind, content_hash, known, own_message, read_member, position)
+        self._store_container(found, kind, content_hash, known, own_message, read_member, member_bytes, position)
         if any(doc.retry_due for doc in catalog.members_of(container_id).values()):
             # A member failed for a cause outside it (a timeout on a busy machine): the file stays unfinished, so
             # the next run opens it again and tries that member (the others are not read again).
@@ -136,8 +137,8 @@ class MemberIndexing:
                 return None
             t0 = time.perf_counter()
             for page in waiting:
-                result = self._recognize_page(target, content_hash, PurePosixPath(target.member.chain[-1]).suffix,
-                                              page, data)
+                name = target.member.chain[-1] if target.member else target.path
+                result = self._recognize_page(target, content_hash, PurePosixPath(name).suffix, page, data)
                 if result is None:
                     return None
                 recognised[page] = result
@@ -158,11 +159,16 @@ class MemberIndexing:
         self.summary.copies += 1
 
     def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
-                         own_message: int | None, read_member, position: tuple[int, int]) -> None:
-        """The file's own row, with its content hash: an .eml's message as its document; an archive or a mailbox
-        as a document without text (its members are the documents)."""
+                         own_message: int | None, read_member, member_bytes, position: tuple[int, int]) -> None:
+        """The file's own row, with its content hash: an .eml's message, or a document holding files, as its
+        document (a PDF's scanned pages read by OCR); an archive or a mailbox as a document without text (its
+        members are the documents)."""
         if own_message is not None:
             read = self._reading(found, content_hash, lambda: read_member(own_message))
+            if read is not None and read[0].scanned_pages and self._ocr_allowed(found.path):
+                read = self._member_by_ocr(Target.of(found), content_hash, read[0].scanned_pages,
+                                           lambda: member_bytes(own_message),
+                                           lambda recognised: read_member(own_message, recognised))
             if read is not None:
                 self._store(found, content_hash, known, *read, position)
             return

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.core.files import containers
+from desktop_rag.core.files import archives, containers
 from desktop_rag.core.files.parsers import ParseError
 from documents import write_docx, write_pdf
 from office_documents import message, write_mbox, write_tar_gz, write_xlsx, write_zip, zip_bomb
@@ -56,16 +56,16 @@ def test_a_zip_bomb_and_a_truncated_archive_are_errors_of_the_whole_file(tmp_pat
 
 def test_member_count_inflated_size_and_depth_are_limited(tmp_path, monkeypatch):
     many = write_zip(tmp_path / "many.zip", {f"n{i}.txt": b"x" for i in range(30)})
-    monkeypatch.setattr(containers, "MAX_MEMBERS", 20)
+    monkeypatch.setattr(archives, "MAX_MEMBERS", 20)
     with pytest.raises(ParseError, match="over 20 documents"):
         containers.members("many.zip", many.read_bytes())
-    monkeypatch.setattr(containers, "MAX_INFLATED_BYTES", 1000)
+    monkeypatch.setattr(archives, "MAX_INFLATED_BYTES", 1000)
     big = write_zip(tmp_path / "big.zip", {"a.txt": b"words " * 400})
     with pytest.raises(ParseError, match="would inflate to"):
         containers.members("big.zip", big.read_bytes())
     monkeypatch.undo()
     nested = {"core.txt": b"the bottom"}
-    for level in range(containers.MAX_DEPTH + 1):
+    for level in range(archives.MAX_DEPTH + 1):
         nested = {f"level{level}.zip": write_zip(tmp_path / f"l{level}.zip", nested).read_bytes()}
     found = containers.members("top.zip", write_zip(tmp_path / "top.zip", nested).read_bytes())
     assert len(found) == 1 and "nested over 4 levels deep" in found[0].problem
