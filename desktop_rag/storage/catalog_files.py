@@ -9,7 +9,7 @@ import json
 import time
 from pathlib import PurePath
 
-from desktop_rag.documents import MEMBER_SEPARATOR, NAME_ONLY, Chunk, ContextResult
+from desktop_rag.documents import COPY, MEMBER_SEPARATOR, NAME_ONLY, Chunk, ContextResult
 
 
 def under(column: str, folder: str) -> tuple[str, tuple]:
@@ -145,6 +145,22 @@ class CatalogFiles:
         if not row:
             return None
         return row[0], tuple(json.loads(row[1])), (row[2], row[3]) if row[2] is not None else None
+
+    def originals_of(self, content_hash: str, path: str) -> list[str]:
+        """Files other than `path` indexed with this content and read (not copies themselves)."""
+        rows = self._db.execute(
+            "SELECT path FROM documents WHERE content_hash = ? AND status = 'indexed' AND container_id IS NULL"
+            " AND parser != ? AND path != ? AND size >= 0", (content_hash, COPY, path))
+        return [row[0] for row in rows]
+
+    def orphaned_copies(self) -> list[tuple[int, str]]:
+        """(id, path) of the files stored as copies whose original no longer has their content. (The parser is
+        written in the query: SQLite takes the partial index of copies, migration 0015, for a constant only.)"""
+        return self._db.execute(
+            f"SELECT id, path FROM documents AS copy WHERE parser = '{COPY}' AND container_id IS NULL AND NOT EXISTS ("
+            " SELECT 1 FROM documents AS original WHERE original.content_hash = copy.content_hash"
+            f" AND original.status = 'indexed' AND original.container_id IS NULL AND original.parser != '{COPY}')"
+        ).fetchall()
 
     # -- files that are not indexed ---------------------------------------------------------------------------
 

@@ -69,6 +69,8 @@ class FileStep:
             return
         if known is not None and (inside := catalog.members_of(known.id)):  # it held files, and holds none now
             self.summary.removed += catalog.remove_documents([doc.id for doc in inside.values()])
+        if self._file_copy(found, content_hash):
+            return
         if (found.kind == parsers.MAYBE_TEXT and not looks_like_text(data[:SNIFF_BYTES])
                 and parsers.sniffed_suffix(data) is None):  # began like a document, is none (an unknown OLE file)
             self._record_skip(found, "not text (binary content)")

@@ -16,7 +16,7 @@ from typing import Callable
 
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.scan import FoundFile
-from desktop_rag.documents import COPY, ContextResult, folder_and_name, member_path, name_card, name_chunk
+from desktop_rag.documents import member_path
 from desktop_rag.storage.catalog import DocumentRecord, Member
 
 _PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.PST: "pst",
@@ -144,19 +144,6 @@ class MemberIndexing:
                 recognised[page] = result
             self.summary.phase_seconds["ocr"] += time.perf_counter() - t0
         return self._reading(target, content_hash, lambda: read_with(recognised))
-
-    def _store_copy(self, target: Target, content_hash: str, original: str) -> None:
-        """A member with the bytes of `original`, read before it in the same file: stored by its name and where
-        its text is, not read, chunked and embedded again (an archive of 72 identical members was embedded 72
-        times, issue 38)."""
-        card = (f"{name_card(target.path)}\nThe same content as {folder_and_name(original)[1]}, where its text is "
-                "found.")
-        self.lib.catalog.save_document(
-            path=target.path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, parser=COPY,
-            title=target.member.chain[-1], text=card, page_count=None, chunks=[name_chunk(card)],
-            contexts=[ContextResult("", "none")], member=target.member)
-        self.summary.inside += 1
-        self.summary.copies += 1
 
     def _store_container(self, found: FoundFile, kind: str, content_hash: str, known: DocumentRecord | None,
                          own_message: int | None, read_member, member_bytes, position: tuple[int, int]) -> None:

@@ -25,6 +25,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.files.scan import FoundFile, ScanProblem, name_is_storable, printable, scan
 from desktop_rag.core.indexing.contexts import ContextStep
+from desktop_rag.core.indexing.copies import CopyStep
 from desktop_rag.core.indexing.files import FileStep
 from desktop_rag.core.indexing.index_sync import IndexSync
 from desktop_rag.core.indexing.mailboxes import MailboxIndexing
@@ -52,7 +53,7 @@ class IndexParts(Protocol):
     def rebuild_keyword_index(self) -> int: ...
 
 
-class Indexer(FileStep, MemberIndexing, MailboxIndexing, ScanStep, ContextStep, IndexSync):
+class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, ContextStep, IndexSync):
     def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
                  control: RunControl | None = None):
         self.lib = library
@@ -135,6 +136,7 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, ScanStep, ContextStep, 
         # Forgotten after the files are read: one of them may have been recognised as a gone one, moved.
         still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
         self.summary.removed += catalog.remove_documents(still_gone)
+        self._read_orphaned_copies()  # their originals removed or changed: each the document it is now
         self._sync_keywords()  # every file read is keyword-searchable before OCR and embedding start
         self._read_scans()
         self.on_progress(Progress("parse", len(files), len(files)))

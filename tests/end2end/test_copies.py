@@ -1,0 +1,45 @@
+"""Identical files stored once (issue 38), with the real reader, embedding model, Chroma and bm25s: a file saved
+twice is read, chunked and embedded once, the copy found by its name and saying where its text is; when the
+original goes, the copy is read in the same pass; small files are read each."""
+
+import shutil
+
+from desktop_rag.core.watching.changes import ChangeBatch
+
+def chunks_of(library, path: str) -> int:
+    """The passages stored for one document (the catalog has no call for it: read the table)."""
+    document = library.catalog.document(path)
+    return library.catalog._db.execute("SELECT COUNT(*) FROM chunks WHERE document_id = ?", (document.id,)).fetchone()[0]
+
+
+PROSE = "The lighthouse keeper logged the passing ships and the weather each morning. " * 300  # ~23 KB
+
+
+def test_a_file_saved_twice_is_read_once_and_its_copy_takes_over_when_the_original_goes(library, docs):
+    (docs / "reports").mkdir()
+    (docs / "backup").mkdir()
+    original = docs / "reports" / "harbour.txt"
+    original.write_text("Harbour log of the Svolvaer lighthouse. " + PROSE)
+    copy = docs / "backup" / "harbour (copy).txt"
+    shutil.copyfile(original, copy)
+    (docs / "reports" / "small.txt").write_text("A small note on the ferry pier.")
+    (docs / "backup" / "small.txt").write_text("A small note on the ferry pier.")
+
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed == [] and summary.copies == 1
+    read = {hit.path for hit in library.search('"Svolvaer lighthouse"', k=10, mode="bm25").hits}
+    assert len(read) == 1  # one of the two read; which, is the order of the run
+    [kept] = read
+    stored_copy = str(copy) if kept == str(original) else str(original)
+    assert chunks_of(library, stored_copy) == 1  # its name card alone, not ~40 chunks again
+    card = library.search('"harbour (copy)"' if stored_copy == str(copy) else "harbour reports", k=5,
+                          mode="bm25").hits
+    assert stored_copy in [hit.path for hit in card]
+    assert "same content as" in next(hit for hit in card if hit.path == stored_copy).text
+    small = {hit.path for hit in library.search('"ferry pier"', k=10, mode="bm25").hits}
+    assert small == {str(docs / "reports" / "small.txt"), str(docs / "backup" / "small.txt")}
+
+    (docs / "reports" / "harbour.txt" if kept == str(original) else copy).unlink()
+    library.apply_changes(ChangeBatch(dirty={kept}))
+    assert [hit.path for hit in library.search('"Svolvaer lighthouse"', k=10, mode="bm25").hits][:1] == [stored_copy]
+    assert chunks_of(library, stored_copy) > 1
