@@ -5,8 +5,12 @@ every level of nesting of one file on disk (Budget)."""
 from __future__ import annotations
 
 import io
+import locale
+import os
 import re
+import struct
 import tarfile
+import unicodedata
 import zipfile
 import zlib
 
@@ -71,9 +75,10 @@ def zip_entries(data: bytes, budget: Budget):
                                  "times over: a zip bomb, not opened")
         if entries and all(info.compress_type not in _ZIP_METHODS_READ for info in entries):
             raise ParseError(_OLD_ZIP_METHOD)  # once for the archive, not once for each of its members
+        code_page = names_code_page(entries)
         for info in entries:
             budget.take(info.file_size)
-            name = _zip_name(info)
+            name = _zip_name(info, code_page)
             if info.compress_type not in _ZIP_METHODS_READ:
                 yield name, b"", _OLD_ZIP_METHOD
                 continue
@@ -87,16 +92,104 @@ def zip_entries(data: bytes, budget: Budget):
                 yield name, b"", unreadable("cannot be extracted", exc).args[0]
 
 
-def _zip_name(info: zipfile.ZipInfo) -> str:
-    """A member's name as its archiver wrote it: zipfile reads a name not flagged UTF-8 as code page 437, but many
-    archivers (old macOS, Linux tools) write UTF-8 without the flag ("Ã¼" for "ü"). Names in other code pages (GBK,
-    Shift-JIS) are left as zipfile reads them: too short to tell their code page by."""
+def _zip_name(info: zipfile.ZipInfo, code_page: str = "cp437") -> str:
+    """A member's name as its archiver wrote it. zipfile reads a name not flagged UTF-8 as code page 437, but many
+    archivers write it in UTF-8 without the flag (old macOS, Linux tools: "Ã¼" for "ü"), give it in UTF-8 in an
+    extra field beside (Info-ZIP's Unicode Path: 7-Zip, WinRAR), or write the code page of the Windows they ran on
+    (GBK, Shift-JIS: `code_page`, as names_code_page guessed it for the archive)."""
     if info.flag_bits & 0x800 or info.filename.isascii():
         return info.filename
+    if (unicode_path := _unicode_path(info)) is not None:
+        return unicode_path
+    raw = info.filename.encode("cp437")  # the bytes as written: zipfile decoded them as cp437, which maps all 256
     try:
-        return info.filename.encode("cp437").decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeError:
-        return info.filename
+        return raw.decode(code_page, "replace")
+
+
+_UNICODE_PATH_FIELD = 0x7075
+
+
+def _unicode_path(info: zipfile.ZipInfo) -> str | None:
+    """The name in Info-ZIP's Unicode Path extra field (id, size, version 1, the CRC of the name it stands for, the
+    name in UTF-8), when it is there."""
+    extra, at = info.extra, 0
+    while at + 4 <= len(extra):
+        field_id, size = struct.unpack_from("<HH", extra, at)
+        body = extra[at + 4:at + 4 + size]
+        if field_id == _UNICODE_PATH_FIELD and len(body) > 5 and body[0] == 1:
+            try:
+                return body[5:].decode("utf-8")
+            except UnicodeError:
+                return None
+        at += 4 + size
+    return None
+
+
+# The code pages archivers wrote names in before UTF-8, by the Windows they ran on: DOS Western (the zip format's
+# own), then Chinese (simplified, traditional), Japanese, Korean, and DOS Cyrillic.
+_CODE_PAGES = ("cp437", "gbk", "big5", "shift_jis", "cp949", "cp866")
+_LOCALE_CODE_PAGES = {"zh_CN": "gbk", "zh_SG": "gbk", "zh_TW": "big5", "zh_HK": "big5", "ja": "shift_jis",
+                      "ko": "cp949", "ru": "cp866", "uk": "cp866", "be": "cp866"}
+
+
+def names_code_page(infos: list[zipfile.ZipInfo]) -> str:
+    """The code page an archive's names not in UTF-8 were written in: the one that reads all of them as letters
+    (a GBK name read as cp437 is box-drawing signs: "╓╨╬─"). Where several do — GB2312, Big5 and Korean share one
+    byte layout, and two short names do not tell them apart — the person's own language decides, as unzip and
+    7-Zip take the system's code page; then the order above."""
+    raw = [info.filename.encode("cp437") for info in infos
+           if not info.flag_bits & 0x800 and not info.filename.isascii() and _unicode_path(info) is None]
+    raw = [name for name in raw if not _is_utf8(name)]
+    if not raw:
+        return "cp437"
+    scores = {}
+    for code_page in _CODE_PAGES:
+        try:
+            text = "".join(name.decode(code_page) for name in raw)
+        except UnicodeError:
+            continue
+        wide = [ch for ch in text if ord(ch) > 127] or ["a"]
+        letters = sum(unicodedata.category(ch).startswith("L") for ch in wide) / len(wide)
+        scores[code_page] = (letters, sum(_common(ch, code_page) for ch in wide) / len(wide))
+    if not scores:
+        return "cp437"
+    preferred = _locale_code_page()
+    return max(scores, key=lambda page: (*scores[page], page == preferred, -_CODE_PAGES.index(page)))
+
+
+# The most used characters of each CJK code page, by where its standard put them: GB2312's level 1 (3,755 hanzi),
+# Big5's frequent characters (5,401), JIS level 1 (2,965 kanji) with the kana, the Hangul syllables. Japanese read
+# as GBK is rare hanzi ("資料" → "帒椏"): names of a code page read as another fall outside these.
+_COMMON_RANGES = {"gbk": ("gb2312", 0xB0A1, 0xD7F9), "big5": ("big5", 0xA440, 0xC67E),
+                  "shift_jis": ("shift_jis", 0x829F, 0x9872)}
+
+
+def _common(ch: str, code_page: str) -> bool:
+    if code_page == "cp949":
+        return "\uac00" <= ch <= "\ud7a3"
+    if code_page not in _COMMON_RANGES:
+        return unicodedata.category(ch).startswith("L")
+    encoding, low, high = _COMMON_RANGES[code_page]
+    try:
+        code = int.from_bytes(ch.encode(encoding), "big")
+    except UnicodeError:
+        return False
+    return low <= code <= high
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+        return True
+    except UnicodeError:
+        return False
+
+
+def _locale_code_page() -> str | None:
+    language = locale.getlocale()[0] or os.environ.get("LANG", "")
+    return _LOCALE_CODE_PAGES.get(language[:5]) or _LOCALE_CODE_PAGES.get(language[:2])
 
 
 def tar_entries(data: bytes, budget: Budget):
