@@ -84,9 +84,50 @@ def _read_ppt(data: bytes, stem: str) -> ParsedDocument:
                              "PowerPoint or LibreOffice Impress and save it as .pptx to have it indexed") from None
         except (Ppt2PptxError, ValueError, IndexError, KeyError, OSError) as exc:
             raise unreadable(f"not a readable {_WHAT['.ppt']}", exc) from None
-        document = slides.parse_pptx(converted.read_bytes(), stem)
+        document = slides.parse_pptx(converted.read_bytes(), stem, titles=_ppt_titles(data))
     return ParsedDocument(text=document.text, title=document.title, parser="ppt", headings=document.headings,
                           page_starts=document.page_starts, metadata=document.metadata)
+
+
+# PowerPoint 97–2003's records (MS-PPT): a header of version and instance (2 bytes), type (2) and length (4); a
+# version of 0xF is a container of records. A slide's text says what it is in the TextHeaderAtom before it.
+_SLIDE, _TEXT_HEADER, _TEXT_CHARS, _TEXT_BYTES = 0x03EE, 0x0F9F, 0x0FA0, 0x0FA8
+_TITLE_TYPES = {0, 6}  # a title, a centred (title slide's) title
+_MAX_RECORDS = 500_000
+
+
+def _ppt_titles(data: bytes) -> frozenset[str]:
+    """The titles of the slides (not of the masters): ppt2pptx writes them as plain text boxes, so the .pptx reader
+    would call every slide "Slide n" (issue 38). Empty when the records cannot be read: the text is read anyway."""
+    import io
+    import struct
+
+    import olefile
+
+    titles: set[str] = set()
+    try:
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            stream = ole.openstream("PowerPoint Document").read()
+        pending: list[tuple[int, int, bool]] = [(0, len(stream), False)]  # (from, to, inside a slide)
+        seen = 0
+        while pending and seen < _MAX_RECORDS:
+            at, end, in_slide = pending.pop()
+            text_type = None
+            while at + 8 <= end and seen < _MAX_RECORDS:
+                seen += 1
+                version_instance, kind, length = struct.unpack_from("<HHI", stream, at)
+                body = stream[at + 8:min(at + 8 + length, end)]
+                if version_instance & 0xF == 0xF:
+                    pending.append((at + 8, min(at + 8 + length, end), in_slide or kind == _SLIDE))
+                elif kind == _TEXT_HEADER and len(body) >= 4:
+                    text_type = struct.unpack_from("<I", body)[0]
+                elif kind in (_TEXT_CHARS, _TEXT_BYTES) and in_slide and text_type in _TITLE_TYPES:
+                    title = body.decode("utf-16-le" if kind == _TEXT_CHARS else "cp1252", "replace")
+                    titles.add(" ".join(title.replace("\r", "\n").split("\n")[0].split()))
+                at += 8 + length
+    except Exception:  # noqa: BLE001 - a title is a nicety: the slides' text is read without it
+        return frozenset()
+    return frozenset(title for title in titles if title)
 
 
 def parse_doc(data: bytes, stem: str) -> ParsedDocument:

@@ -11,7 +11,8 @@ from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
 
-def parse_pptx(data: bytes, stem: str) -> ParsedDocument:
+def parse_pptx(data: bytes, stem: str, titles: frozenset[str] = frozenset()) -> ParsedDocument:
+    """`titles`: texts known to be slides' titles where no placeholder says so (a .ppt converted: legacy_office)."""
     from pptx import Presentation
 
     with open_package(data, "PowerPoint file") as package:
@@ -20,8 +21,9 @@ def parse_pptx(data: bytes, stem: str) -> ParsedDocument:
         presentation = Presentation(io.BytesIO(data))
         text = StructuredText()
         for number, slide in enumerate(presentation.slides, start=1):
-            add_slide(text, number, _slide_title(slide), _shape_texts(slide.shapes, skip=slide.shapes.title),
-                      _notes(slide))
+            title_shape = _title_shape(slide, titles)
+            slide_title = title_shape.text_frame.text if title_shape is not None else ""
+            add_slide(text, number, slide_title, _shape_texts(slide.shapes, skip=title_shape), _notes(slide))
     except Exception as exc:  # python-pptx raises KeyError, ValueError, lxml errors… for broken packages
         raise unreadable("not a readable PowerPoint file", exc) from None
     # Charts (titles, series and categories) and comments: not in the slides' text frames.
@@ -43,9 +45,15 @@ def add_slide(text: StructuredText, number: int, title: str, blocks: list[str], 
         text.add(f"Notes: {notes.strip()}")
 
 
-def _slide_title(slide) -> str:
+def _title_shape(slide, titles: frozenset[str]):
+    """The slide's title placeholder; else the first text box holding one of `titles`; else None."""
     shape = slide.shapes.title
-    return shape.text_frame.text if shape is not None and shape.has_text_frame else ""
+    if shape is not None and shape.has_text_frame:
+        return shape
+    if not titles:
+        return None
+    return next((shape for shape in slide.shapes if shape.has_text_frame
+                 and " ".join(shape.text_frame.text.split("\n")[0].split()) in titles), None)
 
 
 def _shape_texts(shapes, skip=None) -> list[str]:

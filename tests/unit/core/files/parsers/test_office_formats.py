@@ -296,6 +296,8 @@ def test_word_97_and_powerpoint_97_files_nobody_here_made_are_read():
     assert doc.metadata["author"] == "Dean Malmgren" and doc.metadata["created"] == "2014-07-07"
     ppt = parse(Path("fake.ppt"), gzip.decompress((PUBLIC / "fake-power-point.ppt.gz").read_bytes()))
     assert ppt.parser == "ppt" and ppt.page_starts == [0]  # one slide, a page
+    # Its title, which the conversion writes as a plain text box, is the slide's heading, not "Slide 1".
+    assert ppt.title == "Adding a Bullet Slide" and [h.title for h in ppt.headings] == ["Adding a Bullet Slide"]
     assert "Adding a Bullet Slide" in ppt.text and "Here is some text in a text box!" in ppt.text and "Use _TextFrame.text for first bullet" in ppt.text
 
 
