@@ -31,6 +31,11 @@ _ZIP_METHODS_READ = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2
 _OLD_ZIP_METHOD = ("packed by a compression method desktop-rag cannot unpack (an old zip tool's, such as PKWARE "
                    "Implode): unpack it with 7-Zip or unzip, and the files are indexed")
 
+# WinZip's AES encryption, said as a compression method: a password-protected member, not an old one.
+_WINZIP_AES = 99
+_SPLIT = ("the last part of a split archive (its files are in the parts beside it, .z01, .z02…): join the parts "
+          "with 7-Zip or `zip -s 0` to have the files indexed")
+
 # Names that are never documents: the resource forks macOS adds to zips, folders' metadata.
 _NOISE = re.compile(r"(^|/)(__MACOSX|\.DS_Store|Thumbs\.db|desktop\.ini)(/|$)|(^|/)\._")
 
@@ -73,16 +78,18 @@ def zip_entries(data: bytes, budget: Budget):
             if info.file_size > MIN_RATIO_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
                 raise ParseError(f"{info.filename} would inflate {info.file_size // max(info.compress_size, 1):,} "
                                  "times over: a zip bomb, not opened")
-        if entries and all(info.compress_type not in _ZIP_METHODS_READ for info in entries):
+        if any(info.volume for info in entries):  # its members' data is in the other parts (.z01, .z02…)
+            raise ParseError(_SPLIT)
+        if entries and all(info.compress_type not in _ZIP_METHODS_READ | {_WINZIP_AES} for info in entries):
             raise ParseError(_OLD_ZIP_METHOD)  # once for the archive, not once for each of its members
         code_page = names_code_page(entries)
         for info in entries:
             budget.take(info.file_size)
             name = _zip_name(info, code_page)
-            if info.compress_type not in _ZIP_METHODS_READ:
+            if info.compress_type not in _ZIP_METHODS_READ and info.compress_type != _WINZIP_AES:
                 yield name, b"", _OLD_ZIP_METHOD
                 continue
-            if info.flag_bits & 0x1:
+            if info.flag_bits & 0x1 or info.compress_type == _WINZIP_AES:
                 yield name, b"", password_protected("archive member")
                 continue
             try:

@@ -16,7 +16,8 @@ from pathlib import PurePosixPath
 
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 
-_PACKAGES = {".docx", ".docm", ".xlsx", ".xlsm", ".pptx", ".pptm"}
+_PACKAGES = {".docx", ".docm", ".dotx", ".dotm", ".xlsx", ".xlsm", ".xltx", ".xltm", ".pptx", ".pptm", ".ppsx", ".ppsm",
+             ".potx", ".potm"}
 _EMBEDDINGS = ("word/embeddings/", "xl/embeddings/", "ppt/embeddings/")
 # An embedded file's stream must be a stream object, which PDF never compresses into an object stream: its type is
 # in the file's bytes as written (a file-attachment annotation's subtype, likewise, in all but rare writers).
@@ -68,6 +69,9 @@ def _package_files(data: bytes) -> list[tuple[str, bytes]]:
 # The streams where an OLE object keeps the file it is: Office's own packages ("Package": an .xlsx), Acrobat's
 # ("CONTENTS": a PDF).
 _FILE_STREAMS = ("package", "contents")
+# Objects that are parts of the document's look, not documents: a chart's datasheet (a BIFF5 workbook no reader
+# here takes), an equation.
+_NOT_DOCUMENTS = (b"MSGraph.Chart", b"Equation.")
 
 
 def _ole_object(data: bytes, stem: str) -> tuple[str, bytes] | None:
@@ -80,6 +84,9 @@ def _ole_object(data: bytes, stem: str) -> tuple[str, bytes] | None:
 
     with olefile.OleFileIO(io.BytesIO(data)) as ole:
         streams = {"/".join(entry).lower(): entry for entry in ole.listdir()}
+        comp_obj = ole.openstream(streams["\x01compobj"]).read() if "\x01compobj" in streams else b""
+        if any(kind in comp_obj for kind in _NOT_DOCUMENTS):
+            return None
         if "\x01ole10native" in streams:
             return _native(ole.openstream(streams["\x01ole10native"]).read())
         for name in _FILE_STREAMS:

@@ -17,7 +17,7 @@ import re
 
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package
+from desktop_rag.core.files.parsers.packages import as_plain_document, ooxml_properties, open_package
 from desktop_rag.documents import Heading, ParsedDocument
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.I)
@@ -38,7 +38,7 @@ def parse_docx(data: bytes, stem: str) -> ParsedDocument:
     with open_package(data, "DOCX") as package:
         _, metadata = ooxml_properties(package)
     try:
-        document = docx.Document(io.BytesIO(data))
+        document = docx.Document(io.BytesIO(as_plain_document(data)))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors... for broken packages
         raise unreadable("not a readable DOCX", exc) from None
 

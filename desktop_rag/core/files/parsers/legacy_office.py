@@ -56,6 +56,9 @@ def _read_doc(data: bytes, stem: str) -> ParsedDocument:
             raise ParseError(password_protected(_WHAT[".doc"])) from None
         if "no text" in reason or "readable text ranges" in reason:  # a blank document: known by its name
             return ParsedDocument(text="", title=stem, parser=NAME_ONLY)
+        if _word_version(data) < _WORD_97:
+            raise ParseError("a Word 6 or Word 95 document: this format is not read; open it in Word or LibreOffice "
+                             "Writer and save it as .docx to have it indexed") from None
         raise unreadable(f"not a readable {_WHAT['.doc']}", exc) from None
     found = extracted.metadata
     metadata = {key: str(found[source]).strip()[:10 if key != "author" else None]
@@ -65,6 +68,23 @@ def _read_doc(data: bytes, stem: str) -> ParsedDocument:
     title = str(found.get("title") or "").strip() or next((line.strip()[:120] for line in text.split("\n")
                                                            if line.strip()), "") or stem
     return ParsedDocument(text=text, title=title, parser="doc", metadata=metadata)
+
+
+_WORD_97 = 0xC1  # the nFib of Word 97 and later; Word 6 and 95 wrote 101–105
+
+
+def _word_version(data: bytes) -> int:
+    """The nFib in the Word document stream's header (its second 16 bits); Word 97's when it cannot be read."""
+    import io
+    import struct
+
+    import olefile
+
+    try:
+        with olefile.OleFileIO(io.BytesIO(data)) as ole:
+            return struct.unpack("<HH", ole.openstream("WordDocument").read(4))[1]
+    except Exception:  # noqa: BLE001 - not a Word OLE file: the caller's general sentence stands
+        return _WORD_97
 
 
 def _read_ppt(data: bytes, stem: str) -> ParsedDocument:

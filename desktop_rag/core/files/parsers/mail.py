@@ -71,6 +71,9 @@ def _message(data: bytes, headers_required: bool = True) -> EmailMessage:
         # Apple Mail's .emlx: the message's length in bytes on the first line, then the message, then a plist.
         data = data[emlx.end():emlx.end() + int(emlx.group(1))]
     data = _utf8(data)
+    if data.startswith(b"From ") and not _FIRST_HEADER.match(data):
+        # A message saved with its mailbox's "From sender date" line above its headers (one cut out of an mbox).
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     if not data.strip():
         raise ParseError("empty message")
     if headers_required and not _FIRST_HEADER.match(data.lstrip()):
@@ -145,6 +148,18 @@ def _text_of(part: EmailMessage) -> str:
             return payload.decode("utf-8", "replace")
 
 
+def _decoded_message(encoded: bytes, encoding: str) -> EmailMessage | None:
+    import base64
+    import binascii
+    import quopri
+
+    try:
+        raw = base64.b64decode(encoded) if encoding == "base64" else quopri.decodestring(encoded)
+    except (binascii.Error, ValueError):
+        return None
+    return email.message_from_bytes(raw, policy=email.policy.default, _class=EmailMessage)
+
+
 def attachments(message: EmailMessage) -> list[Attachment]:
     """Attached files with a name, and attached messages (as .eml); inline pictures without a name are left out."""
     found = []
@@ -152,6 +167,10 @@ def attachments(message: EmailMessage) -> list[Attachment]:
         if part.get_content_type() == "message/rfc822":
             inner = part.get_payload()
             inner = inner[0] if isinstance(inner, list) and inner else inner
+            encoding = str(part.get("content-transfer-encoding") or "").strip().lower()
+            if isinstance(inner, email.message.Message) and encoding in ("base64", "quoted-printable"):
+                # Encoded, which RFC 2046 forbids and GroupWise does: the parser took the encoded text for the mail.
+                inner = _decoded_message(inner.as_bytes(), encoding)
             if isinstance(inner, email.message.Message):
                 name = " ".join(str(inner.get("subject") or f"message {number}").split())
                 found.append(Attachment(f"{name}.eml", inner.as_bytes(policy=email.policy.default)))

@@ -72,6 +72,44 @@ def open_package(data: bytes, kind: str) -> zipfile.ZipFile:
     return package
 
 
+# The main part's content type of each variant a reader refuses by it (python-docx and python-pptx check it): macro-
+# enabled files, templates, slide shows. Their parts are those of the plain document.
+_VARIANT_TYPES = {
+    "application/vnd.ms-word.document.macroEnabled.main+xml": "wordprocessingml.document",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml": "wordprocessingml.document",
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml": "wordprocessingml.document",
+    "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml": "presentationml.presentation",
+    "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml": "presentationml.presentation",
+    "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml": "presentationml.presentation",
+    "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml": "presentationml.presentation",
+    "application/vnd.ms-powerpoint.template.macroEnabled.main+xml": "presentationml.presentation",
+}
+_CONTENT_TYPES = "[Content_Types].xml"
+
+
+def as_plain_document(data: bytes) -> bytes:
+    """A macro-enabled file, template or slide show (.docm, .dotx, .pptm, .ppsx, .potx…) as the plain document it is
+    for reading: its main part's content type said as a .docx's or .pptx's (a package in memory; the file is not
+    touched). Any other package as it is."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        try:
+            types = package.read(_CONTENT_TYPES).decode("utf-8")
+        except (KeyError, UnicodeError):
+            return data
+        variants = [variant for variant in _VARIANT_TYPES if variant in types]
+        if not variants:
+            return data
+        for variant in variants:
+            types = types.replace(variant, f"application/vnd.openxmlformats-officedocument.{_VARIANT_TYPES[variant]}"
+                                           ".main+xml")
+        rewritten = io.BytesIO()
+        with zipfile.ZipFile(rewritten, "w", zipfile.ZIP_DEFLATED) as target:
+            for entry in package.infolist():
+                target.writestr(entry.filename,
+                                types.encode("utf-8") if entry.filename == _CONTENT_TYPES else package.read(entry))
+    return rewritten.getvalue()
+
+
 def read_member(package: zipfile.ZipFile, name: str, kind: str) -> bytes:
     try:
         return package.read(name)

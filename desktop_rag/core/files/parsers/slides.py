@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import ooxml_properties, open_package, package_texts, with_section
+from desktop_rag.core.files.parsers.packages import as_plain_document, ooxml_properties, open_package, package_texts, with_section
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -18,7 +18,7 @@ def parse_pptx(data: bytes, stem: str, titles: frozenset[str] = frozenset()) -> 
     with open_package(data, "PowerPoint file") as package:
         title, metadata = ooxml_properties(package)
     try:
-        presentation = Presentation(io.BytesIO(data))
+        presentation = Presentation(io.BytesIO(as_plain_document(data)))
         text = StructuredText()
         for number, slide in enumerate(presentation.slides, start=1):
             title_shape = _title_shape(slide, titles)

@@ -45,3 +45,8 @@ def test_documents_without_files_are_not_containers(tmp_path):
     pdf = write_pdf(tmp_path / "plain.pdf", ["Nothing attached."]).read_bytes()
     assert containers.container_of("plain.docx", plain) is None and containers.container_of("plain.pdf", pdf) is None
     assert containers.container_of("plain.docx", b"PK\x03\x04 broken") is None  # its own reader says what is wrong
+
+
+def test_a_chart_embedded_as_an_object_is_no_document():
+    data = gzip.decompress((PUBLIC / "testMSChart-govdocs-428996.xlsx.gz").read_bytes())
+    assert embedded.may_hold_files("chart.xlsx", data) and embedded.embedded_files("chart.xlsx", data) == []

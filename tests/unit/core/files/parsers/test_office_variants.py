@@ -1,0 +1,71 @@
+"""Office files in the forms beside the plain ones — macro-enabled, templates, slide shows (made in the test), Word 6
+(from Apache Tika's tests, tests/files/public) — and mail as other programs save it (made in the test)."""
+
+import base64
+import gzip
+from pathlib import Path
+
+import pytest
+
+from desktop_rag.core.files import containers
+from desktop_rag.core.files.parsers import ParseError, parse
+from documents import write_docx
+from office_documents import message, rewrite_members, write_pptx
+
+PUBLIC = Path(__file__).resolve().parents[4] / "files" / "public"
+WORD_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+SLIDES_MAIN = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+
+
+def saved_as(path: Path, plain_type: str, variant_type: str) -> Path:
+    """The file with its main part's content type as Office writes it for the variant."""
+    return rewrite_members(path, lambda name, data: data.replace(plain_type.encode(), variant_type.encode())
+                           if name == "[Content_Types].xml" else data)
+
+
+@pytest.mark.parametrize("suffix, variant", [
+    (".docm", "application/vnd.ms-word.document.macroEnabled.main+xml"),
+    (".dotx", "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"),
+    (".dotm", "application/vnd.ms-word.template.macroEnabledTemplate.main+xml"),
+])
+def test_macro_enabled_word_files_and_templates_are_read_as_word(tmp_path, suffix, variant):
+    path = saved_as(write_docx(tmp_path / f"letter{suffix}", [("h1", "Harbour fees"), ("p", "Moorings cost more.")]),
+                    WORD_MAIN, variant)
+    document = parse(path, path.read_bytes())
+    assert document.parser == "docx" and "Moorings cost more." in document.text
+
+
+@pytest.mark.parametrize("suffix, variant", [
+    (".ppsx", "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml"),
+    (".pptm", "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml"),
+    (".potx", "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml"),
+])
+def test_slide_shows_and_presentation_templates_are_read_as_presentations(tmp_path, suffix, variant):
+    path = saved_as(write_pptx(tmp_path / f"deck{suffix}", [("Ferry plan", "Two boats in winter.", "")]),
+                    SLIDES_MAIN, variant)
+    document = parse(path, path.read_bytes())
+    assert document.parser == "pptx" and "Two boats in winter." in document.text
+
+
+def test_a_word_6_document_says_what_it_is_and_what_to_do():
+    data = gzip.decompress((PUBLIC / "testWORD6.doc.gz").read_bytes())
+    with pytest.raises(ParseError, match="a Word 6 or Word 95 document: .* save it as .docx"):
+        parse(Path("old.doc"), data)
+
+
+def test_a_message_saved_with_its_mailboxs_from_line_is_read():
+    raw = b"From anna@example.org Mon Sep  1 10:00:00 2025\n" + message("Ferry times", "The 9:40 ferry.")
+    document = parse(Path("saved.eml"), raw)
+    assert document.title == "Ferry times" and "The 9:40 ferry." in document.text
+
+
+def test_an_attached_message_encoded_in_base64_is_read_as_the_mail_it_is():
+    inner = message("Tide table", "High water at 06:12.")
+    outer = (b"From: Port <port@example.org>\nSubject: Forwarded\nMIME-Version: 1.0\n"
+             b"Content-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/plain\n\nSee attached.\n"
+             b"--b\nContent-Type: message/rfc822\nContent-Transfer-Encoding: base64\n"
+             b"Content-Disposition: attachment; filename=\"tide.eml\"\n\n"
+             + base64.encodebytes(inner) + b"--b--\n")
+    found = containers.members("forward.eml", outer)
+    assert [m.chain for m in found] == [(), ("Tide table.eml",)]
+    assert found[1].problem is None and found[1].document.title == "Tide table"
