@@ -3,6 +3,7 @@ attachments, a mailbox, archives — indexed with the real embedding model, Chro
 by a phrase only it holds, by keywords and by meaning; a bad file of each family costs that file only."""
 
 import datetime as dt
+import gzip
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ EXPECTED = [
     (f"receipts.zip{S}tax/plumber.txt", "leaking radiator", "a bill for repairing the heating"),
     (f"receipts.zip{S}pets.zip{S}parrot.docx", "parrot learned to whistle", "a bird that imitates music"),
     (f"notes.tar.gz{S}notes/astronomy.md", "telescope mirror", "looking at Saturn through a telescope"),
+    (f"tides.txt.gz{S}tides.txt", "spring tides", "very high water when the moon is full"),
 ]
 
 
@@ -65,6 +67,7 @@ def make_every_format(docs: Path, scratch: Path) -> None:
                                       "pets.zip": pets.read_bytes()})
     write_tar_gz(docs / "notes.tar.gz", {"notes/astronomy.md": b"# Sky\n\nThe telescope mirror must cool before "
                                                                b"observing Saturn."})
+    (docs / "tides.txt.gz").write_bytes(gzip.compress(b"The spring tides flood the lower quay twice a month."))
 
 
 def make_bad_files(docs: Path, scratch: Path) -> dict[str, str]:

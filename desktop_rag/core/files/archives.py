@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import locale
+import lzma
 import os
 import re
 import struct
@@ -197,6 +198,32 @@ def _is_utf8(raw: bytes) -> bool:
 def _locale_code_page() -> str | None:
     language = locale.getlocale()[0] or os.environ.get("LANG", "")
     return _LOCALE_CODE_PAGES.get(language[:5]) or _LOCALE_CODE_PAGES.get(language[:2])
+
+
+_DECOMPRESSORS = {".gz": "gzip", ".bz2": "bz2", ".xz": "lzma"}
+_READ_AT_ONCE = 1 << 20
+
+
+def compressed_entry(name: str, data: bytes, budget: Budget):
+    """One file compressed alone ("notes.txt.gz"): the file inside, named without the compression's suffix, read a
+    megabyte at a time so that a bomb stops at the budget, not in memory."""
+    import importlib
+
+    stem, _, suffix = name.rpartition(".")
+    module = importlib.import_module(_DECOMPRESSORS[f".{suffix.lower()}"])
+    parts, taken = [], 0
+    try:
+        with module.open(io.BytesIO(data)) as stream:
+            while chunk := stream.read(_READ_AT_ONCE):
+                parts.append(chunk)
+                taken += len(chunk)
+                if taken > MAX_INFLATED_BYTES or (taken > MIN_RATIO_BYTES and taken > MAX_RATIO * len(data)):
+                    raise ParseError(f"it inflates over {taken // max(len(data), 1):,} times its size (over "
+                                     f"{taken // 2**20:,} MB and going): a decompression bomb, not opened")
+    except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+        raise unreadable(f"not a readable .{suffix} file", exc) from None
+    budget.take(taken)
+    yield stem or "file", b"".join(parts), None
 
 
 def tar_entries(data: bytes, budget: Budget):

@@ -26,6 +26,7 @@ from desktop_rag.documents import ParsedDocument
 
 # The kinds of parsers.CONTAINER_SUFFIXES (archives, mailboxes), and messages, which hold attachments.
 ZIP, TAR, MBOX, PST, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "pst", "message", "outlook"
+COMPRESSED = "compressed"  # one file compressed alone: notes.txt.gz, a log's .bz2
 _MAILBOXES = {MBOX, PST}
 # A document holding files (a workbook embedded in a Word file, a PDF's attachments: embedded.py): the document
 # itself, a member as an .eml's message is, then those files.
@@ -119,25 +120,28 @@ def members(name: str, data: bytes, kind: str | None = None) -> list[Member]:
     if kind is None:
         raise ParseError("not an archive, a mailbox or an e-mail message")
     found: list[Member] = []
-    if kind == WITH_FILES:  # (below the top, a member's name says what it is)
-        _document_with_files(name, (), data, 0, Budget(len(data)), found)
-    else:
-        _expand(kind, (), data, 0, Budget(len(data)), found)
+    _expand(kind, (), data, 0, Budget(len(data)), found, name)
     return found
 
 
 def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: Budget, found: list[Member],
-            ) -> None:
+            name: str = "") -> None:
+    """`name`: the file's, for the file itself (chain ()); below it, a member's name is its chain's last."""
+    name = chain[-1] if chain else name
     if kind in _MESSAGE_READERS:
         _message(kind, chain, data, depth, budget, found)
         return
     if kind == WITH_FILES:
-        _document_with_files(chain[-1], chain, data, depth, budget, found)
+        _document_with_files(name, chain, data, depth, budget, found)
         return
     if depth >= MAX_DEPTH:
         found.append(Member(chain, problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
         return
-    entries = {ZIP: archives.zip_entries, TAR: archives.tar_entries, MBOX: _mbox_entries, PST: _store_entries}[kind](data, budget)
+    if kind == COMPRESSED:
+        entries = archives.compressed_entry(name, data, budget)
+    else:
+        entries = {ZIP: archives.zip_entries, TAR: archives.tar_entries, MBOX: _mbox_entries,
+                   PST: _store_entries}[kind](data, budget)
     names: set[str] = set()
     for entry_name, entry_data, problem in entries:
         entry_chain = (*chain, unique_name(entry_name, names))

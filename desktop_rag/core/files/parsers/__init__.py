@@ -62,7 +62,8 @@ _READ_SCANS = {paged.parse_pdf, images.parse_image}
 # archives and mailboxes (Outlook's .pst and .ost among them). Read, so not skipped; never given to parse() whole.
 CONTAINER_SUFFIXES = {".zip": "zip", ".tar": "tar", ".tgz": "tar", ".tbz2": "tar", ".txz": "tar", ".tar.gz": "tar",
                       ".tar.bz2": "tar", ".tar.xz": "tar", ".mbox": "mbox", ".mbx": "mbox",
-                      ".pst": "pst", ".ost": "pst"}
+                      ".pst": "pst", ".ost": "pst",
+                      ".gz": "compressed", ".bz2": "compressed", ".xz": "compressed"}  # after .tar.gz and the like
 _CONTAINER_ENDINGS = tuple(CONTAINER_SUFFIXES)
 
 SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION) | frozenset(CONTAINER_SUFFIXES)
@@ -72,7 +73,7 @@ SUPPORTED_EXTENSIONS = frozenset(_BY_EXTENSION) | frozenset(CONTAINER_SUFFIXES)
 NOT_READ_EXTENSIONS = frozenset(
     ".ico .svg .psd .ai .raw .cr2 .nef"
     " .mp3 .wav .flac .ogg .oga .m4a .aac .wma .mp4 .m4v .mkv .mov .avi .wmv .webm .flv"
-    " .gz .bz2 .xz .zst .7z .rar .lz .lzma .cab .iso .dmg .img"
+    " .zst .7z .rar .lz .lzma .cab .iso .dmg .img"
     " .exe .dll .so .dylib .o .a .lib .obj .class .jar .war .pyc .pyo .pyd .whl .egg .deb .rpm .msi .apk .bin"
     " .pages .key .numbers .msf"
     " .ttf .otf .woff .woff2 .eot .sqlite .sqlite3 .db .mdb .accdb .pkl .pickle .npy .npz .parquet .feather"
