@@ -123,7 +123,7 @@ def test_bad_files_of_each_family_are_per_file_errors_and_nothing_is_skipped(eve
     assert summary.skipped == 0 and library.stats()["documents"]["skipped"] == 0
     assert library.catalog.folder_states()[0].skipped == 0
     # Files on disk are counted as files (locked.zip too: its other contents could be read), documents inside
-    # them apart: two messages and four attachments or members, and the parrot two archives deep.
+    # them apart: two messages, four attachments or members, the file inside a .gz, and the parrot two archives deep.
     files_read = len({where.split(S)[0] for where, _, _ in EXPECTED}) + 1
     assert (summary.indexed, summary.inside) == (files_read, 7)
     assert library.catalog.folder_states()[0].indexed == files_read
