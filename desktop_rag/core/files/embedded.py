@@ -14,6 +14,7 @@ import struct
 import zipfile
 from pathlib import PurePosixPath
 
+from desktop_rag.core.files.parsers.mail import attachment_name
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 
 _PACKAGES = {".docx", ".docm", ".dotx", ".dotm", ".xlsx", ".xlsm", ".xltx", ".xltm", ".pptx", ".pptm", ".ppsx", ".ppsm",
@@ -132,5 +133,5 @@ def _pdf_files(data: bytes) -> list[tuple[str, bytes]]:
                 for annotation in page.annots(types=[pymupdf.PDF_ANNOT_FILE_ATTACHMENT]):
                     found.append((annotation.file_info.get("filename") or f"page {page.number + 1} attachment",
                                   annotation.get_file()))
-    return [(name.replace("/", "_").replace("\\", "_").strip() or "attachment", content)
+    return [(attachment_name(name, "attachment"), content)
             for name, content in found if content]

@@ -25,6 +25,7 @@ from typing import BinaryIO, Iterator
 
 from desktop_rag.core.files.parsers import outlook
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
+from desktop_rag.core.files.parsers.mail import attachment_name
 
 # The message store's property naming its folder of mail (the "Top of Outlook data file" in the person's language);
 # the others beside it are search folders and views, which hold no mail of their own.
@@ -189,7 +190,7 @@ def _attachments(item) -> Iterator[tuple[str, bytes]]:
                 continue
             name = (_property(attachment, outlook.ATTACH_LONG_FILENAME)
                     or _property(attachment, outlook.ATTACH_FILENAME) or _property(attachment, outlook.ATTACH_DISPLAY_NAME) or f"attachment {index + 1}")
-            yield name.replace("/", "_").replace("\\", "_").strip(), attachment.read_buffer(attachment.size)
+            yield attachment_name(name, f"attachment {index + 1}"), attachment.read_buffer(attachment.size)
         except OSError:
             continue
 

@@ -148,6 +148,11 @@ def _text_of(part: EmailMessage) -> str:
             return payload.decode("utf-8", "replace")
 
 
+def attachment_name(name: str, fallback: str) -> str:
+    """An attached file's name as a member's: no folder separators (a name is no path inside its mail)."""
+    return name.replace("/", "_").replace("\\", "_").strip() or fallback
+
+
 def _decoded_message(encoded: bytes, encoding: str) -> EmailMessage | None:
     import base64
     import binascii
@@ -180,6 +185,5 @@ def attachments(message: EmailMessage) -> list[Attachment]:
             continue
         data = part.get_payload(decode=True)
         if data:
-            found.append(Attachment(name.replace("/", "_").replace("\\", "_").strip() or f"attachment {number}",
-                                    data))
+            found.append(Attachment(attachment_name(name, f"attachment {number}"), data))
     return found

@@ -15,7 +15,7 @@ from email.message import EmailMessage
 
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.mail import Attachment, header, message_date, message_document
+from desktop_rag.core.files.parsers.mail import Attachment, attachment_name, header, message_date, message_document
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.documents import ParsedDocument
 
@@ -110,8 +110,7 @@ def _attachments(ole, prefix: str = "") -> list[Attachment]:
             continue
         data = attachment.binary(ATTACH_DATA)
         if data and name:
-            found.append(Attachment(name.replace("/", "_").replace("\\", "_").strip() or f"attachment {number}",
-                                    data))
+            found.append(Attachment(attachment_name(name, f"attachment {number}"), data))
     return found
 
 
