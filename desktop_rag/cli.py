@@ -17,6 +17,7 @@ from desktop_rag.core.library_writing import name_this_process
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
+from desktop_rag.logs import log_to_data_folder, log_to_terminal, stop_logging
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -28,8 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         args.command = "gui"
     data_dir = resolve_data_dir(args.data_dir)
-    if args.command != "gui":
+    logs = []
+    if args.command != "gui":  # the app logs to its data folder itself, and follows a switch of folder
         name_this_process(args.command)
+        logs = [log_to_terminal(), log_to_data_folder(data_dir)]
     try:
         handler = _COMMANDS[args.command]
         return handler(args, data_dir) or 0
@@ -42,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         print(f"desktop-rag: {_error_message(exc, data_dir)}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        for log_handler in logs:
+            stop_logging(log_handler)
 
 
 def _error_message(exc: Exception, data_dir: Path) -> str:

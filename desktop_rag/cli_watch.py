@@ -26,6 +26,7 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool)
     lane.upgrade = {True: "now", False: "never", None: "scheduled"}[upgrade]
     lane.on_batch = lambda batch, s: _report(s, as_json, "change")
     lane.on_upgrade = lambda u: _report_upgrade(u, as_json)
+    lane.on_error = lambda sentence: _report_error(sentence, as_json)
 
     def stop_on_ctrl_c(signum, frame):
         # Not KeyboardInterrupt: raised while llama.cpp computes, it would be lost inside the model's abort
@@ -75,3 +76,11 @@ def _report_upgrade(summary, as_json: bool) -> None:
     else:
         print(f"{time.strftime('%H:%M:%S')}  LLM contexts: {summary.upgraded_chunks} upgraded, "
               f"{summary.kept_rules} kept rules", flush=True)
+
+
+def _report_error(sentence: str, as_json: bool) -> None:
+    """What failed in the lane (a batch kept for a retry, a run, the upgrade); watching goes on."""
+    if as_json:
+        print(json.dumps({"event": "error", "message": sentence}), flush=True)
+    else:
+        print(f"{time.strftime('%H:%M:%S')}  {sentence}", file=sys.stderr, flush=True)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
 from desktop_rag.errors import LOG_FILE, UserError
+from desktop_rag.logs import log_to_data_folder, stop_logging
 from desktop_rag.private_paths import private_folder
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
@@ -61,6 +62,7 @@ class AppSession:
             probe.unlink()
             library, window = self._open(target)
         except (OSError, ValueError, sqlite3.Error, UserError) as exc:
+            self._log_to(self.library.data_dir)  # the log stays with the library still open
             self.window.show_error(f"Cannot use {target} as the data folder: {readable(exc)}")
             return False
         old_library, old_window = self.library, self.window
@@ -74,14 +76,8 @@ class AppSession:
         return True
 
     def _log_to(self, data_dir: Path) -> None:
-        root = logging.getLogger()
-        if self._log_handler is not None:
-            root.removeHandler(self._log_handler)
-            self._log_handler.close()
-        self._log_handler = logging.FileHandler(data_dir / LOG_FILE, encoding="utf-8")
-        self._log_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(self._log_handler)
-        root.setLevel(logging.INFO)
+        stop_logging(self._log_handler)
+        self._log_handler = log_to_data_folder(data_dir)
 
     def report_unexpected(self, kind, exc, tb) -> None:
         """A bug in a slot must not pass silently nor show a traceback: one readable line, the details in the
@@ -94,9 +90,7 @@ class AppSession:
         if self._requests is not None:
             self._requests.close()
         _close_library(self.library, self.window.runner)
-        if self._log_handler is not None:
-            logging.getLogger().removeHandler(self._log_handler)
-            self._log_handler.close()
+        stop_logging(self._log_handler)
 
 
 # Quit: after the children a worker may wait on are ended, how long it gets to return before the app goes anyway.

@@ -15,6 +15,7 @@ from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.watching.watch import FolderWatcher, feeding
 from desktop_rag.documents import ContextResult
 from desktop_rag.service.endpoint import EndpointClient
+from waiting import eventually
 
 PUMP = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
 
@@ -63,16 +64,6 @@ def watching(rules_library):
     yield watch
     for watcher in started:
         watcher.stop()
-
-
-def eventually(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not true after {timeout} s: {predicate.__doc__ or predicate}")
 
 
 def paths(library, query, mode="bm25"):

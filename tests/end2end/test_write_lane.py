@@ -12,7 +12,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.service.host import LibraryHost
 from fake_models import ANY_TIME, SlowFakeModel
-from test_watch import eventually
+from waiting import eventually
 
 
 def _indexed_with_rules(make_library, docs, contexts: str):

@@ -13,10 +13,15 @@ the document reader's child.
 
 `UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer and runs the work on its task
 runner (ui/background.py); `WriteLane` is the same order on a plain thread, for `watch` and `serve`.
+
+What fails in the lane does not end it (issue 39): a batch, a run or an upgrade that raises is logged once, told to
+the front end (`on_error`), and the lane goes on; a failed batch is kept and tried again after RETRY_FIRST_S,
+doubling up to RETRY_MAX_S while it keeps failing (a full disk, a locked file), and the upgrade waits as long.
 """
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -26,6 +31,10 @@ from desktop_rag.core.contexts.upgrade import UpgradeSummary
 from desktop_rag.core.runs.control import RunControl
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.core.watching.changes import ChangeBatch
+from desktop_rag.errors import user_message
+from desktop_rag.logs import SHOWN
+
+log = logging.getLogger(__name__)
 
 # After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
 MAKE_WAY_S = 3.0
@@ -33,6 +42,10 @@ MAKE_WAY_S = 3.0
 # unused; loading them again takes seconds.
 RELEASE_MODEL_AFTER_S = 60.0
 SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
+# A failed batch (or upgrade) is tried again after this long, then twice as long each time it fails again: a full
+# disk freed or a lock let go is noticed within seconds, a lasting fault costs one attempt every few minutes.
+RETRY_FIRST_S = 5.0
+RETRY_MAX_S = 300.0
 
 
 class UpgradeTurn:
@@ -82,16 +95,25 @@ class WriteLane:
     """The order above on one thread: `watch` runs it on its main thread, `serve` on a thread of its own.
 
     `upgrade`: "scheduled" (when the schedule allows), "now" (whatever the machine does: `watch --upgrade`) or
-    "never". `on_batch(batch, summary)` and `on_upgrade(summary)` report what was done."""
+    "never". `on_batch(batch, summary)` and `on_upgrade(summary)` report what was done, `on_error(sentence)` what
+    failed and what the lane does about it (without it, the log's terminal line is all a person sees)."""
 
     def __init__(self, library, upgrade: str = "scheduled",
                  on_batch: Callable[[ChangeBatch, Any], None] = lambda batch, summary: None,
                  on_upgrade: Callable[[UpgradeSummary], None] = lambda summary: None,
-                 make_way_s: float = MAKE_WAY_S):
+                 on_error: Callable[[str], None] | None = None,
+                 make_way_s: float = MAKE_WAY_S, clock: Callable[[], float] = time.monotonic,
+                 schedule: BackgroundSchedule | None = None):
         self.library = library
         self.upgrade = upgrade
-        self.turn = UpgradeTurn(BackgroundSchedule(library.settings), make_way_s=make_way_s)
-        self.on_batch, self.on_upgrade = on_batch, on_upgrade
+        self.turn = UpgradeTurn(schedule or BackgroundSchedule(library.settings), clock=clock, make_way_s=make_way_s)
+        self.on_batch, self.on_upgrade, self.on_error = on_batch, on_upgrade, on_error
+        self._clock = clock
+        self._failed_batch: ChangeBatch | None = None  # kept for a retry at _retry_at
+        self._retry_at = 0.0
+        self._retry_after_s = RETRY_FIRST_S
+        self._upgrade_after = 0.0  # after a failed upgrade: not before then
+        self._upgrade_retry_s = RETRY_FIRST_S
         self.watcher = None  # a FolderWatcher feeding add_changes: told which files to look at again
         self.stop_requested = threading.Event()
         self._batches: queue.Queue[ChangeBatch] = queue.Queue()
@@ -148,30 +170,65 @@ class WriteLane:
                 self.library.release_unused(RELEASE_MODEL_AFTER_S)
 
     def _apply_batches(self) -> bool:
-        try:
-            batch = self._batches.get_nowait()
-        except queue.Empty:
-            return False
+        batch = ChangeBatch()
         while not self._batches.empty():  # what piled up while the last one was applied: one batch
             batch.merge(self._batches.get_nowait())
-        summary = self.library.apply_changes(batch)
+        retrying = not batch and self._failed_batch is not None and self._clock() >= self._retry_at
+        if retrying:
+            batch, self._failed_batch = self._failed_batch, None
+        if not batch:
+            return False
+        try:
+            summary = self.library.apply_changes(batch)
+        except Exception as exc:  # noqa: BLE001 — the batch is kept and tried again; the lane goes on
+            self._keep_for_retry(batch, exc, retrying)
+            return True
+        if retrying:
+            self._retry_after_s = RETRY_FIRST_S
         if self.watcher is not None and summary.busy:
             self.watcher.retry_later(summary.busy)
-        self.on_batch(batch, summary)
+        self._report(lambda: self.on_batch(batch, summary))
         self._wake.set()  # go on with what else waits
         return True
+
+    def _keep_for_retry(self, batch: ChangeBatch, exc: Exception, retrying: bool) -> None:
+        if self._failed_batch is not None:
+            batch.merge(self._failed_batch)
+        self._failed_batch = batch
+        if retrying:
+            self._retry_after_s = min(self._retry_after_s * 2, RETRY_MAX_S)
+        self._retry_at = self._clock() + self._retry_after_s
+        self._failed(f"Applying {len(batch)} file change(s) failed; trying again in {self._retry_after_s:.0f} s",
+                     exc)
 
     def _carry_out_run(self) -> bool:
         try:
             work = self._runs.get_nowait()
         except queue.Empty:
             return False
-        work()
+        try:
+            work()
+        except Exception as exc:  # noqa: BLE001 — one run's failure is not the lane's
+            self._failed("A run failed", exc)
         self._wake.set()
         return True
 
+    def _failed(self, what: str, exc: Exception) -> None:
+        """Logged once with its traceback; the front end gets the sentence (a person's words when there are)."""
+        sentence = f"{what}: {user_message(exc) or f'internal error ({exc!r})'}"
+        tell = self.on_error
+        log.error("%s", sentence, exc_info=exc, extra=SHOWN if tell else None)
+        if tell is not None:
+            self._report(lambda: tell(sentence))
+
+    def _report(self, tell: Callable[[], None]) -> None:
+        try:
+            tell()
+        except Exception:  # noqa: BLE001 — a front end that cannot print (a closed pipe) must not stop the writes
+            log.exception("reporting to the front end failed")
+
     def _may_upgrade(self) -> bool:
-        if self._nothing_to_upgrade or self.upgrade == "never":
+        if self._nothing_to_upgrade or self.upgrade == "never" or self._clock() < self._upgrade_after:
             return False
         self.decision = self.turn.decide(asked_now=self.upgrade == "now")
         return self.turn.may_start(self.decision, writes_waiting=False, something_waits=True)
@@ -185,16 +242,22 @@ class WriteLane:
         holding.start()
         try:
             upgraded = self.library.upgrade_contexts(limit=1, control=control)
+        except Exception as exc:  # noqa: BLE001 — the upgrade waits and tries again; the writes go on
+            self._failed(f"Writing LLM contexts failed; trying again in {self._upgrade_retry_s:.0f} s", exc)
+            self._upgrade_after = self._clock() + self._upgrade_retry_s
+            self._upgrade_retry_s = min(self._upgrade_retry_s * 2, RETRY_MAX_S)
+            return
         finally:
             self.turn.ended(control)
             done.set()
             holding.join()
+        self._upgrade_retry_s = RETRY_FIRST_S
         # No progress (nothing left, or no usable model): wait for the next change before trying again.
         self._nothing_to_upgrade = upgraded.upgraded_chunks == 0 and not upgraded.cancelled
         if self._nothing_to_upgrade:
             self.library.release_llm_model()
         if upgraded.documents:
-            self.on_upgrade(upgraded)
+            self._report(lambda: self.on_upgrade(upgraded))
         self._wake.set()
 
     def _hold_to_schedule(self, control: RunControl, done: threading.Event) -> None:

@@ -1,0 +1,47 @@
+"""Where the log goes (desktop_rag/logs.py): a rotated file in the data folder, one line per warning on the terminal,
+nothing twice that a front end showed already."""
+
+from __future__ import annotations
+
+import logging
+
+from desktop_rag import logs
+from desktop_rag.errors import LOG_FILE
+
+
+def test_the_terminal_gets_one_timed_line_per_warning_and_not_what_was_shown_already(tmp_path, capsys):
+    handlers = [logs.log_to_terminal(), logs.log_to_data_folder(tmp_path)]
+    log = logging.getLogger("desktop_rag.some_part")
+    try:
+        try:
+            raise OSError("the disk went away")
+        except OSError as exc:
+            log.error("applying 3 changes failed", exc_info=exc)
+        log.error("a sentence the window showed", extra=logs.SHOWN)
+        log.info("a detail for the file")
+        logging.getLogger("chromadb.somewhere").warning("a library's own warning")
+    finally:
+        for handler in handlers:
+            logs.stop_logging(handler)
+    terminal = capsys.readouterr().err.splitlines()
+    assert len(terminal) == 1 and terminal[0].endswith("applying 3 changes failed (OSError('the disk went away'))")
+    file = (tmp_path / LOG_FILE).read_text()
+    for line in ("Traceback", "a sentence the window showed", "a detail for the file", "a library's own warning"):
+        assert line in file
+
+
+def test_the_log_file_is_rotated(tmp_path, monkeypatch):
+    monkeypatch.setattr(logs, "MAX_LOG_BYTES", 2_000)
+    handler = logs.log_to_data_folder(tmp_path)
+    try:
+        for number in range(200):
+            logging.getLogger("desktop_rag.some_part").warning("line %d of a long day", number)
+    finally:
+        logs.stop_logging(handler)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [LOG_FILE, f"{LOG_FILE}.1", f"{LOG_FILE}.2", f"{LOG_FILE}.3"]
+    assert all(p.stat().st_size <= 2_000 for p in tmp_path.iterdir())
+
+
+def test_no_data_folder_yet_no_file(tmp_path):
+    assert logs.log_to_data_folder(tmp_path / "not made yet") is None
