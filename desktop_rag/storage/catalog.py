@@ -134,8 +134,13 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
 
     def _migrate(self) -> None:
         current = self._db.execute("PRAGMA user_version").fetchone()[0]
+        newest = _migrations()[-1][0]
+        if current > newest:  # its tables may mean what this version does not know: writing could lose data
+            raise DataFolderUnusable(f"the catalog {self.path} was written by a newer version of desktop-rag "
+                                     f"(schema {current}; this version knows up to {newest}): open it with that "
+                                     "version, or update this one")
         if self.read_only:
-            if current < _migrations()[-1][0]:
+            if current < newest:
                 raise DataFolderUnusable(f"the catalog {self.path} was made by an older version and must be "
                                          "upgraded, but its folder cannot be written: open it where it can be")
             return

@@ -22,6 +22,7 @@ class UseNotes:
         self._path = catalog_path
         self._queue: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._starting = threading.Lock()  # searches note from several threads: one writer thread, not two
 
     def hits(self, chunk_ids: list[int]) -> None:
         if chunk_ids:
@@ -31,11 +32,13 @@ class UseNotes:
         self._submit(lambda catalog: catalog.note_opened(chunk_id))
 
     def _submit(self, note: Callable) -> None:
-        if self._thread is None:
-            # A daemon: a note waiting for a busy catalog never holds up Quit (SQLite drops its open transaction).
-            self._thread = threading.Thread(target=self._write_notes, name="use-notes", daemon=True)
-            self._thread.start()
-        self._queue.put(note)
+        with self._starting:
+            if self._thread is None:
+                # A daemon: a note waiting for a busy catalog never holds up Quit (SQLite drops its open
+                # transaction).
+                self._thread = threading.Thread(target=self._write_notes, name="use-notes", daemon=True)
+                self._thread.start()
+            self._queue.put(note)
 
     def _write_notes(self) -> None:
         from desktop_rag.storage.catalog import Catalog
@@ -52,8 +55,9 @@ class UseNotes:
 
     def close(self, wait: bool = True) -> None:
         """`wait`: the notes in the queue are written first (milliseconds each); else they may be dropped (Quit)."""
-        if self._thread is not None:
-            self._queue.put(None)
-            if wait:
-                self._thread.join()
-            self._thread = None
+        with self._starting:
+            thread, self._thread = self._thread, None
+            if thread is not None:
+                self._queue.put(None)
+        if thread is not None and wait:
+            thread.join()

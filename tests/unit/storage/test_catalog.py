@@ -1,6 +1,9 @@
 import sqlite3
 
+import pytest
+
 from desktop_rag.documents import Chunk, ContextResult, text_hash
+from desktop_rag.errors import DataFolderUnusable
 from desktop_rag.storage.catalog import Catalog
 
 
@@ -20,6 +23,20 @@ def test_schema_is_migrated_once_and_uses_wal(tmp_path):
     mode = sqlite3.connect(tmp_path / "c.sqlite3").execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
     again.close()
+
+
+def test_a_catalog_written_by_a_newer_version_is_refused_not_opened(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    catalog = Catalog(path)
+    newest = catalog.schema_version
+    catalog.close()
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {newest + 1}")
+    with pytest.raises(DataFolderUnusable, match=f"newer version of desktop-rag \\(schema {newest + 1}; this "
+                                                 f"version knows up to {newest}\\)"):
+        Catalog(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == newest + 1  # left as it was
 
 
 def test_replacing_a_document_tombstones_its_embedded_chunks(tmp_path):
