@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
@@ -16,6 +15,7 @@ from desktop_rag.config import OPTIONS, Settings, models_cache_dir
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
+from desktop_rag.core.made_once import made_once
 from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.core.dense.tokens import embedding_model_path
@@ -68,6 +68,7 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         self._handover = threading.Lock()
         self._edits_unindexed = False
         self._llm_backend = None
+        self._llm_loading = threading.Lock()  # the upgrade and a person's regeneration at once: one model, not two
         self._writer_claim = None
         self._indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
         self.index_notices: list[str] = []  # why the next run rebuilds an index (_rebuild_stale_indexes)
@@ -111,7 +112,7 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
 
     # -- parts, created on first use ------------------------------------------------------------------------
 
-    @cached_property
+    @made_once
     def embedder(self) -> Embedder | EmbedderProcess:
         path = embedding_model_path(self.settings.embedding_model)
         if self.child_processes:
@@ -124,24 +125,24 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         apart from the reader: a reader replaced (a setting, a test's fault injected) takes its counter along."""
         return self.document_reader.counter
 
-    @cached_property
+    @made_once
     def document_reader(self) -> DocumentReader | ReaderProcess:
         """Files into documents and chunks (core/files/reading.py)."""
         if self.read_in_child:
             return ReaderProcess(self.embedder.model_path)
         return DocumentReader(self.embedder.model_path)
 
-    @cached_property
+    @made_once
     def vectors(self) -> VectorStore | VectorStoreProcess:
         if self.child_processes and not self.settings.chroma_server:
             return VectorStoreProcess(self.data_dir / "chroma")
         return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
 
-    @cached_property
+    @made_once
     def keywords(self) -> KeywordIndex:
         return KeywordIndex(self.data_dir / "bm25", lexical_tokens)
 
-    @cached_property
+    @made_once
     def reranker(self) -> Reranker | RerankerInChild | None:
         if not self.settings.rerank_model:
             return None
@@ -149,13 +150,13 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
             return self.embedder.reranker(self.settings.rerank_model)
         return Reranker(self.settings.rerank_model)
 
-    @cached_property
+    @made_once
     def reader(self) -> Catalog:
         """A second connection for searching: in WAL mode it sees only committed work, so a search running
         while a file is being re-indexed never sees that file half-replaced."""
         return Catalog(self.data_dir / CATALOG_FILE)
 
-    @cached_property
+    @made_once
     def searcher(self) -> Searcher:
         return Searcher(self.reader, self.vectors, self.keywords, self.embedder, self.settings, self.reranker)
 
@@ -236,21 +237,24 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
     def llm_backend(self):
         """The model, loaded on first use and kept: loading costs seconds, and its KV cache is the point.
         An OpenAI-compatible server when one is set, else the local GGUF model."""
-        if self._llm_backend is None:
-            if self.settings.llm_server:
-                from desktop_rag.core.llm.openai_backend import OpenAiServerBackend
+        with self._llm_loading:
+            return self._llm_backend or self._load_llm_backend()
 
-                self._llm_backend = OpenAiServerBackend(self.settings.llm_server, self.settings.llm_server_model)
-                return self._llm_backend
-            from desktop_rag.core.llm.llama_backend import LlamaCppBackend
-            from desktop_rag.core.llm.llama_process import LlamaInChild
-            from desktop_rag.core.llm.models import resolve_model
+    def _load_llm_backend(self):
+        if self.settings.llm_server:
+            from desktop_rag.core.llm.openai_backend import OpenAiServerBackend
 
-            path = resolve_model(self.settings.llm_model, models_cache_dir())
-            backend = LlamaInChild if self.child_processes else LlamaCppBackend
-            self._llm_backend = backend(
-                path, n_ctx=self.settings.llm_context_tokens, n_threads=self.settings.llm_threads or None
-            )
+            self._llm_backend = OpenAiServerBackend(self.settings.llm_server, self.settings.llm_server_model)
+            return self._llm_backend
+        from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+        from desktop_rag.core.llm.llama_process import LlamaInChild
+        from desktop_rag.core.llm.models import resolve_model
+
+        path = resolve_model(self.settings.llm_model, models_cache_dir())
+        backend = LlamaInChild if self.child_processes else LlamaCppBackend
+        self._llm_backend = backend(
+            path, n_ctx=self.settings.llm_context_tokens, n_threads=self.settings.llm_threads or None
+        )
         return self._llm_backend
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
