@@ -81,8 +81,11 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         that a paused or cancelled run gave up waiting for (a polite end waited 7.5 s for it under load)."""
         self.end_children(interrupt=True)
         self.use_notes.close(wait=not keep_catalog)
-        if isinstance(self.__dict__.get("vectors"), VectorStoreProcess):
-            self.vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
+        vectors = self.__dict__.get("vectors")
+        if isinstance(vectors, VectorStoreProcess):
+            vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
+        elif vectors is not None and not keep_catalog:
+            vectors.close()  # Chroma's view of the files let go: a library opened here again reads them afresh
         if self._writer_claim is not None:
             writer_lock.release(self._writer_claim)
             self._writer_claim = None

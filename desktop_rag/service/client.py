@@ -4,6 +4,9 @@ local endpoint) when one answers — a re-indexing run is then that process's, t
 library of this process's own otherwise, opened on first use. Either way the answer has the same shape (the
 operation's dict). A library of its own is opened again when another process has written the dense index since
 it was read, so a long-lived client (`mcp`) never answers from a stale view.
+
+`mcp` calls from several threads at once: the library of its own is opened again (or closed for the endpoint)
+only when no call is answering with it, and one endpoint connection is shared (its calls take turns).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ class LibraryClient:
         self._seen_written: int | None = None  # the dense index's last write when this process last read it
         self._local_runs: set[str] = set()
         self._runs = RunRegistry()  # this process's runs: kept when its library is opened again
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # over _client, _local and _answering
+        self._answering = 0  # calls answering with the library of its own right now
 
     def call(self, method: str, **params):
         if not (method == "progress" and params.get("run_id") in self._local_runs):
@@ -42,8 +46,10 @@ class LibraryClient:
                 try:
                     return client.call(method, **params)
                 except EndpointGone:
+                    with self._lock:
+                        if self._client is client:
+                            self._client = None
                     client.close()
-                    self._client = None
                     if method in ("reindex", "generate_context"):
                         raise  # it may have started, or stored: not done a second time here
         return self._call_locally(method, params)
@@ -51,23 +57,33 @@ class LibraryClient:
     def _endpoint(self) -> EndpointClient | None:
         if self.local_only:
             return None
-        if self._client is None:
-            self._client = EndpointClient.for_library(self.data_dir)
-            if self._client is not None and self._local is not None and not self._local_busy():
-                self._close_local()  # the app (or serve) answers now: its view is the current one
-        return self._client
+        with self._lock:
+            if self._client is None:
+                self._client = EndpointClient.for_library(self.data_dir)
+                if self._client is not None and self._local_unused():
+                    self._close_local()  # the app (or serve) answers now: its view is the current one
+            return self._client
 
     def _call_locally(self, method: str, params: dict):
         with self._lock:
-            if self._local is not None and self._written_since_opened() and not self._local_busy():
+            if self._local_unused() and self._written_since_opened():
                 self._close_local()  # another process wrote the dense index: this one's view of it is old
             host = self._local_host()
-        result = host.handle(method, params)
+            self._answering += 1
+        try:
+            result = host.handle(method, params)
+        finally:
+            with self._lock:
+                self._answering -= 1
         if method == "reindex":
             self._local_runs.add(result["run_id"])
-        elif not self._local_busy():
+        elif not self._local_busy(host):
             self._seen_written = self._dense_index_written()  # as it was when this process last read it
         return result
+
+    def _local_unused(self) -> bool:
+        """A library of its own that no call answers with and no run writes with: it may be closed."""
+        return self._local is not None and self._answering == 0 and not self._local_busy(self._local)
 
     def _local_host(self):
         from desktop_rag.core.library import Library
@@ -91,8 +107,9 @@ class LibraryClient:
     def _written_since_opened(self) -> bool:
         return self._seen_written is not None and self._dense_index_written() != self._seen_written
 
-    def _local_busy(self) -> bool:
-        state = self._local.runs.state_of()
+    @staticmethod
+    def _local_busy(host) -> bool:
+        state = host.runs.state_of()
         return state is not None and state["state"] in ("queued", "running")
 
     def _close_local(self) -> None:
@@ -101,7 +118,8 @@ class LibraryClient:
         host.library.close()
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-        if self._local is not None:
-            self._close_local()
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+            if self._local is not None:
+                self._close_local()

@@ -46,6 +46,14 @@ class VectorStore:
         self._name = collection
         self._collection = self._open()
 
+    def close(self) -> None:
+        """Let go of Chroma's in-memory index. Chroma keeps one per folder for the whole process, shared by its
+        clients, and reads the files only when it makes one: without this, a library opened again in the same
+        process (a long-lived `mcp` after another process wrote) searched the vectors of its first opening."""
+        close = getattr(self._client, "close", None)  # chromadb >= 1.1
+        if close is not None:
+            close()
+
     def _open(self):
         return self._client.get_or_create_collection(
             self._name, configuration={"hnsw": HNSW_CONFIG}, embedding_function=None
