@@ -146,7 +146,7 @@ def main() -> None:
 
     from desktop_rag.config import Settings
     from desktop_rag.core.library import Library
-    from desktop_rag.core.runs.control import RunControl
+    from desktop_rag.core.progress.control import RunControl
 
     options = {"contexts": "rules"}
     if "embedding_precision" in {f.name for f in fields(Settings)}:

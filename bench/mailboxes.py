@@ -91,7 +91,7 @@ class PeakMemory:
 
 def read_until_embedding(run) -> tuple[float, object]:
     """`run(on_progress, control)` timed until the run reaches embedding (then cancelled) or ends."""
-    from desktop_rag.core.runs.control import RunControl
+    from desktop_rag.core.progress.control import RunControl
 
     control = RunControl()
     started = time.perf_counter()

@@ -46,7 +46,7 @@ def searched_hits(dataset, settings) -> tuple[list[list[str]], object]:
 
 def large_catalog(indexed, path: Path, total_chunks: int):
     """The set's documents among filler, in random order (a document's id is its place in indexing order)."""
-    from desktop_rag.core.contexts.upgrade import stored_document
+    from desktop_rag.core.indexing.upgrade import stored_document
     from desktop_rag.storage.catalog import Catalog
     from home_folder import Writer
 
@@ -72,7 +72,7 @@ def large_catalog(indexed, path: Path, total_chunks: int):
 
 
 def filler_document(writer, number: int):
-    from desktop_rag.core.contexts.upgrade import StoredDocument
+    from desktop_rag.core.indexing.upgrade import StoredDocument
     from desktop_rag.documents import Chunk, ParsedDocument
 
     paragraphs = [writer.paragraph() for _ in range(10)]

@@ -14,7 +14,7 @@ from pathlib import Path
 from desktop_rag.cli_parser import build_parser
 from desktop_rag.config import OPTIONS, Settings, describe, parse_setting, resolve_data_dir
 from desktop_rag.core.library_writing import name_this_process
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
 from desktop_rag.logs import log_to_data_folder, log_to_terminal, stop_logging

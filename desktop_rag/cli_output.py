@@ -52,7 +52,7 @@ class ProgressPrinter:
             eta = f"  ETA {(p.total - p.done) * elapsed / p.done:.0f} s"
         where = f"  {_shorten(p.note or p.path)}" if p.note or p.path else ""
         overall = ""
-        if p.overall is not None:  # the whole run's share and time left (core/runs/run_meter.py)
+        if p.overall is not None:  # the whole run's share and time left (core/progress/run_meter.py)
             left = f", ~{p.seconds_left:.0f} s left" if p.seconds_left is not None and p.overall < 1 else ""
             overall = f"  [run {p.overall:.0%}{left}]"
         return f"{p.phase:<13} {count}{rate}{eta}{overall}{where}"

@@ -43,7 +43,7 @@ class ContextEdits:
         """A new LLM context for one chunk, replacing what it has, a hand edit included (a person asked for it).
         Sampled when the chunk already has a generated or hand-written context, so the answer differs. When
         the model is unavailable or its answer is rejected, nothing changes and the rules result is returned."""
-        from desktop_rag.core.contexts.upgrade import stored_document
+        from desktop_rag.core.indexing.upgrade import stored_document
 
         self._claim_writer()
         current = self.catalog.context(chunk_id)

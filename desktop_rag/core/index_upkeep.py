@@ -12,7 +12,7 @@ from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
 from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer
-from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog import damaged_message
@@ -53,7 +53,7 @@ class IndexUpkeep:
                                       "again; search by meaning is incomplete until then")
         catalog.set_index_built_with("embedding_model", model)
         if catalog.index_built_with("rules_contexts") != RULES_VERSION:
-            from desktop_rag.core.contexts.upgrade import refresh_rules_contexts
+            from desktop_rag.core.indexing.upgrade import refresh_rules_contexts
 
             if has_chunks and refresh_rules_contexts(self):
                 self.index_notices.append("rules contexts were rewritten with this version's rules")

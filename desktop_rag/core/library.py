@@ -26,9 +26,9 @@ from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.library_reads import LibraryReads
 from desktop_rag.core.library_writing import WritingDiscipline
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.search.filters import SearchFilters
-from desktop_rag.core.search.rerank import Reranker
+from desktop_rag.core.dense.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.core.watching.changes import ChangeBatch
@@ -302,8 +302,8 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
 
     def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,
                          limit: int | None = None):
-        """Give documents indexed with rules contexts LLM contexts (see core/contexts/upgrade.py)."""
-        from desktop_rag.core.contexts.upgrade import upgrade_contexts
+        """Give documents indexed with rules contexts LLM contexts (see core/indexing/upgrade.py)."""
+        from desktop_rag.core.indexing.upgrade import upgrade_contexts
 
         self._claim_writer()
         return upgrade_contexts(self, on_progress, control, limit)

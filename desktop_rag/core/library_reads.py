@@ -72,7 +72,7 @@ class LibraryReads:
         return self.reader.document_for_contexts(doc_id)
 
     def stored_document(self, doc_id: int):
-        """A document and its chunks as stored, ready for a contextualizer (core/contexts/upgrade.py)."""
-        from desktop_rag.core.contexts.upgrade import stored_document
+        """A document and its chunks as stored, ready for a contextualizer (core/indexing/upgrade.py)."""
+        from desktop_rag.core.indexing.upgrade import stored_document
 
         return stored_document(self.reader, doc_id)

@@ -15,7 +15,7 @@ import time
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.runs.lane import RELEASE_MODEL_AFTER_S, UpgradeTurn
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.documents import duration_words

@@ -17,7 +17,7 @@ from desktop_rag.config import what_changing_does
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
 from desktop_rag.core.library_reads import FolderState
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.ui.agent_endpoint import AppEndpoint
 from desktop_rag.ui.background import BackgroundUpgrade
 from desktop_rag.ui.errors import sentences

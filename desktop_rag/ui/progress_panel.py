@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.core.indexing.report import PHASES, Progress
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import duration_words, folder_and_name
 from desktop_rag.ui.theme import icon
 

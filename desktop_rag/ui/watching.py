@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.watching.watch import FolderWatcher, library_watcher
 

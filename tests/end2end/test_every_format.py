@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import MEMBER_SEPARATOR
 from documents import write_docx, write_pdf
 from office_documents import (message, password_protect, write_mbox, write_odp, write_ods, write_odt, write_pptx,

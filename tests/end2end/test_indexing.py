@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from documents import write_docx, write_pdf
 
 COFFEE = "# Coffee\n\nPour-over uses 15 grams of coffee for 250 grams of water at 94 degrees.\n"

@@ -30,7 +30,7 @@ def test_auto_gives_rules_at_once_and_never_loads_the_model_while_indexing(make_
 
 
 def test_an_interrupted_upgrade_resumes_without_asking_again_for_finished_documents(make_library, docs):
-    from desktop_rag.core.runs.control import RunControl
+    from desktop_rag.core.progress.control import RunControl
 
     for name in ("herons", "swallows", "kettles"):
         (docs / f"{name}.md").write_text(f"# {name.title()}\n\nA short note about {name} and their habits.\n")
@@ -81,8 +81,8 @@ class StepRecordingFakeLlm(Contextualizer):
 
 def test_an_upgrade_stops_between_steps_of_a_long_document_and_resumes_with_the_chunks_still_waiting(
         make_library, docs):
-    from desktop_rag.core.contexts.upgrade import CHUNKS_PER_STEP
-    from desktop_rag.core.runs.control import RunControl
+    from desktop_rag.core.indexing.upgrade import CHUNKS_PER_STEP
+    from desktop_rag.core.progress.control import RunControl
 
     (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6

@@ -48,7 +48,7 @@ def test_the_model_s_call_is_cut_short_by_its_caller_s_control_and_the_next_call
     from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
     from desktop_rag.core.llm.llama_backend import LlamaCppBackend
     from desktop_rag.core.llm.models import resolve_model
-    from desktop_rag.core.runs.control import RunControl
+    from desktop_rag.core.progress.control import RunControl
 
     path = resolve_model("smollm2-135m-instruct-q4_1", tmp_path)
     model = (LlamaInChild if where == "child" else LlamaCppBackend)(path, n_ctx=8192)  # the app's, the CLI's

@@ -108,7 +108,7 @@ def test_a_maildir_message_is_a_mail_with_its_sender_and_its_attachment(library,
 
 def test_a_run_stopped_in_a_mailbox_goes_on_from_where_it_saved(make_library, docs, monkeypatch):
     from desktop_rag.core.indexing import mailboxes
-    from desktop_rag.core.runs.control import RunControl
+    from desktop_rag.core.progress.control import RunControl
 
     monkeypatch.setattr(mailboxes, "SAVE_EVERY_S", 0.0)  # where it has read to, saved after every message
     starts = streamed_from(monkeypatch)

@@ -11,7 +11,7 @@ import pytest
 from desktop_rag.core.dense.embedding import shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess
 from desktop_rag.core.dense.tokens import default_embedding_model_path
-from desktop_rag.core.search.rerank import RerankerUnavailable
+from desktop_rag.core.dense.rerank import RerankerUnavailable
 from documents import write_random_cross_encoder
 
 TEXTS = ["The grey heron stands in shallow water waiting for fish.",
@@ -71,7 +71,7 @@ def test_failures_cross_the_pipe_as_the_same_exceptions(tmp_path, models):
 
 
 def test_the_reranker_scores_in_the_child_as_in_process(tmp_path, models):
-    from desktop_rag.core.search.rerank import Reranker
+    from desktop_rag.core.dense.rerank import Reranker
 
     # Random weights (no package ships a real cross-encoder): the scores mean nothing, but must be the same.
     folder = write_random_cross_encoder(tmp_path / "cross-encoder")

@@ -17,7 +17,7 @@ from desktop_rag.core.dense.tokens import default_embedding_model_path
 from desktop_rag.core.files import ocr, parsers
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
 from desktop_rag.core.indexing.run import Indexer
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import RULES_FOR_LOW_OCR
 from documents import LEASE, LEASE_JA, RECEIPT, png_bytes, recognise, scanned_image, write_pdf, write_scanned_pdf
 

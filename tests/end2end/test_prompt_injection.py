@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from desktop_rag.config import Settings
 from desktop_rag.core.llm.cleanup import _CHAT_TOKENS, clean_context
-from desktop_rag.core.llm.contextualizer import CHUNK_MAX_TOKENS
+from desktop_rag.core.contexts.llm_contexts import CHUNK_MAX_TOKENS
 
 SECRET = "The vault code is 8841 ZEBRA KESTREL and the spare key hangs behind the boiler."
 

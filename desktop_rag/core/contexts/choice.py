@@ -1,5 +1,5 @@
 """The contextualizer a setting names: none, rules, llm, or auto (rules at once; the background upgrade,
-core/contexts/upgrade.py, asks the LLM later)."""
+core/indexing/upgrade.py, asks the LLM later)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.contexts.rules import NoContextualizer, RulesContextualizer
 from desktop_rag.core.dense.tokens import TokenCounter
-from desktop_rag.core.llm.contextualizer import LlmContextualizer
+from desktop_rag.core.contexts.llm_contexts import LlmContextualizer
 from desktop_rag.errors import BadInput
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from desktop_rag.child_process import ChildObject
 from desktop_rag.core.dense.embedding import Embedder
 from desktop_rag.core.dense.tokens import model_name
-from desktop_rag.core.search.rerank import Reranker
+from desktop_rag.core.dense.rerank import Reranker
 
 _INDEXING, _SEARCH = "indexing", "search"
 

@@ -33,8 +33,8 @@ from desktop_rag.core.indexing.members import MemberIndexing
 from desktop_rag.core.indexing.report import FileFailure, IndexSummary, Progress, ProgressCallback
 from desktop_rag.core.indexing.scans import ScanStep, ScanToRead
 from desktop_rag.core.llm.interrupt import calls_controlled_by
-from desktop_rag.core.runs.control import Cancelled, RunControl
-from desktop_rag.core.runs.run_meter import RunMeter
+from desktop_rag.core.progress.control import Cancelled, RunControl
+from desktop_rag.core.progress.run_meter import RunMeter
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.storage.catalog import Catalog, DocumentRecord
 

@@ -1,2 +1,3 @@
-"""What runs need around them: pause and cancel (control), progress and time left (run_meter), when background
-work may run (schedule) and what the machine is doing (machine)."""
+"""Who runs when: the one order of a process's writes (lane), when background work may run (schedule) and what
+the machine is doing (machine). Pause, cancel and progress, which the runs themselves use, are below, in
+core/progress/."""

@@ -27,8 +27,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from desktop_rag.core.contexts.upgrade import UpgradeSummary
-from desktop_rag.core.runs.control import RunControl
+from desktop_rag.core.indexing.upgrade import UpgradeSummary
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.errors import user_message

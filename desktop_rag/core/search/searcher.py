@@ -12,7 +12,7 @@ from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_ident
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.query import contains_phrases, parse_query
-from desktop_rag.core.search.rerank import Reranker, RerankerUnavailable
+from desktop_rag.core.dense.rerank import Reranker, RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)

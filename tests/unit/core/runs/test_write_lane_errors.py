@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.contexts.upgrade import UpgradeSummary
+from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.indexing.report import IndexSummary
 from desktop_rag.core.runs.lane import RETRY_FIRST_S, WriteLane
 from desktop_rag.core.runs.schedule import BackgroundSchedule

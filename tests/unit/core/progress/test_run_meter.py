@@ -1,7 +1,7 @@
-"""The whole run's share done and time left (core/runs/run_meter.py), from what a run has measured: plain arithmetic,
+"""The whole run's share done and time left (core/progress/run_meter.py), from what a run has measured: plain arithmetic,
 no files."""
 
-from desktop_rag.core.runs.run_meter import CHARS_PER_CHUNK_GUESS, RunMeter
+from desktop_rag.core.progress.run_meter import CHARS_PER_CHUNK_GUESS, RunMeter
 
 
 def test_the_estimate_follows_measured_rates_and_expects_text_in_proportion_to_bytes():

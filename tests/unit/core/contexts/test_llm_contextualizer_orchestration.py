@@ -6,7 +6,7 @@ from dataclasses import replace
 from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.llm.backend import Completion
-from desktop_rag.core.llm.contextualizer import LlmContextualizer
+from desktop_rag.core.contexts.llm_contexts import LlmContextualizer
 from desktop_rag.documents import Chunk, ParsedDocument
 
 DOC = ParsedDocument(

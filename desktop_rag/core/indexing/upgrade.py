@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.indexing.report import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
-from desktop_rag.core.runs.control import Cancelled, RunControl
+from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.documents import MEMBER_SEPARATOR, RULES_FOR_LOW_OCR, Chunk, ParsedDocument
 
 # Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
