@@ -35,6 +35,17 @@ class DataFolderUnusable(UserError):
     """The data folder cannot hold a library: it is a file, or it cannot be written where writing is needed."""
 
 
+class ChunkGone(UserError, KeyError):
+    """A chunk a person or an agent names is no longer in the library (its file changed or went meanwhile)."""
+
+    def __init__(self, chunk_id: int):
+        super().__init__(f"passage {chunk_id} is no longer in the library: its file was changed or removed since; "
+                         "search again")
+
+    def __str__(self) -> str:  # KeyError's own would show the sentence in quotes
+        return str(self.args[0])
+
+
 class CatalogDamaged(UserError):
     """The catalog's file is not a database, or SQLite found it damaged."""
 

@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass
 
 from desktop_rag.core.changes import NOTHING, Changes, context_changed
-from desktop_rag.documents import ContextResult, question_list
+from desktop_rag.documents import Chunk, ContextResult, ParsedDocument, question_list
+from desktop_rag.errors import ChunkGone
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,10 @@ class ContextEdits:
 
         self._claim_writer()
         current = self.catalog.context(chunk_id)
-        if current is None:
-            raise KeyError(f"no chunk with id {chunk_id}")
-        stored = stored_document(self.catalog, self.catalog.chunk_document_id(chunk_id))
+        document_id = self.catalog.chunk_document_id(chunk_id) if current is not None else None
+        stored = stored_document(self.catalog, document_id) if document_id is not None else None
+        if stored is None:  # its file was changed or removed since the person saw it
+            raise ChunkGone(chunk_id)
         position = [row["id"] for row in stored.rows].index(chunk_id)
         sampled = current["source"] in ("llm", "manual")
         contextualizer = self.contextualizer("llm", on_notice=on_notice)
@@ -64,5 +66,12 @@ class ContextEdits:
 
     def approve_context(self, chunk_id: int) -> Changes:
         """A person checked the context and keeps it as it is (its text is unchanged; its mark is not)."""
+        self._claim_writer()  # another process writing this folder: said, not written beside it
         self.catalog.approve_context(chunk_id)
         return context_changed(chunk_id)
+
+    def preview_context(self, document: ParsedDocument, chunks: list[Chunk], position: int,
+                        max_words: int | None = None) -> ContextResult:
+        """The context the current setting would write for one chunk, not stored (an agent trying a passage)."""
+        contextualizer = self.contextualizer(self.settings.contexts, max_words=max_words)
+        return contextualizer.contextualize(document, chunks, only=[position])[position]

@@ -122,6 +122,10 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
             return EmbedderProcess(path, self.settings.embedding_precision, self.settings.embed_batch_size)
         return shared_embedder(path, self.settings.embedding_precision, self.settings.embed_batch_size)
 
+    def load_embedding_model(self) -> None:
+        """Load it now (the window does, in the background, so that a first search does not wait seconds)."""
+        _ = self.embedder.dimension
+
     @property
     def token_counter(self):
         """Word pieces, counted by the reader (in its child where it has one): one tokenizer, not two. Not kept
@@ -281,6 +285,7 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
 
     def mark_upgrade_first(self, folder: str, marked: bool = True) -> Changes:
         """The LLM upgrade takes this folder's documents before all others (or no longer)."""
+        self._claim_writer()
         self.catalog.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
         return Changes(folders=True)
 

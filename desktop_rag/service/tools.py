@@ -88,8 +88,7 @@ class LibraryTools:
             regenerated = self.library.regenerate_context(chunk_id)
             result, stored_now = regenerated.result, bool(regenerated.changes)
         else:
-            contextualizer = self.library.contextualizer(self.library.settings.contexts, max_words=max_words)
-            result = contextualizer.contextualize(stored.document, chunks, only=[position])[position]
+            result = self.library.preview_context(stored.document, chunks, position, max_words=max_words)
             stored_now = False
         return {"chunk_id": chunk_id, "context": result.text, "source": result.source, "model": result.model,
                 "quality": result.quality, "quality_detail": result.quality_detail,

@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
     def _load_embedding_model(self) -> None:
         """In the background: the first search does not wait seconds for it (it matches keywords meanwhile)."""
         self.search.meaning_model_loading = True
-        self.runner.load(lambda: self.library.embedder.dimension, on_done=lambda _: self.search.meaning_model_ready(),
+        self.runner.load(self.library.load_embedding_model, on_done=lambda _: self.search.meaning_model_ready(),
                          on_error=lambda message: (self.search.meaning_model_ready(), self.show_error(message)))
 
     def _report_state(self, state, overtaken: bool = False) -> None:

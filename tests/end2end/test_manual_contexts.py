@@ -2,7 +2,10 @@
 
 import json
 
+import pytest
+
 from cli_runner import cli
+from desktop_rag.errors import ChunkGone
 
 GUIDE = "# Pump manual\n\n## Start-up\n\nPrime the pump before the first start.\n\n## Storage\n\nDrain it for winter.\n"
 
@@ -64,3 +67,13 @@ def test_context_command(docs, data_dir):
     assert reverted["source"] == "rules" and reverted["text"] == hit["context"]
     missing = cli(data_dir, "context", "999999", check=False)
     assert missing.returncode == 1 and "no chunk with id 999999" in missing.stderr
+
+
+def test_regenerating_the_context_of_a_passage_whose_file_went_meanwhile_says_so(library, docs):
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    library.index([docs], contexts="rules")
+    chunk = library.search("prime", k=1, mode="bm25").hits[0].chunk_id
+    (docs / "pump.md").unlink()
+    library.index([docs], contexts="rules")
+    with pytest.raises(ChunkGone, match="no longer in the library"):
+        library.regenerate_context(chunk)

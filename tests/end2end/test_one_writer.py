@@ -1,7 +1,14 @@
 """One writer for real: threads that share the catalog's connection never meet inside a transaction."""
 
+import subprocess
+import sys
+import textwrap
 import threading
 import time
+
+import pytest
+
+from desktop_rag.errors import DataFolderBusy
 
 
 def indexed_chunk_and_notes_to_index(library, docs, tmp_path, notes: int) -> int:
@@ -74,3 +81,31 @@ def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, do
     # And with nothing running, searchable as it returns.
     assert library.set_context(chunk, "Narwhal tusk inventory").searchable is True
     assert library.search("narwhal", k=1, mode="bm25").hits[0].chunk_id == chunk
+
+
+def _held_by_another_process(data_dir):
+    """A process holding the data folder's writer lock, as `desktop-rag watch` would; ended by the caller."""
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from desktop_rag.storage import writer_lock
+        writer_lock.acquire(Path({str(data_dir)!r}))
+        print("held", flush=True)
+        sys.stdin.read()
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_approving_a_context_or_marking_a_folder_while_another_process_writes_is_refused(library, docs, tmp_path):
+    chunk = indexed_chunk_and_notes_to_index(library, docs, tmp_path, 0)
+    library.release_writer()
+    holder = _held_by_another_process(library.data_dir)
+    try:
+        with pytest.raises(DataFolderBusy):
+            library.approve_context(chunk)
+        with pytest.raises(DataFolderBusy):
+            library.mark_upgrade_first(str(tmp_path / "edited"))
+    finally:
+        holder.communicate("")
+    assert library.context(chunk)["reviewed_at"] is None  # nothing written beside the other writer
