@@ -24,16 +24,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.contexts.quality import score_context  # noqa: E402
-from desktop_rag.core.dense.dense_text import dense_windows  # noqa: E402
-from desktop_rag.core.dense.embedding import Embedder  # noqa: E402
-from desktop_rag.core.dense.tokens import token_counter  # noqa: E402
-from desktop_rag.core.evaluation import load_dataset  # noqa: E402
-from desktop_rag.core.search.fusion import reciprocal_rank_fusion  # noqa: E402
-from desktop_rag.core.text.lexical import lexical_tokens  # noqa: E402
-from desktop_rag.documents import index_text  # noqa: E402
-from desktop_rag.storage.keyword_index import KeywordIndex  # noqa: E402
+from desktop_rag.config import Settings
+from desktop_rag.core.contexts.quality import score_context
+from desktop_rag.core.dense.dense_text import dense_windows
+from desktop_rag.core.dense.embedding import Embedder
+from desktop_rag.core.dense.tokens import token_counter
+from desktop_rag.core.evaluation import load_dataset
+from desktop_rag.core.search.fusion import reciprocal_rank_fusion
+from desktop_rag.core.text.lexical import lexical_tokens
+from desktop_rag.documents import index_text
+from desktop_rag.storage.keyword_index import KeywordIndex
 
 CUTOFFS = (5, 10, 20)
 NOT_FOUND = 101

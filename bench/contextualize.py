@@ -31,11 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_rag.core.llm.excerpts import document_excerpts, mark  # noqa: E402
-from desktop_rag.core.llm.llama_backend import LlamaCppBackend  # noqa: E402
-from desktop_rag.core.llm.models import resolve_model  # noqa: E402
-from desktop_rag.core.llm.prompts import chunk_question, document_messages  # noqa: E402
-from desktop_rag.documents import Chunk  # noqa: E402
+from desktop_rag.core.llm.excerpts import document_excerpts, mark
+from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+from desktop_rag.core.llm.models import resolve_model
+from desktop_rag.core.llm.prompts import chunk_question, document_messages
+from desktop_rag.documents import Chunk
 
 DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "codebase"
 BUDGET_TOKENS = 1500

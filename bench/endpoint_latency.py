@@ -49,15 +49,14 @@ async def mcp_searches(data_dir: Path, texts: list[str]) -> list[float]:
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "desktop_rag", "--data-dir", str(data_dir), "mcp"])
     times = []
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            await session.call_tool("search_with_contextual_retrieval", {"query": "warm up the connection"})
-            for text in texts:
-                started = time.perf_counter()
-                result = await session.call_tool("search_with_contextual_retrieval", {"query": text})
-                times.append(time.perf_counter() - started)
-                assert not result.is_error, result.content[0].text
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await session.call_tool("search_with_contextual_retrieval", {"query": "warm up the connection"})
+        for text in texts:
+            started = time.perf_counter()
+            result = await session.call_tool("search_with_contextual_retrieval", {"query": text})
+            times.append(time.perf_counter() - started)
+            assert not result.is_error, result.content[0].text
     return times
 
 

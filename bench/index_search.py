@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # its random-weight cross-encoder
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from documents import write_random_cross_encoder  # noqa: E402
-from synthetic import queries, write_corpus  # noqa: E402
+from documents import write_random_cross_encoder
+from synthetic import queries, write_corpus
 
 
 class SampledEmbedder:
@@ -171,7 +171,7 @@ def main() -> None:
     width = max(len(k) for k in keys)
     print(f"{'metric':<{width}}  " + "  ".join(f"{r['chunks']:>10}" for r in rows))
     for key in keys:
-        print(f"{key:<{width}}  " + "  ".join(f"{str(r[key]):>10}" for r in rows))
+        print(f"{key:<{width}}  " + "  ".join(f"{r[key]!s:>10}" for r in rows))
     print(f"\nmachine: {_machine()}")
 
 

@@ -26,16 +26,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.contexts.rules import RulesContextualizer  # noqa: E402
-from desktop_rag.core.dense.dense_text import dense_windows  # noqa: E402
-from desktop_rag.core.dense.embedding import Embedder  # noqa: E402
-from desktop_rag.core.dense.tokens import token_counter  # noqa: E402
-from desktop_rag.core.evaluation import every_nth_document, load_dataset  # noqa: E402
-from desktop_rag.core.search.fusion import Fusion, fuse  # noqa: E402
-from desktop_rag.core.text.lexical import lexical_tokens  # noqa: E402
-from desktop_rag.documents import keyword_text  # noqa: E402
-from desktop_rag.storage.keyword_index import KeywordIndex  # noqa: E402
+from desktop_rag.config import Settings
+from desktop_rag.core.contexts.rules import RulesContextualizer
+from desktop_rag.core.dense.dense_text import dense_windows
+from desktop_rag.core.dense.embedding import Embedder
+from desktop_rag.core.dense.tokens import token_counter
+from desktop_rag.core.evaluation import every_nth_document, load_dataset
+from desktop_rag.core.search.fusion import Fusion, fuse
+from desktop_rag.core.text.lexical import lexical_tokens
+from desktop_rag.documents import keyword_text
+from desktop_rag.storage.keyword_index import KeywordIndex
 
 CUTOFFS = (1, 5, 10, 20)
 DEPTH = Settings().candidates

@@ -39,12 +39,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, load_dataset  # noqa: E402
-from desktop_rag.core.search.identifiers import identifiers_in  # noqa: E402
-from desktop_rag.core.search.query import parse_query  # noqa: E402
-from desktop_rag.core.text.lexical import lexical_tokens  # noqa: E402
-from desktop_rag.documents import index_text  # noqa: E402
+from desktop_rag.config import Settings
+from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, load_dataset
+from desktop_rag.core.search.identifiers import identifiers_in
+from desktop_rag.core.search.query import parse_query
+from desktop_rag.core.text.lexical import lexical_tokens
+from desktop_rag.documents import index_text
 
 CUTOFFS = (1, 5, 10, 20)
 TOP = 100  # candidates each list gives the fusion (Settings.candidates)

@@ -188,7 +188,7 @@ def main() -> None:
         library.close()
 
     stalls = sorted(meter.stalls)
-    def pct(p):  # noqa: E306
+    def pct(p):
         return stalls[min(len(stalls) - 1, int(p * len(stalls)))]
     print(f"{'startup to a usable window':<44}{startup:>10.2f} s   (target ≤ 2 s)")
     print(f"{'indexing ' + str(args.chunks) + ' chunks (rules contexts)':<44}{indexing:>10.1f} s")

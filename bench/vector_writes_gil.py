@@ -17,8 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_rag.storage.vector_process import VectorStoreProcess  # noqa: E402
-from desktop_rag.storage.vector_store import VectorStore  # noqa: E402
+from desktop_rag.storage.vector_process import VectorStoreProcess
+from desktop_rag.storage.vector_store import VectorStore
 
 lat = []
 stop = False

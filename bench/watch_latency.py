@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.library import Library  # noqa: E402
-from desktop_rag.core.runs.lane import WriteLane  # noqa: E402
-from desktop_rag.core.watching.watch import feeding  # noqa: E402
+from desktop_rag.config import Settings
+from desktop_rag.core.library import Library
+from desktop_rag.core.runs.lane import WriteLane
+from desktop_rag.core.watching.watch import feeding
 
 
 def write_files(folder: Path, count: int) -> None:

@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from desktop_rag.errors import UserError
 from desktop_rag.use_clock import UseClock

@@ -235,7 +235,7 @@ class Settings:
         effect="run `desktop-rag reindex` to fill it")
 
     @classmethod
-    def load(cls, data_dir: Path) -> "Settings":
+    def load(cls, data_dir: Path) -> Settings:
         path = data_dir / SETTINGS_FILE
         if not path.exists():
             return cls()

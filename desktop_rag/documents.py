@@ -97,7 +97,7 @@ def unread_words(reason: str) -> str:
     return f"Found by its name: its text could not be read ({reason.rstrip('.')})."
 
 
-def name_chunk(card: str) -> "Chunk":
+def name_chunk(card: str) -> Chunk:
     """The one passage of a document known by its name: its name card."""
     return Chunk(0, card, 0, len(card), None, [], len(card.split()), text_hash(card))
 
@@ -154,7 +154,7 @@ class ParsedDocument:
         """A page's OCR confidence; None for a page not read by OCR, or one where OCR found no word."""
         return self.ocr_confidence.get(page) if page is not None else None
 
-    def garbled_chunks(self, chunks: "list[Chunk]") -> list[int]:
+    def garbled_chunks(self, chunks: list[Chunk]) -> list[int]:
         """Positions of the chunks that begin on a page OCR read with low confidence."""
         return [i for i, chunk in enumerate(chunks)
                 if (confidence := self.ocr_confidence_of(chunk.page)) is not None and confidence < LOW_OCR_CONFIDENCE]

@@ -8,7 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
 sys.path.insert(0, str(Path(__file__).parent))
 
-from desktop_rag.config import Settings  # noqa: E402
+from desktop_rag.config import Settings
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -25,7 +25,7 @@ class Changes:
     def __bool__(self) -> bool:
         return bool(self.contexts or self.documents or self.upgraded or self.folders)
 
-    def __or__(self, other: "Changes") -> "Changes":
+    def __or__(self, other: Changes) -> Changes:
         return Changes(self.contexts | other.contexts, self.documents or other.documents,
                        self.upgraded or other.upgraded, self.folders or other.folders,
                        self.searchable and other.searchable, self.notes + other.notes)

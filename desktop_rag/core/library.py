@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.config import OPTIONS, Settings, models_cache_dir
 from desktop_rag.core.changes import Changes

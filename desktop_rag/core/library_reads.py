@@ -5,7 +5,7 @@ never waits for a write in progress and never sees a file half re-indexed.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.storage.catalog import ChunkRecord, DocumentRecord
 # The rows these reads give, and the words for the upgrade's order, for the front ends that show them.

@@ -7,7 +7,8 @@ waited for the first one's model to load)."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Generic, TypeVar
+from collections.abc import Callable
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag import errors
 from desktop_rag.service.request_lines import MAX_REQUEST_BYTES, answer_line, error_answer
@@ -95,7 +95,7 @@ class ConnectionLoop:
                     else:
                         self._read(key.data)
                 self._time_out()
-        except Exception:  # noqa: BLE001 — a bug of the loop: said once, and clients find the endpoint gone
+        except Exception:
             log.exception("the endpoint stopped answering")
         finally:
             self._selector.close()

@@ -20,7 +20,7 @@ import socket
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag import errors, private_paths
 from desktop_rag.errors import UserError, user_message
@@ -113,7 +113,7 @@ class EndpointServer:
             return answer_line(error_answer(exc))
         try:
             return answer_line({"result": self._handle(method, params)})
-        except Exception as exc:  # noqa: BLE001 — every failure is the caller's answer, never the endpoint's end
+        except Exception as exc:
             if user_message(exc) is None:
                 log.exception("the endpoint's %s failed", method)
             return answer_line(error_answer(exc))
@@ -130,13 +130,13 @@ class EndpointClient:
         self._lock = threading.Lock()
 
     @classmethod
-    def connect(cls, path: Path) -> "EndpointClient | None":
+    def connect(cls, path: Path) -> EndpointClient | None:
         """A client of the endpoint at `path`, or None when nobody answers there."""
         connection = _connected(path)
         return cls(connection, path) if connection is not None else None
 
     @classmethod
-    def for_library(cls, data_dir: Path) -> "EndpointClient | None":
+    def for_library(cls, data_dir: Path) -> EndpointClient | None:
         try:
             return cls.connect(endpoint_path(data_dir))
         except UserError:  # no private runtime folder: work on our own

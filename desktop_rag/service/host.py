@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.errors import UserError

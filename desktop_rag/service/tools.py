@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.documents import Chunk, question_list

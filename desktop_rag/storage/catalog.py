@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from desktop_rag.documents import (
     NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text, name_card, name_chunk,

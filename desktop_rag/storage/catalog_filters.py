@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from itertools import chain
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

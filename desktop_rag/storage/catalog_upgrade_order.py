@@ -10,7 +10,7 @@ measures what this buys: the share of top-5 hits with LLM contexts after an hour
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.storage.catalog_contexts import RULES_NOT_TRIED
 from desktop_rag.storage.catalog_files import under

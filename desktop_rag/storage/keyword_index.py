@@ -14,7 +14,7 @@ import shutil
 import time
 from array import array
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 
 class Rows:

@@ -12,7 +12,7 @@ import logging
 import queue
 import threading
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 

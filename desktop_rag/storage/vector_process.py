@@ -8,7 +8,7 @@ to open the store, so the one-writer rule per data folder holds (the parent keep
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

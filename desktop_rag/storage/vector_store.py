@@ -11,7 +11,7 @@ download a model, and `query_texts=` would too.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

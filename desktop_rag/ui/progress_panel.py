@@ -8,7 +8,7 @@ Numbers are written beside the bars, not on them: drawn on a narrow bar they ran
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette

@@ -49,10 +49,9 @@ async def mcp_session(data_dir: Path):
 
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "desktop_rag", "--data-dir", str(data_dir), "mcp"])
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
 
 
 async def call(session, tool: str, **arguments) -> dict:

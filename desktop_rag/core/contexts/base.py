@@ -4,7 +4,7 @@ contextualizers (core/llm) override them."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 

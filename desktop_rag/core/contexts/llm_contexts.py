@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from desktop_rag.child_process import ChildFailed
 from desktop_rag.config import LLM_CONTEXT_LEVELS as LEVELS
@@ -191,7 +191,7 @@ class LlmContextualizer(Contextualizer):
             results[i] = _better(results[i], retry)
 
     def _result(self, backend: LlmBackend, document: ParsedDocument, chunks: Sequence[Chunk], i: int, own: str,
-                section: str, summary: list[str], cost: "_Cost", questions: Sequence[str] = ()) -> ContextResult:
+                section: str, summary: list[str], cost: _Cost, questions: Sequence[str] = ()) -> ContextResult:
         """The composed context for chunk i, scored; source "rules" (an empty text) when it is not good enough."""
         if not summary and not own and not section:
             return ContextResult(text="", source="rules", quality=0.0, questions="\n".join(questions))
@@ -204,7 +204,7 @@ class LlmContextualizer(Contextualizer):
             questions="\n".join(questions),
         )
 
-    def _summary(self, backend: LlmBackend, head: str, cost: "_Cost", temperature: float, seed: int) -> list[str]:
+    def _summary(self, backend: LlmBackend, head: str, cost: _Cost, temperature: float, seed: int) -> list[str]:
         prompts = self._prompts
         completion = backend.chat(prompts.document_messages(head, prompts.document_summary),
                                   max_tokens=SUMMARY_MAX_TOKENS, temperature=temperature, seed=seed)
@@ -212,7 +212,7 @@ class LlmContextualizer(Contextualizer):
         return split_sentences(clean_context(completion.text, truncated=completion.finish_reason == "length",
                                              japanese=prompts.japanese))
 
-    def _excerpt_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list["_Cost"],
+    def _excerpt_sentences(self, backend: LlmBackend, excerpts, chunks: Sequence[Chunk], costs: list[_Cost],
                            temperature: float, seed: int, chunk_level: bool,
                            section_level: bool) -> tuple[list[str], list[str], list[list[str]]]:
         """Per chunk, its own situating sentence, its section's sentence (or ""), and the questions it answers

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import email.utils
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.dense.tokens import TokenCounter

@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
+from collections.abc import Iterator
 
 # A line longer than this (a body of base64 without line breaks) is taken in pieces, so one line never holds more.
 _LINE_LIMIT = 1 << 20

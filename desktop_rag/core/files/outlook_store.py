@@ -21,7 +21,8 @@ import struct
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
+from collections.abc import Iterator
 
 from desktop_rag.core.files.parsers import outlook
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
@@ -229,4 +230,4 @@ def _decoded(data: bytes, codepage: str) -> str:
 
 
 def _date(when: dt.datetime | None) -> str:
-    return email.utils.format_datetime(when.replace(tzinfo=dt.timezone.utc)) if when else ""
+    return email.utils.format_datetime(when.replace(tzinfo=dt.UTC)) if when else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
 from desktop_rag.core.dense.tokens import token_counter

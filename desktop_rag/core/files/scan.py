@@ -9,7 +9,7 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from desktop_rag.core.files.parsers import DOCUMENT, file_kind
 

@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag.child_process import ChildClosed, ChildFailed
 from desktop_rag.core.files import containers, parsers
@@ -132,7 +132,7 @@ class FileStep:
         except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
             self._fail(where, content_hash, f"the reader could not run ({exc}); it is tried again next time",
                        transient=True)
-        except Exception as exc:  # a parser bug or a library crash on odd input must not end the run
+        except Exception:  # a parser bug or a library crash on odd input must not end the run
             log.exception("parsing %s failed", where.path)
             self._fail(where, content_hash, "could not be read: desktop-rag's reader failed on it (the details are "
                                             "in the log)")

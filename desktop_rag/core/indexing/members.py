@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.scan import FoundFile
@@ -35,7 +35,7 @@ class Target:
     member: Member | None = None
 
     @classmethod
-    def of(cls, where: "FoundFile | Target") -> "Target":
+    def of(cls, where: FoundFile | Target) -> Target:
         return where if isinstance(where, Target) else cls(str(where.path), where.size, where.mtime_ns)
 
 

@@ -4,7 +4,7 @@ left) and its summary when it ends; read by the CLI, the app, the local endpoint
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from desktop_rag.core.changes import Changes
 from desktop_rag.documents import duration_words

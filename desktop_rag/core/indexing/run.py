@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
+from collections.abc import Callable, Sequence
 
 from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer

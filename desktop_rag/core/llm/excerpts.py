@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.core.llm.backend import LlmBackend
 from desktop_rag.documents import Chunk

@@ -15,7 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from desktop_rag.core.llm.backend import Completion
@@ -35,7 +35,7 @@ class OpenAiServerBackend:
         self.timeout = timeout
         self.n_parallel = n_parallel
         self._guard = CallGuard(AbortFlag())
-        self._tokenizer: tuple[str, str] | None | bool = False  # False: not probed yet; None: none works
+        self._tokenizer: tuple[str, str] | bool | None = False  # False: not probed yet; None: none works
         try:
             served = [m["id"] for m in self._request("GET", "/v1/models", timeout=10)["data"]]
         except (OSError, ValueError, KeyError) as exc:

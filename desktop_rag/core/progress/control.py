@@ -10,7 +10,7 @@ the worker reaches its checkpoint within a second instead of after the step.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 class Cancelled(Exception):
@@ -22,7 +22,7 @@ class RunControl:
         self._cancelled = threading.Event()
         self._running = threading.Event()
         self._running.set()
-        self._stop_hooks: list[Callable[["RunControl"], None]] = []
+        self._stop_hooks: list[Callable[[RunControl], None]] = []
         self._hooks_lock = threading.Lock()
 
     def cancel(self) -> None:
@@ -50,7 +50,7 @@ class RunControl:
         """Paused or cancelled: work in hand should stop at once."""
         return self.paused or self.cancelled
 
-    def on_stop(self, hook: Callable[["RunControl"], None]) -> None:
+    def on_stop(self, hook: Callable[[RunControl], None]) -> None:
         """`hook(control)` runs (on the thread that pauses or cancels) each time the run is paused or cancelled,
         after the state has changed; registering the same hook twice keeps one."""
         with self._hooks_lock:

@@ -16,7 +16,7 @@ work turns out faster, it catches up. Issue 37: a bar read 2% → 67% → 59% �
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 # Before the first measurement (2 cores): ~50 chunks of ~1,000 characters embedded a second; reading runs at
 # ~1 MB/s over a mix of PDFs and text. Replaced by what the run measures as soon as it has measured anything.

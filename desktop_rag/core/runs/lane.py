@@ -25,7 +25,8 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.progress.control import RunControl
@@ -224,7 +225,7 @@ class WriteLane:
     def _report(self, tell: Callable[[], None]) -> None:
         try:
             tell()
-        except Exception:  # noqa: BLE001 — a front end that cannot print (a closed pipe) must not stop the writes
+        except Exception:
             log.exception("reporting to the front end failed")
 
     def _may_upgrade(self) -> bool:

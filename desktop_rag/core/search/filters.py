@@ -71,7 +71,7 @@ class SearchFilters:
     def empty(self) -> bool:
         return self == SearchFilters()
 
-    def merged(self, other: "SearchFilters") -> "SearchFilters":
+    def merged(self, other: SearchFilters) -> SearchFilters:
         """Both at once (a filter bar's and the query's own): folders and types add up, dates narrow."""
         return SearchFilters(
             folders=_unique(self.folders + other.folders), types=_unique(self.types + other.types),
@@ -79,7 +79,7 @@ class SearchFilters:
             before=min((d for d in (self.before, other.before) if d is not None), default=None),
             sender=other.sender or self.sender)
 
-    def without_types(self) -> "SearchFilters":
+    def without_types(self) -> SearchFilters:
         return replace(self, types=())
 
     def describe(self) -> list[str]:
@@ -98,7 +98,7 @@ class SearchFilters:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(self).items()}
 
     @classmethod
-    def from_dict(cls, values: dict | None) -> "SearchFilters":
+    def from_dict(cls, values: dict | None) -> SearchFilters:
         values = values or {}
         return cls(folders=tuple(values.get("folders") or ()), types=tuple(values.get("types") or ()),
                    after=values.get("after"), before=values.get("before"), sender=values.get("sender") or "")

@@ -10,7 +10,7 @@ Two families, measured side by side in bench/fusion.py on three sets (README, "F
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 Ranked = Sequence[tuple[int, float]]  # (chunk id, score), best first
 

@@ -11,7 +11,7 @@ signals tried there did not measure better on every set and are left out.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 EXACT_IDENTIFIER_WEIGHT = 0.1
 _CANDIDATE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*|0x[0-9A-Fa-f]+|\d{3,}")

@@ -13,7 +13,7 @@ The strength is either signal, and more when both agree: 1 − (1 − keywords)(
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.core.search.query import ParsedQuery
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem

@@ -15,7 +15,7 @@ from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.dense.rerank import Reranker, RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
-from desktop_rag.errors import BadInput, NoIndexError  # noqa: F401 (NoIndexError: callers import it from here)
+from desktop_rag.errors import BadInput, NoIndexError
 
 MODES = ("hybrid", "dense", "bm25")
 SORTS = ("relevance", "newest", "oldest")
@@ -65,7 +65,7 @@ class Hit:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> "Hit":
+    def from_dict(cls, values: dict) -> Hit:
         """A hit as to_dict gave it (through the local endpoint)."""
         return cls(**{**values, "scores": Scores(**values["scores"])})
 
@@ -84,7 +84,7 @@ class SearchResult:
     meaning_covers: tuple[int, int] | None = None  # (embedded, all) chunks while embedding is under way
 
     @classmethod
-    def from_dict(cls, values: dict) -> "SearchResult":
+    def from_dict(cls, values: dict) -> SearchResult:
         """A result as the local endpoint sends it (service/tools.py search)."""
         return cls(query=values["query"], mode=values["mode"], hits=[Hit.from_dict(h) for h in values["results"]],
                    reranked=values["reranked"], notices=values["notices"], weak=values["weak"],

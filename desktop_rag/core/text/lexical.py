@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
+from collections.abc import Iterator
 
 from desktop_rag.core.text.keyterms import STOPWORDS
 from desktop_rag.core.text.scripts import CJK_CLASS, has_cjk

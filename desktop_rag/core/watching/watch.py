@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer

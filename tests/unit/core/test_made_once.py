@@ -60,6 +60,6 @@ def test_a_part_dropped_is_built_again():
 
 def test_no_part_of_the_program_is_built_with_functools_cached_property():
     package = Path(desktop_rag.__file__).parent
-    users = [str(p.relative_to(package)) for p in package.rglob("*.py") 
+    users = [str(p.relative_to(package)) for p in package.rglob("*.py")
              if re.search(r"@(functools\.)?cached_property", p.read_text())]
     assert users == []

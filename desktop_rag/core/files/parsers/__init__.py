@@ -6,7 +6,7 @@ A parser raises ParseError with a reason a person can act on; the pipeline recor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument,
@@ -174,5 +174,17 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     return parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
 
 
-__all__ = ["CONTAINER_SUFFIXES", "DOCUMENT", "MAYBE_TEXT", "NOT_READ", "ParseError", "SUPPORTED_EXTENSIONS",
-           "file_kind", "is_image", "is_supported", "may_be_document", "parse", "sniffed_suffix"]
+__all__ = [
+    "CONTAINER_SUFFIXES",
+    "DOCUMENT",
+    "MAYBE_TEXT",
+    "NOT_READ",
+    "SUPPORTED_EXTENSIONS",
+    "ParseError",
+    "file_kind",
+    "is_image",
+    "is_supported",
+    "may_be_document",
+    "parse",
+    "sniffed_suffix",
+]

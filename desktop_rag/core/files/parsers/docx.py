@@ -16,7 +16,7 @@ import io
 import re
 
 from desktop_rag.core.files.parsers import html
-from desktop_rag.core.files.parsers.errors import ParseError, unreadable
+from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.packages import as_plain_document, ooxml_properties, open_package
 from desktop_rag.documents import Heading, ParsedDocument
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable

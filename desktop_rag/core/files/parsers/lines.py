@@ -8,7 +8,7 @@ between lines finds the same matches.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 SCAN_CHARS = 1_000_000
 

@@ -68,7 +68,7 @@ def read_msg(data: bytes, stem: str) -> tuple[ParsedDocument, list[Attachment]]:
     return document, attachments
 
 
-def _document(message: "_Properties", stem: str) -> ParsedDocument:
+def _document(message: _Properties, stem: str) -> ParsedDocument:
     headers = email.message_from_string(message.text(HEADERS), policy=email.policy.default)
     sender_name = message.text(SENDER_NAME) or message.text(SENT_REPRESENTING_NAME)
     sender_address = message.text(SENDER_SMTP) or message.text(SENDER_EMAIL)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import logging
-from typing import Sequence
+from collections.abc import Sequence
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import (ooxml_properties, open_package, package_texts, password_protected,

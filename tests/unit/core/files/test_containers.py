@@ -182,7 +182,7 @@ def test_a_small_tgz_of_many_identical_members_is_a_bomb_whatever_each_member_is
 
 
 def test_a_member_named_in_utf8_without_the_flag_keeps_its_name(tmp_path):
-    real = "Überweisung.txt".encode("utf-8")
+    real = "Überweisung.txt".encode()
     placeholder = b"X" * (len(real) - 4) + b".txt"  # an ASCII name as long: zipfile writes it unflagged
     path = write_zip(tmp_path / "mac.zip", {placeholder.decode(): b"Steuer 2024"})
     path.write_bytes(path.read_bytes().replace(placeholder, real))  # as old macOS and Linux tools write names

@@ -47,7 +47,7 @@ def test_names_in_chinese_and_japanese_code_pages_are_read_as_written(tmp_path):
 def test_western_names_stay_in_the_zip_formats_own_code_page_and_utf8_without_its_flag_is_utf8(tmp_path):
     western = ["Müller.txt", "Résumé.txt"]
     assert names_in(zip_with_raw_names(tmp_path / "dos.zip", [n.encode("cp437") for n in western])) == western
-    assert names_in(zip_with_raw_names(tmp_path / "mac.zip", ["Grüße.txt".encode("utf-8")])) == ["Grüße.txt"]
+    assert names_in(zip_with_raw_names(tmp_path / "mac.zip", ["Grüße.txt".encode()])) == ["Grüße.txt"]
     russian = ["Отчёт.txt"]
     assert names_in(zip_with_raw_names(tmp_path / "ru.zip", [n.encode("cp866") for n in russian])) == russian
 

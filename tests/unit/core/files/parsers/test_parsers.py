@@ -197,7 +197,7 @@ def test_text_is_told_from_binary_by_the_first_bytes():
 
     assert looks_like_text("Permission is hereby granted — free of charge.\n".encode())
     assert looks_like_text("Ünïcödé in Latin-1".encode("latin-1"))
-    assert looks_like_text("日本語のメモ".encode("utf-8")[:-1])  # a character cut by the end of the sample
+    assert looks_like_text("日本語のメモ".encode()[:-1])  # a character cut by the end of the sample
     assert looks_like_text("\ufeffwith a BOM".encode("utf-16"))
     assert not looks_like_text(bytes(range(256)))
     assert not looks_like_text(b"\x7fELF\x02\x01\x01\x00" + bytes(100))
