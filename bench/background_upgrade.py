@@ -111,7 +111,7 @@ def main() -> None:
             mid_step()
             word = f"quokka{i}zebra"
             (docs / f"saved{i}.md").write_text(f"# Saved {i}\n\nThe {word} note, saved while the model works.\n")
-            latencies.append(spin(lambda: any(word in h.text for h in library.search(word, k=3, mode="bm25").hits),
+            latencies.append(spin(lambda word=word: any(word in h.text for h in library.search(word, k=3, mode="bm25").hits),
                                   120))
             print(f"save {i + 1}: {latencies[-1]:.2f} s", flush=True)
 
@@ -122,7 +122,7 @@ def main() -> None:
             folder.mkdir()
             (folder / "note.md").write_text(f"# Added {i}\n\nA folder added while the model works.\n")
             win.add_folder(str(folder))
-            starts.append(spin(lambda: win.progress.title.text().startswith(f"Indexing {folder}"), 120))
+            starts.append(spin(lambda folder=folder: win.progress.title.text().startswith(f"Indexing {folder}"), 120))
             spin(lambda: win.progress.title.text().startswith("Done"), 300)
 
         library.settings.llm_cap_minutes_per_hour = args.cap_minutes

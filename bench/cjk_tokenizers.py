@@ -79,10 +79,13 @@ def evaluate(name: str, tokenize, chunks, queries, qrels) -> None:
 
 def main() -> None:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared/datasets/jsquad")
-    read = lambda name: [json.loads(line) for line in open(folder / name, encoding="utf-8")]
+
+    def read(name: str) -> list:
+        return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines()]
+
     chunks, queries = read("chunks.jsonl"), read("queries.jsonl")
     qrels: dict[str, set[str]] = {}
-    for line in open(folder / "qrels.tsv", encoding="utf-8").read().splitlines()[1:]:
+    for line in (folder / "qrels.tsv").read_text(encoding="utf-8").splitlines()[1:]:
         query, chunk, *_ = line.split("\t")
         qrels.setdefault(query, set()).add(chunk)
     print(f"{len(queries)} questions, {len(chunks)} paragraphs; BM25 recall@k, tokenizing speed (k chars/s)")

@@ -50,7 +50,7 @@ def measure(label: str, model: str, precision: str, environment: dict, samples: 
         from desktop_rag.core.dense.embedding import Embedder
         from desktop_rag.core.dense.tokens import embedding_model_path
 
-        embedder = Embedder(embedding_model_path(model), precision, int(os.environ.get("BENCH_BATCH", 32)))
+        embedder = Embedder(embedding_model_path(model), precision, int(os.environ.get("BENCH_BATCH", "32")))
         embed = embedder.embed
     embed(["warm up"] * 4)
     rates = {}

@@ -39,7 +39,7 @@ def one_client(data_dir: str, texts: list[str], start_at: float, results) -> Non
         try:
             client.call("search", query=text, limit=10)
             results.put(("ok", time.perf_counter() - started))
-        except Exception as exc:  # noqa: BLE001 — counted
+        except Exception as exc:
             results.put(("error", repr(exc)))
     client.close()
 

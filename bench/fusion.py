@@ -87,10 +87,13 @@ def strengths(indexed, dataset, lists) -> None:
     searcher = Searcher(lib.catalog, lib.vectors, lib.keywords, lib.embedder, lib.settings)
     real = sorted(_best_strength(searcher, q["text"]) for q in dataset.queries)
     nonsense = sorted(_best_strength(searcher, q) for q in NONSENSE)
-    pct = lambda xs, p: xs[min(int(p * len(xs)), len(xs) - 1)]
-    print("best hit's strength, real questions: p5 %.2f p25 %.2f p50 %.2f; share below %.2f: %.1f%%"
-          % (pct(real, .05), pct(real, .25), pct(real, .5), GOOD_MATCH,
-             100 * sum(x < GOOD_MATCH for x in real) / len(real)))
+
+    def pct(xs: list[float], p: float) -> float:
+        return xs[min(int(p * len(xs)), len(xs) - 1)]
+
+    below = 100 * sum(x < GOOD_MATCH for x in real) / len(real)
+    print(f"best hit's strength, real questions: p5 {pct(real, .05):.2f} p25 {pct(real, .25):.2f} "
+          f"p50 {pct(real, .5):.2f}; share below {GOOD_MATCH:.2f}: {below:.1f}%")
     print("nonsense queries: " + ", ".join(f"{x:.2f}" for x in nonsense))
 
 

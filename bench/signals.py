@@ -267,7 +267,7 @@ def main() -> None:
     sets = {}
     for folder in args.datasets:
         for contexts in args.contexts:
-            dataset, scorer = load(folder, contexts, args.every, settings, args.refresh)
+            _dataset, scorer = load(folder, contexts, args.every, settings, args.refresh)
             sets[f"{Path(folder).name}/{contexts}"] = scorer
     variants: dict[str, tuple] = {"bm25 alone": ("bm25",), "dense alone": ("dense",)}
     for alpha in (0.5, 0.6, 0.7):

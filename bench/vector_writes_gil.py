@@ -34,7 +34,7 @@ def ticker():
 
 
 def run(name, store):
-    global stop, lat
+    global stop, lat  # noqa: PLW0603 — a benchmark script's two shared counters
     store.count()  # started / opened outside the timing
     lat, stop = [], False
     t = threading.Thread(target=ticker)
@@ -52,7 +52,7 @@ def run(name, store):
 
 
 if __name__ == "__main__":
-    for i in range(2):
+    for _ in range(2):
         run("in process", VectorStore(Path(tempfile.mkdtemp())))
         child = VectorStoreProcess(Path(tempfile.mkdtemp()))
         run("child process", child)

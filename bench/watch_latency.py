@@ -56,7 +56,7 @@ def main() -> None:
         folder = Path(tmp) / "notes"
         write_files(folder, args.files)
         library = Library(Path(tmp) / "data", Settings(contexts="rules", llm_upgrade_when_idle=False))
-        library.embedder.dimension  # load the model before any clock runs
+        library.load_embedding_model()  # load the model before any clock runs
         t0 = time.perf_counter()
         first = library.index([folder])
         first_seconds = time.perf_counter() - t0

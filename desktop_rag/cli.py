@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `desktop-rag stats --json | head`: the reader left; nothing to say to it
         _quiet_stdout()
         return EXIT_ERROR
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 — the last resort: one line; a bug's traceback goes to the log
         print(f"desktop-rag: {_error_message(exc, data_dir)}", file=sys.stderr)
         return EXIT_ERROR
     finally:

@@ -143,7 +143,8 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     out.write(f"Data folder: {stats['data_dir']}\n")
     out.write(f"Documents:   {documents_sentence(docs)}\n")
     out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
-    out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, keyword {stats['keyword_index_chunks']} chunks\n")
+    out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, "
+              f"keyword {stats['keyword_index_chunks']} chunks\n")
     sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"
     out.write(f"Contexts:    {sources}; average {stats['context_avg_words']} words")
     if stats["context_avg_quality"] is not None:

@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("-k", default="5,10,20", help="cut-offs, comma-separated (default 5,10,20)")
     evaluate.add_argument("--all", action="store_true", help="print the comparison table of configurations")
     evaluate.add_argument("--every", type=int, default=1, metavar="N",
-                          help="only every N-th document and the queries answered inside them (for slow configurations)")
+                          help="only every N-th document and the queries answered inside them (for slow "
+                               "configurations)")
     evaluate.add_argument("--json", action="store_true")
 
     commands.add_parser("demo", help="index the bundled sample documents and run a few searches")

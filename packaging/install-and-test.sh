@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what is needed (once) and run the whole test suite: the fast tier (tests/unit, seconds) first, so that a
+# Install what is needed (once) and run the whole test suite: the fast tier (lint, tests/unit: seconds) first, so that a
 # broken build fails in a minute, then the tests with the real parts (tests/end2end). Arguments are passed to
 # pytest; arguments naming tests run just those.
 set -euo pipefail
@@ -12,5 +12,6 @@ for argument in "$@"; do
         exec .venv/bin/python -m pytest "$@"
     fi
 done
+.venv/bin/ruff check --quiet desktop_rag tests bench  # lint (pyproject.toml), a second
 .venv/bin/python -m pytest tests/unit "$@"
 exec .venv/bin/python -m pytest tests/end2end "$@"

@@ -65,7 +65,8 @@ class EvalReport:
 
 def load_dataset(folder: Path) -> Dataset:
     folder = Path(folder)
-    missing = [n for n in ("documents.jsonl", "chunks.jsonl", "queries.jsonl", "qrels.tsv") if not (folder / n).exists()]
+    missing = [n for n in ("documents.jsonl", "chunks.jsonl", "queries.jsonl", "qrels.tsv")
+               if not (folder / n).exists()]
     if missing:
         raise FileNotFoundError(f"{folder} is not a pre-chunked dataset: missing {', '.join(missing)}")
 
@@ -245,7 +246,7 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
                 indexed.build_seconds = 0.0  # the build is counted once, on the first row that used it
             if contexts == "llm":
                 _add_quality_analysis(rows, context_qualities(rows[-1].contexts or {}),
-                                      max(max(cutoffs), settings.candidates))
+                                      max(*cutoffs, settings.candidates))
         finally:
             indexed.close()
     return rows

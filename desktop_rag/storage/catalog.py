@@ -163,7 +163,8 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
             if sqlite3.complete_statement(statement):
                 self._db.execute(statement)
                 statement = ""
-        if statement.strip() and not all(l.strip().startswith("--") or not l.strip() for l in statement.splitlines()):
+        if statement.strip() and not all(line.strip().startswith("--") or not line.strip()
+                                        for line in statement.splitlines()):
             raise ValueError(f"incomplete SQL statement in a migration: {statement[:80]!r}")
 
     @property

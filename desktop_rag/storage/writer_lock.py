@@ -34,7 +34,7 @@ def acquire(data_dir: Path) -> Path:
         if path in _held:
             _held[path][1] += 1
             return path
-        handle = open(path, "a+", encoding="utf-8")
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 — held open: it is the lock
         try:
             _lock(handle)
         except OSError:
@@ -59,7 +59,7 @@ def one_at_a_time(lock_path: Path):
     its tables, and two processes opening a new data folder at once both tried ("table collections already
     exists")."""
     try:
-        handle = open(lock_path, "a+", encoding="utf-8")
+        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 — closed below, after the lock
     except OSError:  # a data folder one may only read: nobody creates tables in it either
         yield
         return

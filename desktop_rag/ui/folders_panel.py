@@ -30,7 +30,8 @@ class _DropList(QListWidget):
             event.acceptProposedAction()
 
     def dropEvent(self, event):  # noqa: N802
-        folders = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile() and Path(u.toLocalFile()).is_dir()]
+        folders = [u.toLocalFile() for u in event.mimeData().urls()
+                   if u.isLocalFile() and Path(u.toLocalFile()).is_dir()]
         if folders:
             event.acceptProposedAction()
             self.folders_dropped.emit(folders)

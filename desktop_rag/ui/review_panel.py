@@ -54,10 +54,10 @@ class ReviewModel(QAbstractTableModel):
         self.rows = rows
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's names)
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802, B008 (Qt's names and signature)
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802, B008
         return 0 if parent.isValid() else len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802

@@ -106,7 +106,7 @@ def every_format(library, docs, tmp_path):
 
 
 def test_each_format_is_found_by_its_own_words_and_by_meaning(every_format, docs):
-    library, summary, bad = every_format
+    library, _summary, _bad = every_format
     for where, words, question in EXPECTED:
         keyword_hits = [relative(docs, h.path) for h in library.search(f'"{words}"', k=3, mode="bm25").hits]
         assert keyword_hits and keyword_hits[0] == where, (where, keyword_hits)

@@ -301,7 +301,7 @@ def test_a_first_indexing_makes_every_file_keyword_searchable_before_the_embeddi
                          [Path(h.path).name for h in library.search(birds[-1], k=3, mode="bm25").hits],
                          result.meaning_covers, " ".join(result.notices)))
 
-    library.embedder.dimension  # loaded before the run, as the app does at start
+    library.load_embedding_model()  # loaded before the run, as the app does at start
     summary = library.index([docs], contexts="rules", on_progress=watch)
     assert len(embedded_while_reading) == 1 and embedded_while_reading[0] < 40  # one batch, early
     pending, chunks, keyword_hits, covers, notices = seen[0]

@@ -41,7 +41,7 @@ def test_calls_from_several_threads_are_answered_while_the_client_opens_its_libr
         while not stop.is_set():
             try:
                 assert _paths(client, "compost", "bm25") == [str(docs / "garden.md")]
-            except BaseException as exc:  # noqa: BLE001 — collected for the assertion below
+            except BaseException as exc:
                 failures.append(exc)
                 return
 

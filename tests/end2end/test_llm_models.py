@@ -32,7 +32,7 @@ def test_parts_are_joined_in_order_and_verified(fake_part_packages, tmp_path):
 
 
 def test_a_wrong_checksum_or_missing_part_is_refused(fake_part_packages, tmp_path):
-    site, _ = fake_part_packages
+    _site, _ = fake_part_packages
     wrong = PackagedModel("fake", "", "0" * 64, None, "fake_model_part{n}", 3)
     with pytest.raises(ModelUnavailable, match="does not match its sha256"):
         assemble(wrong, tmp_path / "models")

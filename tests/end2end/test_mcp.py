@@ -254,7 +254,7 @@ def test_with_the_app_running_it_answers_and_runs_the_reindexing_in_its_window(i
     def in_thread():  # the window's event loop keeps running meanwhile: it runs what the assistant asked
         try:
             asyncio.run(scenario())
-        except BaseException as exc:  # noqa: BLE001 — handed to the test's thread
+        except BaseException as exc:
             outcome["error"] = exc
         finally:
             outcome["done"] = True

@@ -57,7 +57,7 @@ def test_a_query_is_answered_while_a_long_batch_is_embedded_and_a_dead_child_is_
 
 
 def test_failures_cross_the_pipe_as_the_same_exceptions(tmp_path, models):
-    with pytest.raises(RerankerUnavailable, match="config.json missing"):
+    with pytest.raises(RerankerUnavailable, match=r"config.json missing"):
         models.reranker(tmp_path).score("heron", ["a passage"])
     assert models.reranker(tmp_path).score("heron", []) == []
     missing = EmbedderProcess(tmp_path / "no-model")

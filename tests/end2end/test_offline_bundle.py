@@ -83,7 +83,7 @@ def offline(command: list[str], env: dict, timeout: float = 1800) -> subprocess.
 def test_the_bundle_installs_and_runs_with_no_network(bundle, tmp_path):
     manifest = bundle / "MANIFEST.sha256"
     described = json.loads((bundle / "bundle.json").read_text())
-    assert described["python"] == "%d.%d" % sys.version_info[:2] and described["wheels"] > 50
+    assert described["python"] == "{}.{}".format(*sys.version_info[:2]) and described["wheels"] > 50
     wheels = [p.name for p in (bundle / "wheels").iterdir()]
     assert any(n.startswith("torch-2.13.0+cpu") for n in wheels)
     assert any(n.startswith("llama_cpp_python-") for n in wheels) and any(n.startswith("tesserocr-") for n in wheels)

@@ -66,7 +66,7 @@ def test_interrupted_index_resumes_without_redoing_work(tmp_path, docs, data_dir
         assert process.returncode == 130
         assert "interrupted: finished work is saved" in process.stderr.read()
 
-    docs_done, chunks_done, embedded_done = counts(data_dir)
+    docs_done, _chunks_done, embedded_done = counts(data_dir)
     assert 0 < embedded_done < FILES * 2  # really stopped midway
 
     summary = cli_json(data_dir, "index", str(docs), "--contexts", "rules", "--json")

@@ -33,7 +33,7 @@ def test_a_second_launch_brings_the_open_window_forward_with_its_query_and_ends(
         second = launch(data, "--search", "heron")
         started = time.monotonic()
         qtbot.waitUntil(lambda: second.poll() is not None, timeout=WAIT_MS)  # the window answers meanwhile
-        out, err = second.communicate()
+        _out, err = second.communicate()
         assert second.returncode == 0, err
         assert time.monotonic() - started < 30  # it ended instead of opening a window (which never ends here)
         qtbot.waitUntil(lambda: win.search.query.text() == "heron", timeout=5000)

@@ -28,7 +28,7 @@ def test_the_child_answers_like_the_store_itself_and_a_dead_child_is_replaced(tm
         os.kill(store._process.pid, signal.SIGKILL)  # the child dies (a crash, the OS reclaiming memory)
         store._process.join(10)
         assert store.count() == 39  # a new child opens the store from disk: nothing written is lost
-        with pytest.raises(VectorStoreError, match="(?i)dimension"):
+        with pytest.raises(VectorStoreError, match=r"(?i)dimension"):
             store.add([99], unit(np.ones((1, 8))))  # Chroma's own complaint, readable; the child keeps serving
         assert store.query(vectors[0], 1)[0][0] == 1
     finally:

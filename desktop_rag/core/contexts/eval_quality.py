@@ -58,7 +58,8 @@ def tertile_cuts(values: list[float]) -> list[float]:
 
 def print_quality_analysis(label: str, rows: list[dict], out: TextIO) -> None:
     out.write(f"\nContext quality vs retrieval ({label}; each relevant chunk's rank against plain chunks):\n")
-    out.write(f"  {'quality of the chunk context':<30}{'pairs':>7}{'helped':>8}{'hurt':>6}{'same':>6}{'mean gain':>11}\n")
+    out.write(f"  {'quality of the chunk context':<30}{'pairs':>7}{'helped':>8}{'hurt':>6}{'same':>6}"
+              f"{'mean gain':>11}\n")
     for row in rows:
         out.write(f"  {row['band']:<30}{row['pairs']:>7}{row['helped']:>8}{row['hurt']:>6}{row['same']:>6}"
                   f"{row['mean_gain']:>11.3f}\n")

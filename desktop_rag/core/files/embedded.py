@@ -46,7 +46,7 @@ def embedded_files(name: str, data: bytes) -> list[tuple[str, bytes]]:
         if PurePosixPath(name.lower()).suffix == ".pdf":
             return _pdf_files(data)[:_MAX_FILES]
         return _package_files(data)[:_MAX_FILES]
-    except Exception:  # a damaged embedding: the document's own text still counts  # noqa: BLE001
+    except Exception:  # a damaged embedding: the document's own text still counts
         return []
 
 

@@ -190,7 +190,8 @@ def _attachments(item) -> Iterator[tuple[str, bytes]]:
             if (_property(attachment, _ATTACH_METHOD) or _BY_VALUE) != _BY_VALUE or not attachment.size:
                 continue
             name = (_property(attachment, outlook.ATTACH_LONG_FILENAME)
-                    or _property(attachment, outlook.ATTACH_FILENAME) or _property(attachment, outlook.ATTACH_DISPLAY_NAME) or f"attachment {index + 1}")
+                    or _property(attachment, outlook.ATTACH_FILENAME)
+                    or _property(attachment, outlook.ATTACH_DISPLAY_NAME) or f"attachment {index + 1}")
             yield attachment_name(name, f"attachment {index + 1}"), attachment.read_buffer(attachment.size)
         except OSError:
             continue

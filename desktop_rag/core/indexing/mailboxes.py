@@ -204,5 +204,5 @@ def _message_name(message: MailboxMessage) -> str:
     """"2025-03-14 Lunch on Friday", as containers names a mailbox's messages; its place when it has no headers."""
     try:
         return mail.message_name(message.raw)  # a message too large to read: its head
-    except Exception:  # a header the parser cannot take: the message is named by its place, and read still
+    except Exception:  # noqa: BLE001 — a header the parser cannot take: named by its place, and read still
         return f"message at byte {message.start:,}"

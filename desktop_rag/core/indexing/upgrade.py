@@ -139,7 +139,7 @@ class _Upgrade:
             self.on_progress(Progress("contextualize", self.chunks_done, self.chunks_total, stored.path,
                                       note=f"LLM contexts for {_name(stored.path)}, {self.reason}"))
             contexts = self._until_done(
-                lambda: self.contextualizer.contextualize(stored.document, stored.chunks, only=step))
+                lambda: self.contextualizer.contextualize(stored.document, stored.chunks, only=step))  # noqa: B023 — called in this iteration
             for i in step:
                 _store(self.library.catalog, stored.rows[i]["id"], contexts[i], self.summary)
             self.chunks_done += len(step)

@@ -25,7 +25,8 @@ _GENERIC = re.compile(
 # A sentence that only announces what follows, the instruction said back ("重要な人名や用語・話題は以下の通りです。",
 # "The key terms are as follows:"): seen from the 1.5B model on a one-sentence Japanese note.
 _ANNOUNCEMENT = re.compile(
-    r"(?:以下|次)の(?:通り|とおり)(?:です|である)[。：:]?$|を挙げて(?:説明|紹介)します。?$|\b(?:is|are) as follows[.:]?$", re.I)
+    r"(?:以下|次)の(?:通り|とおり)(?:です|である)[。：:]?$|を挙げて(?:説明|紹介)します。?$"
+    r"|\b(?:is|are) as follows[.:]?$", re.I)
 # "This document is a guide to…" opens nearly every answer and says nothing: it becomes "A guide to…".
 _BOILERPLATE_OPENING = re.compile(
     r"^(?:this|the) (?:document|file|passage|code|text|section|chunk|snippet|script|part)"

@@ -25,7 +25,7 @@ _loaded_flag = [None]  # the abort flag of the model loaded last (one per proces
 def _quiet_llama_logs(abort_flag) -> None:
     """llama.cpp's own messages: errors only, and none while a decode is being cut short on purpose (Pause, a
     saved file: `watch` would print four lines at every save)."""
-    global _log_callback
+    global _log_callback  # noqa: PLW0603 — llama.cpp keeps one log callback per process
     _loaded_flag[0] = abort_flag
     if _log_callback is not None:
         return

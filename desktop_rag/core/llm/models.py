@@ -63,7 +63,7 @@ def _package_dir(package: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise ModelUnavailable(f"the Python package '{package.replace('_', '-')}' is not installed")
-    return Path(list(spec.submodule_search_locations)[0])
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def resolve_model(name_or_path: str, models_dir: Path) -> Path:

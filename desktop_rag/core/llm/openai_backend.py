@@ -92,7 +92,7 @@ class OpenAiServerBackend:
             with slots:
                 try:
                     results[i] = (True, requests[i]())
-                except Exception as exc:  # raised in the caller's thread below
+                except Exception as exc:  # noqa: BLE001 — raised in the caller's thread below
                     results[i] = (False, exc)
             done[i].set()
 

@@ -45,8 +45,10 @@ QUESTION_LINE = "Q: <a short question this passage answers>"
 
 # Japanese documents are asked in Japanese, so the model answers in the document's language (an English context on
 # a Japanese chunk is noise to both indexes); the questions say the same as the English ones.
-JAPANESE_SYSTEM = "あなたは個人のファイルの一節に短い検索用の文脈を書きます。一節や文書をそのまま写してはいけません。日本語で答えてください。"
-JAPANESE_DOCUMENT_SUMMARY = "この文書が何についての文書かを、重要な人名・用語・話題を挙げて、自分の言葉で2文で説明してください。"
+JAPANESE_SYSTEM = ("あなたは個人のファイルの一節に短い検索用の文脈を書きます。"
+                   "一節や文書をそのまま写してはいけません。日本語で答えてください。")
+JAPANESE_DOCUMENT_SUMMARY = ("この文書が何についての文書かを、重要な人名・用語・話題を挙げて、"
+                             "自分の言葉で2文で説明してください。")
 JAPANESE_SECTION_SUMMARY = (
     "文書は冒頭と、[…]の後に後の方の一つの節として示されています。その節が何を扱っているかを、重要な用語を挙げて"
     "自分の言葉で1文で説明してください。")

@@ -61,7 +61,7 @@ _x11: tuple | None = None
 
 def _x11_idle_seconds() -> float | None:
     """The X screen saver extension's idle time (libXss), opened once."""
-    global _x11
+    global _x11  # noqa: PLW0603 — the library is opened once per process
     if _x11 is None:
         xlib_name, xss_name = ctypes.util.find_library("X11"), ctypes.util.find_library("Xss")
         if not xlib_name or not xss_name:

@@ -16,8 +16,8 @@ _PHRASE = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
 _PREFIX = re.compile(r"(?<![\w*])(\w{2,})\*(?!\w)")
 FILTER_KEYS = ("type", "in", "after", "before", "from")
 # A filter word, or a phrase (skipped whole, so a filter word inside quotes is searched for).
-_FILTER_OR_PHRASE = re.compile(r'(?<!\S)(?P<key>%s):(?:"(?P<quoted>[^"]*)"|(?P<bare>[^\s"“「]+))|%s'
-                               % ("|".join(FILTER_KEYS), _PHRASE.pattern), re.IGNORECASE)
+_FILTER_OR_PHRASE = re.compile(r"(?<!\S)(?P<key>" + "|".join(FILTER_KEYS) + r'):(?:"(?P<quoted>[^"]*)"'
+                               r'|(?P<bare>[^\s"“「]+))|' + _PHRASE.pattern, re.IGNORECASE)
 
 
 @dataclass

@@ -49,7 +49,7 @@ def test_threads_opening_a_new_catalog_at_once_all_succeed(tmp_path):
         barrier = threading.Barrier(4)
         opened, errors = [], []
 
-        def open_catalog():
+        def open_catalog(barrier=barrier, path=path, opened=opened, errors=errors):
             barrier.wait()
             try:
                 opened.append(Catalog(path))

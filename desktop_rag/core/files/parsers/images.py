@@ -1,5 +1,6 @@
 """Images (a photographed receipt, a phone's HEIC photo, a scanned letter saved as PNG, a multi-page TIFF fax): read
-by Pillow (HEIC through pillow-heif), one page per frame, their text from OCR. Without OCR text yet, every page is listed in `scanned_pages` for the indexer."""
+by Pillow (HEIC through pillow-heif), one page per frame, their text from OCR. Without OCR text yet, every page is
+listed in `scanned_pages` for the indexer."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ def _word_version(data: bytes) -> int:
     try:
         with olefile.OleFileIO(io.BytesIO(data)) as ole:
             return struct.unpack("<HH", ole.openstream("WordDocument").read(4))[1]
-    except Exception:  # noqa: BLE001 - not a Word OLE file: the caller's general sentence stands
+    except Exception:
         return _WORD_97
 
 
@@ -145,7 +145,7 @@ def _ppt_titles(data: bytes) -> frozenset[str]:
                     title = body.decode("utf-16-le" if kind == _TEXT_CHARS else "cp1252", "replace")
                     titles.add(" ".join(title.replace("\r", "\n").split("\n")[0].split()))
                 at += 8 + length
-    except Exception:  # noqa: BLE001 - a title is a nicety: the slides' text is read without it
+    except Exception:
         return frozenset()
     return frozenset(title for title in titles if title)
 

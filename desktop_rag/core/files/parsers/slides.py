@@ -6,7 +6,8 @@ from __future__ import annotations
 import io
 
 from desktop_rag.core.files.parsers.errors import unreadable
-from desktop_rag.core.files.parsers.packages import as_plain_document, ooxml_properties, open_package, package_texts, with_section
+from desktop_rag.core.files.parsers.packages import (as_plain_document, ooxml_properties, open_package, package_texts,
+                                                    with_section)
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 

@@ -1,3 +1,4 @@
+import itertools
 from pathlib import Path
 
 from desktop_rag.core.dense.tokens import token_counter
@@ -40,10 +41,10 @@ def test_chunks_never_cross_headings_and_carry_the_heading_path():
 def test_consecutive_chunks_of_a_section_overlap():
     doc = parse(Path("g.md"), long_markdown().encode())
     brewing = [c for c in chunks_of(doc) if c.heading_path == ["Guide", "Brewing"]]
-    overlaps = [b.start_char < a.end_char for a, b in zip(brewing, brewing[1:])]
+    overlaps = [b.start_char < a.end_char for a, b in itertools.pairwise(brewing)]
     assert overlaps and all(overlaps)
     no_overlap = [c for c in chunks_of(doc, overlap=0) if c.heading_path == ["Guide", "Brewing"]]
-    assert all(b.start_char >= a.end_char for a, b in zip(no_overlap, no_overlap[1:]))
+    assert all(b.start_char >= a.end_char for a, b in itertools.pairwise(no_overlap))
 
 
 def test_pages_are_boundaries_and_chunks_know_their_page():
@@ -95,7 +96,7 @@ def test_long_texts_are_tokenized_in_pieces_with_the_same_result_as_whole():
     assert sum(b - a for a, b in pieces(blob)) == len(blob) and len(pieces(blob)) == 2
     spans = counter.windows(text + " " + blob, 190)
     assert spans[0][0] == 0 and spans[-1][1] == len(text) + 1 + len(blob)
-    assert all(a == b for (_, a), (b, _) in zip(spans, spans[1:]))  # consecutive, nothing lost
+    assert all(a == b for (_, a), (b, _) in itertools.pairwise(spans))  # consecutive, nothing lost
 
 
 def test_japanese_is_chunked_at_sentence_ends_in_the_model_s_own_tokens():

@@ -63,7 +63,7 @@ def test_a_transparent_image_is_read_on_white():
     from PIL import Image
 
     transparent = Image.new("RGBA", (300, 200), (0, 0, 0, 0))  # a transparent black background
-    pixels, width, height, _ = images.frame_pixels(transparent, 1)
+    pixels, _width, _height, _ = images.frame_pixels(transparent, 1)
     assert min(pixels) == 255  # white, not black: text drawn on it stays readable
 
 

@@ -49,7 +49,7 @@ def test_slide_shows_and_presentation_templates_are_read_as_presentations(tmp_pa
 
 def test_a_word_6_document_says_what_it_is_and_what_to_do():
     data = gzip.decompress((PUBLIC / "testWORD6.doc.gz").read_bytes())
-    with pytest.raises(ParseError, match="a Word 6 or Word 95 document: .* save it as .docx"):
+    with pytest.raises(ParseError, match=r"a Word 6 or Word 95 document: .* save it as .docx"):
         parse(Path("old.doc"), data)
 
 

@@ -75,7 +75,7 @@ def test_pdf_pages_offsets_and_outline(tmp_path):
     assert doc.page_count == 3
     assert doc.text[doc.page_starts[1]:].startswith("Tyres")
     assert doc.text[doc.page_starts[2]:].startswith("Chain")
-    chain = [h for h in doc.headings if h.title == "Chain"][0]
+    chain = next(h for h in doc.headings if h.title == "Chain")
     assert chain.start_char == doc.page_starts[2]
 
 
