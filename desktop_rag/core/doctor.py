@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from desktop_rag.storage.catalog import damaged_message
+from desktop_rag.storage.catalog_connection import damaged_message
 
 
 @dataclass

@@ -15,7 +15,7 @@ from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION
 from desktop_rag.errors import CatalogDamaged
-from desktop_rag.storage.catalog import damaged_message
+from desktop_rag.storage.catalog_connection import damaged_message
 
 
 class IndexUpkeep:

@@ -19,6 +19,8 @@ from desktop_rag.documents import (
     NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text, name_card, name_chunk,
 )
 from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
+from desktop_rag.storage.catalog_connection import (WRITTEN, Transaction, count_writes, damaged_message,
+                                                     open_connection, use_wal)
 from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
 from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_filters import CatalogFilters
@@ -107,12 +109,14 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         # A library on a read-only disk (or a copy someone may only read) can still be searched.
         self.read_only = not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
         try:
-            self._db = SerializedConnection(_connect(path, self.read_only))
+            self._db = SerializedConnection(open_connection(path, self.read_only))
             if not self.read_only:
-                _use_wal(self._db)
+                use_wal(self._db)
                 self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+            if not self.read_only:
+                count_writes(self._db)
         except sqlite3.OperationalError:
             raise  # locked, a full disk, an I/O error: not the file's structure
         except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
@@ -167,12 +171,20 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
                                         for line in statement.splitlines()):
             raise ValueError(f"incomplete SQL statement in a migration: {statement[:80]!r}")
 
+    def writes(self) -> dict[str, int]:
+        """How many rows this connection has written so far, by what a view shows: "documents" (a file indexed,
+        failed, skipped, moved or removed), "contexts", "folders". Compared before and after a write, it says what
+        the write changed, from what SQLite wrote rather than from a run's counters (issue 39)."""
+        if self.read_only:
+            return dict.fromkeys(WRITTEN, 0)
+        return dict(self._db.execute("SELECT what, count FROM temp.written").fetchall())
+
     @property
     def schema_version(self) -> int:
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
     def _transaction(self):
-        return _Transaction(self._db)
+        return Transaction(self._db)
 
     # -- folders --------------------------------------------------------------------------------------------
 
@@ -516,59 +528,3 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         return [tuple(r) for r in self._db.execute(
             "SELECT path, error FROM documents WHERE status = 'failed'"
             " UNION ALL SELECT path, reason FROM scan_problems ORDER BY 1")]
-
-
-def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
-    # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
-    if read_only:
-        if not path.exists():
-            raise DataFolderUnusable(f"{path.parent} has no library and cannot be written: choose another data folder")
-        # immutable: nobody writes a folder nobody may write, and WAL would need its -shm file created.
-        target, uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1", True
-    else:
-        target, uri = str(path), False
-    connection = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30, uri=uri)
-    connection.row_factory = sqlite3.Row
-    return connection
-
-
-def _use_wal(db: SerializedConnection) -> None:
-    """Switching a new file to WAL needs it to itself, and SQLite answers "database is locked" at once instead of
-    waiting (its busy timeout does not apply): another process opening the same new folder is waited for."""
-    for attempt in range(200):
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or attempt == 199:
-                raise
-            time.sleep(0.05)
-
-
-def damaged_message(path: Path, problem) -> str:
-    return (f"the catalog {path} is damaged ({problem}). Your files are untouched. Move the data folder aside "
-            "(keep it: it may be recoverable with sqlite3's .recover) and index your folders again")
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE .. COMMIT, ROLLBACK on any exception (KeyboardInterrupt included), holding the connection
-    for this thread throughout: another thread's statements wait instead of landing inside this transaction."""
-
-    def __init__(self, db: SerializedConnection):
-        self._db = db
-
-    def __enter__(self):
-        self._db.lock.acquire()
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except BaseException:
-            self._db.lock.release()
-            raise
-        return self._db
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
-        finally:
-            self._db.lock.release()
-        return False

@@ -430,3 +430,21 @@ def test_watch_applies_saves_renames_and_deletes_within_3_s_while_the_llm_works(
     assert time.monotonic() - asked_to_stop <= 2.0 and not thread.is_alive()
     assert model.interrupted >= 4  # three changes and the stop each cut a step short
     assert lib.reader.stats()["contexts_by_source"]["llm"] >= 8  # the first step's contexts are kept
+
+
+def test_a_watched_file_failing_anew_tells_the_views_to_show_it_anew(library, docs):
+    """The views show each file's error: when a broken file is saved again with a password, what they show changed
+    although no count of the run did (its name card is the same, nothing is embedded)."""
+    import pymupdf
+
+    path = docs / "plan.pdf"
+    path.write_bytes(b"%PDF-1.4 cut short")
+    library.index([docs], contexts="rules")
+    document = pymupdf.open()
+    document.new_page().insert_text((72, 72), "The greenhouse plan for spring.")
+    document.save(path, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="secret", owner_pw="secret")
+    summary = library.apply_changes(ChangeBatch(dirty={str(path)}))
+    assert [f.reason.split(":")[0] for f in summary.failed] == ["password-protected"]
+    assert summary.embedded == 0 and summary.changes.documents
+    again = library.apply_changes(ChangeBatch(dirty={str(path)}))
+    assert not again.changes  # the same file again (said failed again): nothing to show anew

@@ -54,6 +54,9 @@ class IndexSummary:
     phase_seconds: dict[str, float] = field(default_factory=lambda: {p: 0.0 for p in PHASES})
     cancelled: bool = False
     notices: list[str] = field(default_factory=list)
+    # Whether the run wrote any file's row (indexed, failed, skipped, moved, removed): counted by the catalog as
+    # SQLite writes them (Catalog.writes), not inferred from the counts above, which miss a file that failed.
+    documents_written: bool = False
 
     def headline(self, stopped: str = "Interrupted") -> str:
         """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
@@ -69,8 +72,8 @@ class IndexSummary:
 
     @property
     def changes(self) -> Changes:
-        """What a view must show anew: documents, whenever a file was indexed, moved or removed."""
-        return Changes(documents=bool(self.indexed or self.inside or self.moved or self.removed or self.embedded))
+        """What a view must show anew: documents, whenever the run wrote a file's row."""
+        return Changes(documents=self.documents_written)
 
     def change_words(self) -> list[str]:
         """What the run changed, in words ("2 indexed", "1 moved", …), the counts that are not zero."""

@@ -39,6 +39,22 @@ def test_a_catalog_written_by_a_newer_version_is_refused_not_opened(tmp_path):
         assert db.execute("PRAGMA user_version").fetchone()[0] == newest + 1  # left as it was
 
 
+def test_writes_are_counted_by_what_a_view_shows(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    before = catalog.writes()
+    save(catalog, "/data/a.md", ["alpha"])
+    after_save = catalog.writes()
+    assert after_save["documents"] > before["documents"] and after_save["folders"] == before["folders"]
+    catalog.save_failure(path="/data/a.md", size=5, mtime_ns=2, content_hash=None, error="now unreadable")
+    assert catalog.writes()["documents"] > after_save["documents"]  # a failure changes what the views show too
+    unchanged = catalog.writes()
+    catalog.stats(), catalog.failures()  # reads write nothing
+    assert catalog.writes() == unchanged
+    catalog.add_folder("/data")
+    assert catalog.writes()["folders"] == unchanged["folders"] + 1
+    catalog.close()
+
+
 def test_replacing_a_document_tombstones_its_embedded_chunks(tmp_path):
     catalog = Catalog(tmp_path / "c.sqlite3")
     save(catalog, "/a.txt", ["one", "two"])

@@ -1,0 +1,85 @@
+"""The catalog's SQLite connection: opened for writing (WAL) or, on a folder one may only read, immutable; one
+transaction at a time across threads; and its writes counted by what a view shows (storage/catalog.py's `writes`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from desktop_rag.errors import DataFolderUnusable
+from desktop_rag.storage.serialized_connection import SerializedConnection
+
+# What a view shows, and the tables whose rows it is made of: a write to any of them is counted (`Catalog.writes`).
+WRITTEN = {"documents": ("documents", "skipped_files", "scan_problems"), "contexts": ("contexts",),
+            "folders": ("folders", "upgrade_first_folders")}
+
+
+def count_writes(db) -> None:
+    """Triggers of this connection alone (TEMP), counting every row inserted, updated or deleted in those tables
+    (one UPDATE of a one-row temp table each: ~1 µs beside the write itself)."""
+    db.execute("CREATE TEMP TABLE IF NOT EXISTS written (what TEXT PRIMARY KEY, count INTEGER NOT NULL)")
+    for what, tables in WRITTEN.items():
+        db.execute("INSERT OR IGNORE INTO temp.written VALUES (?, 0)", (what,))
+        for table in tables:
+            for event in ("INSERT", "UPDATE", "DELETE"):
+                db.execute(f"CREATE TEMP TRIGGER IF NOT EXISTS {table}_{event.lower()}_counted AFTER {event} ON "
+                           f"main.{table} BEGIN UPDATE written SET count = count + 1 WHERE what = '{what}'; "
+                           "END")
+
+
+def open_connection(path: Path, read_only: bool) -> sqlite3.Connection:
+    # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
+    if read_only:
+        if not path.exists():
+            raise DataFolderUnusable(f"{path.parent} has no library and cannot be written: choose another data folder")
+        # immutable: nobody writes a folder nobody may write, and WAL would need its -shm file created.
+        target, uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1", True
+    else:
+        target, uri = str(path), False
+    connection = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30, uri=uri)
+    connection.row_factory = sqlite3.Row
+    return connection
+
+
+def use_wal(db: SerializedConnection) -> None:
+    """Switching a new file to WAL needs it to itself, and SQLite answers "database is locked" at once instead of
+    waiting (its busy timeout does not apply): another process opening the same new folder is waited for."""
+    for attempt in range(200):
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == 199:
+                raise
+            time.sleep(0.05)
+
+
+def damaged_message(path: Path, problem) -> str:
+    return (f"the catalog {path} is damaged ({problem}). Your files are untouched. Move the data folder aside "
+            "(keep it: it may be recoverable with sqlite3's .recover) and index your folders again")
+
+
+class Transaction:
+    """BEGIN IMMEDIATE .. COMMIT, ROLLBACK on any exception (KeyboardInterrupt included), holding the connection
+    for this thread throughout: another thread's statements wait instead of landing inside this transaction."""
+
+    def __init__(self, db: SerializedConnection):
+        self._db = db
+
+    def __enter__(self):
+        self._db.lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._db.lock.release()
+            raise
+        return self._db
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self._db.lock.release()
+        return False
