@@ -1,13 +1,16 @@
 """The app follows its folders: the watcher's batches are applied on the task runner's write lane, one at a
-time, and batches that arrive meanwhile are merged into the next (a storm becomes a few runs, not thousands)."""
+time, and batches that arrive meanwhile are merged into the next (a storm becomes a few runs, not thousands). A
+batch that fails is said, kept and tried again as the write lane of `watch` and `serve` does (core/runs/lane.py:
+after RETRY_FIRST_S, doubling up to RETRY_MAX_S), not dropped until the next event."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.core.runs.lane import RETRY_FIRST_S, RETRY_MAX_S
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.core.watching.watch import FolderWatcher, library_watcher
 
@@ -25,6 +28,11 @@ class FolderFollower(QObject):
         self._watcher: FolderWatcher | None = None
         self._pending = ChangeBatch()
         self._applying: RunControl | None = None  # the batch being applied
+        self._in_hand = ChangeBatch()  # ...and what it holds, kept when it fails
+        self._failed = ChangeBatch()  # waiting for its retry
+        self._retry_after_s = RETRY_FIRST_S
+        self._retry = QTimer(self, singleShot=True)
+        self._retry.timeout.connect(self._try_failed_again)
         self._adding: set[str] = set()  # folders whose first run is in hand: watched before the library has them
         self._seen.connect(self._queue)
 
@@ -53,6 +61,7 @@ class FolderFollower(QObject):
         return [Path(f) for f in {*self.library.folders(), *self._adding}]
 
     def stop(self) -> None:
+        self._retry.stop()  # the next start's catch-up scan finds what failed
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
@@ -72,12 +81,15 @@ class FolderFollower(QObject):
         if self._applying or not self._pending:
             return
         batch, self._pending = self._pending, ChangeBatch()
+        self._in_hand = batch
         control = self._applying = RunControl()
         self.runner.write(lambda report: self.library.apply_changes(batch, control=control), on_done=self._done,
                           on_error=self._error)
 
     def _done(self, summary) -> None:
         self._applying = None
+        if not self._failed:
+            self._retry_after_s = RETRY_FIRST_S  # what failed before went through
         if summary.busy and self._watcher is not None:
             self._watcher.retry_later(summary.busy)
         self.applied.emit(summary)
@@ -85,5 +97,14 @@ class FolderFollower(QObject):
 
     def _error(self, message: str) -> None:
         self._applying = None
-        self.failed.emit(message)
+        self._failed.merge(self._in_hand)
+        if not self._retry.isActive():
+            self._retry.start(int(self._retry_after_s * 1000))
+        self.failed.emit(f"{message} (the changes are tried again in {self._retry_after_s:.0f} s)")
+        self._retry_after_s = min(self._retry_after_s * 2, RETRY_MAX_S)
+        self._apply_next()
+
+    def _try_failed_again(self) -> None:
+        failed, self._failed = self._failed, ChangeBatch()
+        self._pending.merge(failed)
         self._apply_next()
