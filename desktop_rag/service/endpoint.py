@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from desktop_rag import errors, private_paths
 from desktop_rag.errors import UserError, user_message
+from desktop_rag.file_locks import one_at_a_time
 from desktop_rag.service.connection_loop import ConnectionLoop
 from desktop_rag.service.request_lines import answer_line, error_answer, read_request
 
@@ -74,22 +75,27 @@ class EndpointServer:
         self._loop: ConnectionLoop | None = None
 
     def start(self) -> bool:
-        if EndpointClient.connect(self.path) is not None:
-            return False
-        self.path.unlink(missing_ok=True)  # a socket left by a process that was killed
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old_umask = os.umask(0o177)  # created 0600: no moment when another user could connect
-        try:
-            listener.bind(str(self.path))
-        finally:
-            os.umask(old_umask)
-        try:
-            private_paths.check_private(self.path, "the local endpoint's socket")
-        except UserError:
-            listener.close()
-            self.path.unlink(missing_ok=True)
-            raise
-        listener.listen(_BACKLOG)
+        # One process at a time from the probe to the bind: two starting at once both found nobody answering, and
+        # the second unlinked the first one's socket to bind its own (the first then listened where nobody came).
+        with one_at_a_time(self.path.with_suffix(".lock")):
+            answering = EndpointClient.connect(self.path)
+            if answering is not None:
+                answering.close()  # the probe's connection, not left open on the other process
+                return False
+            self.path.unlink(missing_ok=True)  # a socket left by a process that was killed
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            old_umask = os.umask(0o177)  # created 0600: no moment when another user could connect
+            try:
+                listener.bind(str(self.path))
+            finally:
+                os.umask(old_umask)
+            try:
+                private_paths.check_private(self.path, "the local endpoint's socket")
+            except UserError:
+                listener.close()
+                self.path.unlink(missing_ok=True)
+                raise
+            listener.listen(_BACKLOG)  # before the next one probes: bound but not listening reads as nobody
         self._loop = ConnectionLoop(listener, self._answer, **self._loop_options)
         self._loop.start()
         return True

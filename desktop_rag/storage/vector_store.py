@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from desktop_rag.storage import writer_lock
+from desktop_rag.file_locks import one_at_a_time
 
 COLLECTION = "chunks"
 OPEN_LOCK_FILE = "chroma-open.lock"  # beside the store, in the data folder
@@ -38,7 +38,7 @@ class VectorStore:
         else:
             assert path is not None
             path.mkdir(parents=True, exist_ok=True)
-            with writer_lock.one_at_a_time(path.parent / OPEN_LOCK_FILE):
+            with one_at_a_time(path.parent / OPEN_LOCK_FILE):
                 self._client = chromadb.PersistentClient(path=str(path), settings=settings)
                 self._name = collection
                 self._collection = self._open()

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 from desktop_rag.errors import DataFolderBusy
+from desktop_rag.file_locks import lock as _lock
+from desktop_rag.file_locks import unlock as _unlock
 
 LOCK_FILE = "writer.lock"
 
@@ -53,24 +54,6 @@ def acquire(data_dir: Path) -> Path:
         return path
 
 
-@contextmanager
-def one_at_a_time(lock_path: Path):
-    """Wait for, then hold, a lock that processes take for a moment: opening the embedded Chroma store creates
-    its tables, and two processes opening a new data folder at once both tried ("table collections already
-    exists")."""
-    try:
-        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 — closed below, after the lock
-    except OSError:  # a data folder one may only read: nobody creates tables in it either
-        yield
-        return
-    with handle:
-        _lock(handle, wait=True)
-        try:
-            yield
-        finally:
-            _unlock(handle)
-
-
 def release(path: Path) -> None:
     with _guard:
         entry = _held.get(path)
@@ -81,23 +64,3 @@ def release(path: Path) -> None:
             _unlock(entry[0])
             entry[0].close()
             del _held[path]
-
-
-if os.name == "nt":
-    import msvcrt
-
-    def _lock(handle, wait: bool = False) -> None:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
-
-    def _unlock(handle) -> None:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-else:
-    import fcntl
-
-    def _lock(handle, wait: bool = False) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(handle) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

@@ -93,6 +93,31 @@ def test_one_server_per_data_folder_and_a_dead_ones_socket_is_taken_over(server,
     other.stop()
 
 
+def test_two_servers_starting_at_once_leave_one_answering(tmp_path, monkeypatch):
+    probe = EndpointClient.connect
+
+    def slow_probe(path):  # widens the moment between "nobody answers" and the bind
+        found = probe(path)
+        time.sleep(0.3)
+        return found
+
+    monkeypatch.setattr(EndpointClient, "connect", staticmethod(slow_probe))
+    servers = [EndpointServer(tmp_path / "data", fake_handler) for _ in range(2)]
+    started: list[bool] = []
+    threads = [threading.Thread(target=lambda s=s: started.append(s.start())) for s in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    monkeypatch.undo()
+    try:
+        assert sorted(started) == [False, True]
+        assert EndpointClient.connect(servers[0].path).call("echo") == {"echo": {}}
+    finally:
+        for endpoint in servers:
+            endpoint.stop()
+
+
 def raw_connection(server) -> socket.socket:
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.connect(str(server.path))
