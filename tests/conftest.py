@@ -13,9 +13,14 @@ from desktop_rag.config import Settings
 
 @pytest.fixture(scope="session", autouse=True)
 def models_cache(tmp_path_factory):
-    """Packaged models are assembled once per test session, here, not into the user's own cache."""
+    """Packaged models are assembled once per test session, here, not into the user's own cache. The default
+    embedding model is converted first (~10 s, in a child process), before any test: the unit tier counts its word
+    pieces, and a unit test starts no process of its own (unit_tests_stay_in_their_tier)."""
     folder = tmp_path_factory.mktemp("models-cache")
     os.environ["DESKTOP_RAG_MODELS_DIR"] = str(folder)
+    from desktop_rag.core.dense.multilingual_model import multilingual_model_path
+
+    multilingual_model_path()
     return folder
 
 
@@ -63,10 +68,16 @@ def library(make_library):
 # Tiers by folder. tests/unit/ (mirroring desktop_rag/) is the fast tier: one module's logic, no embedding model
 # loaded, no Chroma, no window, no child process (`pytest tests/unit`, under 30 s on 2 cores); .ci/run runs it
 # first, so a broken build fails in a minute. tests/end2end/ is the rest, with the real parts, marked slow so that
-# `-m "not slow"` still means the fast tier. A unit test asking for a fixture of the real parts is refused: it
-# belongs in end2end/.
+# `-m "not slow"` still means the fast tier. The rule holds by what a unit test does, not by its fixtures' names
+# alone: one that asks for a fixture of the real parts, imports the vector store or a model's library, starts a
+# process or makes a window is refused, and belongs in end2end/.
 _REAL_PARTS_FIXTURES = {"library", "make_library", "rules_library", "watching", "qtbot", "window", "app_window",
                         "data_dir"}
+_REAL_PARTS_MODULES = {"chromadb", "torch", "sentence_transformers", "transformers", "llama_cpp"}
+
+
+def _is_unit(item) -> bool:
+    return "unit" in item.path.relative_to(Path(__file__).parent).parts
 
 
 def pytest_collection_modifyitems(items):
@@ -76,3 +87,41 @@ def pytest_collection_modifyitems(items):
         elif used := _REAL_PARTS_FIXTURES & set(getattr(item, "fixturenames", ())):
             raise pytest.UsageError(f"{item.nodeid} uses {', '.join(sorted(used))}: a test of the real parts "
                                     "belongs in tests/end2end/")
+
+
+def pytest_collection_finish(session):
+    """Collected alone, the unit tier has imported none of the real parts (its modules' own imports included)."""
+    if session.items and all(_is_unit(item) for item in session.items):
+        if imported := _real_parts_imported():
+            raise pytest.UsageError(f"the unit tier imports {', '.join(imported)} while collecting: the test module "
+                                    "that does belongs in tests/end2end/")
+
+
+def _real_parts_imported() -> list[str]:
+    return sorted({name.split(".")[0] for name in sys.modules} & _REAL_PARTS_MODULES)
+
+
+def _refused(what: str):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a unit test {what}: it belongs in tests/end2end/")
+
+    return refuse
+
+
+@pytest.fixture(autouse=True)
+def unit_tests_stay_in_their_tier(request, monkeypatch):
+    if not _is_unit(request.node):
+        yield
+        return
+    import multiprocessing.process
+    import subprocess
+
+    before = _real_parts_imported()
+    monkeypatch.setattr(subprocess.Popen, "__init__", _refused("starts a process"))
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", _refused("starts a process"))
+    if "PySide6.QtWidgets" in sys.modules:
+        monkeypatch.setattr(sys.modules["PySide6.QtWidgets"].QApplication, "__init__", _refused("makes a window"))
+    yield
+    if new := sorted(set(_real_parts_imported()) - set(before)):
+        pytest.fail(f"{request.node.nodeid} imports {', '.join(new)}: a test of the real parts belongs in "
+                    "tests/end2end/")
