@@ -91,10 +91,10 @@ def pytest_collection_modifyitems(items):
 
 def pytest_collection_finish(session):
     """Collected alone, the unit tier has imported none of the real parts (its modules' own imports included)."""
-    if session.items and all(_is_unit(item) for item in session.items):
-        if imported := _real_parts_imported():
-            raise pytest.UsageError(f"the unit tier imports {', '.join(imported)} while collecting: the test module "
-                                    "that does belongs in tests/end2end/")
+    unit_alone = session.items and all(_is_unit(item) for item in session.items)
+    if unit_alone and (imported := _real_parts_imported()):
+        raise pytest.UsageError(f"the unit tier imports {', '.join(imported)} while collecting: the test module "
+                                "that does belongs in tests/end2end/")
 
 
 def _real_parts_imported() -> list[str]:
