@@ -10,6 +10,7 @@ from pathlib import Path
 
 from desktop_rag.errors import BadInput
 from desktop_rag.private_paths import private_folder
+from desktop_rag import remedies
 
 DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
 MODELS_DIR_ENV = "DESKTOP_RAG_MODELS_DIR"
@@ -99,7 +100,7 @@ class Option:
 
 
 _LLM = frozenset({"llm"})
-_NEW_FILES = "applies to files indexed from now on; `desktop-rag index` re-reads only changed files"
+_NEW_FILES = f"applies to files indexed from now on; {remedies.CHANGED_FILES_REREAD}"
 _DAY_S = 86400.0
 
 
@@ -232,7 +233,7 @@ class Settings:
     # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.
     chroma_server: str = setting(
         "", "A Chroma server (host:port) instead of the store in the data folder",
-        effect="run `desktop-rag reindex` to fill it")
+        effect=f"{remedies.REINDEX} to fill it")
 
     @classmethod
     def load(cls, data_dir: Path) -> Settings:
@@ -257,7 +258,7 @@ class Settings:
                 value = float(value)
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
                 raise BadInput(f"the setting {key} in {path} should be {expected.__name__}, not {value!r}: "
-                               f"set it again with `desktop-rag settings {key} VALUE`")
+                               f"{remedies.set_setting(key)}")
             check_setting(key, value)
             values[key] = value
         return cls(**values)

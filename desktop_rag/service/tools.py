@@ -17,6 +17,7 @@ from desktop_rag.documents import Chunk, question_list
 from desktop_rag.errors import BadInput, NoIndexError
 from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
 from desktop_rag.service.runs import RunRegistry, phases_in_order
+from desktop_rag import remedies
 
 AROUND_CHARS = 1_500  # document text given on each side of a chunk
 
@@ -101,7 +102,7 @@ class LibraryTools:
         folders = self.library.folders()
         if paths is None:
             if not folders:
-                raise NoIndexError("no folder is indexed yet: add one in the app or with `desktop-rag index PATH`")
+                raise NoIndexError(f"no folder is indexed yet: {remedies.ADD_FOLDER}")
             chosen = folders
         else:
             if not paths:
@@ -162,8 +163,7 @@ class LibraryTools:
         folders = [Path(f) for f in self.library.folders()]
         if not any(resolved.is_relative_to(folder) for folder in folders):
             known = ", ".join(str(f) for f in folders) or "none yet"
-            raise BadInput(f"{path} is not inside an indexed folder (indexed: {known}); add its folder in the app "
-                           "or with `desktop-rag index FOLDER` first")
+            raise BadInput(f"{path} is not inside an indexed folder (indexed: {known}); {remedies.ADD_ITS_FOLDER}")
         return resolved
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from desktop_rag.errors import IndexDamaged
 from desktop_rag.storage.catalog_filters import in_sorted
+from desktop_rag import remedies
 
 CURRENT = "CURRENT"
 _IDS_FILE = "chunk_ids.npy"
@@ -127,9 +128,8 @@ class KeywordIndex:
                 self._retriever = bm25s.BM25.load(str(target), mmap=True, show_progress=False)
                 self._chunk_ids = np.load(target / _IDS_FILE)
             except (OSError, ValueError) as exc:
-                raise IndexDamaged(f"the keyword index cannot be read ({self.damage() or exc}): run "
-                                   "`desktop-rag doctor --repair` (or any index run) to rebuild it from the catalog"
-                                   ) from exc
+                raise IndexDamaged(f"the keyword index cannot be read ({self.damage() or exc}): "
+                                   f"{remedies.REPAIR_INDEXES} to rebuild it from the catalog") from exc
         else:
             self._retriever, self._chunk_ids = None, np.zeros(0, dtype=np.int64)
         self._loaded_generation = generation

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from desktop_rag.errors import NoIndexError, as_sentence, user_message
-
-# The core's messages name the command that helps in a shell; in the window, what does the same there.
-_WINDOW_WORDS = (
-    (re.compile(r"run `desktop-rag doctor --repair` \(or any index run\)"), "re-scan a folder (F5)"),
-    (re.compile(r"set `rerank_model` to a cross-encoder folder \(desktop-rag settings rerank_model PATH\)"),
-     "choose a cross-encoder folder in Settings"),
-    (re.compile(r"with `desktop-rag settings \S+ VALUE`"), "in Settings"),
-    (re.compile(r"(add one in the app or )?with `desktop-rag index PATH(\.\.\.)?`"), "add a folder"),
-)
+from desktop_rag.remedies import for_window  # the core's remedies in the window's words (desktop_rag/remedies.py)
 
 
 NOTHING_INDEXED = "Nothing is searchable yet: add a folder, and its files become searchable as they are indexed."
 NOTHING_SEARCHABLE_YET = "Nothing is searchable yet: this search runs again as files become searchable."
-
-
-def for_window(message: str) -> str:
-    for shell, window in _WINDOW_WORDS:
-        message = shell.sub(window, message)
-    return message
 
 
 def sentences(notices) -> str:

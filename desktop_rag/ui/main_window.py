@@ -20,7 +20,7 @@ from desktop_rag.core.library_reads import FolderState
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.ui.agent_endpoint import AppEndpoint
 from desktop_rag.ui.background import BackgroundUpgrade
-from desktop_rag.ui.errors import sentences
+from desktop_rag.ui.errors import for_window, sentences
 from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
@@ -361,7 +361,7 @@ class MainWindow(QMainWindow):
             message += " Scanned pages and images not read before are being read."
         effects = what_changing_does(changed)
         if effects:
-            message += " " + "; ".join(effects) + "."
+            message += " " + for_window("; ".join(effects)) + "."
         self.statusBar().showMessage(message)
 
     def set_folder_ocr(self, folder: str, on: bool) -> None:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 from desktop_rag.config import OPTIONS, Settings, check_setting, describe
 from desktop_rag.core.llm.models import PACKAGED_MODELS
 from desktop_rag.errors import BadInput
+from desktop_rag.ui.errors import for_window
 
 
 def _number_box(settings: Settings, name: str, **looks) -> QSpinBox | QDoubleSpinBox:
@@ -84,7 +85,7 @@ class SettingsDialog(QDialog):
         self.ignore = QPlainTextEdit("\n".join(settings.ignore_patterns))
         self.ignore.setMaximumHeight(90)
         for name, widget in self._widgets().items():  # one help text per setting, shared with the CLI
-            widget.setToolTip(describe(name))
+            widget.setToolTip(for_window(describe(name)))
 
         form = QFormLayout()
         self.data_dir = QLineEdit(data_dir)

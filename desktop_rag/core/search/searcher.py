@@ -16,6 +16,7 @@ from desktop_rag.core.dense.rerank import Reranker, RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError
+from desktop_rag import remedies
 
 MODES = ("hybrid", "dense", "bm25")
 SORTS = ("relevance", "newest", "oldest")
@@ -114,7 +115,7 @@ class Searcher:
             raise BadInput(f"the number of results must be 1 or more, not {k}")
         chunk_count = self.catalog.chunk_count()
         if chunk_count == 0:
-            raise NoIndexError("nothing is indexed yet: run `desktop-rag index PATH...` first")
+            raise NoIndexError(f"nothing is indexed yet: {remedies.INDEX_FIRST}")
         # Bytes that are not UTF-8 (a terminal in another encoding) reach Python as lone surrogates, which the
         # embedder's tokenizer refuses: they become U+FFFD, and the rest of the query still counts.
         query = query.encode("utf-8", "surrogatepass").decode("utf-8", "replace").strip()
@@ -140,8 +141,8 @@ class Searcher:
             self._say_meaning_coverage(result, chunk_count)
         dense, bm25 = self._retrieve(parsed, query_vector, mode, n, result.filters, allowed, chunk_count)
         if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
-            result.notices.append("the dense index is empty although chunks were embedded: run `desktop-rag doctor "
-                                  "--repair` (or any index run) to rebuild it; meanwhile only keywords match")
+            result.notices.append(f"the dense index is empty although chunks were embedded: {remedies.REPAIR_INDEXES}"
+                                  " to rebuild it; meanwhile only keywords match")
         ranked = self._fused(parsed, dense, bm25) if mode == "hybrid" else (dense or bm25)
         if facets:
             result.facets = self._facets(parsed, query_vector, mode, n, result.filters, ranked, chunk_count)
@@ -262,8 +263,8 @@ class Searcher:
     def _rerank(self, query: str, hits: list[Hit], notices: list[str]) -> bool:
         if self.reranker is None:
             notices.append(
-                "rerank was asked for, but no reranker model is configured: set `rerank_model` to a cross-encoder "
-                "folder (desktop-rag settings rerank_model PATH); results are shown without reranking"
+                f"rerank was asked for, but no reranker model is configured: {remedies.SET_RERANK_MODEL}; results are "
+                "shown without reranking"
             )
             return False
         try:
