@@ -42,13 +42,15 @@ from desktop_rag.storage.catalog import Catalog, DocumentRecord
 
 class IndexParts(Protocol):
     """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
-    run with nothing new never loads the embedding model); a test may give a smaller one."""
+    run with nothing new never loads the embedding model); the unit tests give a smaller one
+    (tests/unit/core/indexing/index_parts_fake.py)."""
 
     settings: Settings
     catalog: Catalog
     document_reader: object  # reads a file into a document and chunks: DocumentReader, or ReaderProcess
     vectors: object  # the dense index: VectorStore, or VectorStoreProcess
     embedder: object
+    keywords: object  # the keyword index: how long its last rebuild spent tokenizing (tokenizing_s)
     token_counter: object
 
     def rebuild_keyword_index(self) -> int: ...

@@ -1,0 +1,116 @@
+"""The indexing run (core/indexing/) on its own: the real catalog and file reading, fakes for the dense index, the
+model and the keyword index (tests/unit/core/indexing/index_parts_fake.py). What it reads, keeps, forgets and
+embeds, run after run; the real parts together are in end2end/test_indexing.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.contexts.choice import make_contextualizer
+from desktop_rag.core.indexing.run import Indexer
+from desktop_rag.core.progress.control import RunControl
+from desktop_rag.core.watching.changes import ChangeBatch
+from index_parts_fake import IndexPartsFake
+
+
+@pytest.fixture
+def parts(tmp_path):
+    made = IndexPartsFake(tmp_path / "data")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def folder(tmp_path):
+    made = tmp_path / "docs"
+    made.mkdir()
+    (made / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
+    (made / "boat.txt").write_text("The sailing boat's mast was varnished before the regatta.\n")
+    return made
+
+
+def run(parts, *roots, control=None):
+    contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
+                                         parts.token_counter)
+    return Indexer(parts, contextualizer, control=control).run(list(roots))
+
+
+def apply(parts, batch: ChangeBatch):
+    contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
+                                         parts.token_counter)
+    return Indexer(parts, contextualizer).apply_changes(batch)
+
+
+def test_a_first_run_reads_contextualizes_keyword_indexes_and_embeds_every_file(parts, folder):
+    summary = run(parts, folder)
+    assert (summary.indexed, summary.failed, summary.cancelled) == (2, [], False)
+    assert summary.embedded == summary.chunks == parts.catalog.chunk_count() > 0
+    assert parts.keyword_rebuilds >= 1 and not parts.catalog.keyword_index_dirty
+    assert set(parts.vectors.windows_of) == parts.catalog.chunk_ids()
+    assert parts.catalog.folders() == [str(folder)]
+
+
+def test_a_second_run_reads_and_embeds_nothing_that_did_not_change(parts, folder):
+    run(parts, folder)
+    embedded_before = parts.embedder.texts_embedded
+    summary = run(parts, folder)
+    assert (summary.indexed, summary.unchanged, summary.embedded) == (0, 2, 0)
+    assert parts.embedder.texts_embedded == embedded_before
+
+
+def test_a_changed_file_is_read_again_and_only_its_new_chunks_embedded(parts, folder):
+    run(parts, folder)
+    boat = parts.catalog.document(str(folder / "boat.txt"))
+    old_chunks = {c for c in parts.catalog.chunk_ids() if parts.catalog.chunk_document_id(c) == boat.id}
+    (folder / "boat.txt").write_text("The rowing boat was painted green after the race.\n")
+    summary = run(parts, folder)
+    assert (summary.indexed, summary.unchanged) == (1, 1)
+    assert old_chunks <= set(parts.vectors.deleted)  # the old text's vectors are gone from the dense index
+    assert set(parts.vectors.windows_of) == parts.catalog.chunk_ids()
+
+
+def test_a_moved_file_keeps_its_chunks_and_vectors(parts, folder):
+    run(parts, folder)
+    chunks_before, embedded_before = parts.catalog.chunk_ids(), parts.embedder.texts_embedded
+    (folder / "boat.txt").rename(folder / "regatta.txt")
+    summary = apply(parts, ChangeBatch(moves=[(str(folder / "boat.txt"), str(folder / "regatta.txt"))]))
+    assert summary.moved == 1 and summary.indexed == 0
+    assert parts.catalog.document(str(folder / "regatta.txt")) is not None
+    assert parts.catalog.chunk_ids() == chunks_before and parts.embedder.texts_embedded == embedded_before
+
+
+def test_a_deleted_file_is_forgotten_with_its_vectors(parts, folder):
+    run(parts, folder)
+    (folder / "garden.md").unlink()
+    summary = apply(parts, ChangeBatch(dirty={str(folder / "garden.md")}))
+    assert summary.removed == 1 and parts.catalog.document(str(folder / "garden.md")) is None
+    assert set(parts.vectors.windows_of) == parts.catalog.chunk_ids()
+
+
+def test_a_broken_file_fails_alone_and_is_found_by_its_name(parts, folder):
+    (folder / "plan.pdf").write_bytes(b"%PDF-1.4 cut short")
+    summary = run(parts, folder)
+    assert summary.indexed == 2 and [f.path for f in summary.failed] == [str(folder / "plan.pdf")]
+    record = parts.catalog.document(str(folder / "plan.pdf"))
+    assert record.status == "failed" and "PDF" in record.error
+
+
+def test_a_cancelled_run_keeps_what_it_finished_and_the_next_run_does_the_rest(parts, folder):
+    for number in range(6):
+        (folder / f"note{number}.md").write_text(f"# Note {number}\n\nCrate {number} is on shelf {number}.\n")
+    control = RunControl()
+    reader_read = parts.document_reader.read
+    reads = []
+
+    def read_then_cancel_after_three(*args, **kwargs):  # an injected stop, as the Cancel button does
+        reads.append(args[0])
+        if len(reads) == 3:
+            control.cancel()
+        return reader_read(*args, **kwargs)
+
+    parts.document_reader.read = read_then_cancel_after_three
+    first = run(parts, folder, control=control)
+    assert first.cancelled and 0 < first.indexed < 8
+    parts.document_reader.read = reader_read
+    second = run(parts, folder)
+    assert second.unchanged == first.indexed and second.indexed == 8 - first.indexed and not second.cancelled
