@@ -374,8 +374,8 @@ class MainWindow(QMainWindow):
 
     def set_upgrade_first(self, folder: str, on: bool) -> None:
         """The LLM upgrade takes a folder's documents before all others, or no longer."""
-        # A mark, not a run: the upgrade in progress need not make way for it.
-        self.runner.read(lambda: self.library.mark_upgrade_first(folder, on), on_done=self.changed.emit)
+        # A write, on the edits' lane: it never waits behind a run (the upgrade makes way a moment, as for an edit).
+        self.runner.edit(lambda: self.library.mark_upgrade_first(folder, on), self.changed.emit, self.show_error)
 
     def _changes_applied(self, summary) -> None:
         message = changes_text(summary)
