@@ -254,7 +254,7 @@ def cmd_reindex(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter
 
     with _open(data_dir) as library:
-        if library.chunk_count() == 0:
+        if library.reads.chunk_count() == 0:
             raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
         summary = library.reindex(on_progress=ProgressPrinter(sys.stderr))
     print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
@@ -312,7 +312,7 @@ def cmd_upgrade_first(args, data_dir: Path) -> int:
             if not args.off and not folder.expanduser().is_dir():
                 raise BadInput(f"{folder} is not a folder")
             library.mark_upgrade_first(str(folder), marked=not args.off)
-        marked = library.upgrade_first_folders()
+        marked = library.reads.upgrade_first_folders()
     print("LLM contexts are written first for: " + ", ".join(marked) if marked
           else "No folder is marked: the LLM upgrade takes what you search and open first, then the rest.")
     return 0
@@ -322,19 +322,19 @@ def cmd_context(args, data_dir: Path) -> int:
     from desktop_rag.documents import question_list
 
     with _open(data_dir) as library:
-        if library.context(args.chunk_id) is None:
+        if library.reads.context(args.chunk_id) is None:
             raise BadInput(f"no chunk with id {args.chunk_id}")
         if args.set is not None or args.questions is not None:
-            text = args.set if args.set is not None else library.context(args.chunk_id)["text"]
-            library.set_context(args.chunk_id, text, args.questions)
-        elif args.revert and not library.revert_context(args.chunk_id):
+            text = args.set if args.set is not None else library.reads.context(args.chunk_id)["text"]
+            library.edits.set_context(args.chunk_id, text, args.questions)
+        elif args.revert and not library.edits.revert_context(args.chunk_id):
             print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
         elif args.regenerate:
-            regenerated = library.regenerate_context(args.chunk_id,
+            regenerated = library.edits.regenerate_context(args.chunk_id,
                                                      on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
             if not regenerated.changes:
                 print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
-        row = library.context(args.chunk_id)
+        row = library.reads.context(args.chunk_id)
     if args.json:
         print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",
                                                 "generated_text", "generated_source", "questions")}))

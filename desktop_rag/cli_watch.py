@@ -17,7 +17,7 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool)
     """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to."""
     from desktop_rag.core.watching.watch import feeding
 
-    folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.folders()]
+    folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.reads.folders()]
     not_folders = [str(f) for f in folders if not f.is_dir()]
     if not folders or not_folders:
         raise BadInput(f"not a folder: {', '.join(not_folders)}" if not_folders else

@@ -6,11 +6,15 @@ returns what it changed (core/changes.py) so that every view showing the chunk s
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from desktop_rag.config import Settings
 from desktop_rag.core.changes import NOTHING, Changes, context_changed
+from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument, question_list
 from desktop_rag.errors import ChunkGone
+from desktop_rag.storage.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -20,7 +24,14 @@ class Regenerated:
 
 
 class ContextEdits:
-    """A part of Library (core/library.py)."""
+    """Library's edits of single contexts (`library.edits`). Wired with the library's catalog, its writer claim,
+    its index update for an edit (`index_edit() -> searchable now`) and its contextualizers."""
+
+    def __init__(self, catalog: Catalog, claim_writer: Callable[[], None], index_edit: Callable[[], bool],
+                 contextualizer: Callable[..., Contextualizer], settings: Settings):
+        self.catalog = catalog
+        self._claim_writer, self._index_edit = claim_writer, index_edit
+        self.contextualizer, self.settings = contextualizer, settings
 
     def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> Changes:
         """A person's context for a chunk, and the questions it answers (one per line; None keeps them): they

@@ -45,9 +45,9 @@ log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.sqlite3"
 
 
-class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
+class Library(WritingDiscipline, IndexUpkeep):
     """The facade the front ends use: operations (each write returns what it changed, core/changes.py) and the
-    reads they need; its parts (catalog, indexes, models) are its own business."""
+    reads they need (`reads`, core/library_reads.py); its parts (catalog, indexes, models) are its own business."""
 
     def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False,
                  read_in_child: bool | None = None):
@@ -73,6 +73,12 @@ class Library(LibraryReads, WritingDiscipline, IndexUpkeep, ContextEdits):
         self._indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
         self.index_notices: list[str] = []  # why the next run rebuilds an index (_rebuild_stale_indexes)
         self.use_notes = UseNotes(self.data_dir / CATALOG_FILE)  # searches and openings: the upgrade's order
+        self.reads = LibraryReads(lambda: self.reader)  # what the front ends read, on the reader's connection
+        # A person's hand on one context. Its contextualizer is looked up at each use (a test may put its own on
+        # the library); the settings are the library's own object (the window changes them in place).
+        self.edits = ContextEdits(self.catalog, self._claim_writer, self._index_edit,
+                                  lambda *args, **kwargs: self.contextualizer(*args, **kwargs),  # noqa: PLW0108
+                                  self.settings)
 
     def close(self, keep_catalog: bool = False) -> None:
         """`keep_catalog`: the app quits while a worker still finishes its step; the process is about to end and

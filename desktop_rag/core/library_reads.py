@@ -5,16 +5,23 @@ never waits for a write in progress and never sees a file half re-indexed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from desktop_rag.storage.catalog import ChunkRecord, DocumentRecord
+from desktop_rag.storage.catalog import Catalog, ChunkRecord, DocumentRecord
 # The rows these reads give, and the words for the upgrade's order, for the front ends that show them.
 from desktop_rag.storage.catalog_review import REVIEW_FILTERS, FolderState, ReviewRow  # noqa: F401
 from desktop_rag.storage.catalog_upgrade_order import upgrade_order_sentence  # noqa: F401
 
 
 class LibraryReads:
-    """A part of Library (core/library.py), which holds the reader."""
+    """Library's reads (`library.reads`), over the reader's connection, which the library opens on first use."""
+
+    def __init__(self, reader: Callable[[], Catalog]):
+        self._open_reader = reader
+
+    @property
+    def reader(self) -> Catalog:
+        return self._open_reader()
 
     def folders(self) -> list[str]:
         return self.reader.folders()

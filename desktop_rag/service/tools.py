@@ -66,10 +66,10 @@ class LibraryTools:
         library = self.library
         if chunk_id is not None:
             try:
-                doc_id = library.chunk_document_id(chunk_id)
+                doc_id = library.reads.chunk_document_id(chunk_id)
             except KeyError:
                 raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)") from None
-            stored = library.stored_document(doc_id)
+            stored = library.reads.stored_document(doc_id)
             chunks = stored.chunks
             position = [row["id"] for row in stored.rows].index(chunk_id)
         else:
@@ -77,19 +77,19 @@ class LibraryTools:
                 raise BadInput("store works with a chunk_id: a text that is not a chunk of the index has nowhere to go")
             if not document_path or not text.strip():
                 raise BadInput("text needs the document_path of an indexed document it belongs to")
-            record = library.document_record(str(Path(document_path).expanduser().resolve()))
+            record = library.reads.document_record(str(Path(document_path).expanduser().resolve()))
             if record is None or record.status != "indexed":
                 raise BadInput(f"{document_path} is not an indexed document")
-            stored = library.stored_document(record.id)
+            stored = library.reads.stored_document(record.id)
             start = max(stored.document.text.find(text), 0)
             chunks = [*stored.chunks, Chunk(len(stored.chunks), text, start, start + len(text), None, [],
                                             len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
             position = len(chunks) - 1
         if store:
-            regenerated = self.library.regenerate_context(chunk_id)
+            regenerated = self.library.edits.regenerate_context(chunk_id)
             result, stored_now = regenerated.result, bool(regenerated.changes)
         else:
-            result = self.library.preview_context(stored.document, chunks, position, max_words=max_words)
+            result = self.library.edits.preview_context(stored.document, chunks, position, max_words=max_words)
             stored_now = False
         return {"chunk_id": chunk_id, "context": result.text, "source": result.source, "model": result.model,
                 "quality": result.quality, "quality_detail": result.quality_detail,
@@ -99,7 +99,7 @@ class LibraryTools:
     # -- runs -----------------------------------------------------------------------------------------------
 
     def reindex(self, paths: list[str] | None = None, contexts: str = "auto") -> dict:
-        folders = self.library.folders()
+        folders = self.library.reads.folders()
         if paths is None:
             if not folders:
                 raise NoIndexError(f"no folder is indexed yet: {remedies.ADD_FOLDER}")
@@ -119,7 +119,7 @@ class LibraryTools:
         state["phases"] = phases_in_order(state["phases"])
         if state["state"] == "running":  # the files failed so far, as the catalog has them now
             paths = [Path(p) for p in state["paths"]]
-            state["errors"] = [{"path": p, "reason": r} for p, r in self.library.failures()
+            state["errors"] = [{"path": p, "reason": r} for p, r in self.library.reads.failures()
                                if any(Path(p).is_relative_to(root) for root in paths)]
         state["served_by"] = self.served_by
         return state
@@ -128,13 +128,13 @@ class LibraryTools:
 
     def stats(self) -> dict:
         stats = self.library.stats()
-        stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.failures()]
+        stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.reads.failures()]
         stats["model"] = self.library.settings.llm_server or self.library.settings.llm_model
         stats["served_by"] = self.served_by
         return stats
 
     def document(self, doc_id: int) -> dict:
-        stored = self.library.document_for_contexts(doc_id)
+        stored = self.library.reads.document_for_contexts(doc_id)
         if stored is None:
             raise BadInput(f"there is no indexed document {doc_id}")
         doc, rows = stored
@@ -144,8 +144,8 @@ class LibraryTools:
 
     def chunk(self, chunk_id: int) -> dict:
         """A chunk in its document: its context, its text and the text around it."""
-        record = self.library.chunks_by_id([chunk_id]).get(chunk_id)
-        placed = self.library.chunk_in_document(chunk_id)
+        record = self.library.reads.chunks_by_id([chunk_id]).get(chunk_id)
+        placed = self.library.reads.chunk_in_document(chunk_id)
         if record is None or placed is None:
             raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
         text, start, end = placed
@@ -160,7 +160,7 @@ class LibraryTools:
         if not isinstance(path, str) or not path.strip():
             raise BadInput(f"{what} is empty")
         resolved = Path(os.path.expanduser(path)).resolve()
-        folders = [Path(f) for f in self.library.folders()]
+        folders = [Path(f) for f in self.library.reads.folders()]
         if not any(resolved.is_relative_to(folder) for folder in folders):
             known = ", ".join(str(f) for f in folders) or "none yet"
             raise BadInput(f"{path} is not inside an indexed folder (indexed: {known}); {remedies.ADD_ITS_FOLDER}")

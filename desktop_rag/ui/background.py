@@ -212,7 +212,8 @@ class BackgroundUpgrade(QObject):
         def failed(message: str) -> None:
             self._counting = False
 
-        self.runner.read(lambda: (self.library.contexts_awaiting_upgrade(), self.library.llm_seconds_per_chunk()),
+        reads = self.library.reads
+        self.runner.read(lambda: (reads.contexts_awaiting_upgrade(), reads.llm_seconds_per_chunk()),
                          on_done=counted, on_error=failed)
 
     def status_text(self) -> str:

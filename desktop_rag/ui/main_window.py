@@ -132,7 +132,7 @@ class MainWindow(QMainWindow):
 
         focus = action("Search", self.focus_search, "Ctrl+K")
         add = action("Add folder…", self.folders.choose_folder, "Ctrl+O", "add-folder")
-        rescan = action("Re-scan all folders", lambda: self.index(self.library.folders()), "F5", "rescan")
+        rescan = action("Re-scan all folders", lambda: self.index(self.library.reads.folders()), "F5", "rescan")
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         self._refresh_folders()
         self._tab_shown(self.tabs.currentIndex())
         asked = self._runs_asked
-        self.runner.read(lambda: (self.library.counts(), self.library.failures()),
+        self.runner.read(lambda: (self.library.reads.counts(), self.library.reads.failures()),
                          on_done=lambda state: self._report_state(state, overtaken=self._runs_asked != asked))
         self._load_embedding_model()
 
@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
         message = "Settings saved."
         if {"ocr", "ocr_skip_folders"} & set(changed) and self.library.settings.ocr:
             # Scans and images left unread are read now, not at the next change of each file.
-            self.index(self.library.folders())
+            self.index(self.library.reads.folders())
             message += " Scanned pages and images not read before are being read."
         effects = what_changing_does(changed)
         if effects:
@@ -412,8 +412,8 @@ class MainWindow(QMainWindow):
             self.folders.show_states(states + extra, queued, indexing)
             self.search.set_folders([s.path for s in states])
 
-        library = self.library
-        self.runner.read(lambda: (library.folder_states(), set(library.upgrade_first_folders())), on_done=show)
+        reads = self.library.reads
+        self.runner.read(lambda: (reads.folder_states(), set(reads.upgrade_first_folders())), on_done=show)
 
     def _building_note(self) -> str:
         """For a search while a run adds to the index: "The index is still being built (40% done)", or ""."""

@@ -173,7 +173,7 @@ class ReviewPanel(QWidget):
     def refresh(self, keep: int | None = None) -> None:
         keep = keep if keep is not None else (self.current.chunk_id if self.current else None)
         name = self.filter.currentData()
-        self.runner.read(lambda: self.library.review_rows(name), on_done=lambda found: self._fill(*found, keep))
+        self.runner.read(lambda: self.library.reads.review_rows(name), on_done=lambda found: self._fill(*found, keep))
 
     def _fill(self, rows: list[ReviewRow], total: int, keep: int | None) -> None:
         self.model.set_rows(rows)
@@ -218,7 +218,7 @@ class ReviewPanel(QWidget):
     def save(self) -> None:
         row, text, questions = self.current, self.editor.toPlainText(), self.questions.toPlainText()
         if row and text.strip():
-            self._write(lambda: self.library.set_context(row.chunk_id, text, questions), row.chunk_id,
+            self._write(lambda: self.library.edits.set_context(row.chunk_id, text, questions), row.chunk_id,
                         lambda changes: "Saved; search now uses your context." if changes.searchable else
                         "Saved; search uses your context once the indexing in progress has finished.")
 
@@ -226,18 +226,18 @@ class ReviewPanel(QWidget):
         row = self.current
         if row:
             self.message.setText("Asking the model…")
-            self._write(lambda: self.library.regenerate_context(row.chunk_id), row.chunk_id, None)
+            self._write(lambda: self.library.edits.regenerate_context(row.chunk_id), row.chunk_id, None)
 
     def revert(self) -> None:
         row = self.current
         if row:
-            self._write(lambda: self.library.revert_context(row.chunk_id), row.chunk_id,
+            self._write(lambda: self.library.edits.revert_context(row.chunk_id), row.chunk_id,
                         "Back to the generated context.")
 
     def approve(self) -> None:
         row = self.current
         if row:
-            self._write(lambda: self.library.approve_context(row.chunk_id), row.chunk_id, "Approved.")
+            self._write(lambda: self.library.edits.approve_context(row.chunk_id), row.chunk_id, "Approved.")
 
     def _write(self, work, chunk_id: int, message) -> None:
         """`message`: what to say once done; a function of the edit's Changes, or None for a regeneration."""

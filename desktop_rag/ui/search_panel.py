@@ -59,7 +59,7 @@ def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, quer
                                      context_source, questions))
         browser.scrollToAnchor("hit")
 
-    runner.read(lambda: library.chunk_in_document(chunk_id), on_done=show)
+    runner.read(lambda: library.reads.chunk_in_document(chunk_id), on_done=show)
 
 
 class SearchPanel(QWidget):
@@ -276,7 +276,7 @@ class SearchPanel(QWidget):
         stale = [hit.chunk_id for hit in self.hits if hit.chunk_id in changes.contexts]
         if stale:
             number = self._query_sent
-            self.runner.read(lambda: self.library.contexts_of(stale),
+            self.runner.read(lambda: self.library.reads.contexts_of(stale),
                              on_done=lambda rows: self._show_contexts(number, rows))
 
     def _show_contexts(self, number: int, rows: dict[int, dict]) -> None:

@@ -58,7 +58,7 @@ class FolderFollower(QObject):
             self.folders_watched.emit(len(self._watcher.folders))
 
     def _folders(self) -> list[Path]:
-        return [Path(f) for f in {*self.library.folders(), *self._adding}]
+        return [Path(f) for f in {*self.library.reads.folders(), *self._adding}]
 
     def stop(self) -> None:
         self._retry.stop()  # the next start's catch-up scan finds what failed

@@ -75,7 +75,7 @@ EDITING_WHILE_INDEXING = textwrap.dedent("""
     while library.stats()["documents"]["indexed"] < 25:
         time.sleep(0.01)
     for n, chunk_id in enumerate(chunks):
-        library.set_context(chunk_id, f"Hand written note zebra{n} about chunk {chunk_id}")
+        library.edits.set_context(chunk_id, f"Hand written note zebra{n} about chunk {chunk_id}")
         print(f"edited {chunk_id}", flush=True)
         time.sleep(0.5)  # a person's pace
     run.join()

@@ -117,7 +117,7 @@ def test_rules_contexts_of_older_rules_are_rewritten_and_hand_edits_kept(make_li
     library = make_library()
     library.index([mixed], contexts="rules")
     first, second = sorted(library.catalog.all_contexts())[:2]
-    library.set_context(second, "My own words")
+    library.edits.set_context(second, "My own words")
     library.catalog._db.execute("UPDATE contexts SET text = 'zzqq wording' WHERE chunk_id = ?", (first,))
     library.catalog.mark_keyword_index_dirty()
     library.sync()

@@ -102,7 +102,7 @@ def test_rules_contexts_are_upgraded_later_without_touching_hand_edits(make_libr
     library.index([docs], contexts="rules")
     chunk_ids = [h.chunk_id for h in library.search("espresso shot grams", k=20, mode="bm25").hits]
     assert len(chunk_ids) > 2
-    library.set_context(chunk_ids[0], "Hand-written: the Zanzibar espresso routine.")
+    library.edits.set_context(chunk_ids[0], "Hand-written: the Zanzibar espresso routine.")
 
     summary = library.upgrade_contexts()
     assert summary.documents == 1 and summary.upgraded_chunks + summary.kept_rules == len(chunk_ids) - 1
@@ -134,9 +134,9 @@ def test_chunk_level_contexts_from_the_real_model(make_library, docs):
         assert r["chunk"] not in r["text"]  # situated in its own words, not copied
     # Regenerating one chunk's context asks the model about that chunk only and replaces even a hand edit.
     chunk_ids = [r[0] for r in library.catalog._db.execute("SELECT id FROM chunks ORDER BY idx")]
-    library.set_context(chunk_ids[1], "Hand-written tamping note.")
+    library.edits.set_context(chunk_ids[1], "Hand-written tamping note.")
     before = library.stats()["llm_tokens"]["completion"]
-    regenerated = library.regenerate_context(chunk_ids[1])
+    regenerated = library.edits.regenerate_context(chunk_ids[1])
     result, stored = regenerated.result, library.catalog.context(chunk_ids[1])
     assert bool(regenerated.changes) == (result.source == "llm")
     if result.source == "llm":

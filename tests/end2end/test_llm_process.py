@@ -90,7 +90,7 @@ def test_the_model_a_regeneration_loaded_and_the_reader_are_given_back_when_unus
     try:
         index_and_wait(qtbot, win, docs)
         chunk_id = library.search("heron", k=1).hits[0].chunk_id
-        library.regenerate_context(chunk_id)  # as Review's Regenerate does, on the edit lane
+        library.edits.regenerate_context(chunk_id)  # as Review's Regenerate does, on the edit lane
         model = library.llm_backend()
         assert model.loaded
         qtbot.waitUntil(lambda: not model.loaded, timeout=WAIT_MS)  # given back by the window's own clock

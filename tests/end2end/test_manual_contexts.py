@@ -21,7 +21,7 @@ def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
     generated = hit.context
     assert library.search("zanzibar", mode="bm25").hits == []
 
-    library.set_context(hit.chunk_id, "Zanzibar field station   pump start-up checklist.")
+    library.edits.set_context(hit.chunk_id, "Zanzibar field station   pump start-up checklist.")
     edited = library.search("zanzibar", k=1, mode="bm25").hits[0]
     assert (edited.chunk_id, edited.context_source) == (hit.chunk_id, "manual")
     assert edited.context == "Zanzibar field station pump start-up checklist."
@@ -34,20 +34,20 @@ def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
     assert again.context_source == "manual" and "Prime the pump" in again.text
 
     # The questions a chunk answers are edited with it, keyword-indexed, and outlive re-indexing too.
-    library.set_context(again.chunk_id, again.context, questions="Why prime a quokka pump?\n")
+    library.edits.set_context(again.chunk_id, again.context, questions="Why prime a quokka pump?\n")
     assert [h.chunk_id for h in library.search("quokka", mode="bm25").hits] == [again.chunk_id]
     (docs / "pump.md").write_text(GUIDE.replace("Drain it for winter.", "Drain it, dry it, store it for winter."))
     assert library.index([docs], contexts="rules").indexed == 1
     assert [h.chunk_id for h in library.search("quokka", mode="bm25").hits] == [again.chunk_id]
     assert library.catalog.context(again.chunk_id)["source"] == "manual"
 
-    assert library.revert_context(again.chunk_id)
+    assert library.edits.revert_context(again.chunk_id)
     assert library.search("zanzibar", mode="bm25").hits == []
     assert library.search("quokka", mode="bm25").hits == []  # the generated questions (none) are back too
     reverted = chunk_with(library, "prime")
     # Back to the generated context: the chunk's text never changed, so it kept the one it had before the edit.
     assert reverted.context_source == "rules" and reverted.context == generated
-    assert not library.revert_context(again.chunk_id)  # nothing left to revert
+    assert not library.edits.revert_context(again.chunk_id)  # nothing left to revert
 
 
 def test_context_command(docs, data_dir):
@@ -76,4 +76,4 @@ def test_regenerating_the_context_of_a_passage_whose_file_went_meanwhile_says_so
     (docs / "pump.md").unlink()
     library.index([docs], contexts="rules")
     with pytest.raises(ChunkGone, match="no longer in the library"):
-        library.regenerate_context(chunk)
+        library.edits.regenerate_context(chunk)

@@ -37,11 +37,11 @@ def test_a_person_edits_contexts_while_a_real_index_runs(library, docs, tmp_path
     edits = 0
     while run.is_alive() or edits < 5:  # the catalog's edits, as the app's edit lane makes them during a run
         library.catalog.set_manual_context(chunk, f"Zanzibar checklist {edits}")
-        library.approve_context(chunk)
+        library.edits.approve_context(chunk)
         edits += 1
     run.join()
     assert errors == []
-    library.set_context(chunk, "Zanzibar checklist final")  # and the edit's own index update after the run
+    library.edits.set_context(chunk, "Zanzibar checklist final")  # and the edit's own index update after the run
     assert library.search("zanzibar", k=1, mode="bm25").hits[0].chunk_id == chunk
     assert library.catalog.stats()["documents"]["indexed"] == 41
     assert all(library.search(f"crate number {n}", k=3, mode="bm25").hits for n in (0, 17, 39))
@@ -69,7 +69,7 @@ def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, do
     while not library._lock.locked():  # the run holds the library
         time.sleep(0.005)
     started = time.monotonic()
-    searchable_now = library.set_context(chunk, "Walrus tusk inventory").searchable
+    searchable_now = library.edits.set_context(chunk, "Walrus tusk inventory").searchable
     returned_after = time.monotonic() - started
     still_running = run.is_alive()
     run.join()
@@ -79,7 +79,7 @@ def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, do
     assert library.search("walrus tusk", k=1, mode="dense").hits[0].context == "Walrus tusk inventory"
     assert library.catalog.count_pending_embeddings() == 0
     # And with nothing running, searchable as it returns.
-    assert library.set_context(chunk, "Narwhal tusk inventory").searchable is True
+    assert library.edits.set_context(chunk, "Narwhal tusk inventory").searchable is True
     assert library.search("narwhal", k=1, mode="bm25").hits[0].chunk_id == chunk
 
 
@@ -103,9 +103,9 @@ def test_approving_a_context_or_marking_a_folder_while_another_process_writes_is
     holder = _held_by_another_process(library.data_dir)
     try:
         with pytest.raises(DataFolderBusy):
-            library.approve_context(chunk)
+            library.edits.approve_context(chunk)
         with pytest.raises(DataFolderBusy):
             library.mark_upgrade_first(str(tmp_path / "edited"))
     finally:
         holder.communicate("")
-    assert library.context(chunk)["reviewed_at"] is None  # nothing written beside the other writer
+    assert library.reads.context(chunk)["reviewed_at"] is None  # nothing written beside the other writer

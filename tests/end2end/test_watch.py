@@ -87,7 +87,7 @@ def test_search_follows_create_edit_rename_and_delete(rules_library, watching, d
 
     # A hand-edited chunk whose text does not change keeps its row (so its vector) and its context.
     start_up = next(h for h in lib.search("prime", k=10, mode="bm25").hits if "Prime" in h.text)
-    lib.set_context(start_up.chunk_id, "Zanzibar station checklist.")
+    lib.edits.set_context(start_up.chunk_id, "Zanzibar station checklist.")
     (docs / "pump.md").write_text(PUMP.replace("Drain it for winter.", "Empty it before the frost."))
     eventually(lambda: paths(lib, "frost") == [str(docs / "pump.md")])
     kept = lib.search("zanzibar", k=1, mode="bm25").hits[0]
