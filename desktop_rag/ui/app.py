@@ -36,6 +36,8 @@ class AppSession:
     def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
         private_folder(data_dir)
         self._log_to(data_dir)
+        # Each session begins its part of the log (the file exists from the first start on, whatever happens next).
+        logging.getLogger("desktop_rag").info("the app opens %s (process %d)", data_dir, os.getpid())
         # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
         # holds the GIL or the CPU and froze the window; desktop_rag/child_process.py).
         library = Library(data_dir, child_processes=True)
