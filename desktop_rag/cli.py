@@ -408,7 +408,7 @@ def cmd_serve(args, data_dir: Path) -> int:
         raise DataFolderBusy(f"another desktop-rag process (the app, `watch` or `serve`) already answers for "
                              f"{data_dir}: its answers are what `serve` would give")
     with _open(data_dir) as library:
-        library.claim_writer()  # the runs asked of it are its own, and its loaded indexes stay the current ones
+        library.writer.claim()  # the runs asked of it are its own, and its loaded indexes stay the current ones
         # Its own write lane: an agent's runs, then the LLM upgrade when the schedule allows, as in the app.
         host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled")
         host.warm_up()  # before listening: the first answer is as quick as the next

@@ -83,7 +83,7 @@ def repair(library, checkup: Checkup) -> list[str]:
     done = []
     if checkup.catalog_damage:
         return done
-    with library._writing():
+    with library.writer.writing():
         if checkup.vectors_missing:
             library.catalog.mark_unembedded(sorted(checkup.vectors_missing))
             done.append(f"{len(checkup.vectors_missing)} chunks embedded again")

@@ -37,7 +37,7 @@ class IndexUpkeep:
         catalog: vectors of two models in one store, or tokens of two tokenizers in one index, would rank at
         random. Only the indexes are redone (chunks and contexts are kept); the next sync does the work, and its
         summary says why."""
-        self._indexes_checked = True
+        self.writer.indexes_checked = True
         catalog = self.catalog
         has_chunks = catalog.chunk_count() > 0
         model = embedding_model_id(self.settings.embedding_model)
@@ -72,7 +72,7 @@ class IndexUpkeep:
 
     def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
-        with self._writing():
+        with self.writer.writing():
             self.catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
             self.vectors.reset()
             self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
@@ -80,12 +80,12 @@ class IndexUpkeep:
             return self._sync(on_progress, control)
 
     def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        with self._writing():
+        with self.writer.writing():
             return self._sync(on_progress, control)
 
     def sync_dense(self, control: RunControl | None = None) -> None:
         """Embed what waits (the keyword index is left for the next sync): cheap, for work that goes on."""
-        with self._writing():
+        with self.writer.writing():
             try:
                 Indexer(self, NoContextualizer(), None, control).embed_pending()
             except Cancelled:

@@ -25,7 +25,7 @@ from desktop_rag.core.index_upkeep import IndexUpkeep
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.library_reads import LibraryReads
-from desktop_rag.core.library_writing import WritingDiscipline
+from desktop_rag.core.library_writing import LibraryWriter
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.dense.rerank import Reranker
@@ -33,7 +33,6 @@ from desktop_rag.core.search.searcher import SearchResult, Searcher
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.private_paths import private_folder
-from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess
@@ -45,7 +44,7 @@ log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.sqlite3"
 
 
-class Library(WritingDiscipline, IndexUpkeep):
+class Library(IndexUpkeep):
     """The facade the front ends use: operations (each write returns what it changed, core/changes.py) and the
     reads they need (`reads`, core/library_reads.py); its parts (catalog, indexes, models) are its own business."""
 
@@ -61,22 +60,17 @@ class Library(WritingDiscipline, IndexUpkeep):
         private_folder(self.data_dir)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
-        self._lock = threading.Lock()  # held by the one write in progress (a run, a sync, an edit's index update)
-        # A person's edit does not wait for a run in progress: it is stored at once and marked here, and the run
-        # indexes it before it lets go of the library. The guard makes "mark it" and "let go" one step each, so an
-        # edit is never marked just after the run last looked.
-        self._handover = threading.Lock()
-        self._edits_unindexed = False
         self._llm_backend = None
         self._llm_loading = threading.Lock()  # the upgrade and a person's regeneration at once: one model, not two
-        self._writer_claim = None
-        self._indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
+        # One writer per data folder, and a person's edit that never waits (core/library_writing.py).
+        self.writer = LibraryWriter(self.data_dir, self.catalog, self.settings, self._check_before_writing,
+                                    self._sync)
         self.index_notices: list[str] = []  # why the next run rebuilds an index (_rebuild_stale_indexes)
         self.use_notes = UseNotes(self.data_dir / CATALOG_FILE)  # searches and openings: the upgrade's order
         self.reads = LibraryReads(lambda: self.reader)  # what the front ends read, on the reader's connection
         # A person's hand on one context. Its contextualizer is looked up at each use (a test may put its own on
         # the library); the settings are the library's own object (the window changes them in place).
-        self.edits = ContextEdits(self.catalog, self._claim_writer, self._index_edit,
+        self.edits = ContextEdits(self.catalog, self.writer.claim, self.writer.index_edit,
                                   lambda *args, **kwargs: self.contextualizer(*args, **kwargs),  # noqa: PLW0108
                                   self.settings)
 
@@ -92,9 +86,7 @@ class Library(WritingDiscipline, IndexUpkeep):
             vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
         elif vectors is not None and not keep_catalog:
             vectors.close()  # Chroma's view of the files let go: a library opened here again reads them afresh
-        if self._writer_claim is not None:
-            writer_lock.release(self._writer_claim)
-            self._writer_claim = None
+        self.writer.release(wait=False)  # a worker may still hold the lock as the app quits
         if not keep_catalog:
             self.catalog.close()
             if "reader" in self.__dict__:
@@ -182,7 +174,7 @@ class Library(WritingDiscipline, IndexUpkeep):
         if "reranker" in rebuilds:
             stale |= {"reranker", "searcher"}
         if "embedder" in rebuilds:
-            self._indexes_checked = False  # the next write re-embeds every chunk with the new model
+            self.writer.indexes_checked = False  # the next write re-embeds every chunk with the new model
             # The app's reranker is in the model's child; the reader counts the model's word pieces.
             stale |= {"embedder", "reranker", "searcher", "document_reader"}
         for name in stale:
@@ -198,7 +190,7 @@ class Library(WritingDiscipline, IndexUpkeep):
         the background upgrade (upgrade_contexts) writes their LLM contexts later."""
         notices: list[str] = []
         contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
-        with self._writing():
+        with self.writer.writing():
             written = self.catalog.writes()["documents"]
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
             summary.documents_written = self.catalog.writes()["documents"] != written
@@ -208,7 +200,7 @@ class Library(WritingDiscipline, IndexUpkeep):
     def apply_changes(self, changes: ChangeBatch, on_progress: ProgressCallback | None = None,
                       control: RunControl | None = None) -> IndexSummary:
         """Bring the catalog and indexes in line with what a file watcher saw (contexts as `index` writes them)."""
-        with self._writing():
+        with self.writer.writing():
             written = self.catalog.writes()["documents"]
             summary = Indexer(self, self.contextualizer(self.settings.contexts), on_progress, control).apply_changes(
                 changes)
@@ -296,7 +288,7 @@ class Library(WritingDiscipline, IndexUpkeep):
 
     def mark_upgrade_first(self, folder: str, marked: bool = True) -> Changes:
         """The LLM upgrade takes this folder's documents before all others (or no longer)."""
-        self._claim_writer()
+        self.writer.claim()
         self.catalog.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
         return Changes(folders=True)
 
@@ -311,7 +303,7 @@ class Library(WritingDiscipline, IndexUpkeep):
 
     def remove_folder(self, folder: str) -> Changes:
         """Stop indexing a folder and drop what was indexed from it (its files are not touched)."""
-        with self._writing():
+        with self.writer.writing():
             removed = self.catalog.remove_folder(folder)
             self._sync()
         return Changes(folders=True, documents=True, notes=(f"{removed} documents removed",))
@@ -321,7 +313,7 @@ class Library(WritingDiscipline, IndexUpkeep):
         """Give documents indexed with rules contexts LLM contexts (see core/indexing/upgrade.py)."""
         from desktop_rag.core.indexing.upgrade import upgrade_contexts
 
-        self._claim_writer()
+        self.writer.claim()
         return upgrade_contexts(self, on_progress, control, limit)
 
     def stats(self) -> dict:

@@ -8,10 +8,15 @@ first write checks the catalog and the indexes first (index_upkeep.py).
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 
+from desktop_rag.config import Settings
 from desktop_rag.errors import DataFolderUnusable
 from desktop_rag.storage import writer_lock
+from desktop_rag.storage.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
@@ -22,46 +27,58 @@ def name_this_process(role: str) -> None:
     writer_lock.process_role = role
 
 
-class WritingDiscipline:
-    """A part of Library (core/library.py), which holds the locks and the parts."""
+class LibraryWriter:
+    """Library's writer (`library.writer`): the locks and the writer claim, wired with the library's data folder,
+    catalog and settings, what to check before its first write and how to index the edits a run let wait."""
 
-    def claim_writer(self) -> None:
-        """Become this data folder's one writer now, not at the first write (`serve`: others are told so)."""
-        self._claim_writer()
+    def __init__(self, data_dir: Path, catalog: Catalog, settings: Settings,
+                 check_before_writing: Callable[[], None], sync_edits: Callable[[], object]):
+        self.data_dir, self.catalog, self.settings = data_dir, catalog, settings
+        self._check_before_writing, self._sync = check_before_writing, sync_edits
+        self.lock = threading.Lock()  # held by the one write in progress (a run, a sync, an edit's index update)
+        # A person's edit does not wait for a run in progress: it is stored at once and marked here, and the run
+        # indexes it before it lets go of the library. The guard makes "mark it" and "let go" one step each, so an
+        # edit is never marked just after the run last looked.
+        self._handover = threading.Lock()
+        self._edits_unindexed = False
+        self._claim: Path | None = None
+        self.indexes_checked = False  # whether the indexes were built with this library's model and tokenizer
 
-    def release_writer(self) -> None:
-        """Let another process write to this data folder again (a short-lived writer, `mcp`, between its runs).
-        What this process holds of the dense index may then grow stale: it should be reopened before use."""
-        with self._lock:
-            if self._writer_claim is not None:
-                writer_lock.release(self._writer_claim)
-                self._writer_claim = None
-
-    def _claim_writer(self) -> None:
+    def claim(self) -> None:
+        """Become this data folder's one writer (before the first write; `serve` at once: others are told so)."""
         if self.catalog.read_only:
             raise DataFolderUnusable(f"the data folder {self.data_dir} cannot be written: searching works, but "
                                      "indexing and edits need a data folder you may write")
-        if self._writer_claim is None and not self.settings.chroma_server:  # a server serialises writes itself
-            self._writer_claim = writer_lock.acquire(self.data_dir)
+        if self._claim is None and not self.settings.chroma_server:  # a server serialises writes itself
+            self._claim = writer_lock.acquire(self.data_dir)
+
+    def release(self, wait: bool = True) -> None:
+        """Let another process write to this data folder again (a short-lived writer, `mcp`, between its runs;
+        `wait=False`: closing). What this process holds of the dense index may then grow stale: it should be
+        reopened before use."""
+        with self.lock if wait else nullcontext():
+            if self._claim is not None:
+                writer_lock.release(self._claim)
+                self._claim = None
 
     @contextmanager
-    def _writing(self, wait: bool = True):
+    def writing(self, wait: bool = True) -> Iterator[bool]:
         """One writer at a time: per library (threads), and per data folder (processes; see writer_lock). Yields
         True once the library is held. With `wait=False` (a person's edit), while another write holds it: yields
         False at once, and that write indexes the edit before it lets go."""
-        self._claim_writer()
+        self.claim()
         if wait:
-            self._lock.acquire()
+            self.lock.acquire()
         else:
             with self._handover:
-                held = self._lock.acquire(blocking=False)
+                held = self.lock.acquire(blocking=False)
                 if not held:
                     self._edits_unindexed = True
             if not held:
                 yield False
                 return
         try:
-            if not self._indexes_checked:
+            if not self.indexes_checked:
                 self._check_before_writing()
             yield True
         finally:
@@ -72,7 +89,7 @@ class WritingDiscipline:
         while True:
             with self._handover:
                 if not self._edits_unindexed:
-                    self._lock.release()
+                    self.lock.release()
                     return
                 self._edits_unindexed = False
             try:
@@ -80,11 +97,11 @@ class WritingDiscipline:
             except Exception:  # the app quits, a child failed: the edits stay pending for the next sync
                 log.warning("the edits made during a run were left for the next sync", exc_info=True)
 
-    def _index_edit(self) -> bool:
+    def index_edit(self) -> bool:
         """Bring the indexes in line with an edit stored in the catalog: now, and True, when nothing holds the
         library; else False, and the write in progress does it before it lets go (a person's edit never waits
         for a run of minutes)."""
-        with self._writing(wait=False) as held:
+        with self.writing(wait=False) as held:
             if held:
                 self._sync()
         return held

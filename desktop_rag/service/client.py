@@ -95,7 +95,7 @@ class LibraryClient:
                                                "library)", runs=self._runs)
             if self.max_limit is not None:
                 self._local.tools.max_limit = self.max_limit
-            self._local.after_run = library.release_writer  # the app may start meanwhile: it must be able to write
+            self._local.after_run = library.writer.release  # the app may start meanwhile: it must be able to write
         return self._local
 
     def _dense_index_written(self) -> int | None:

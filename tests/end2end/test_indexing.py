@@ -273,7 +273,7 @@ def test_files_become_keyword_searchable_during_a_long_run_not_only_at_its_end(l
                 seen_during_run.append(bool(library.keywords.search("albatross", 5)))
             return super().contextualize(document, chunks, only)
 
-    with library._writing():
+    with library.writer.writing():
         summary = Indexer(library, ContextsThatLookAtSearch(), None, None).run([docs])
     assert summary.indexed == 3
     assert seen_during_run == [True]  # a.md was keyword-searchable before the run ended

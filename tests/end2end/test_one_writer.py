@@ -66,7 +66,7 @@ def test_an_edit_during_a_run_returns_at_once_and_the_run_indexes_it(library, do
     chunk = indexed_chunk_and_notes_to_index(library, docs, tmp_path, 60)
     run = threading.Thread(target=lambda: library.index([docs], contexts="rules"))
     run.start()
-    while not library._lock.locked():  # the run holds the library
+    while not library.writer.lock.locked():  # the run holds the library
         time.sleep(0.005)
     started = time.monotonic()
     searchable_now = library.edits.set_context(chunk, "Walrus tusk inventory").searchable
@@ -99,7 +99,7 @@ def _held_by_another_process(data_dir):
 
 def test_approving_a_context_or_marking_a_folder_while_another_process_writes_is_refused(library, docs, tmp_path):
     chunk = indexed_chunk_and_notes_to_index(library, docs, tmp_path, 0)
-    library.release_writer()
+    library.writer.release()
     holder = _held_by_another_process(library.data_dir)
     try:
         with pytest.raises(DataFolderBusy):
