@@ -256,7 +256,7 @@ def cmd_reindex(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
         if library.reads.chunk_count() == 0:
             raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
-        summary = library.reindex(on_progress=ProgressPrinter(sys.stderr))
+        summary = library.indexes.reindex(on_progress=ProgressPrinter(sys.stderr))
     print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
           f"{summary.keyword_chunks or 0} in the keyword index, in {summary.seconds:.1f} s")
     return 0

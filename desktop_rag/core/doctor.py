@@ -94,7 +94,7 @@ def repair(library, checkup: Checkup) -> list[str]:
             library.catalog.mark_keyword_index_dirty()
             done.append("keyword index rebuilt")
         if done:
-            library._sync()
+            library.indexes.sync_now()
     return done
 
 

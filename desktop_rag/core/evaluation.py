@@ -130,7 +130,7 @@ class _IndexedDataset:
                 parser="code", title=doc["title"], text=parsed.text, page_count=None, chunks=chunks,
                 contexts=contextualizer.contextualize(parsed, chunks),
             )
-        lib.sync()
+        lib.indexes.sync()
         return {
             chunk_id: f"{path.removeprefix('dataset:')}:{idx}" for chunk_id, path, idx in lib.catalog.chunk_positions()
         }

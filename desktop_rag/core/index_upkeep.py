@@ -7,101 +7,114 @@ rebuilds the keyword index when the catalog changed; a re-index rebuilds both fr
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
 from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
-from desktop_rag.core.indexing.run import Indexer
+from desktop_rag.core.indexing.run import Indexer, IndexParts
+from desktop_rag.core.library_writing import LibraryWriter
 from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog_connection import damaged_message
 
 
-class IndexUpkeep:
-    """A part of Library (core/library.py)."""
+class UpkeptLibrary(IndexParts, Protocol):
+    """What the upkeep uses of a library (core/library.py): a run's parts, its writer, its contextualizers."""
 
-    def _check_before_writing(self) -> None:
+    writer: LibraryWriter
+
+    def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None): ...
+
+
+class IndexUpkeep:
+    """Library's indexes (`library.indexes`): checked before the first write, synced, rebuilt. Like Anki's managers
+    of a collection, it is given the library, whose parts (catalog, indexes, models, writer) it works with."""
+
+    def __init__(self, library: UpkeptLibrary):
+        self.library = library
+        self.notices: list[str] = []  # why the next run rebuilds an index (rebuild_stale)
+
+    def check_before_writing(self) -> None:
         """Once per library, before its first write: a damaged catalog is not written to (a person decides what
         becomes of it), and indexes built otherwise, or lost, are rebuilt from the catalog by the next sync."""
         from desktop_rag.core.doctor import lost_indexes
 
-        damage = self.catalog.damage()
+        damage = self.library.catalog.damage()
         if damage:
-            raise CatalogDamaged(damaged_message(self.catalog.path, damage))
-        self._rebuild_stale_indexes()
-        self.index_notices += lost_indexes(self)
+            raise CatalogDamaged(damaged_message(self.library.catalog.path, damage))
+        self.rebuild_stale()
+        self.notices += lost_indexes(self.library)
 
-    def _rebuild_stale_indexes(self) -> None:
+    def rebuild_stale(self) -> None:
         """An index built by another embedding model or keyword tokenizer than this library's is rebuilt from the
         catalog: vectors of two models in one store, or tokens of two tokenizers in one index, would rank at
         random. Only the indexes are redone (chunks and contexts are kept); the next sync does the work, and its
         summary says why."""
-        self.writer.indexes_checked = True
-        catalog = self.catalog
+        library = self.library
+        library.writer.indexes_checked = True
+        catalog = library.catalog
         has_chunks = catalog.chunk_count() > 0
-        model = embedding_model_id(self.settings.embedding_model)
+        model = embedding_model_id(library.settings.embedding_model)
         built = catalog.index_built_with("embedding_model")
         if built is None and has_chunks:
             # Libraries made before the record: the packaged English model, unless one was chosen in Settings.
-            built = model if self.settings.embedding_model.strip() else ENGLISH_EMBEDDING_MODEL
+            built = model if library.settings.embedding_model.strip() else ENGLISH_EMBEDDING_MODEL
         if built is not None and built != model:
             catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
-            self.vectors.reset()
+            library.vectors.reset()
             catalog.clear_dense_deletions(catalog.pending_dense_deletions())
-            self.index_notices.append(f"the embedding model changed ({built} → {model}): every chunk is embedded "
+            self.notices.append(f"the embedding model changed ({built} → {model}): every chunk is embedded "
                                       "again; search by meaning is incomplete until then")
         catalog.set_index_built_with("embedding_model", model)
         if catalog.index_built_with("rules_contexts") != RULES_VERSION:
             from desktop_rag.core.indexing.upgrade import refresh_rules_contexts
 
-            if has_chunks and refresh_rules_contexts(self):
-                self.index_notices.append("rules contexts were rewritten with this version's rules")
+            if has_chunks and refresh_rules_contexts(library):
+                self.notices.append("rules contexts were rewritten with this version's rules")
             catalog.set_index_built_with("rules_contexts", RULES_VERSION)
         tokenizer = str(TOKENIZER_VERSION)
         if catalog.index_built_with("keyword_tokenizer") != tokenizer:
             if has_chunks:
                 catalog.mark_keyword_index_dirty()
-                self.index_notices.append("keyword search learnt new scripts: its index is built again")
+                self.notices.append("keyword search learnt new scripts: its index is built again")
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
-
-    def rebuild_keyword_index(self) -> int:
-        count = self.keywords.rebuild(self.catalog.iter_keyword_texts())
-        self.catalog.mark_keyword_index_clean()
-        return count
 
     def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
-        with self.writer.writing():
-            self.catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
-            self.vectors.reset()
-            self.catalog.clear_dense_deletions(self.catalog.pending_dense_deletions())
-            self.catalog.mark_keyword_index_dirty()
-            return self._sync(on_progress, control)
+        library, catalog = self.library, self.library.catalog
+        with library.writer.writing():
+            catalog.mark_all_unembedded()  # first: a kill before the reset leaves work to redo, never a lie
+            library.vectors.reset()
+            catalog.clear_dense_deletions(catalog.pending_dense_deletions())
+            catalog.mark_keyword_index_dirty()
+            return self.sync_now(on_progress, control)
 
     def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        with self.writer.writing():
-            return self._sync(on_progress, control)
+        with self.library.writer.writing():
+            return self.sync_now(on_progress, control)
 
     def sync_dense(self, control: RunControl | None = None) -> None:
         """Embed what waits (the keyword index is left for the next sync): cheap, for work that goes on."""
-        with self.writer.writing():
+        with self.library.writer.writing():
             try:
-                Indexer(self, NoContextualizer(), None, control).embed_pending()
+                Indexer(self.library, NoContextualizer(), None, control).embed_pending()
             except Cancelled:
                 pass  # the rest stays pending
 
-    def _sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
-        indexer = Indexer(self, NoContextualizer(), on_progress, control)  # writes no context: only syncs indexes
+    def sync_now(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
+        """`sync` for a caller that holds the writer already."""
+        indexer = Indexer(self.library, NoContextualizer(), on_progress, control)  # no context written: indexes only
         started = time.perf_counter()
         try:
             indexer.sync_indexes()
         except Cancelled:  # what was embedded is marked; the rest stays pending for the next sync
             indexer.summary.cancelled = True
         indexer.summary.seconds = time.perf_counter() - started
-        indexer.summary.notices[:0] = self._take_index_notices()
+        indexer.summary.notices[:0] = self.take_notices()
         return indexer.summary
 
-    def _take_index_notices(self) -> list[str]:
-        notices, self.index_notices = self.index_notices, []
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
         return notices

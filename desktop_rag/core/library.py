@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 CATALOG_FILE = "catalog.sqlite3"
 
 
-class Library(IndexUpkeep):
+class Library:
     """The facade the front ends use: operations (each write returns what it changed, core/changes.py) and the
     reads they need (`reads`, core/library_reads.py); its parts (catalog, indexes, models) are its own business."""
 
@@ -63,9 +63,9 @@ class Library(IndexUpkeep):
         self._llm_backend = None
         self._llm_loading = threading.Lock()  # the upgrade and a person's regeneration at once: one model, not two
         # One writer per data folder, and a person's edit that never waits (core/library_writing.py).
-        self.writer = LibraryWriter(self.data_dir, self.catalog, self.settings, self._check_before_writing,
-                                    self._sync)
-        self.index_notices: list[str] = []  # why the next run rebuilds an index (_rebuild_stale_indexes)
+        self.indexes = IndexUpkeep(self)  # checked before the first write, synced, rebuilt (core/index_upkeep.py)
+        self.writer = LibraryWriter(self.data_dir, self.catalog, self.settings, self.indexes.check_before_writing,
+                                    self.indexes.sync_now)
         self.use_notes = UseNotes(self.data_dir / CATALOG_FILE)  # searches and openings: the upgrade's order
         self.reads = LibraryReads(lambda: self.reader)  # what the front ends read, on the reader's connection
         # A person's hand on one context. Its contextualizer is looked up at each use (a test may put its own on
@@ -194,7 +194,7 @@ class Library(IndexUpkeep):
             written = self.catalog.writes()["documents"]
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
             summary.documents_written = self.catalog.writes()["documents"] != written
-        summary.notices = self._take_index_notices() + notices
+        summary.notices = self.indexes.take_notices() + notices
         return summary
 
     def apply_changes(self, changes: ChangeBatch, on_progress: ProgressCallback | None = None,
@@ -305,7 +305,7 @@ class Library(IndexUpkeep):
         """Stop indexing a folder and drop what was indexed from it (its files are not touched)."""
         with self.writer.writing():
             removed = self.catalog.remove_folder(folder)
-            self._sync()
+            self.indexes.sync_now()
         return Changes(folders=True, documents=True, notes=(f"{removed} documents removed",))
 
     def upgrade_contexts(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None,

@@ -315,7 +315,7 @@ class MainWindow(QMainWindow):
     def sync(self, title: str, quiet: bool = False) -> None:
         """Bring both indexes up to the catalog; `quiet` as for _catch_up."""
         control = self._new_control()
-        self.runner.write(lambda report: self.library.sync(on_progress=report, control=control),
+        self.runner.write(lambda report: self.library.indexes.sync(on_progress=report, control=control),
                           on_done=lambda summary: self._synced(summary, control),
                           on_progress=None if quiet else self._panel_follows(title, control))
 

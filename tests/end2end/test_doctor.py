@@ -88,11 +88,11 @@ def test_reindex_killed_after_emptying_the_store_leaves_work_not_a_lie(make_libr
 
     library.vectors.reset = reset_then_killed
     try:
-        library.reindex()
+        library.indexes.reindex()
     except KeyboardInterrupt:
         pass
     library.vectors.reset = real_reset
     assert library.catalog.count_pending_embeddings() == 3  # the catalog says what is left to embed
-    library.sync()
+    library.indexes.sync()
     assert doctor.examine(library).healthy
     assert library.vectors.count() == 3

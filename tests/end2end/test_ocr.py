@@ -152,7 +152,7 @@ def test_a_run_stopped_during_ocr_keeps_its_pages_and_the_next_reads_only_the_re
     library.__dict__["document_reader"] = counting
     summary = Indexer(library, RulesContextualizer()).run([folder])
     assert summary.indexed == 1 and counting.pages == 2  # pages 2 and 3; page 1 was kept
-    library.sync()
+    library.indexes.sync()
     assert library.search("roof repair costs 300 euros", k=1).hits[0].page == 3
 
 

@@ -41,7 +41,8 @@ class IndexSync:
         """The keyword index rebuilt whole; its counter is the passages it holds (busy while it is rebuilt)."""
         t0 = time.perf_counter()
         self.on_progress(Progress("index", self.summary.keyword_chunks or 0, None))
-        self.summary.keyword_chunks = self.lib.rebuild_keyword_index()
+        self.summary.keyword_chunks = self.lib.keywords.rebuild(self.lib.catalog.iter_keyword_texts())
+        self.lib.catalog.mark_keyword_index_clean()
         self._keyword_rebuild_s = time.perf_counter() - t0 - self.lib.keywords.tokenizing_s  # the overhead
         self._keyword_rebuilt_at = time.monotonic()
         self.on_progress(Progress("index", self.summary.keyword_chunks, self.summary.keyword_chunks,

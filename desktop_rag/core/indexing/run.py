@@ -50,10 +50,8 @@ class IndexParts(Protocol):
     document_reader: object  # reads a file into a document and chunks: DocumentReader, or ReaderProcess
     vectors: object  # the dense index: VectorStore, or VectorStoreProcess
     embedder: object
-    keywords: object  # the keyword index: how long its last rebuild spent tokenizing (tokenizing_s)
+    keywords: object  # the keyword index: rebuilt from the catalog's texts, and how long that spent tokenizing
     token_counter: object
-
-    def rebuild_keyword_index(self) -> int: ...
 
 
 class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, ContextStep, IndexSync):

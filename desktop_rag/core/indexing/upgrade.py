@@ -88,7 +88,7 @@ def upgrade_contexts(library, on_progress: ProgressCallback | None = None, contr
     except Cancelled:
         upgrade.summary.cancelled = True  # nothing is lost: the next sync embeds what was stored
     if not upgrade.summary.cancelled:
-        library.sync(on_progress, control)
+        library.indexes.sync(on_progress, control)
     upgrade.summary.seconds = time.monotonic() - started
     return upgrade.summary
 
@@ -157,10 +157,10 @@ class _Upgrade:
         """Embed what was upgraded so far (cheap: a document's chunks); rebuild the keyword index now and then."""
         library = self.library
         if library.catalog.count_pending_embeddings():
-            library.sync_dense(control=self.control)
+            library.indexes.sync_dense(control=self.control)
         rebuilt_long_ago = time.monotonic() - self._last_keyword_rebuild > KEYWORD_REBUILD_EVERY_S
         if library.catalog.keyword_index_dirty and rebuilt_long_ago:
-            library.sync(control=self.control)
+            library.indexes.sync(control=self.control)
             self._last_keyword_rebuild = time.monotonic()
 
 

@@ -58,7 +58,16 @@ class VectorStoreFake:
 
 
 class KeywordIndexFake:
+    """Counts its rebuilds and the texts it was given."""
+
     tokenizing_s = 0.0
+
+    def __init__(self):
+        self.rebuilds = 0
+
+    def rebuild(self, texts) -> int:
+        self.rebuilds += 1
+        return sum(1 for _ in texts)
 
 
 class IndexPartsFake:
@@ -70,12 +79,6 @@ class IndexPartsFake:
         self.embedder = EmbedderFake()
         self.vectors = VectorStoreFake()
         self.keywords = KeywordIndexFake()
-        self.keyword_rebuilds = 0
-
-    def rebuild_keyword_index(self) -> int:
-        self.keyword_rebuilds += 1
-        self.catalog.mark_keyword_index_clean()
-        return self.catalog.chunk_count()
 
     def close(self) -> None:
         self.catalog.close()

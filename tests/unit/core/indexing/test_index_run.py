@@ -45,7 +45,7 @@ def test_a_first_run_reads_contextualizes_keyword_indexes_and_embeds_every_file(
     summary = run(parts, folder)
     assert (summary.indexed, summary.failed, summary.cancelled) == (2, [], False)
     assert summary.embedded == summary.chunks == parts.catalog.chunk_count() > 0
-    assert parts.keyword_rebuilds >= 1 and not parts.catalog.keyword_index_dirty
+    assert parts.keywords.rebuilds >= 1 and not parts.catalog.keyword_index_dirty
     assert set(parts.vectors.windows_of) == parts.catalog.chunk_ids()
     assert parts.catalog.folders() == [str(folder)]
 
