@@ -5,12 +5,10 @@ importing torch (its C extension's start-up alone ~200 ms) and the Python side o
 process each stretch froze the window; in a child, the caller's worker thread waits on a pipe without the GIL.
 
 A child runs at a lower CPU priority than the app (on 2 cores the models' threads — llama.cpp's most of all —
-otherwise took the CPU from the GUI thread, or from the thread holding the GIL it waited for), and uses all the
-CPU nobody else wants.
-
-A child has one or more lanes (a pipe each, served by its own thread in the child) so that a short call, such as
-embedding a query, does not queue behind a long one, such as embedding a batch of chunks. Calls on one lane are
-taken one at a time. A child that died is started again on the next call.
+otherwise took the CPU from the GUI thread, or from the thread holding the GIL it waited for), and uses all the CPU
+nobody else wants. A child has one or more lanes (a pipe each, served by its own thread in the child) so that a
+short call, such as embedding a query, does not queue behind a long one, such as embedding a batch of chunks. Calls
+on one lane are taken one at a time. A child that died is started again on the next call.
 
 A caller may give up waiting for an answer (`abandon`: the language model's call was interrupted, and a child at
 low priority on a busy machine can take seconds to notice): the answer is owed, and read and dropped before the
@@ -27,6 +25,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from desktop_rag.errors import UserError
 from desktop_rag.use_clock import UseClock
@@ -70,8 +70,8 @@ class ChildObject:
         self._error = error
         self._start_lock = threading.Lock()
         self._lane_locks = {lane: threading.Lock() for lane in self._lanes}
-        self._process = None
-        self._conns: dict[str, object] = {}
+        self._process: BaseProcess | None = None
+        self._conns: dict[str, Connection] = {}
         self._owed: dict[str, int] = {}  # answers to abandoned calls, per lane, still to be read and dropped
         self._closed = False
         self.use = UseClock()
@@ -102,7 +102,7 @@ class ChildObject:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             left = _ABANDON_POLL_S if deadline is None else min(deadline - time.monotonic(),
-                                                                _ABANDON_POLL_S if abandon else timeout)
+                                                                _ABANDON_POLL_S if abandon else float("inf"))
             if conn.poll(max(left, 0)):
                 return
             if deadline is not None and time.monotonic() >= deadline:

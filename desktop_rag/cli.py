@@ -398,7 +398,7 @@ def cmd_serve(args, data_dir: Path) -> int:
     import threading
 
     from desktop_rag.errors import DataFolderBusy
-    from desktop_rag.service.endpoint import EndpointClient
+    from desktop_rag.service.endpoint import EndpointClient, endpoint_path
     from desktop_rag.service.host import LibraryHost
 
     _terminate_as_interrupt()
@@ -414,14 +414,14 @@ def cmd_serve(args, data_dir: Path) -> int:
         host.warm_up()  # before listening: the first answer is as quick as the next
         if not host.start():
             raise DataFolderBusy(f"another desktop-rag process began answering for {data_dir} meanwhile")
-        print(f"Answering for {data_dir} at {host.endpoint.path}; Ctrl-C stops.", file=sys.stderr, flush=True)
+        print(f"Answering for {data_dir} at {endpoint_path(data_dir)}; Ctrl-C stops.", file=sys.stderr, flush=True)
         try:
             threading.Event().wait()
         except KeyboardInterrupt:  # Ctrl-C or a plain kill: the way to stop it
             print("Stopped answering.", file=sys.stderr)
-            return 0
         finally:
             host.stop()
+        return 0
 
 
 def cmd_mcp(args, data_dir: Path) -> int:

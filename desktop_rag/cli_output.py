@@ -23,7 +23,7 @@ class ProgressPrinter:
         self.stream = stream
         self.interactive = stream.isatty()
         self.interval = _TERMINAL_INTERVAL_S if self.interactive else _LOG_INTERVAL_S
-        self._last_phase = None
+        self._last_phase: str | None = None
         self._last_time = 0.0
         self._phase_started = time.perf_counter()
 
@@ -50,7 +50,7 @@ class ProgressPrinter:
         eta = ""
         if p.total and p.done and elapsed > 1 and p.done < p.total:
             eta = f"  ETA {(p.total - p.done) * elapsed / p.done:.0f} s"
-        where = f"  {_shorten(p.note or p.path)}" if p.note or p.path else ""
+        where = f"  {_shorten(p.note or p.path or '')}" if p.note or p.path else ""
         overall = ""
         if p.overall is not None:  # the whole run's share and time left (core/progress/run_meter.py)
             left = f", ~{p.seconds_left:.0f} s left" if p.seconds_left is not None and p.overall < 1 else ""

@@ -300,7 +300,7 @@ def parse_setting(name: str, text: str):
     if isinstance(like, bool):
         if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
             raise BadInput(f"{name} is true or false, not {text!r}")
-        value = text.lower() in ("true", "1", "yes", "on")
+        value: bool | int | float | list[str] | str = text.lower() in ("true", "1", "yes", "on")
     elif isinstance(like, (int, float)):
         try:
             value = type(like)(text)

@@ -3,7 +3,7 @@ crashed process's lock goes with it."""
 
 from __future__ import annotations
 
-import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,7 +27,7 @@ def one_at_a_time(lock_path: Path) -> Iterator[None]:
             unlock(handle)
 
 
-if os.name == "nt":
+if sys.platform == "win32":  # (sys.platform: what type checkers follow)
     import msvcrt
 
     def lock(handle, wait: bool = False) -> None:

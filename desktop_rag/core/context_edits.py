@@ -8,10 +8,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from desktop_rag.config import Settings
 from desktop_rag.core.changes import NOTHING, Changes, context_changed
 from desktop_rag.core.contexts.base import Contextualizer
+from desktop_rag.core.contexts.llm_contexts import LlmContextualizer
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument, question_list
 from desktop_rag.errors import ChunkGone
 from desktop_rag.storage.catalog import Catalog
@@ -61,11 +63,12 @@ class ContextEdits:
         current = self.catalog.context(chunk_id)
         document_id = self.catalog.chunk_document_id(chunk_id) if current is not None else None
         stored = stored_document(self.catalog, document_id) if document_id is not None else None
-        if stored is None:  # its file was changed or removed since the person saw it
+        if current is None or stored is None:  # its file was changed or removed since the person saw it
             raise ChunkGone(chunk_id)
         position = [row["id"] for row in stored.rows].index(chunk_id)
         sampled = current["source"] in ("llm", "manual")
-        contextualizer = self.contextualizer("llm", on_notice=on_notice)
+        # The setting "llm" makes an LlmContextualizer, which samples (core/contexts/choice.py).
+        contextualizer = cast(LlmContextualizer, self.contextualizer("llm", on_notice=on_notice))
         result = contextualizer.contextualize(
             stored.document, stored.chunks, only=[position], temperature=0.7 if sampled else 0.0,
             seed=time.time_ns() % 2**31,

@@ -80,7 +80,7 @@ def examine(library) -> Checkup:
 def repair(library, checkup: Checkup) -> list[str]:
     """Rebuild what the checkup found wrong, from the catalog; returns what was done. A damaged catalog is not
     repaired here: it is the source of truth, and a person decides what becomes of it."""
-    done = []
+    done: list[str] = []
     if checkup.catalog_damage:
         return done
     with library.writer.writing():

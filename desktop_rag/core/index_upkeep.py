@@ -23,7 +23,8 @@ from desktop_rag.storage.catalog_connection import damaged_message
 class UpkeptLibrary(IndexParts, Protocol):
     """What the upkeep uses of a library (core/library.py): a run's parts, its writer, its contextualizers."""
 
-    writer: LibraryWriter
+    @property
+    def writer(self) -> LibraryWriter: ...
 
     def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None): ...
 

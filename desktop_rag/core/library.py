@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
+from typing import Any, cast
 from collections.abc import Sequence
 
 from desktop_rag.config import OPTIONS, Settings, models_cache_dir
@@ -60,7 +61,7 @@ class Library:
         private_folder(self.data_dir)
         self.settings = settings or Settings.load(self.data_dir)
         self.catalog = Catalog(self.data_dir / CATALOG_FILE)
-        self._llm_backend = None
+        self._llm_backend: Any = None  # LlamaInChild, LlamaCppBackend or OpenAiServerBackend, on first use
         self._llm_loading = threading.Lock()  # the upgrade and a person's regeneration at once: one model, not two
         # One writer per data folder, and a person's edit that never waits (core/library_writing.py).
         self.indexes = IndexUpkeep(self)  # checked before the first write, synced, rebuilt (core/index_upkeep.py)
@@ -152,7 +153,7 @@ class Library:
         if not self.settings.rerank_model:
             return None
         if self.child_processes:
-            return self.embedder.reranker(self.settings.rerank_model)
+            return cast(EmbedderProcess, self.embedder).reranker(self.settings.rerank_model)  # in its child
         return Reranker(self.settings.rerank_model)
 
     @made_once
@@ -184,8 +185,8 @@ class Library:
 
     # -- operations -----------------------------------------------------------------------------------------
 
-    def index(self, paths: Sequence[Path], contexts: str | None = None, on_progress: ProgressCallback | None = None,
-              control: RunControl | None = None) -> IndexSummary:
+    def index(self, paths: Sequence[str | Path], contexts: str | None = None,
+              on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         """With `auto` contexts (the default) every file gets rules contexts now and is searchable in seconds;
         the background upgrade (upgrade_contexts) writes their LLM contexts later."""
         notices: list[str] = []

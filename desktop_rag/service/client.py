@@ -14,9 +14,13 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service.runs import RunRegistry
+
+if TYPE_CHECKING:
+    from desktop_rag.service.host import LibraryHost
 
 
 class LibraryClient:
@@ -30,7 +34,7 @@ class LibraryClient:
         self.max_limit = max_limit
         self.served_by = served_by
         self._client: EndpointClient | None = None
-        self._local = None  # a LibraryHost without an endpoint, opened on first need
+        self._local: LibraryHost | None = None  # without an endpoint, opened on first need
         self._seen_written: int | None = None  # the dense index's last write when this process last read it
         self._local_runs: set[str] = set()
         self._runs = RunRegistry()  # this process's runs: kept when its library is opened again
@@ -114,8 +118,9 @@ class LibraryClient:
 
     def _close_local(self) -> None:
         host, self._local, self._seen_written = self._local, None, None
-        host.stop()
-        host.library.close()
+        if host is not None:
+            host.stop()
+            host.library.close()
 
     def close(self) -> None:
         with self._lock:

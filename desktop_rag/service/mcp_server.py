@@ -121,7 +121,7 @@ def build_server(data_dir: Path):
         return json.dumps(await call("chunk", chunk_id=int(chunk_id)), ensure_ascii=False)
 
     _schemas_from_the_declaration(server)
-    server.backend = backend
+    server.backend = backend  # kept with the server for its tools' calls
     return server
 
 

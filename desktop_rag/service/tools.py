@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.documents import Chunk, question_list
-from desktop_rag.errors import BadInput, NoIndexError
+from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
 from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
 from desktop_rag.service.runs import RunRegistry, phases_in_order
 from desktop_rag import remedies
@@ -70,17 +70,21 @@ class LibraryTools:
             except KeyError:
                 raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)") from None
             stored = library.reads.stored_document(doc_id)
+            if stored is None:  # removed since the id was given
+                raise ChunkGone(chunk_id)
             chunks = stored.chunks
             position = [row["id"] for row in stored.rows].index(chunk_id)
         else:
             if store:
                 raise BadInput("store works with a chunk_id: a text that is not a chunk of the index has nowhere to go")
-            if not document_path or not text.strip():
+            if not document_path or not text or not text.strip():
                 raise BadInput("text needs the document_path of an indexed document it belongs to")
             record = library.reads.document_record(str(Path(document_path).expanduser().resolve()))
             if record is None or record.status != "indexed":
                 raise BadInput(f"{document_path} is not an indexed document")
             stored = library.reads.stored_document(record.id)
+            if stored is None:
+                raise BadInput(f"{document_path} is not an indexed document")
             start = max(stored.document.text.find(text), 0)
             chunks = [*stored.chunks, Chunk(len(stored.chunks), text, start, start + len(text), None, [],
                                             len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
@@ -110,7 +114,7 @@ class LibraryTools:
             chosen = [str(self._indexed_path(p, "path")) for p in paths]
         run_id = self._start_run(chosen, contexts)
         return {"run_id": run_id, "paths": chosen, "contexts": contexts,
-                "state": self.runs.state_of(run_id)["state"], "served_by": self.served_by}
+                "state": (self.runs.state_of(run_id) or {}).get("state"), "served_by": self.served_by}
 
     def progress(self, run_id: str | None = None) -> dict:
         state = self.runs.state_of(run_id)

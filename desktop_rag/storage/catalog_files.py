@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping, Set
 from pathlib import PurePath
 
 from desktop_rag.documents import COPY, MEMBER_SEPARATOR, NAME_ONLY, Chunk, ContextResult
@@ -71,8 +72,8 @@ class CatalogFiles:
         )
         return {r[0]: ContextResult(r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None) for r in rows}
 
-    def _replace_chunks(self, doc_id: int, chunks, contexts, content_hash: str, manual: dict[str, str],
-                        now: float) -> None:
+    def _replace_chunks(self, doc_id: int, chunks, contexts, content_hash: str,
+                        manual: Mapping[str, tuple[str, str | None]], now: float) -> None:
         """Store a document's new chunks. An old chunk row with the same text and the same context is kept
         (its vector stays valid); the others are dropped and the new ones inserted."""
         keep: dict[tuple[str, str], list[int]] = {}
@@ -185,7 +186,7 @@ class CatalogFiles:
                 (path, size, mtime_ns, reason, time.time()),
             )
 
-    def forget_skipped(self, folder_or_path: str, keep: set[str] = frozenset()) -> None:
+    def forget_skipped(self, folder_or_path: str, keep: Set[str] = frozenset()) -> None:
         """Skipped files at or under a path, except those in `keep` (still there), are forgotten."""
         condition, params = under("path", folder_or_path)
         rows = self._db.execute(f"SELECT path FROM skipped_files WHERE {condition}", params).fetchall()

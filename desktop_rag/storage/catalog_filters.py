@@ -38,7 +38,8 @@ def in_sorted(ids: np.ndarray, allowed: np.ndarray) -> np.ndarray:
 def filter_condition(filters) -> tuple[str, list]:
     """The SQL condition on `documents d` that `filters` (a SearchFilters) make, with its parameters. (No
     `status = 'indexed'`: a failed document has no chunks, and reading the status reads the row, text and all.)"""
-    parts, args = [], []
+    parts: list[str] = []
+    args: list = []
     folder_parts = []
     for folder in filters.folders:
         if os.path.isabs(folder):

@@ -10,7 +10,7 @@ measures what this buys: the share of top-5 hits with LLM contexts after an hour
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from desktop_rag.storage.catalog_contexts import RULES_NOT_TRIED
 from desktop_rag.storage.catalog_files import under
@@ -69,7 +69,7 @@ class CatalogUpgradeOrder:
     # -- the order ------------------------------------------------------------------------------------------
 
     def next_upgrade(self, attempted_by: tuple[str, str] | None = None,
-                     skip: set[int] = frozenset()) -> tuple[int, str] | None:
+                     skip: Set[int] = frozenset()) -> tuple[int, str] | None:
         """The document to upgrade next and its reason (one of REASONS), leaving out `skip` (documents already
         taken whose chunks all fell back stay candidates); None when none waits."""
         return next(((d, r) for d, r in self.next_upgrades(attempted_by, len(skip) + 1) if d not in skip), None)
@@ -93,7 +93,7 @@ class CatalogUpgradeOrder:
         """SELECT (id, tier) of every document with a chunk waiting for the upgrade (the tier: REASONS' index),
         with its parameters; `d`, `u` and `w` are there to order by."""
         since = (time.time() if now is None else now) - RECENT_S
-        marked, folder_values = ["0"], []
+        marked, folder_values = ["0"], list[str]()
         for folder in self.upgrade_first_folders():
             sql, values = under("d.path", folder)
             marked.append(sql)

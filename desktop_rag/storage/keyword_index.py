@@ -15,6 +15,7 @@ import time
 from array import array
 from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class KeywordIndex:
         self.folder = folder
         self._tokenize = tokenize
         self._loaded_generation: str | None = None
-        self._retriever = None
+        self._retriever: Any = None  # bm25s.BM25 once loaded (bm25s has no type information)
         self._chunk_ids = np.zeros(0, dtype=np.int64)
         self._vocabulary: dict[str, int] = {}
         self._tokens_by_text: dict[int, array] = {}  # hash(text) → token ids, for the texts of the last build

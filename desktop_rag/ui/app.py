@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import cast
 import logging
 import os
 import sqlite3
@@ -139,7 +140,7 @@ def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> 
         tell_on_the_desktop(message)
         return 1
     favour_the_window()
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    app = cast(QApplication, QApplication.instance()) or QApplication(argv if argv is not None else sys.argv[:1])
     if hand_to_running_window(data_dir, search):
         return 0
     app.setApplicationName("desktop-rag")

@@ -258,5 +258,6 @@ class BackgroundUpgrade(QObject):
         return self.library.settings.contexts != "auto" and not self.asked_now
 
     def act(self) -> None:
-        {"Resume": self.resume, "Start": self.start, "Pause": self.pause}[self.action]()
+        if self.action is not None:  # None: the button is hidden
+            {"Resume": self.resume, "Start": self.start, "Pause": self.pause}[self.action]()
 

@@ -31,8 +31,8 @@ class FilterBar(QWidget):
         for family in FAMILIES:
             # As wide from the start as with the widest count it shows: chips that grew as their counts came in
             # moved under the pointer and widened the window (issue 37).
-            chip = QToolButton(text=_shown(_with_count(family.label, MAX_SHOWN_COUNT + 1)), checkable=True,
-                               autoRaise=True)
+            chip = QToolButton(text=_shown(_with_count(family.label, MAX_SHOWN_COUNT + 1)),  # type: ignore[call-arg]
+                               checkable=True, autoRaise=True)  # (Qt's properties as keywords: not in its stubs)
             chip.setMinimumWidth(chip.sizeHint().width())
             chip.setText(_shown(family.label))
             chip.setToolTip(f"Only {family.label.lower()} (type:{family.name})")
@@ -43,7 +43,9 @@ class FilterBar(QWidget):
         for label, value in DATE_PRESETS:
             self.dates.addItem(label, value)
         self.dates.setToolTip("A mail's sent date, any other file's last change")
-        self.date_from, self.date_to = QDateEdit(calendarPopup=True), QDateEdit(calendarPopup=True)
+        self.date_from, self.date_to = QDateEdit(), QDateEdit()
+        for box in (self.date_from, self.date_to):
+            box.setCalendarPopup(True)
         today = QDate.currentDate()
         self.date_from.setDate(today.addMonths(-1))
         self.date_to.setDate(today)
@@ -126,11 +128,12 @@ class FilterBar(QWidget):
     def show_query_filters(self, words: list[tuple[str, str]]) -> None:
         """The query's filter words as chips; clicking one takes it out of the query."""
         while self.query_chips.count():
-            widget = self.query_chips.takeAt(0).widget()
-            if widget is not None:
+            item = self.query_chips.takeAt(0)
+            if item is not None and (widget := item.widget()) is not None:
                 widget.deleteLater()
         for key, value in words:
-            chip = QToolButton(text=f"{key}:{value}  ✕")
+            chip = QToolButton()
+            chip.setText(f"{key}:{value}  ✕")
             chip.setToolTip("Remove this filter from the query")
             chip.clicked.connect(lambda _=False, k=key, v=value: self.remove_query_filter.emit(k, v))
             self.query_chips.addWidget(chip)
@@ -138,8 +141,9 @@ class FilterBar(QWidget):
             self.query_chips.addStretch(1)
 
     def query_chip_texts(self) -> list[str]:
-        return [self.query_chips.itemAt(i).widget().text() for i in range(self.query_chips.count())
-                if self.query_chips.itemAt(i).widget() is not None]
+        items = [self.query_chips.itemAt(i) for i in range(self.query_chips.count())]
+        return [widget.text() for item in items
+                if item is not None and isinstance(widget := item.widget(), QToolButton)]
 
 
 MAX_SHOWN_COUNT = 999

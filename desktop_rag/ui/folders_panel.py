@@ -3,6 +3,7 @@ folder's menu re-scans or removes it, or turns OCR of its scans and images off o
 
 from __future__ import annotations
 
+from collections.abc import Set
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -117,8 +118,8 @@ class FoldersPanel(QWidget):
     def set_ocr(self, folder: str, on: bool) -> None:
         self.ocr_toggled.emit(folder, on)
 
-    def show_states(self, states: list[FolderState], pending: set[str] = frozenset(),
-                    indexing: set[str] = frozenset()) -> None:
+    def show_states(self, states: list[FolderState], pending: Set[str] = frozenset(),
+                    indexing: Set[str] = frozenset()) -> None:
         current = self.selected()
         self.list.clear()
         for state in states:

@@ -91,7 +91,7 @@ class MainWindow(QMainWindow):
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
         self.background.finished.connect(lambda summary: self.changed.emit(summary.changes))
         self.progress.background_button.clicked.connect(self.background.act)
-        QApplication.instance().installEventFilter(self.background)  # the person's input: see ui/background.py
+        QApplication.instance().installEventFilter(self.background)  # type: ignore[union-attr]  # person's input
         self.search.building_note = self._building_note
         self.search.status.connect(self.statusBar().showMessage)
         self.review.status.connect(self.statusBar().showMessage)

@@ -173,7 +173,8 @@ class ReviewPanel(QWidget):
     def refresh(self, keep: int | None = None) -> None:
         keep = keep if keep is not None else (self.current.chunk_id if self.current else None)
         name = self.filter.currentData()
-        self.runner.read(lambda: self.library.reads.review_rows(name), on_done=lambda found: self._fill(*found, keep))
+        self.runner.read(lambda: self.library.reads.review_rows(name),
+                         on_done=lambda found: self._fill(found[0], found[1], keep))
 
     def _fill(self, rows: list[ReviewRow], total: int, keep: int | None) -> None:
         self.model.set_rows(rows)

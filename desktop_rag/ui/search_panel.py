@@ -99,8 +99,8 @@ class SearchPanel(QWidget):
         self.rerank = QCheckBox("Rerank")
         self._update_rerank_availability()
         self.results = HitList()
-        self._colors = None
-        self._use_palette_colors()
+        self._colors = colors_for(self.palette())
+        self.results.use_colors(self._colors)
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
         self.message = QLabel()
@@ -143,8 +143,8 @@ class SearchPanel(QWidget):
         self._not_opened.connect(self._say_not_opened)
         self._opening = ""  # the name of what Open asked the system for last
         # Esc in the field clears it; in the results it returns to the field (eventFilter): the field's own only.
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear,
-                  context=Qt.ShortcutContext.WidgetShortcut)
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear,  # type: ignore[call-overload]
+                  context=Qt.ShortcutContext.WidgetShortcut)  # (Qt's keywords, which its stubs do not list)
 
     def _use_palette_colors(self) -> bool:
         """Take the colours of the current palette; True if they changed (light ↔ dark)."""

@@ -5,6 +5,7 @@ own index and settings)."""
 
 from __future__ import annotations
 
+from typing import cast
 from dataclasses import fields, replace
 
 from PySide6.QtWidgets import (
@@ -22,7 +23,7 @@ def _number_box(settings: Settings, name: str, **looks) -> QSpinBox | QDoubleSpi
     """A spin box for a number setting, within the limits its entry in config.py gives."""
     value, option = getattr(settings, name), OPTIONS[name]
     box = QDoubleSpinBox(decimals=looks.pop("decimals", 1)) if isinstance(value, float) else QSpinBox()
-    box.setRange(option.minimum, option.maximum)
+    box.setRange(option.minimum, option.maximum)  # type: ignore[arg-type]  # each number shown here has both
     box.setValue(value)
     for key, look in looks.items():
         getattr(box, "set" + key[0].upper() + key[1:])(look)
@@ -31,7 +32,7 @@ def _number_box(settings: Settings, name: str, **looks) -> QSpinBox | QDoubleSpi
 
 def _choice_box(settings: Settings, name: str) -> QComboBox:
     box = QComboBox()
-    box.addItems(list(OPTIONS[name].choices))
+    box.addItems(list(OPTIONS[name].choices or ()))
     box.setCurrentText(getattr(settings, name))
     return box
 
@@ -92,7 +93,7 @@ class SettingsDialog(QDialog):
         self.data_dir.setToolTip("Where the index and these settings live. Another folder opens its own library "
                                  "(an empty one starts afresh); this one stays as it is.")
         form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
-        form.addRow("Language model", _path_row(self.model.lineEdit(), self._choose_model))
+        form.addRow("Language model", _path_row(cast(QLineEdit, self.model.lineEdit()), self._choose_model))
         form.addRow("Model threads", self.threads)
         form.addRow("", self.background)
         idle = QWidget()
@@ -172,13 +173,13 @@ class SettingsDialog(QDialog):
     def chosen(self) -> Settings:
         return replace(
             self.original, llm_model=self.model.currentText().strip() or self.original.llm_model,
-            llm_threads=self.threads.value(), llm_server=self.server.text().strip(),
+            llm_threads=int(self.threads.value()), llm_server=self.server.text().strip(),
             llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),
             llm_idle_minutes=self.idle_minutes.value(), llm_only_on_mains=self.only_mains.isChecked(),
             llm_cap_minutes_per_hour=self.cap.value(),
             llm_context_levels=self.levels.currentText(), embedding_model=self.embedding.text().strip(),
-            chunk_tokens=self.chunk_tokens.value(), chunk_overlap_tokens=self.overlap.value(),
-            context_max_words=self.context_words.value(), rerank=self.rerank.isChecked(),
+            chunk_tokens=int(self.chunk_tokens.value()), chunk_overlap_tokens=int(self.overlap.value()),
+            context_max_words=int(self.context_words.value()), rerank=self.rerank.isChecked(),
             rerank_model=self.rerank_model.text().strip(), ocr=self.ocr.isChecked(),
             ocr_languages=self.ocr_languages.text().strip() or self.original.ocr_languages,
             ocr_skip_folders=[p.strip() for p in self.ocr_skip.toPlainText().splitlines() if p.strip()],

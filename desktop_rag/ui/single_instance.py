@@ -65,7 +65,7 @@ class WindowRequests(QObject):
             if connection.bytesAvailable() > _MAX_MESSAGE:
                 connection.abort()
             return
-        line = bytes(connection.readLine(_MAX_MESSAGE)).decode("utf-8", "replace")
+        line = bytes(connection.readLine(_MAX_MESSAGE).data()).decode("utf-8", "replace")
         try:
             search = json.loads(line).get("search", "")
         except (ValueError, AttributeError):

@@ -5,6 +5,7 @@ after RETRY_FIRST_S, doubling up to RETRY_MAX_S), not dropped until the next eve
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -47,7 +48,7 @@ class FolderFollower(QObject):
             self._watcher.start()
             self.folders_watched.emit(len(self._watcher.folders))
 
-    def folders_changed(self, adding: list[str] = (), added: list[str] = ()) -> None:
+    def folders_changed(self, adding: Sequence[str] = (), added: Sequence[str] = ()) -> None:
         """The library's folders changed. `adding`: folders whose run starts now, watched from its start, so a
         file saved while it runs is applied after it (issue 37: it was lost until the next start); `added`:
         those whose run ended (the library has them now, or the run stopped before it took them)."""

@@ -11,6 +11,7 @@ import logging
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -119,8 +120,8 @@ class TorchEncoder:
                                     model_kwargs={"dtype": dtype})
         self._model = model.to(dtype)  # modules that are not the transformer (pooling, a dense head) follow
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-        self.dimension = int(getter())
-        self.max_tokens = int(model.max_seq_length)
+        self.dimension = int(cast(int, getter()))  # None only for a model without a fixed size
+        self.max_tokens = int(cast(int, model.max_seq_length))
 
     def encode(self, texts: list[str], role: str, batch_size: int) -> np.ndarray:
         vectors = self._model.encode(

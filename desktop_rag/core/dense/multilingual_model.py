@@ -20,6 +20,7 @@ import shutil
 import struct
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -223,7 +224,8 @@ def _write_tokenizer(folder: Path, model: dict) -> None:
 
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-    removed, spaced = [], []
+    removed: list[str] = []
+    spaced: list[str] = []
     for code_point, out in sorted(model["norm_map"].items()):
         if out == unicodedata.normalize("NFKC", chr(code_point)):
             continue
@@ -257,7 +259,9 @@ def _write_sentencepiece(path: Path, vocab: list[tuple[str, float]], special: di
     """The same pieces and scores as a SentencePiece model, which the app reads instead of tokenizer.json
     (core/dense/word_pieces.py: a fifth of the memory). Normalization is not in it: the app applies
     tokenizer.json's, then SentencePiece only escapes spaces."""
-    from sentencepiece import sentencepiece_model_pb2 as spm
+    from sentencepiece import sentencepiece_model_pb2
+
+    spm: Any = sentencepiece_model_pb2  # generated protobuf code, which mypy cannot read
 
     model = spm.ModelProto()
     model.trainer_spec.model_type = spm.TrainerSpec.UNIGRAM

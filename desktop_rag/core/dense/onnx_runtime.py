@@ -208,7 +208,7 @@ def _outlier_layers(model, tokenizer) -> list[str]:
     0.985 to 0.997 for 8% of the speed (bench/embedding_models.py, README)."""
     import torch
 
-    ratios = {}
+    ratios: dict[int, float] = {}
 
     def watch(index):
         def hook(module, inputs, output):

@@ -93,7 +93,8 @@ class TokenCounter:
     def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
         """Character spans of consecutive windows of at most max_tokens pieces each, cut between words."""
         offsets = self._offsets(text)
-        spans, start_token = [], 0
+        spans: list[tuple[int, int]] = []
+        start_token = 0
         while start_token < len(offsets):
             end_token = min(start_token + max_tokens, len(offsets))
             # Step back to a token that starts a word, so a window never ends inside a word.

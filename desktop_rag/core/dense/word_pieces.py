@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 SENTENCEPIECE_FILE = "sentencepiece.model"  # written beside tokenizer.json by core/dense/multilingual_model.py
@@ -113,12 +114,13 @@ class SentencePieceTokens:
             return []
         proto = self._processor.encode(flat, return_type="proto")
         if flat.isascii():  # SentencePiece gives byte offsets into the UTF-8 of `flat`: here its characters'
-            char_at = range(len(flat) + 1)
+            char_at: Sequence[int] = range(len(flat) + 1)
         else:
-            char_at = []
+            byte_chars: list[int] = []
             for index, char in enumerate(flat):
-                char_at += [index] * len(char.encode("utf-8"))
-            char_at.append(len(flat))
+                byte_chars += [index] * len(char.encode("utf-8"))
+            byte_chars.append(len(flat))
+            char_at = byte_chars
         found = []
         for piece in proto.pieces:
             first, last = char_at[piece.begin], char_at[piece.end]

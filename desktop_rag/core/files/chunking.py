@@ -55,7 +55,7 @@ def _units_by_section(doc: ParsedDocument, counter: TokenCounter, max_tokens: in
     split_lines = doc.parser == "code"
     raw: list[list[tuple[int, int, bool]]] = []
     for a, b in _section_bounds(doc):
-        units = []
+        units: list = []
         for pa, pb in _spans(doc.text, a, b, _PARAGRAPH_BREAK):
             paragraph = doc.text[pa:pb]
             by_lines = split_lines or paragraph.count("\n") >= 3

@@ -190,7 +190,8 @@ def _message(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget:
     if depth + 1 > MAX_DEPTH:
         found.append(Member((*chain, attached[0].name), problem=f"nested over {MAX_DEPTH} levels deep: not opened"))
         return
-    inherited = {key: document.metadata[key] for key in ("from", "to", "date") if key in document.metadata}
+    inherited: dict[str, str] = {key: document.metadata[key] for key in ("from", "to", "date")
+                                 if key in document.metadata}
     inherited["attached_to"] = document.title
     names: set[str] = set()
     for attachment in attached:

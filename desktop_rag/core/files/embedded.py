@@ -130,7 +130,7 @@ def _pdf_files(data: bytes) -> list[tuple[str, bytes]]:
                           pdf.embfile_get(index)))
         if b"/FileAttachment" in data:
             for page in pdf:
-                for annotation in page.annots(types=[pymupdf.PDF_ANNOT_FILE_ATTACHMENT]):
+                for annotation in page.annots(types=[pymupdf.PDF_ANNOT_FILE_ATTACHMENT]):  # type: ignore[attr-defined]
                     found.append((annotation.file_info.get("filename") or f"page {page.number + 1} attachment",
                                   annotation.get_file()))
     return [(attachment_name(name, "attachment"), content)

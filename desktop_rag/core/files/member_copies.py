@@ -68,6 +68,7 @@ def extract(container: str, chain: tuple[str, ...], max_bytes: int, span: tuple[
 def _message_members(mailbox: Path, name: str, span: tuple[int, int], max_bytes: int) -> list[containers.Member]:
     """The message `name` of a mailbox and its attachments, from its bytes at `span` alone (in an Outlook data file,
     its number: outlook_store)."""
+    message: outlook_store.StoredMessage | mailbox_stream.MailboxMessage | None
     if containers.container_format(mailbox.name) == containers.PST:
         try:
             message = next(outlook_store.messages(mailbox, max_bytes, span[0], span[1]), None)

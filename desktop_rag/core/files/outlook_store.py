@@ -21,7 +21,7 @@ import struct
 from dataclasses import dataclass
 from email.message import EmailMessage
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from collections.abc import Iterator
 
 from desktop_rag.core.files.parsers import outlook
@@ -98,7 +98,7 @@ def _open(source: str | Path | BinaryIO):
     return store
 
 
-def _folders(store) -> Iterator[tuple[object, str]]:
+def _folders(store) -> Iterator[tuple[Any, str]]:  # (a pypff folder, its path): pypff has no types
     """Every folder of mail with its path below the top ("Inbox/Projects"), depth first as Outlook shows them."""
     top = _top_folder(store)
     pending = [(top, "")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 from collections.abc import Callable, Mapping
 
 from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
@@ -54,7 +55,7 @@ class DocumentReader:
     def __init__(self, embedding_model: str | Path):
         self.counter = token_counter(Path(embedding_model))
         self._recognizers: dict[str, PageRecognizer] = {}
-        self._scan: tuple[str, object] | None = None  # (content hash, the opened PDF or image) being recognised
+        self._scan: tuple[str, Any] | None = None  # (content hash, the opened PDF or image) being recognised
         # (content hash, its members, the file's name) being read
         self._container: tuple[str, list[containers.Member], str] | None = None
 

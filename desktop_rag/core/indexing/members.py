@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import PurePosixPath
 from collections.abc import Callable
 
@@ -119,7 +120,7 @@ class MemberIndexing:
                 self.summary.phase_seconds["parse"] += time.perf_counter() - t0
                 if read is not None and read[0].scanned_pages and ocr_allowed:
                     read = self._member_by_ocr(target, info.content_hash, read[0].scanned_pages,
-                                               lambda i=index: member_bytes(i),
+                                               partial(member_bytes, index),
                                                lambda recognised, i=index: read_member(i, recognised))
                 if read is not None:
                     self._store(target, info.content_hash, stored, *read, position)

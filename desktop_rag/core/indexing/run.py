@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 from collections.abc import Callable, Sequence
 
 from desktop_rag.config import Settings
@@ -45,13 +45,22 @@ class IndexParts(Protocol):
     run with nothing new never loads the embedding model); the unit tests give a smaller one
     (tests/unit/core/indexing/index_parts_fake.py)."""
 
-    settings: Settings
-    catalog: Catalog
-    document_reader: object  # reads a file into a document and chunks: DocumentReader, or ReaderProcess
-    vectors: object  # the dense index: VectorStore, or VectorStoreProcess
-    embedder: object
-    keywords: object  # the keyword index: rebuilt from the catalog's texts, and how long that spent tokenizing
-    token_counter: object
+    # Read-only: the library makes its heavy parts on first use (made_once). Any: each has two forms (in this
+    # process, or in a child) with no declared interface in common yet.
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def document_reader(self) -> Any: ...  # a file into a document and chunks: DocumentReader, or ReaderProcess
+    @property
+    def vectors(self) -> Any: ...  # the dense index: VectorStore, or VectorStoreProcess
+    @property
+    def embedder(self) -> Any: ...
+    @property
+    def keywords(self) -> Any: ...  # rebuilt from the catalog's texts; how long that spent tokenizing
+    @property
+    def token_counter(self) -> Any: ...
 
 
 class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, ContextStep, IndexSync):
@@ -75,11 +84,11 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
         progress.overall, progress.seconds_left = self.meter.progress()
         self._report(progress)
 
-    def run(self, roots: Sequence[Path]) -> IndexSummary:
+    def run(self, roots: Sequence[str | Path]) -> IndexSummary:
         """Index the files under `roots` (folders are remembered as watched folders) and forget what is gone
         from them: the `index` command, and the reconciliation scan when watching starts."""
-        roots = [Path(r).expanduser().resolve() for r in roots]
-        return self._timed(lambda: self._update(*self._scan(roots, register=True)))
+        folders = [Path(r).expanduser().resolve() for r in roots]
+        return self._timed(lambda: self._update(*self._scan(folders, register=True)))
 
     def apply_changes(self, changes: ChangeBatch) -> IndexSummary:
         """What a file watcher saw: moves are applied to the catalog first (nothing is re-read), then every

@@ -28,6 +28,9 @@ class ScanToRead:
 
 
 class ScanStep:
+    _ocr_setup: tuple[str, str] | str | None  # (languages, recipe), or why OCR cannot run; None: not looked yet
+    _scans: list[ScanToRead]
+
     def _ocr(self) -> tuple[str, str] | str:
         """(languages, recipe) OCR reads with, or the reason it cannot run; found once per run."""
         if self._ocr_setup is None:
@@ -52,7 +55,10 @@ class ScanStep:
 
     def _recognised(self, content_hash: str) -> dict[int, ocr.OcrPage]:
         """Pages of this content already read by OCR with the run's recipe (a copy, a touched file, a killed run)."""
-        texts = self.lib.catalog.ocr_texts(content_hash, self._ocr()[1])
+        setup = self._ocr()
+        if isinstance(setup, str):  # OCR cannot run: its reason's second letter was taken for a recipe (mypy)
+            return {}
+        texts = self.lib.catalog.ocr_texts(content_hash, setup[1])
         return {page: ocr.OcrPage(text, confidence, 0.0) for page, (text, confidence) in texts.items()}
 
     def _read_scans(self) -> None:
@@ -102,7 +108,10 @@ class ScanStep:
     def _recognize_page(self, where, content_hash: str, suffix: str, page: int, data: bytes) -> ocr.OcrPage | None:
         """One page read by OCR and kept; None when the file (or the document inside one, `where`) cannot be (its
         failure is recorded). A pause waits between pages, and cuts a page short (it is read again on resume)."""
-        languages, recipe = self._ocr()
+        setup = self._ocr()
+        if isinstance(setup, str):  # OCR cannot run here (callers ask _ocr_allowed first)
+            return None
+        languages, recipe = setup
         while True:
             self.control.checkpoint()
             try:

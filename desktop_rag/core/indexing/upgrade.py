@@ -99,7 +99,7 @@ class _Upgrade:
         self.summary = UpgradeSummary()
         self.contextualizer = library.contextualizer("llm", on_notice=self.summary.notices.append)
         self.chunks_done = 0
-        self.chunks_total = 0
+        self.chunks_total: int | None = 0  # None: the upgrade of one document (limit), not counted
         self.reason = ""  # why the document in hand comes now (catalog_upgrade_order.REASONS)
         self._last_keyword_rebuild = time.monotonic()
 

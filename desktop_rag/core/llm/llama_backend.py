@@ -12,13 +12,14 @@ import threading
 import time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 from desktop_rag.use_clock import UseClock
 
 
-_log_callback = None  # kept referenced: llama.cpp holds only its C pointer
+_log_callback: Any = None  # kept referenced: llama.cpp holds only its C pointer
 _loaded_flag = [None]  # the abort flag of the model loaded last (one per process): while raised, errors are ours
 
 
@@ -108,11 +109,11 @@ class LlamaCppBackend:
         self.n_parallel = n_parallel
         self._llama = None
         self._decoder = None
-        self._formatter = None
+        self._formatter: Any = None  # llama-cpp's Jinja2ChatFormatter, made at the first prompt
         self._lock = threading.Lock()  # one llama context is one sequence: calls must not interleave
         self._guard = CallGuard(AbortFlag()) if abort_flag is None else None
-        self._flag = abort_flag if abort_flag is not None else self._guard.flag
-        self._abort_callback = None  # kept referenced: llama.cpp holds only its C pointer
+        self._flag = abort_flag if abort_flag is not None else self._guard.flag  # type: ignore[union-attr]
+        self._abort_callback: Any = None  # kept referenced: llama.cpp holds only its C pointer
         self.use = UseClock()  # in-process (`watch`, `serve`): the model is freed when unused for a while
 
     def _load(self):

@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from functools import partial
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -79,8 +80,7 @@ class OpenAiServerBackend:
         answer ends at the end of the model's turn or at max_tokens."""
         stop = [". ", ".\n"] if first_sentence_only and not questions else None
         with self._guard.call():
-            return self._answered([lambda m=m: self._chat(m, max_tokens, temperature, seed, stop)
-                                   for m in conversations])
+            return self._answered([partial(self._chat, m, max_tokens, temperature, seed, stop) for m in conversations])
 
     def _answered(self, requests: list[Callable[[], Completion]]) -> list[Completion]:
         """Each request on a daemon thread, at most n_parallel at once; the caller waits, unless the flag rises."""
@@ -110,7 +110,7 @@ class OpenAiServerBackend:
     def count_tokens(self, text: str) -> int:
         if self._tokenizer is False:
             self._tokenizer = self._probe_tokenizer()
-        if self._tokenizer is None:
+        if not isinstance(self._tokenizer, tuple):  # none of the server's tokenizer routes answered
             return int(len(text) / _CHARS_PER_TOKEN) + 1
         path, field = self._tokenizer
         return len(self._request("POST", path, {field: text, "model": self.model})["tokens"])

@@ -174,9 +174,10 @@ class WriteLane:
         batch = ChangeBatch()
         while not self._batches.empty():  # what piled up while the last one was applied: one batch
             batch.merge(self._batches.get_nowait())
-        retrying = not batch and self._failed_batch is not None and self._clock() >= self._retry_at
-        if retrying:
-            batch, self._failed_batch = self._failed_batch, None
+        failed = self._failed_batch
+        retrying = not batch and failed is not None and self._clock() >= self._retry_at
+        if retrying and failed is not None:
+            batch, self._failed_batch = failed, None
         if not batch:
             return False
         try:

@@ -41,7 +41,7 @@ class BackgroundSchedule:
         self._battery = battery
         self._last_input: float | None = None  # input to the app itself (the window reports it)
         self._last_busy = clock()  # the load before the start is unknown: counted from now
-        self._runs: list[list[float | None]] = []  # [start, end] of the upgrade's runs in the last hour
+        self._runs: list[tuple[float, float | None]] = []  # (start, end) of the upgrade's runs in the last hour
 
     # -- what happened --------------------------------------------------------------------------------------
 
@@ -58,9 +58,9 @@ class BackgroundSchedule:
         """The upgrade started or stopped: what the hourly cap counts."""
         now = self._clock()
         if yes and not (self._runs and self._runs[-1][1] is None):
-            self._runs.append([now, None])
+            self._runs.append((now, None))
         elif not yes and self._runs and self._runs[-1][1] is None:
-            self._runs[-1][1] = now
+            self._runs[-1] = (self._runs[-1][0], now)
 
     # -- the decision ---------------------------------------------------------------------------------------
 
@@ -80,8 +80,8 @@ class BackgroundSchedule:
         now = self._clock()
         at = now if at is None else at
         self._runs = [r for r in self._runs if r[1] is None or r[1] > now - HOUR_S]
-        return sum(max(0.0, min(now if end is None else end, at) - max(start, at - HOUR_S))
-                   for start, end in self._runs)
+        return sum((max(0.0, min(now if end is None else end, at) - max(start, at - HOUR_S))
+                    for start, end in self._runs), 0.0)
 
     def decide(self, asked_now: bool = False) -> Decision:
         """May the upgrade run now? `asked_now`: the person asked for it ("Write LLM contexts now"), which

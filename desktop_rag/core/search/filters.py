@@ -149,13 +149,15 @@ def parse_day(value: str, end: bool, today: dt.date | None = None) -> float:
             start = today - dt.timedelta(days=count * (7 if unit == "w" else 1))
         else:
             months = count * (12 if unit == "y" else 1)
-            year, month = divmod(today.year * 12 + today.month - 1 - months, 12)
-            start = dt.date(year, month + 1, min(today.day, calendar.monthrange(year, month + 1)[1]))
+            back_year, back_month = divmod(today.year * 12 + today.month - 1 - months, 12)
+            start = dt.date(back_year, back_month + 1,
+                            min(today.day, calendar.monthrange(back_year, back_month + 1)[1]))
         return _epoch(start + dt.timedelta(days=1) if end else start)
     match = _DAY.match(text)
     if not match:
         raise BadInput(f"{value!r} is not a date: write 2025, 2025-03, 2025-03-14, or 7d / 4w / 6m / 1y")
-    year, month, day = int(match.group(1)), match.group(2), match.group(3)
+    year = int(match.group(1))
+    month, day = match.group(2), match.group(3)  # digits, or None when not written
     try:
         if day:
             first, last = dt.date(year, int(month), int(day)), dt.date(year, int(month), int(day))

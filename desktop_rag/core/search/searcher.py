@@ -3,6 +3,7 @@ narrowed by filters inside both retrievers (core/search/filters.py); and "more l
 
 from __future__ import annotations
 
+from typing import Any
 from dataclasses import asdict, dataclass, field
 
 from desktop_rag.core.search.filtered_dense import nearest_allowed
@@ -12,7 +13,7 @@ from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_ident
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.query import contains_phrases, parse_query
-from desktop_rag.core.dense.rerank import Reranker, RerankerUnavailable
+from desktop_rag.core.dense.rerank import RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError
@@ -94,7 +95,7 @@ class SearchResult:
 
 
 class Searcher:
-    def __init__(self, catalog, vectors, keywords, embedder, settings, reranker: Reranker | None = None):
+    def __init__(self, catalog, vectors, keywords, embedder, settings, reranker: Any = None):  # Reranker or in a child
         self.catalog = catalog
         self.vectors = vectors
         self.keywords = keywords
@@ -274,7 +275,7 @@ class Searcher:
             return False
         for hit, score in zip(hits, scores):
             hit.scores.rerank = score
-        hits.sort(key=lambda h: -h.scores.rerank)
+        hits.sort(key=lambda h: -(h.scores.rerank or 0.0))  # each was given its score just above
         return True
 
 

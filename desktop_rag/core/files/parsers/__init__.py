@@ -5,7 +5,7 @@ A parser raises ParseError with a reason a person can act on; the pipeline recor
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from collections.abc import Callable, Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
@@ -83,7 +83,7 @@ NOT_READ_EXTENSIONS = frozenset(
 DOCUMENT, MAYBE_TEXT, NOT_READ = "document", "maybe text", "not read"
 
 
-def file_kind(path: Path) -> str:
+def file_kind(path: PurePath) -> str:
     """DOCUMENT: a format with a parser; NOT_READ: a format none reads (an image, an archive); MAYBE_TEXT: no
     extension or an unknown one (LICENSE, Makefile, notes.log), read as plain text if its first bytes are text."""
     suffix = path.suffix.lower()
@@ -92,7 +92,7 @@ def file_kind(path: Path) -> str:
     return NOT_READ if suffix in NOT_READ_EXTENSIONS else MAYBE_TEXT
 
 
-def is_image(path: Path) -> bool:
+def is_image(path: PurePath) -> bool:
     """A picture: its text comes from OCR alone (when OCR is off, it is skipped)."""
     return path.suffix.lower() in images.EXTENSIONS
 

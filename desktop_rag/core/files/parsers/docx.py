@@ -17,6 +17,7 @@ import re
 
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import unreadable
+from desktop_rag.core.files.parsers.mail import decoded_payload
 from desktop_rag.core.files.parsers.packages import as_plain_document, ooxml_properties, open_package
 from desktop_rag.documents import Heading, ParsedDocument
 
@@ -217,7 +218,7 @@ def _imported_text(blob: bytes, content_type: str) -> str:
         message = email.message_from_bytes(blob, policy=email.policy.default)
         for part in message.walk():
             if part.get_content_type() == "text/html":
-                return html.parse_html(part.get_payload(decode=True) or b"", "").text
+                return html.parse_html(decoded_payload(part), "").text
         return ""
     if b"<html" in head or b"<!doctype html" in head or "html" in content_type:
         return html.parse_html(blob, "").text

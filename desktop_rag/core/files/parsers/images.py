@@ -52,7 +52,11 @@ def parse_image(data: bytes, stem: str, ocr: Mapping[int, OcrPage] | None = None
     ocr = ocr or {}
     image = open_image(data)
     pages = getattr(image, "n_frames", 1)
-    parts, page_starts, scanned, confidence, length = [], [], [], {}, 0
+    parts: list[str] = []
+    page_starts: list[int] = []
+    scanned: list[int] = []
+    confidence: dict[int, float | None] = {}
+    length = 0
     for number in range(1, pages + 1):
         if parts:
             parts.append(PAGE_SEPARATOR)
@@ -88,5 +92,5 @@ def frame_pixels(image, number: int):
     scale = render_scale(frame.width, frame.height, native_px=(frame.width, frame.height))
     if abs(scale - 1) > 0.01:
         frame = frame.resize((max(1, round(frame.width * scale)), max(1, round(frame.height * scale))),
-                             Image.LANCZOS)
+                             Image.Resampling.LANCZOS)
     return frame.tobytes(), frame.width, frame.height, frame.width

@@ -7,6 +7,7 @@ them as documents of their own (core/files/containers.py)."""
 from __future__ import annotations
 
 import email
+import email.message
 import email.policy
 import email.utils
 import re
@@ -130,17 +131,23 @@ def _body(message: EmailMessage) -> str:
             payload = message.get_payload()
             return payload.strip() if isinstance(payload, str) and message.get_content_maintype() == "multipart" \
                 else ""
-        return html.parse_html(part.get_payload(decode=True) or b"", "").text
+        return html.parse_html(decoded_payload(part), "").text
     content = _text_of(part)
     return html.parse_html(content.encode("utf-8"), "").text if part.get_content_subtype() == "html" else content
 
 
-def _text_of(part: EmailMessage) -> str:
+def decoded_payload(part: email.message.Message) -> bytes:
+    """A part's content with its transfer encoding undone (base64, quoted-printable); b"" for a multipart."""
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""
+
+
+def _text_of(part: email.message.MIMEPart) -> str:
     """A text part in its declared charset; an unknown or wrong one falls back to replacing what does not decode."""
     try:
         return part.get_content()
     except (LookupError, UnicodeError, AssertionError, ValueError):
-        payload = part.get_payload(decode=True) or b""
+        payload = decoded_payload(part)
         charset = part.get_content_charset() or "utf-8"
         try:
             return payload.decode(charset, "replace")
@@ -180,10 +187,10 @@ def attachments(message: EmailMessage) -> list[Attachment]:
                 name = " ".join(str(inner.get("subject") or f"message {number}").split())
                 found.append(Attachment(f"{name}.eml", inner.as_bytes(policy=email.policy.default)))
             continue
-        name = part.get_filename()
-        if not name:
+        filename = part.get_filename()
+        if not filename:
             continue
-        data = part.get_payload(decode=True)
+        data = decoded_payload(part)
         if data:
-            found.append(Attachment(attachment_name(name, f"attachment {number}"), data))
+            found.append(Attachment(attachment_name(filename, f"attachment {number}"), data))
     return found

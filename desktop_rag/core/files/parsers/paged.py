@@ -68,7 +68,7 @@ def _parse_paged(data: bytes, stem: str, filetype: str, ocr: Mapping[int, OcrPag
         confidence: dict[int, float | None] = {}
         length = 0
         try:
-            for number, page in enumerate(document, start=1):
+            for number, page in enumerate(document, start=1):  # type: ignore[arg-type,var-annotated]  # its pages
                 if parts:
                     parts.append(PAGE_SEPARATOR)
                     length += len(PAGE_SEPARATOR)
