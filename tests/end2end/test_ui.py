@@ -79,8 +79,8 @@ def test_a_folder_added_before_the_state_at_start_comes_back_keeps_its_done_line
     # state came back last it replaced "Done…" with "2 files indexed…", then a catch-up's "Up to date." — the
     # intermittent 180 s waits of index_and_wait. The state read is held here until the run is done (injected).
     library = make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
-    released, counts = threading.Event(), library.counts
-    library.counts = lambda: (released.wait(WAIT_MS / 1000), counts())[1]
+    released, counts = threading.Event(), library.reads.counts
+    library.reads.counts = lambda: (released.wait(WAIT_MS / 1000), counts())[1]
     win = shown_window(qtbot, library)
     index_and_wait(qtbot, win, heron_folder(docs))
     released.set()
