@@ -192,9 +192,7 @@ class Library:
         notices: list[str] = []
         contextualizer = self.contextualizer(contexts or self.settings.contexts, on_notice=notices.append)
         with self.writer.writing():
-            written = self.catalog.writes()["documents"]
             summary = Indexer(self, contextualizer, on_progress, control).run(paths)
-            summary.documents_written = self.catalog.writes()["documents"] != written
         summary.notices = self.indexes.take_notices() + notices
         return summary
 
@@ -202,11 +200,8 @@ class Library:
                       control: RunControl | None = None) -> IndexSummary:
         """Bring the catalog and indexes in line with what a file watcher saw (contexts as `index` writes them)."""
         with self.writer.writing():
-            written = self.catalog.writes()["documents"]
-            summary = Indexer(self, self.contextualizer(self.settings.contexts), on_progress, control).apply_changes(
+            return Indexer(self, self.contextualizer(self.settings.contexts), on_progress, control).apply_changes(
                 changes)
-            summary.documents_written = self.catalog.writes()["documents"] != written
-            return summary
 
     def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None):
         """`max_words`: a longest context other than the setting's (an agent asking for one)."""

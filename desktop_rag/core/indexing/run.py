@@ -114,6 +114,7 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
 
     def _timed(self, work: Callable[[], None]) -> IndexSummary:
         started = time.perf_counter()
+        written = self.lib.catalog.writes()["documents"]
         try:
             with calls_controlled_by(self.control):  # a pause or cancel cuts a model call short
                 work()
@@ -121,6 +122,7 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
             self.summary.cancelled = True
         finally:
             self.summary.seconds = time.perf_counter() - started
+            self.summary.documents_written = self.lib.catalog.writes()["documents"] != written
         return self.summary
 
     def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:

@@ -29,16 +29,18 @@ def folder(tmp_path):
     return made
 
 
-def run(parts, *roots, control=None):
+def indexer(parts, control=None) -> Indexer:
     contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
                                          parts.token_counter)
-    return Indexer(parts, contextualizer, control=control).run(list(roots))
+    return Indexer(parts, contextualizer, control=control)
+
+
+def run(parts, *roots, control=None):
+    return indexer(parts, control).run(list(roots))
 
 
 def apply(parts, batch: ChangeBatch):
-    contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
-                                         parts.token_counter)
-    return Indexer(parts, contextualizer).apply_changes(batch)
+    return indexer(parts).apply_changes(batch)
 
 
 def test_a_first_run_reads_contextualizes_keyword_indexes_and_embeds_every_file(parts, folder):
