@@ -233,7 +233,7 @@ def test_a_file_that_changes_while_being_read_is_left_for_later(rules_library, d
     with path.open("a") as more:
         more.write(" and the second half, still being written")
     indexer = Indexer(lib, RulesContextualizer())
-    indexer._index_file(seen)
+    indexer.files.index_file(seen)
     assert indexer.summary.busy == [str(path.resolve())] and indexer.summary.indexed == 0
     assert lib.catalog.document(str(path.resolve())) is None  # not half-indexed
 

@@ -4,9 +4,8 @@ members was embedded 72 times, issue 38). A copy is kept by its name and says wh
 read, chunked or embedded again.
 
 A file's copy stands while its original does: when the original is removed or changes, the copy is read as the
-document it is, in the same run (`_read_orphaned_copies`). Files under MIN_COPY_BYTES are read each: a small file
-costs a chunk or two, and where it lies is what a hit on it tells (the same `__init__.py` in ten projects).
-A part of Indexer (run.py).
+document it is, in the same run (run.py, after the run's files). Files under MIN_COPY_BYTES are read each: a small
+file costs a chunk or two, and where it lies is what a hit on it tells (the same `__init__.py` in ten projects).
 """
 
 from __future__ import annotations
@@ -15,50 +14,42 @@ import os
 from pathlib import Path
 
 from desktop_rag.core.files.scan import FoundFile
-from desktop_rag.core.indexing.members import Target
+from desktop_rag.core.indexing.outcomes import Target
+from desktop_rag.core.indexing.run_state import RunState
 from desktop_rag.documents import COPY, ContextResult, folder_and_name, name_card, name_chunk
 
 MIN_COPY_BYTES = 16 * 1024
 
 
-class CopyStep:
-    """Methods of Indexer for documents whose bytes another holds."""
+class CopyStore:
+    """Documents whose bytes another holds."""
 
-    def _file_copy(self, found: FoundFile, content_hash: str) -> bool:
+    def __init__(self, state: RunState):
+        self.state = state
+
+    def file_copy(self, found: FoundFile, content_hash: str) -> bool:
         """A file with the content of another indexed file: stored as its copy (True), or not (False)."""
         if found.size < MIN_COPY_BYTES:
             return False
-        original = next((path for path in self.lib.catalog.originals_of(content_hash, str(found.path))
+        original = next((path for path in self.state.catalog.originals_of(content_hash, str(found.path))
                          if os.path.exists(path)), None)
         if original is None:
             return False
-        self._store_copy(Target.of(found), content_hash, original)
+        self.store_copy(Target.of(found), content_hash, original)
         return True
 
-    def _store_copy(self, target: Target, content_hash: str, original: str) -> None:
+    def store_copy(self, target: Target, content_hash: str, original: str) -> None:
         """A document with the bytes of `original`: stored by its name and where its text is."""
         folder, name = folder_and_name(original)
         where = name if target.member else f"{name} in {folder}"
         card = f"{name_card(target.path)}\nThe same content as {where}, where its text is found."
-        self.lib.catalog.save_document(
+        self.state.catalog.save_document(
             path=target.path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, parser=COPY,
             title=target.member.chain[-1] if target.member else Path(target.path).name, text=card,
             page_count=None, chunks=[name_chunk(card)], contexts=[ContextResult("", "none")], member=target.member)
+        summary = self.state.summary
         if target.member:
-            self.summary.inside += 1
+            summary.inside += 1
         else:
-            self.summary.indexed += 1
-        self.summary.copies += 1
-
-    def _read_orphaned_copies(self) -> None:
-        """Copies whose original was removed or changed in this run (or while nobody watched), read now."""
-        catalog = self.lib.catalog
-        orphans = catalog.orphaned_copies()
-        if not orphans:
-            return
-        catalog.remove_documents([doc_id for doc_id, _path in orphans])
-        files, _gone = self._scan([Path(path) for _doc_id, path in orphans if os.path.exists(path)],
-                                  register=False)
-        for found in files:
-            self.control.checkpoint()
-            self._index_file(found)
+            summary.indexed += 1
+        summary.copies += 1

@@ -1,6 +1,6 @@
 """The indexes of a run, derived from the catalog: the keyword index rebuilt when the catalog changed (now and then
 during a long run, so files read are searchable before it ends), then removed vectors dropped and pending chunks
-embedded, each batch marked done as soon as the dense index has it. A part of Indexer (run.py).
+embedded, each batch marked done as soon as the dense index has it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import numpy as np
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.dense.dense_text import dense_windows_of
 from desktop_rag.core.indexing.report import Progress
+from desktop_rag.core.indexing.run_state import RunState
 
 # Between keyword rebuilds during one run: every 2 s, so a file is found by its words seconds after it is read,
 # but never more than a tenth of the run's time spent on what a rebuild costs beyond its new texts (10 × that
@@ -26,36 +27,45 @@ _KEYWORD_REBUILD_S_PER_CHUNK = 1.2e-4
 
 
 class IndexSync:
-    def _keyword_index_catch_up(self) -> None:
+    def __init__(self, state: RunState):
+        self.state = state
+        self.lib = state.lib
+        self.summary = state.summary
+        self.meter = state.meter
+        self.control = state.control
+        self._rebuilt_at = time.monotonic()  # a run starts from the index as it is
+        self._rebuild_s: float | None = None  # what the last rebuild cost beyond tokenizing (None: not timed yet)
+
+    def keyword_index_catch_up(self) -> None:
         """During a run, files already catalogued become keyword-searchable now and then, not only at the run's
         end (3 of 40 files were, 10 minutes into a run). The index is rebuilt whole, KEYWORD_CATCH_UP_S after the
         last time or ten times that rebuild's overhead, whichever is longer."""
-        since = time.monotonic() - self._keyword_rebuilt_at
-        if self._keyword_rebuild_s is None:  # not rebuilt in this run yet: its cost from the catalog's size
-            self._keyword_rebuild_s = self.lib.catalog.chunk_count() * _KEYWORD_REBUILD_S_PER_CHUNK
-        if since < max(KEYWORD_CATCH_UP_S, 10 * self._keyword_rebuild_s) or not self.lib.catalog.keyword_index_dirty:
+        since = time.monotonic() - self._rebuilt_at
+        if self._rebuild_s is None:  # not rebuilt in this run yet: its cost from the catalog's size
+            self._rebuild_s = self.lib.catalog.chunk_count() * _KEYWORD_REBUILD_S_PER_CHUNK
+        if since < max(KEYWORD_CATCH_UP_S, 10 * self._rebuild_s) or not self.lib.catalog.keyword_index_dirty:
             return  # the clock first: the catalog is asked only when a rebuild is due, not after every file
         self._rebuild_keywords()
 
     def _rebuild_keywords(self) -> None:
         """The keyword index rebuilt whole; its counter is the passages it holds (busy while it is rebuilt)."""
         t0 = time.perf_counter()
-        self.on_progress(Progress("index", self.summary.keyword_chunks or 0, None))
+        self.state.progress(Progress("index", self.summary.keyword_chunks or 0, None))
         self.summary.keyword_chunks = self.lib.keywords.rebuild(self.lib.catalog.iter_keyword_texts())
         self.lib.catalog.mark_keyword_index_clean()
-        self._keyword_rebuild_s = time.perf_counter() - t0 - self.lib.keywords.tokenizing_s  # the overhead
-        self._keyword_rebuilt_at = time.monotonic()
-        self.on_progress(Progress("index", self.summary.keyword_chunks, self.summary.keyword_chunks,
+        self._rebuild_s = time.perf_counter() - t0 - self.lib.keywords.tokenizing_s  # the overhead
+        self._rebuilt_at = time.monotonic()
+        self.state.progress(Progress("index", self.summary.keyword_chunks, self.summary.keyword_chunks,
                                   changes=Changes(documents=True)))
-        self.summary.phase_seconds["index"] += self._keyword_rebuild_s
+        self.summary.phase_seconds["index"] += self._rebuild_s
 
     def sync_indexes(self) -> None:
         """Bring BM25 and Chroma in line with the catalog: rebuild the keyword index if anything changed, then
         drop removed vectors and embed pending chunks. Safe to call any time; does nothing when all is in sync."""
-        self._sync_keywords()
+        self.sync_keywords()
         self.embed_pending()
 
-    def _sync_keywords(self) -> None:
+    def sync_keywords(self) -> None:
         if not self.lib.catalog.keyword_index_dirty:
             return
         self.control.checkpoint()
@@ -79,7 +89,7 @@ class IndexSync:
         self._drop_removed_vectors()
         self._keep_older_vectors()
         done_before = self.summary.embedded  # the embed bar counts the whole run, not this flush alone
-        batch_size = max(self.settings.embed_batch_size * 4, 64)
+        batch_size = max(self.state.settings.embed_batch_size * 4, 64)
         while True:
             self.control.checkpoint()
             waiting = catalog.count_pending_embeddings()
@@ -88,7 +98,7 @@ class IndexSync:
                 break
             self._embed(batch, waiting)
         if self.summary.embedded > done_before:
-            self.on_progress(Progress("embed", self.summary.embedded, self.summary.embedded))
+            self.state.progress(Progress("embed", self.summary.embedded, self.summary.embedded))
 
     def _drop_removed_vectors(self) -> None:
         # Deletions first, always: SQLite may give a new chunk the id of a removed one, and the removed one's
@@ -102,7 +112,7 @@ class IndexSync:
         """One batch of (chunk id, context, text) into the dense index, marked done as soon as it is there."""
         t0 = time.perf_counter()
         expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
-        self.on_progress(Progress("embed", self.summary.embedded, expected))
+        self.state.progress(Progress("embed", self.summary.embedded, expected))
         owners, texts = [], []
         windows = dense_windows_of([(context, text) for _, context, text in batch], self.lib.token_counter)
         for (chunk_id, _, _), chunk_windows in zip(batch, windows):

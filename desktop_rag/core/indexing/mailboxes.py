@@ -7,7 +7,7 @@ stored after them, so a stored message means a finished one.
 A mailbox that grew since it was read (its first bytes and those before the point read to are unchanged) is read
 from its last message on: messages appended to 100,000 are all that is parsed. Any other change (compacted, a
 message deleted) streams it whole again and parses only the messages whose bytes changed. Where it was read to is
-saved every few seconds, so a run killed halfway goes on from there. A part of Indexer (run.py).
+saved every few seconds, so a run killed halfway goes on from there.
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ from desktop_rag.core.files.parsers import mail
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.core.files.scan import FoundFile, read_bounded
-from desktop_rag.core.indexing.members import Target
+from desktop_rag.core.indexing.index_sync import IndexSync
+from desktop_rag.core.indexing.members import MemberIndexing
+from desktop_rag.core.indexing.outcomes import FileOutcomes, Target
 from desktop_rag.core.indexing.report import Progress
+from desktop_rag.core.indexing.run_state import RunState
+from desktop_rag.core.indexing.storing import DocumentStore
 from desktop_rag.documents import member_path
 from desktop_rag.storage.catalog import MAX_TRANSIENT_RETRIES, Member
 from desktop_rag.storage.catalog_mailboxes import MailboxProgress
@@ -47,9 +51,19 @@ def is_mailbox(found: FoundFile) -> bool:
 
 
 class MailboxIndexing:
-    """Methods of Indexer for mailboxes on disk."""
+    """Mailboxes on disk: each message read as an .eml, its attachments by the members step."""
 
-    def _index_mailbox(self, found: FoundFile, position: tuple[int, int]) -> None:
+    def __init__(self, state: RunState, outcomes: FileOutcomes, store: DocumentStore, members: MemberIndexing,
+                 sync: IndexSync):
+        self.state = state
+        self.lib = state.lib
+        self.summary = state.summary
+        self.outcomes = outcomes
+        self.store = store
+        self.members = members
+        self.sync = sync
+
+    def index_mailbox(self, found: FoundFile, position: tuple[int, int]) -> None:
         if containers.container_format(found.path.name) == containers.PST:
             self._index_outlook_store(found, position)
             return
@@ -57,19 +71,19 @@ class MailboxIndexing:
         try:
             stream, checks = found.path.open("rb"), found.path.open("rb")
         except OSError as exc:
-            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
             return
         with stream, checks:
             container_id = catalog.start_container(path, parser="mbox", title=found.path.name)
             progress = catalog.mailbox_progress(container_id)
             appended = progress is not None and mailbox_stream.appended_only(checks, found.size, progress.read_to,
                                                                            progress.check)
-            start = progress.read_to if appended else 0
+            start = progress.read_to if progress is not None and appended else 0
             names = catalog.message_names_before(container_id, start) if appended else set()
-            limit = int(self.settings.max_file_mb * 2**20)
+            limit = int(self.state.settings.max_file_mb * 2**20)
             saved, read_to, count = time.monotonic(), start, 0
             for message in mailbox_stream.messages(stream, start, found.size, limit):
-                self.control.checkpoint()
+                self.state.control.checkpoint()
                 name = containers.unique_name(_message_name(message), names)
                 count += 1
                 self._mailbox_message(found, position, container_id, name, message, count,
@@ -80,7 +94,7 @@ class MailboxIndexing:
                                                   MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
                     saved = time.monotonic()
             if count == 0 and start == 0:
-                self._fail(found, None, "not a readable mailbox: no message begins with a \"From \" line")
+                self.outcomes.fail(found, None, "not a readable mailbox: no message begins with a \"From \" line")
                 return
             if not appended:
                 self._forget_messages_not_in(container_id, names)
@@ -100,24 +114,24 @@ class MailboxIndexing:
             with found.path.open("rb") as checks:
                 fingerprint = mailbox_stream.fingerprint(checks, found.size)
         except ParseError as exc:
-            self._fail(found, None, str(exc))
+            self.outcomes.fail(found, None, str(exc))
             return
         except OSError as exc:
-            self._fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
             return
         container_id = catalog.start_container(str(found.path), parser="pst", title=found.path.name)
         names: set[str] = set()
-        limit = int(self.settings.max_file_mb * 2**20)
+        limit = int(self.state.settings.max_file_mb * 2**20)
         try:
             for message in outlook_store.messages(found.path, limit):
-                self.control.checkpoint()
+                self.state.control.checkpoint()
                 name = containers.unique_name(containers.store_message_name(message), names)
                 # Its place is its number: a message is opened by walking to it (outlook_store.messages).
                 placed = MailboxMessage(message.number, message.number + 1, message.raw, message.too_large)
                 self._mailbox_message(found, position, container_id, name, placed, message.number + 1,
                                       share=(message.number + 1) / max(total, 1))
         except ParseError as exc:  # the file broke off while read: what was read stays, the rest next time
-            self._fail(found, None, str(exc))
+            self.outcomes.fail(found, None, str(exc))
             return
         self._forget_messages_not_in(container_id, names)
         if not catalog.members_to_retry(container_id, MAX_TRANSIENT_RETRIES):
@@ -151,18 +165,19 @@ class MailboxIndexing:
             return
 
         def report(_index: int = 0, part: str = name) -> None:
-            self.on_progress(Progress("parse", *position, str(found.path),
+            self.state.progress(Progress("parse", *position, str(found.path),
                                       note=f"{found.path.name}: message {count:,}, {share:.0%} read ({part})"))
 
         report()
         before = catalog.message_parts(container_id, name)
         wanted = {target.path}
         if message.too_large:
-            self._fail(target, content_hash, f"too large: a message of {(message.end - message.start) / 2**20:.1f} MB "
-                       f"is over the {self.settings.max_file_mb:g} MB limit (setting max_file_mb)")
+            megabytes = (message.end - message.start) / 2**20
+            self.outcomes.fail(target, content_hash, f"too large: a message of {megabytes:.1f} MB is over the "
+                               f"{self.state.settings.max_file_mb:g} MB limit (setting max_file_mb)")
         else:
             t0 = time.perf_counter()
-            members = self._reading(target, content_hash,
+            members = self.outcomes.reading(target, content_hash,
                                     lambda: reader.open_container(f"{name}.eml", content_hash, message.raw,
                                                                           containers.MAILBOX_MESSAGE))
             self.summary.phase_seconds["parse"] += time.perf_counter() - t0
@@ -183,21 +198,21 @@ class MailboxIndexing:
             reader.open_container(f"{name}.eml", content_hash, raw, containers.MAILBOX_MESSAGE)
 
         def read_member(index: int, ocr=None):
-            return reader.read_member(content_hash, index, self.settings.chunk_tokens,
-                                      self.settings.chunk_overlap_tokens, reopen=reopen, ocr=ocr)
+            return reader.read_member(content_hash, index, self.state.settings.chunk_tokens,
+                                      self.state.settings.chunk_overlap_tokens, reopen=reopen, ocr=ocr)
 
         own = next(info for info in members if not info.chain)
         if own.problem:
-            self._fail(target, content_hash, own.problem)
+            self.outcomes.fail(target, content_hash, own.problem)
             return
-        self._read_members(found, container_id, members, (name,), self.lib.catalog.document, read_member,
+        self.members.read_members(found, container_id, members, (name,), self.lib.catalog.document, read_member,
                            lambda index: reader.member_bytes(content_hash, index, reopen=reopen), report, position)
         t0 = time.perf_counter()
-        read = self._reading(target, content_hash, lambda: read_member(members.index(own)))
+        read = self.outcomes.reading(target, content_hash, lambda: read_member(members.index(own)))
         self.summary.phase_seconds["parse"] += time.perf_counter() - t0
         if read is not None:
-            self._store(target, content_hash, self.lib.catalog.document(target.path), *read, position)
-        self._keyword_index_catch_up()
+            self.store.store(target, content_hash, self.lib.catalog.document(target.path), *read, position)
+        self.sync.keyword_index_catch_up()
 
 
 def _message_name(message: MailboxMessage) -> str:

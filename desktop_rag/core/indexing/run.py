@@ -8,10 +8,11 @@ Each file is committed to the catalog on its own and each embedding batch is mar
 it, so a run killed at any point resumes without redoing finished work: unchanged files are recognised by size
 and mtime (then by content hash), and only chunks not yet embedded are embedded.
 
-The run is one class cut along its seams: this module holds its state and its order (scan, the files, forgetting
-the gone, keywords, scans, embedding); files.py reads and stores one file, members.py the documents inside one,
-mailboxes.py a mailbox as a stream, scans.py the pages OCR reads, contexts.py the contexts a document gets,
-index_sync.py the keyword and dense indexes.
+This module holds the run's order (scan, the files, forgetting the gone, keywords, scans, embedding) and composes
+its parts, each given what it uses (run_state.py: what they share): files.py sends one file where it belongs,
+reading.py reads it, storing.py stores a document with its contexts (contexts.py), outcomes.py records a failure
+or a skip, copies.py stores a copy, members.py the documents inside a file, mailboxes.py a mailbox as a stream,
+ocr_pages.py and scans.py the pages OCR reads, index_sync.py the keyword and dense indexes.
 """
 
 from __future__ import annotations
@@ -19,70 +20,52 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Any, Protocol
 from collections.abc import Callable, Sequence
 
-from desktop_rag.config import Settings
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.files.scan import FoundFile, ScanProblem, name_is_storable, printable, scan
 from desktop_rag.core.indexing.contexts import ContextStep
-from desktop_rag.core.indexing.copies import CopyStep
+from desktop_rag.core.indexing.copies import CopyStore
 from desktop_rag.core.indexing.files import FileStep
 from desktop_rag.core.indexing.index_sync import IndexSync
 from desktop_rag.core.indexing.mailboxes import MailboxIndexing
 from desktop_rag.core.indexing.members import MemberIndexing
+from desktop_rag.core.indexing.ocr_pages import OcrPages
+from desktop_rag.core.indexing.outcomes import FileOutcomes
+from desktop_rag.core.indexing.reading import FileReading
 from desktop_rag.core.indexing.report import FileFailure, IndexSummary, Progress, ProgressCallback
-from desktop_rag.core.indexing.scans import ScanStep, ScanToRead
+from desktop_rag.core.indexing.run_state import IndexParts, RunState
+from desktop_rag.core.indexing.scans import ScanStep
+from desktop_rag.core.indexing.storing import DocumentStore
 from desktop_rag.core.llm.interrupt import calls_controlled_by
 from desktop_rag.core.progress.control import Cancelled, RunControl
-from desktop_rag.core.progress.run_meter import RunMeter
 from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.storage.catalog import Catalog, DocumentRecord
+from desktop_rag.storage.catalog import DocumentRecord
 
 
-class IndexParts(Protocol):
-    """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
-    run with nothing new never loads the embedding model); the unit tests give a smaller one
-    (tests/unit/core/indexing/index_parts_fake.py)."""
-
-    # Read-only: the library makes its heavy parts on first use (made_once). Any: each has two forms (in this
-    # process, or in a child) with no declared interface in common yet.
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def catalog(self) -> Catalog: ...
-    @property
-    def document_reader(self) -> Any: ...  # a file into a document and chunks: DocumentReader, or ReaderProcess
-    @property
-    def vectors(self) -> Any: ...  # the dense index: VectorStore, or VectorStoreProcess
-    @property
-    def embedder(self) -> Any: ...
-    @property
-    def keywords(self) -> Any: ...  # rebuilt from the catalog's texts; how long that spent tokenizing
-    @property
-    def token_counter(self) -> Any: ...
-
-
-class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, ContextStep, IndexSync):
+class Indexer:
     def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
                  control: RunControl | None = None):
-        self.lib = library
-        self.settings = library.settings
-        self.contextualizer = contextualizer
-        self._report = on_progress or (lambda progress: None)
-        self.control = control or RunControl()
-        self.summary = IndexSummary()
-        self.meter = RunMeter()
-        self._keyword_rebuilt_at = time.monotonic()  # a run starts from the index as it is
-        self._keyword_rebuild_s: float | None = None  # what the last rebuild cost (None: not timed yet)
-        self._scans: list[ScanToRead] = []
-        self._run_files = 0  # files in the run: the contexts counter's total, which scans count on to
-        self._ocr_setup: tuple[str, str] | str | None = None  # (languages, recipe), or why OCR cannot run
+        self.state = state = RunState(library, control or RunControl(), on_progress or (lambda progress: None))
+        self.lib, self.control, self.summary = library, state.control, state.summary
+        outcomes = FileOutcomes(state)
+        reading = FileReading(state, outcomes)
+        ocr = OcrPages(state, outcomes)
+        store = DocumentStore(state, outcomes, ocr, ContextStep(state, contextualizer))
+        copies = CopyStore(state)
+        self.sync = IndexSync(state)
+        members = MemberIndexing(state, outcomes, ocr, store, copies, self.sync)
+        self.scans = ScanStep(state, reading, ocr, store, self.sync)
+        self.files = FileStep(state, outcomes=outcomes, reading=reading, ocr=ocr, store=store, copies=copies,
+                              members=members, mailboxes=MailboxIndexing(state, outcomes, store, members, self.sync),
+                              scans=self.scans)
 
-    def on_progress(self, progress: Progress) -> None:
-        """Each report carries the whole run's share done and time left, once the run knows its files."""
-        progress.overall, progress.seconds_left = self.meter.progress()
-        self._report(progress)
+    def sync_indexes(self) -> None:
+        """Bring BM25 and Chroma in line with the catalog (IndexSync.sync_indexes): index upkeep's sync."""
+        self.sync.sync_indexes()
+
+    def embed_pending(self) -> None:
+        self.sync.embed_pending()
 
     def run(self, roots: Sequence[str | Path]) -> IndexSummary:
         """Index the files under `roots` (folders are remembered as watched folders) and forget what is gone
@@ -98,7 +81,7 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
             dirty = set(changes.outermost_dirty())
             for source, destination in changes.moves:
                 if name_is_storable(source) and name_is_storable(destination):
-                    self.summary.moved += self.lib.catalog.move_path(source, destination)
+                    self.summary.moved += self.state.catalog.move_path(source, destination)
                 else:  # the catalog cannot hold one of the names: forget the old, report the new (scan)
                     dirty.update((source, destination))
             existing = [Path(p) for p in sorted(dirty) if os.path.exists(p)]
@@ -106,15 +89,15 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
             missing = [p for p in sorted(dirty) if not os.path.exists(p) and name_is_storable(p)]
             files, gone = self._scan(existing, register=False)
             for path in missing:
-                gone.extend(self.lib.catalog.documents_under(path))
-                self.lib.catalog.forget_skipped(path)
+                gone.extend(self.state.catalog.documents_under(path))
+                self.state.catalog.forget_skipped(path)
             self._update(files, gone)
 
         return self._timed(work)
 
     def _timed(self, work: Callable[[], None]) -> IndexSummary:
         started = time.perf_counter()
-        written = self.lib.catalog.writes()["documents"]
+        written = self.state.catalog.writes()["documents"]
         try:
             with calls_controlled_by(self.control):  # a pause or cancel cuts a model call short
                 work()
@@ -122,38 +105,38 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
             self.summary.cancelled = True
         finally:
             self.summary.seconds = time.perf_counter() - started
-            self.summary.documents_written = self.lib.catalog.writes()["documents"] != written
+            self.summary.documents_written = self.state.catalog.writes()["documents"] != written
         return self.summary
 
     def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:
-        catalog = self.lib.catalog
+        catalog = self.state.catalog
         to_read = {f.path for f in files if not catalog.unchanged(str(f.path), f.size, f.mtime_ns)}
         # The files to read smallest first (the unchanged ones, passed over in milliseconds, before them): the most
         # files searchable soonest. In path order a 3 MB book near the top of a folder held the next 500 files back
         # for 4 s, and the first hit of a first run came 26.5 s after the folder was added (issue 37).
         files = sorted(files, key=lambda f: (f.path in to_read, f.size if f.path in to_read else 0))
-        self.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
-        self._run_files = len(files)
+        self.state.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
+        self.state.run_files = len(files)
         for number, found in enumerate(files, start=1):
-            self.on_progress(Progress("parse", number - 1, len(files), str(found.path)))
+            self.state.progress(Progress("parse", number - 1, len(files), str(found.path)))
             self.control.checkpoint()
             started = time.perf_counter()
-            self._index_file(found, (number - 1, len(files)))
+            self.files.index_file(found, (number - 1, len(files)))
             if found.path in to_read:
-                self.meter.file_read(found.size, time.perf_counter() - started)
+                self.state.meter.file_read(found.size, time.perf_counter() - started)
             # Files whose contexts are written: a scan's come after OCR (_read_scans), counting on from here.
-            self.on_progress(Progress("contextualize", number - len(self._scans), len(files)))
-            self._keyword_index_catch_up()
-            self.measure_embedding()
+            self.state.progress(Progress("contextualize", number - self.scans.waiting, len(files)))
+            self.sync.keyword_index_catch_up()
+            self.sync.measure_embedding()
         # Forgotten after the files are read: one of them may have been recognised as a gone one, moved.
         still_gone = [doc.id for doc in gone if (now := catalog.document(doc.path)) and now.id == doc.id]
         self.summary.removed += catalog.remove_documents(still_gone)
         self._read_orphaned_copies()  # their originals removed or changed: each the document it is now
-        self._sync_keywords()  # every file read is keyword-searchable before OCR and embedding start
-        self._read_scans()
-        self.on_progress(Progress("parse", len(files), len(files)))
+        self.sync.sync_keywords()  # every file read is keyword-searchable before OCR and embedding start
+        self.scans.read_scans()
+        self.state.progress(Progress("parse", len(files), len(files)))
         catalog.forget_old_ocr_texts()  # text of scans no file has had for a month
-        self.sync_indexes()
+        self.sync.sync_indexes()
 
     # -- scan -----------------------------------------------------------------------------------------------
 
@@ -162,25 +145,25 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
         t0 = time.perf_counter()
         problems: list[ScanProblem] = []
         files: list[FoundFile] = []
-        for found in scan(roots, self.settings.ignore_patterns, problems):
+        for found in scan(roots, self.state.settings.ignore_patterns, problems):
             files.append(found)
             if len(files) % 500 == 0:
-                self.on_progress(Progress("scan", len(files), None, str(found.path)))
+                self.state.progress(Progress("scan", len(files), None, str(found.path)))
                 self.control.checkpoint()  # a scan of a big tree takes seconds: Pause and Quit must not wait
-        self.on_progress(Progress("scan", len(files), len(files)))
+        self.state.progress(Progress("scan", len(files), len(files)))
         for problem in problems:
             self.summary.failed.append(FileFailure(printable(problem.path), problem.reason))
-        self.lib.catalog.record_scan_problems([printable(r) for r in roots],
+        self.state.catalog.record_scan_problems([printable(r) for r in roots],
                                               [(printable(p.path), p.reason) for p in problems])
         if register:
             for root in roots:
                 if root.is_dir():
-                    self.lib.catalog.add_folder(str(root))
+                    self.state.catalog.add_folder(str(root))
         seen = {str(f.path) for f in files}
         gone = self._gone(roots, seen, [printable(p.path) for p in problems])
         for root in roots:
             if root.is_dir() and not problems:  # a folder we could not list may still hold them
-                self.lib.catalog.forget_skipped(str(root), keep=seen)
+                self.state.catalog.forget_skipped(str(root), keep=seen)
         self.summary.phase_seconds["scan"] += time.perf_counter() - t0
         return files, gone
 
@@ -189,10 +172,24 @@ class Indexer(FileStep, MemberIndexing, MailboxIndexing, CopyStep, ScanStep, Con
         for root in roots:
             if not root.is_dir():
                 continue
-            for doc in self.lib.catalog.documents_under(str(root)):
+            for doc in self.state.catalog.documents_under(str(root)):
                 # A file in a folder we could not list is not known to be gone: keep it.
                 # A document inside a file goes with its file (MemberIndexing), not by a path of its own.
                 if (doc.container_id is None and doc.path not in seen
                         and not any(doc.path.startswith(u) for u in unreadable)):
                     gone.append(doc)
         return gone
+
+    def _read_orphaned_copies(self) -> None:
+        """Copies whose original was removed or changed in this run (or while nobody watched), read now as the
+        documents they are (copies.py)."""
+        catalog = self.state.catalog
+        orphans = catalog.orphaned_copies()
+        if not orphans:
+            return
+        catalog.remove_documents([doc_id for doc_id, _path in orphans])
+        files, _gone = self._scan([Path(path) for _doc_id, path in orphans if os.path.exists(path)],
+                                  register=False)
+        for found in files:
+            self.control.checkpoint()
+            self.files.index_file(found)

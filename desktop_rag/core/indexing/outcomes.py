@@ -1,0 +1,76 @@
+"""A file (or a document inside one) that is not stored as read: failed, with a reason the person can act on, or
+skipped (not a document, not text); both remembered in the catalog and counted in the run's summary. And a read
+that may fail, run so that its failure is recorded for the file or the member rather than ending the run."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from desktop_rag.child_process import ChildClosed, ChildFailed
+from desktop_rag.core.files import parsers
+from desktop_rag.core.files.scan import FoundFile
+from desktop_rag.core.indexing.report import FileFailure
+from desktop_rag.core.indexing.run_state import RunState
+from desktop_rag.storage.catalog import Member
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a document read goes in the catalog: a file on disk, or a document inside one (`member`)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    member: Member | None = None
+
+    @classmethod
+    def of(cls, where: FoundFile | Target) -> Target:
+        return where if isinstance(where, Target) else cls(str(where.path), where.size, where.mtime_ns)
+
+
+class FileOutcomes:
+    def __init__(self, state: RunState):
+        self.state = state
+
+    def fail(self, where: FoundFile | Target, content_hash: str | None, reason: str, transient: bool = False,
+             unread_scans: int = 0) -> None:
+        target = Target.of(where)
+        self.state.catalog.save_failure(
+            path=target.path, size=target.size, mtime_ns=target.mtime_ns, content_hash=content_hash, error=reason,
+            transient=transient, unread_scans=unread_scans, member=target.member,
+        )
+        self.state.summary.failed.append(FileFailure(target.path, reason))
+
+    def reading(self, where: FoundFile | Target, content_hash: str, read: Callable[[], T]) -> T | None:
+        """What `read()` returns, or None when it fails: the failure is recorded for the file or the member."""
+        try:
+            return read()
+        except parsers.ParseError as exc:
+            self.fail(where, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
+        except ChildClosed:  # the app quits: not the file's fault, and it is read again next time
+            raise
+        except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
+            self.fail(where, content_hash, f"the reader could not run ({exc}); it is tried again next time",
+                      transient=True)
+        except Exception:  # a parser bug or a library crash on odd input must not end the run
+            log.exception("parsing %s failed", where.path)
+            self.fail(where, content_hash, "could not be read: desktop-rag's reader failed on it (the details are "
+                                           "in the log)")
+        return None
+
+    def skip(self, found: FoundFile, reason: str) -> None:
+        """Skipped (an image while OCR may not read it), remembered unless it already is with this size and mtime."""
+        if self.state.catalog.is_skipped(str(found.path), found.size, found.mtime_ns):
+            self.state.summary.skipped += 1
+        else:
+            self.record_skip(found, reason)
+
+    def record_skip(self, found: FoundFile, reason: str) -> None:
+        self.state.catalog.save_skipped(str(found.path), found.size, found.mtime_ns, reason)
+        self.state.summary.skipped += 1
