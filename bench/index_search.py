@@ -127,7 +127,7 @@ def run_size(size: int, embed_sample: int, query_count: int) -> dict:
         library.search(texts[0])  # warm: loads the bm25 index and the query path
         filters = {"": None, "+broad": make_filters(folders=["half"]), "+narrow": make_filters(types=["code"])}
         for name, one in list(filters.items())[1:]:
-            row[f"chunks_in{name}"] = len(library.catalog.filtered_chunk_ids(one))
+            row[f"chunks_in{name}"] = len(library.catalog.filters.filtered_chunk_ids(one))
         for mode, rerank, name in (("hybrid", False, ""), ("hybrid", False, "+broad"), ("hybrid", False, "+narrow"),
                                    ("dense", False, ""), ("bm25", False, ""), ("hybrid", True, "")):
             if rerank:

@@ -98,7 +98,7 @@ def collect(dataset, contexts: str, settings: Settings) -> dict[str, np.ndarray]
         chunk_index = Bm25(tokens)
         field_index = Bm25(fields)
         doc_index = Bm25([[t for row in by_doc[d] for t in tokens[row]] for d in doc_names])
-        vectors = lib.catalog.chunk_vectors(ids, lib.embedder.dimension)
+        vectors = lib.catalog.filters.chunk_vectors(ids, lib.embedder.dimension)
         out: dict[str, list] = {name: [] for name in ("bm25", "dense", *SIGNALS)}
         before = np.array([_neighbour(by_doc, documents, positions, r, -1) for r in range(len(ids))])
         after = np.array([_neighbour(by_doc, documents, positions, r, +1) for r in range(len(ids))])

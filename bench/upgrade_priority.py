@@ -100,7 +100,7 @@ def one_hour(catalog, budget: int) -> int:
 
     done, tried = 0, set()
     while done < budget:
-        picked = catalog.next_upgrade(KEY, skip=tried)
+        picked = catalog.upgrade_order.next_upgrade(KEY, skip=tried)
         if picked is None:
             break
         doc_id = picked[0]
@@ -109,7 +109,7 @@ def one_hour(catalog, budget: int) -> int:
             "SELECT c.id FROM chunks c JOIN contexts x ON x.chunk_id = c.id WHERE c.document_id = ?"
             " AND x.source = 'rules' ORDER BY c.idx", (doc_id,))]
         for chunk_id in waiting[:budget - done]:
-            catalog.upgrade_context(chunk_id, ContextResult("An LLM context.", "llm", *KEY, quality=0.9))
+            catalog.contexts.upgrade_context(chunk_id, ContextResult("An LLM context.", "llm", *KEY, quality=0.9))
         done += min(len(waiting), budget - done)
     return done
 
@@ -153,7 +153,7 @@ def main() -> None:
                 earlier, later = log[: len(log) // 2], log[len(log) // 2:]
                 if way == "prioritised":
                     for number, hits in enumerate(earlier):  # the person's searches, a minute apart
-                        catalog.note_hits([ids[n] for n in hits if n in ids], at=time.time() - 60 * (len(earlier) - number))
+                        catalog.upgrade_order.note_hits([ids[n] for n in hits if n in ids], at=time.time() - 60 * (len(earlier) - number))
                 upgraded = one_hour(catalog, args.hour_chunks)
                 shares[way] = share_upgraded(catalog, later, ids)
                 catalog.close()

@@ -43,13 +43,13 @@ class ContextEdits:
         self._claim_writer()  # before the catalog changes: the index update must not fail after it
         if questions is not None:
             questions = "\n".join(" ".join(line.split()) for line in question_list(questions))
-        self.catalog.set_manual_context(chunk_id, " ".join(text.split()), questions)
+        self.catalog.contexts.set_manual_context(chunk_id, " ".join(text.split()), questions)
         return context_changed(chunk_id, searchable=self._index_edit())
 
     def revert_context(self, chunk_id: int) -> Changes:
         """Back to the generated context; nothing changed (a false Changes) if the chunk had no hand edit."""
         self._claim_writer()
-        if not self.catalog.revert_context(chunk_id):
+        if not self.catalog.contexts.revert_context(chunk_id):
             return NOTHING
         return context_changed(chunk_id, searchable=self._index_edit())
 
@@ -60,8 +60,8 @@ class ContextEdits:
         from desktop_rag.core.indexing.upgrade import stored_document
 
         self._claim_writer()
-        current = self.catalog.context(chunk_id)
-        document_id = self.catalog.chunk_document_id(chunk_id) if current is not None else None
+        current = self.catalog.contexts.context(chunk_id)
+        document_id = self.catalog.contexts.chunk_document_id(chunk_id) if current is not None else None
         stored = stored_document(self.catalog, document_id) if document_id is not None else None
         if current is None or stored is None:  # its file was changed or removed since the person saw it
             raise ChunkGone(chunk_id)
@@ -75,13 +75,13 @@ class ContextEdits:
         )[position]
         if result.source != "llm":
             return Regenerated(result, NOTHING)
-        self.catalog.replace_context(chunk_id, result)
+        self.catalog.contexts.replace_context(chunk_id, result)
         return Regenerated(result, context_changed(chunk_id, searchable=self._index_edit()))
 
     def approve_context(self, chunk_id: int) -> Changes:
         """A person checked the context and keeps it as it is (its text is unchanged; its mark is not)."""
         self._claim_writer()  # another process writing this folder: said, not written beside it
-        self.catalog.approve_context(chunk_id)
+        self.catalog.review.approve_context(chunk_id)
         return context_changed(chunk_id)
 
     def preview_context(self, document: ParsedDocument, chunks: list[Chunk], position: int,

@@ -215,7 +215,7 @@ def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutof
 
 def stored_contexts(library, chunk_names: dict[int, str]) -> dict[str, dict]:
     """Chunk name → the context the evaluation indexed, for analysis after the run (the library is temporary)."""
-    return {chunk_names[chunk_id]: context for chunk_id, context in library.catalog.all_contexts().items()
+    return {chunk_names[chunk_id]: context for chunk_id, context in library.catalog.contexts.all_contexts().items()
             if chunk_id in chunk_names}
 
 

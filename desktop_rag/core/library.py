@@ -285,13 +285,13 @@ class Library:
     def mark_upgrade_first(self, folder: str, marked: bool = True) -> Changes:
         """The LLM upgrade takes this folder's documents before all others (or no longer)."""
         self.writer.claim()
-        self.catalog.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
+        self.catalog.upgrade_order.mark_upgrade_first(str(Path(folder).expanduser().resolve()), marked)
         return Changes(folders=True)
 
     def openable_path(self, path: str) -> Path:
         """A path the system's viewer can open for a hit: the file itself, or for a document inside a file (an
         archive member, a mail's attachment) a copy taken out of it (core/files/member_copies.py)."""
-        place = self.reader.member_place(path)
+        place = self.reader.files.member_place(path)
         if place is None:
             return Path(path)
         container, chain, span = place

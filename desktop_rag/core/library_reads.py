@@ -31,7 +31,7 @@ class LibraryReads:
         return self.reader.folder_states()
 
     def upgrade_first_folders(self) -> list[str]:
-        return self.reader.upgrade_first_folders()
+        return self.reader.upgrade_order.upgrade_first_folders()
 
     def failures(self) -> list[tuple[str, str]]:
         """(path, reason) of every file that could not be indexed."""
@@ -48,35 +48,35 @@ class LibraryReads:
         return self.reader.contexts_awaiting_upgrade()
 
     def llm_seconds_per_chunk(self) -> float | None:
-        return self.reader.llm_seconds_per_chunk()
+        return self.reader.contexts.llm_seconds_per_chunk()
 
     def review_rows(self, filter_name: str = "all") -> tuple[list[ReviewRow], int]:
         """The first rows of the Review tab under a filter, and how many there are in all."""
-        return self.reader.review_rows(filter_name), self.reader.count_reviewable(filter_name)
+        return self.reader.review.review_rows(filter_name), self.reader.review.count_reviewable(filter_name)
 
     def context(self, chunk_id: int) -> dict | None:
         """A chunk's stored context (text, source, model, quality, the generated text a hand edit replaced)."""
-        return self.reader.context(chunk_id)
+        return self.reader.contexts.context(chunk_id)
 
     def contexts_of(self, chunk_ids: Sequence[int]) -> dict[int, dict]:
         """The stored context of each chunk: what a view showing them needs after an edit."""
-        return {chunk_id: row for chunk_id in chunk_ids if (row := self.reader.context(chunk_id)) is not None}
+        return {chunk_id: row for chunk_id in chunk_ids if (row := self.reader.contexts.context(chunk_id)) is not None}
 
     def chunks_by_id(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return self.reader.chunks_by_id(chunk_ids)
 
     def chunk_in_document(self, chunk_id: int) -> tuple[str, int, int] | None:
         """(document text, start, end) of a chunk, or None when it is gone."""
-        return self.reader.chunk_in_document(chunk_id)
+        return self.reader.review.chunk_in_document(chunk_id)
 
     def chunk_document_id(self, chunk_id: int) -> int:
-        return self.reader.chunk_document_id(chunk_id)
+        return self.reader.contexts.chunk_document_id(chunk_id)
 
     def document_record(self, path: str) -> DocumentRecord | None:
         return self.reader.document(path)
 
     def document_for_contexts(self, doc_id: int) -> tuple[dict, list[dict]] | None:
-        return self.reader.document_for_contexts(doc_id)
+        return self.reader.contexts.document_for_contexts(doc_id)
 
     def stored_document(self, doc_id: int):
         """A document and its chunks as stored, ready for a contextualizer (core/indexing/upgrade.py)."""

@@ -11,23 +11,24 @@ import os
 import sqlite3
 import time
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePath
 from collections.abc import Iterable, Iterator, Sequence
 
 from desktop_rag.documents import (
-    NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text, name_card, name_chunk,
+    NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text,
 )
-from desktop_rag.errors import CatalogDamaged, DataFolderUnusable
-from desktop_rag.storage.catalog_connection import (WRITTEN, Transaction, count_writes, damaged_message,
-                                                     open_connection, use_wal)
-from desktop_rag.storage.catalog_contexts import CONTEXT_COLUMNS, ContextEdits, context_values
+from desktop_rag.errors import CatalogDamaged
+from desktop_rag.storage.catalog_chunk_rows import ChunkRows
+from desktop_rag.storage.catalog_connection import (KEYWORD_INDEX_DIRTY, WRITTEN, CatalogConnection, count_writes,
+                                                     damaged_message, open_connection, use_wal)
+from desktop_rag.storage.catalog_contexts import CatalogContexts
 from desktop_rag.storage.catalog_files import CatalogFiles, under
 from desktop_rag.storage.catalog_filters import CatalogFilters
 from desktop_rag.storage.catalog_mailboxes import CatalogMailboxes
-from desktop_rag.storage.catalog_upgrade_order import CatalogUpgradeOrder
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
-from desktop_rag.storage.catalog_review import CatalogReview
+from desktop_rag.storage.catalog_review import CatalogReview, FolderState
+from desktop_rag.storage.catalog_schema import migrate
+from desktop_rag.storage.catalog_upgrade_order import CatalogUpgradeOrder
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
 
@@ -53,7 +54,6 @@ class DocumentRecord:
 MAX_TRANSIENT_RETRIES = 3  # a file that times out every time is not read for minutes on every run forever
 # DocumentRecord's fields
 _DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries, unread_scans, container_id"
-_KEYWORD_INDEX_DIRTY = "bm25_dirty"
 _ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (see iter_index_texts)
 
 
@@ -92,17 +92,11 @@ class ChunkRecord:
     unread: str | None = None
 
 
-def _migrations() -> list[tuple[int, str]]:
-    folder = resources.files("desktop_rag.storage") / "migrations"
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
+class Catalog:
+    """The documents, their chunks, the index bookkeeping and what search reads, over one connection; the other
+    tables in parts given the same connection: `contexts`, `files` (containers, copies, skipped), `filters`,
+    `mailboxes`, `ocr`, `review`, `upgrade_order`."""
 
-
-class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, CatalogOcr, CatalogFilters,
-              CatalogUpgradeOrder):
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -114,7 +108,17 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
                 use_wal(self._db)
                 self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            self._connection = connection = CatalogConnection(self._db)
+            self._transaction = connection.transaction
+            migrate(connection, path, self.read_only)
+            self._rows = ChunkRows(connection)
+            self.contexts = CatalogContexts(connection, self._rows)
+            self.files = CatalogFiles(connection, self._rows)
+            self.filters = CatalogFilters(connection)
+            self.mailboxes = CatalogMailboxes(connection)
+            self.ocr = CatalogOcr(connection)
+            self.review = CatalogReview(connection)
+            self.upgrade_order = CatalogUpgradeOrder(connection)
             if not self.read_only:
                 count_writes(self._db)
         except sqlite3.OperationalError:
@@ -136,41 +140,6 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
 
     # -- schema ---------------------------------------------------------------------------------------------
 
-    def _migrate(self) -> None:
-        current = self._db.execute("PRAGMA user_version").fetchone()[0]
-        newest = _migrations()[-1][0]
-        if current > newest:  # its tables may mean what this version does not know: writing could lose data
-            raise DataFolderUnusable(f"the catalog {self.path} was written by a newer version of desktop-rag "
-                                     f"(schema {current}; this version knows up to {newest}): open it with that "
-                                     "version, or update this one")
-        if self.read_only:
-            if current < newest:
-                raise DataFolderUnusable(f"the catalog {self.path} was made by an older version and must be "
-                                         "upgraded, but its folder cannot be written: open it where it can be")
-            return
-        for number, sql in _migrations():
-            if number <= current:
-                continue
-            with self._transaction():
-                # Asked again inside the transaction: two processes opening a new data folder at once both saw
-                # version 0, and the second, once let in, created the tables again ("table folders already exists").
-                if self._db.execute("PRAGMA user_version").fetchone()[0] >= number:
-                    continue
-                self._run_script(sql)
-                self._db.execute(f"PRAGMA user_version = {number}")
-
-    def _run_script(self, sql: str) -> None:
-        # executescript() would COMMIT first and break the migration's atomicity; run statement by statement.
-        statement = ""
-        for line in sql.splitlines(keepends=True):
-            statement += line
-            if sqlite3.complete_statement(statement):
-                self._db.execute(statement)
-                statement = ""
-        if statement.strip() and not all(line.strip().startswith("--") or not line.strip()
-                                        for line in statement.splitlines()):
-            raise ValueError(f"incomplete SQL statement in a migration: {statement[:80]!r}")
-
     def writes(self) -> dict[str, int]:
         """How many rows this connection has written so far, by what a view shows: "documents" (a file indexed,
         failed, skipped, moved or removed), "contexts", "folders". Compared before and after a write, it says what
@@ -183,9 +152,6 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
     def schema_version(self) -> int:
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
-    def _transaction(self):
-        return Transaction(self._db)
-
     # -- folders --------------------------------------------------------------------------------------------
 
     def add_folder(self, path: str) -> None:
@@ -193,6 +159,30 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
 
     def folders(self) -> list[str]:
         return [r[0] for r in self._db.execute("SELECT path FROM folders ORDER BY path")]
+
+    def folder_states(self) -> list[FolderState]:
+        states = []
+        for folder in self.folders():
+            in_chunks, params = under("e.path", folder)
+            in_documents, _ = under("d.path", folder)
+            row = self._db.execute(
+                # Files on disk: the documents inside an archive or a mailbox are not files of the folder.
+                "SELECT COALESCE(SUM(d.status = 'indexed' AND d.container_id IS NULL), 0),"
+                " COALESCE(SUM(d.status = 'failed'), 0),"
+                f" (SELECT COUNT(*) FROM chunks c JOIN documents e ON e.id = c.document_id WHERE {in_chunks})"
+                f" FROM documents d WHERE {in_documents}",
+                params * 2,
+            ).fetchone()
+            states.append(FolderState(folder, row[0], row[1], row[2], self.files.skipped_count(folder)))
+        return states
+
+    def remove_folder(self, folder: str) -> int:
+        """Forget a folder and everything indexed under it (the files themselves are not touched)."""
+        removed = self.remove_documents([d.id for d in self.documents_under(folder)])
+        self.files.forget_skipped(folder)
+        self.files.record_scan_problems([folder], [])
+        self._db.execute("DELETE FROM folders WHERE path = ?", (folder,))
+        return removed
 
     # -- documents ------------------------------------------------------------------------------------------
 
@@ -257,13 +247,13 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         assert len(chunks) == len(contexts)
         now = time.time()
         with self._transaction():
-            manual = self._manual_contexts(path)
+            manual = self._rows.manual_contexts(path)
             doc_id = self._upsert_document(
                 path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
             )
             self._set_place(doc_id, member, metadata)
-            self._replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
-            self.set_ocr_record(doc_id, ocr_confidence or {}, unread_scans)
+            self._rows.replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
+            self.ocr.set_ocr_record(doc_id, ocr_confidence or {}, unread_scans)
             self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))  # text now, if it was not
         return doc_id
@@ -282,18 +272,18 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
                                            None, now)
             self._db.execute("UPDATE documents SET retries = ? WHERE id = ?", (retries, doc_id))
             self._set_place(doc_id, member, None)
-            self.set_ocr_record(doc_id, {}, unread_scans)
-            self._drop_members(doc_id)  # a container that fails loses its members, and where it was read to
+            self.ocr.set_ocr_record(doc_id, {}, unread_scans)
+            self._rows.drop_members(doc_id)  # a container that fails loses its members, and where it was read to
             self._db.execute("UPDATE documents SET read_to = NULL, read_check = NULL WHERE id = ?", (doc_id,))
-            self._known_by_name(doc_id, path, content_hash or "", now)
+            self._rows.known_by_name(doc_id, path, content_hash or "", now)
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))
 
     def remove_documents(self, doc_ids: Iterable[int]) -> int:
         removed = 0
         with self._transaction():
             for doc_id in doc_ids:
-                self._drop_members(doc_id)
-                self._drop_chunks(doc_id)
+                self._rows.drop_members(doc_id)
+                self._rows.drop_chunks(doc_id)
                 removed += self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
             if removed:
                 self.mark_keyword_index_dirty()
@@ -311,41 +301,11 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         )
         return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
 
-    def _known_by_name(self, doc_id: int, path: str, content_hash: str, now: float, title: str | None = None,
-                       metadata: dict[str, str] | None = None) -> None:
-        """The document's one passage is its name card (unchanged: its row and vector are kept)."""
-        card = name_card(path, title, metadata)
-        self._replace_chunks(doc_id, [name_chunk(card)], [ContextResult("", "none")], content_hash, {}, now)
-        self.mark_keyword_index_dirty()
-
     def _set_place(self, doc_id: int, member: Member | None, metadata: dict[str, str] | None) -> None:
         self._db.execute(
             "UPDATE documents SET container_id = ?, member = ?, metadata = ? WHERE id = ?",
             (member.container_id if member else None, json.dumps(list(member.chain)) if member else None,
              json.dumps(metadata, ensure_ascii=False) if metadata else None, doc_id),
-        )
-
-    def _drop_members(self, doc_id: int) -> int:
-        """The documents inside a file that is removed, fails, or is read again as something else: their chunks
-        (vectors through dense_deletions) and rows. Returns the number of chunks dropped."""
-        dropped = 0
-        for (member_id,) in self._db.execute("SELECT id FROM documents WHERE container_id = ?", (doc_id,)).fetchall():
-            dropped += self._drop_chunks(member_id)
-            self._db.execute("DELETE FROM documents WHERE id = ?", (member_id,))
-        return dropped
-
-    def _drop_chunks(self, doc_id: int) -> int:
-        self._db.execute(
-            "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE document_id = ? AND embedded",
-            (doc_id,),
-        )
-        return self._db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,)).rowcount
-
-    def _insert_context(self, chunk_id: int, ctx: ContextResult, chunk_hash: str, doc_hash: str, now: float) -> None:
-        columns = ("chunk_id", *CONTEXT_COLUMNS, "chunk_text_hash", "document_hash", "created_at", "updated_at")
-        self._db.execute(
-            f"INSERT INTO contexts({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-            (chunk_id, *context_values(ctx), chunk_hash, doc_hash, now, now),
         )
 
     # -- index bookkeeping ----------------------------------------------------------------------------------
@@ -367,7 +327,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         with self._transaction():
             self._db.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i in chunk_ids])
             if len(owners):
-                self._store_vectors(owners, vectors)
+                self.filters.write_vectors(owners, vectors)
 
     def mark_all_unembedded(self) -> None:
         self._db.execute("UPDATE chunks SET embedded = 0")
@@ -413,36 +373,59 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         ):
             yield from ((r[0], keyword_text(r[1], r[2], r[3])) for r in rows)
 
+    def move_path(self, old: str, new: str) -> int:
+        """A file or folder was moved or renamed: every document at `old` or under it now lives at the same place
+        under `new`. A document that was at the destination is replaced (the move overwrote it). A title that
+        was the old file name follows the new one. Returns the number of documents moved."""
+        old, new = old.rstrip("/\\"), new.rstrip("/\\")
+        moved = 0
+        with self._transaction():
+            for doc in self.documents_under(old):
+                path = new + doc.path[len(old):]
+                row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+                if row and row[0] != doc.id:
+                    self._rows.drop_members(row[0])
+                    self._rows.drop_chunks(row[0])
+                    self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+                    self.mark_keyword_index_dirty()
+                self._db.execute(
+                    "UPDATE documents SET path = ?, title = CASE WHEN title = ? THEN ? ELSE title END WHERE id = ?",
+                    (path, PurePath(doc.path).stem, PurePath(path).stem, doc.id),
+                )
+                self._rename_card(doc.id, path)
+                moved += 1
+        return moved
+
+    def _rename_card(self, doc_id: int, path: str) -> None:
+        """A document known by its name (failed, or without text) is found by its new name now."""
+        row = self._db.execute(
+            "SELECT content_hash, title, metadata FROM documents WHERE id = ? AND (status = 'failed' OR parser = ?)",
+            (doc_id, NAME_ONLY),
+        ).fetchone()
+        if row is not None:
+            self._rows.known_by_name(doc_id, path, row[0] or "", time.time(), row[1],
+                                json.loads(row[2]) if row[2] else None)
+
     # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The
     # meta key keeps its first name, so libraries made before keep their state.
     @property
     def keyword_index_dirty(self) -> bool:
-        return self._get_meta(_KEYWORD_INDEX_DIRTY, "0") == "1"
+        return self._connection.meta(KEYWORD_INDEX_DIRTY, "0") == "1"
 
     def mark_keyword_index_clean(self) -> None:
-        self._set_meta(_KEYWORD_INDEX_DIRTY, "0")
+        self._connection.set_meta(KEYWORD_INDEX_DIRTY, "0")
 
     def mark_keyword_index_dirty(self) -> None:
-        self._set_meta(_KEYWORD_INDEX_DIRTY, "1")
+        self._connection.mark_keyword_index_dirty()
 
     def index_built_with(self, part: str) -> str | None:
         """What the derived indexes were last built with ("embedding_model", "keyword_tokenizer"); None if the
         catalog predates the record."""
-        value = self._get_meta(f"built_with:{part}", "")
+        value = self._connection.meta(f"built_with:{part}", "")
         return value or None
 
     def set_index_built_with(self, part: str, value: str) -> None:
-        self._set_meta(f"built_with:{part}", value)
-
-    def _get_meta(self, key: str, default: str) -> str:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else default
-
-    def _set_meta(self, key: str, value: str) -> None:
-        self._db.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
+        self._connection.set_meta(f"built_with:{part}", value)
 
     # -- reading for search and stats -----------------------------------------------------------------------
 
@@ -501,7 +484,7 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
         awaiting = self.contexts_awaiting_upgrade()
         return {
             "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0),
-                          "skipped": self.skipped_count(),  # not text, or a format nothing here reads
+                          "skipped": self.files.skipped_count(),  # not text, or a format nothing here reads
                           "inside_files": inside},  # archive members, mailbox messages, attachments
             "chunks": self.chunk_count(),
             "chunks_pending_embedding": self.count_pending_embeddings(),
@@ -512,10 +495,11 @@ class Catalog(ContextEdits, CatalogReview, CatalogFiles, CatalogMailboxes, Catal
             "llm_tokens": {"prompt": tokens[0], "completion": tokens[1]},
             "context_seconds": round(tokens[2], 1),
             "context_models": models,
-            "ocr": self.ocr_totals(),
+            "ocr": self.ocr.ocr_totals(),
             "folders": self.folders(),
-            "upgrade_order": self.upgrade_queue() if awaiting else {},  # documents by why they come when they do
-            "upgrade_first_folders": self.upgrade_first_folders(),
+            # Documents by why they come when they do.
+            "upgrade_order": self.upgrade_order.upgrade_queue() if awaiting else {},
+            "upgrade_first_folders": self.upgrade_order.upgrade_first_folders(),
         }
 
     def contexts_awaiting_upgrade(self) -> int:

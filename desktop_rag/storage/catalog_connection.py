@@ -11,6 +11,10 @@ from pathlib import Path
 from desktop_rag.errors import DataFolderUnusable
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
+# The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The meta
+# key keeps its first name, so libraries made before keep their state.
+KEYWORD_INDEX_DIRTY = "bm25_dirty"
+
 # What a view shows, and the tables whose rows it is made of: a write to any of them is counted (`Catalog.writes`).
 WRITTEN = {"documents": ("documents", "skipped_files", "scan_problems"), "contexts": ("contexts",),
             "folders": ("folders", "upgrade_first_folders")}
@@ -83,3 +87,27 @@ class Transaction:
         finally:
             self._db.lock.release()
         return False
+
+
+class CatalogConnection:
+    """The one connection the catalog's parts (its table groups) read and write through, with what they share: a
+    transaction, the meta table, and the mark that the keyword index must be rebuilt."""
+
+    def __init__(self, db: SerializedConnection):
+        self.db = db
+
+    def transaction(self) -> Transaction:
+        return Transaction(self.db)
+
+    def meta(self, key: str, default: str) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def mark_keyword_index_dirty(self) -> None:
+        self.set_meta(KEYWORD_INDEX_DIRTY, "1")

@@ -1,5 +1,6 @@
 """The catalog's context rows beyond plain storage: hand edits (kept through re-indexing, revertible) and the
-upgrade of rules contexts to LLM ones. A mixin of Catalog, split out to keep each module small."""
+upgrade of rules contexts to LLM ones; the contexts a changed document's chunks keep. A part of Catalog
+(`catalog.contexts`)."""
 
 from __future__ import annotations
 
@@ -8,41 +9,45 @@ import statistics
 import time
 
 from desktop_rag.documents import RULES_FOR_LOW_OCR, ContextResult
+from desktop_rag.storage.catalog_chunk_rows import ChunkRows
+from desktop_rag.storage.catalog_connection import CatalogConnection
+from desktop_rag.storage.context_columns import CONTEXT_COLUMNS, context_values
 
-
-# The columns a generated context fills, in this order, by insert and by upgrade alike.
-CONTEXT_COLUMNS = ("text", "source", "model", "prompt_version", "quality", "quality_detail", "prompt_tokens",
-                   "completion_tokens", "seconds", "questions")
 
 _COST_COLUMNS = ("prompt_tokens", "completion_tokens", "seconds")
 # The LLM's pace is told from this many of its latest contexts, and not before it has written this many.
 RECENT_LLM_CHUNKS = 100
 MEASURED_ENOUGH = 20
-# A rules context that the given (model, prompt version) has not tried: what an upgrade asks about. Parameters:
-# model, version, model (no model given: every rules context).
 # Rules contexts an upgrade would ask a model about: not tried by that model already, and not kept as rules on purpose
-# (the chunk's OCR text is too garbled: RULES_FOR_LOW_OCR).
+# (the chunk's OCR text is too garbled: RULES_FOR_LOW_OCR). Parameters: model, version, model (no model given: every
+# rules context).
 RULES_NOT_TRIED = ("x.source = 'rules' AND x.prompt_version IS NOT '" + RULES_FOR_LOW_OCR + "'"
                     " AND NOT (x.model IS ? AND x.prompt_version IS ? AND ? IS NOT NULL)")
 
 
-def context_values(context: ContextResult) -> tuple:
-    detail = json.dumps(context.quality_detail) if context.quality_detail is not None else None
-    return (context.text, context.source, context.model, context.prompt_version, context.quality, detail,
-            context.prompt_tokens, context.completion_tokens, context.seconds, context.questions)
+class CatalogContexts:
+    """The contexts of the catalog's chunks, read and changed: the cache, the upgrade, hand edits."""
+
+    def __init__(self, connection: CatalogConnection, rows: ChunkRows):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
+        self._rows = rows
 
 
-class ContextEdits:
-    """Methods of Catalog that need its _db, _transaction() and _set_meta()."""
-
-    def _manual_contexts(self, path: str) -> dict[str, tuple[str, str]]:
-        """Chunk text hash → (context, questions) a person wrote for the document at `path`."""
+    def reusable_contexts(self, doc_id: int) -> dict[str, ContextResult]:
+        """Chunk text hash → the model's or a person's context that the document's chunk with that text has now.
+        When the document changes, chunks whose text did not change keep these (no model call). Rules contexts
+        are not reused: they are free to write again and name document-wide facts (key terms, part n of m) that
+        the change may have altered; where the new one is the same, the chunk still keeps its vector. The cost
+        of a kept context was counted when it was written, so it is not carried again."""
         rows = self._db.execute(
-            "SELECT c.text_hash, x.text, x.questions FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
-            " JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND x.source = 'manual'",
-            (path,),
+            "SELECT c.text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail"
+            " FROM chunks c JOIN contexts x ON x.chunk_id = c.id"
+            " WHERE c.document_id = ? AND x.source IN ('llm', 'manual')",
+            (doc_id,),
         )
-        return {r[0]: (r[1], r[2]) for r in rows}
+        return {r[0]: ContextResult(r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None) for r in rows}
 
     # -- the context cache ----------------------------------------------------------------------------------
 
@@ -127,7 +132,7 @@ class ContextEdits:
                 (*context_values(context), time.time(), chunk_id),
             ).rowcount
             if changed:
-                self._requeue(chunk_id)
+                self._rows.requeue(chunk_id)
         return bool(changed)
 
     def refresh_rules_text(self, chunk_id: int, text: str) -> bool:
@@ -139,7 +144,7 @@ class ContextEdits:
                 (text, time.time(), chunk_id, text),
             ).rowcount
             if changed:
-                self._requeue(chunk_id)
+                self._rows.requeue(chunk_id)
         return bool(changed)
 
     def replace_context(self, chunk_id: int, context: ContextResult) -> None:
@@ -154,7 +159,7 @@ class ContextEdits:
                 " reviewed_at = NULL WHERE chunk_id = ?",
                 (*context_values(context), time.time(), chunk_id),
             )
-            self._requeue(chunk_id)
+            self._rows.requeue(chunk_id)
 
     def chunk_document_id(self, chunk_id: int) -> int:
         row = self._db.execute("SELECT document_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
@@ -185,8 +190,8 @@ class ContextEdits:
         with self._transaction():
             if self._db.execute("SELECT 1 FROM contexts WHERE chunk_id = ?", (chunk_id,)).fetchone() is None:
                 raise KeyError(f"no chunk with id {chunk_id}")
-            self._apply_manual(chunk_id, text, time.time(), questions)
-            self._requeue(chunk_id)
+            self._rows.apply_manual(chunk_id, text, time.time(), questions)
+            self._rows.requeue(chunk_id)
 
     def revert_context(self, chunk_id: int) -> bool:
         """Back to the generated context a hand edit replaced; False if the context was not hand-edited."""
@@ -204,26 +209,6 @@ class ContextEdits:
                 " updated_at = ? WHERE chunk_id = ?",
                 (row["generated_text"] or "", row["generated_source"] or "none", time.time(), chunk_id),
             )
-            self._requeue(chunk_id)
+            self._rows.requeue(chunk_id)
             return True
 
-    def _apply_manual(self, chunk_id: int, text: str, now: float, questions: str | None = None) -> None:
-        # The first edit keeps what was generated; later edits keep that same original. Questions left None keep
-        # what the row has.
-        self._db.execute(
-            "UPDATE contexts SET generated_text = CASE WHEN source = 'manual' THEN generated_text ELSE text END,"
-            " generated_source = CASE WHEN source = 'manual' THEN generated_source ELSE source END,"
-            " generated_questions = CASE WHEN source = 'manual' THEN generated_questions ELSE questions END,"
-            " text = ?, source = 'manual', quality = NULL, quality_detail = NULL, updated_at = ?, reviewed_at = ?,"
-            " questions = COALESCE(?, questions) WHERE chunk_id = ?",
-            (text, now, now, questions, chunk_id),
-        )
-
-    def _requeue(self, chunk_id: int) -> None:
-        """The chunk's index text changed: drop its vectors, embed it again, rebuild the keyword index."""
-        self._db.execute(
-            "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE id = ? AND embedded",
-            (chunk_id,),
-        )
-        self._db.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (chunk_id,))
-        self.mark_keyword_index_dirty()

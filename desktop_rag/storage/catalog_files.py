@@ -1,16 +1,17 @@
-"""What the catalog does when files move or change a little: a moved file keeps its chunks, contexts and vectors
-(only its path changes), and a re-indexed file keeps the chunk rows whose text and context did not change, so
-their vectors stay in Chroma; and the files that are not indexed (skipped). A mixin of Catalog, split out to keep
-each module small."""
+"""The catalog's files beyond the documents read from them: a file holding documents (an archive, a mailbox) while
+its members are read, files stored as copies of another and the copies whose original went, files not indexed
+(skipped: not text, a format nothing reads) and what a scan could not look at. A part of Catalog
+(`catalog.files`)."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Set
-from pathlib import PurePath
+from collections.abc import Set
 
-from desktop_rag.documents import COPY, MEMBER_SEPARATOR, NAME_ONLY, Chunk, ContextResult
+from desktop_rag.documents import COPY, MEMBER_SEPARATOR
+from desktop_rag.storage.catalog_chunk_rows import ChunkRows
+from desktop_rag.storage.catalog_connection import CatalogConnection
 
 
 def under(column: str, folder: str) -> tuple[str, tuple]:
@@ -23,105 +24,13 @@ def under(column: str, folder: str) -> tuple[str, tuple]:
 
 
 class CatalogFiles:
-    """Methods of Catalog that need its _db, _transaction() and _set_meta()."""
+    """Files that hold documents, files stored as copies, files not indexed, folders a scan could not list."""
 
-    def move_path(self, old: str, new: str) -> int:
-        """A file or folder was moved or renamed: every document at `old` or under it now lives at the same place
-        under `new`. A document that was at the destination is replaced (the move overwrote it). A title that
-        was the old file name follows the new one. Returns the number of documents moved."""
-        old, new = old.rstrip("/\\"), new.rstrip("/\\")
-        moved = 0
-        with self._transaction():
-            for doc in self.documents_under(old):
-                path = new + doc.path[len(old):]
-                row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
-                if row and row[0] != doc.id:
-                    self._drop_members(row[0])
-                    self._drop_chunks(row[0])
-                    self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-                    self.mark_keyword_index_dirty()
-                self._db.execute(
-                    "UPDATE documents SET path = ?, title = CASE WHEN title = ? THEN ? ELSE title END WHERE id = ?",
-                    (path, PurePath(doc.path).stem, PurePath(path).stem, doc.id),
-                )
-                self._rename_card(doc.id, path)
-                moved += 1
-        return moved
-
-    def _rename_card(self, doc_id: int, path: str) -> None:
-        """A document known by its name (failed, or without text) is found by its new name now."""
-        row = self._db.execute(
-            "SELECT content_hash, title, metadata FROM documents WHERE id = ? AND (status = 'failed' OR parser = ?)",
-            (doc_id, NAME_ONLY),
-        ).fetchone()
-        if row is not None:
-            self._known_by_name(doc_id, path, row[0] or "", time.time(), row[1],
-                                json.loads(row[2]) if row[2] else None)
-
-    def reusable_contexts(self, doc_id: int) -> dict[str, ContextResult]:
-        """Chunk text hash → the model's or a person's context that the document's chunk with that text has now.
-        When the document changes, chunks whose text did not change keep these (no model call). Rules contexts
-        are not reused: they are free to write again and name document-wide facts (key terms, part n of m) that
-        the change may have altered; where the new one is the same, the chunk still keeps its vector. The cost
-        of a kept context was counted when it was written, so it is not carried again."""
-        rows = self._db.execute(
-            "SELECT c.text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail"
-            " FROM chunks c JOIN contexts x ON x.chunk_id = c.id"
-            " WHERE c.document_id = ? AND x.source IN ('llm', 'manual')",
-            (doc_id,),
-        )
-        return {r[0]: ContextResult(r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None) for r in rows}
-
-    def _replace_chunks(self, doc_id: int, chunks, contexts, content_hash: str,
-                        manual: Mapping[str, tuple[str, str | None]], now: float) -> None:
-        """Store a document's new chunks. An old chunk row with the same text and the same context is kept
-        (its vector stays valid); the others are dropped and the new ones inserted."""
-        keep: dict[tuple[str, str], list[int]] = {}
-        for chunk_id, text_hash, context in self._db.execute(
-            "SELECT c.id, c.text_hash, COALESCE(x.text, '') FROM chunks c LEFT JOIN contexts x ON x.chunk_id = c.id"
-            " WHERE c.document_id = ?", (doc_id,),
-        ):
-            keep.setdefault((text_hash, context), []).append(chunk_id)
-        # Kept rows take new positions: move every old one out of the way of UNIQUE(document_id, idx) first.
-        self._db.execute("UPDATE chunks SET idx = -1 - idx WHERE document_id = ?", (doc_id,))
-        kept: set[int] = set()
-        for chunk, context in zip(chunks, contexts):
-            candidates = keep.get((chunk.text_hash, context.text))
-            if candidates:
-                chunk_id = candidates.pop()
-                self._update_chunk(chunk_id, chunk)
-                self._db.execute("UPDATE contexts SET document_hash = ? WHERE chunk_id = ?", (content_hash, chunk_id))
-                kept.add(chunk_id)
-                continue
-            chunk_id = self._insert_chunk(doc_id, chunk)
-            self._insert_context(chunk_id, context, chunk.text_hash, content_hash, now)
-            if chunk.text_hash in manual:
-                # A person's edit outlives automatic work: same chunk text, same hand-written context.
-                text, questions = manual[chunk.text_hash]
-                self._apply_manual(chunk_id, text, now, questions)
-        stale = [chunk_id for ids in keep.values() for chunk_id in ids if chunk_id not in kept]
-        for chunk_id in stale:
-            self._db.execute(
-                "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE id = ? AND embedded",
-                (chunk_id,),
-            )
-            self._db.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
-
-    def _insert_chunk(self, doc_id: int, chunk: Chunk) -> int:
-        return self._db.execute(
-            "INSERT INTO chunks(document_id, idx, text, text_hash, start_char, end_char, page, heading_path,"
-            " token_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (doc_id, chunk.index, chunk.text, chunk.text_hash, chunk.start_char, chunk.end_char, chunk.page,
-             json.dumps(chunk.heading_path), chunk.token_count),
-        ).lastrowid
-
-    def _update_chunk(self, chunk_id: int, chunk: Chunk) -> None:
-        self._db.execute(
-            "UPDATE chunks SET idx = ?, start_char = ?, end_char = ?, page = ?, heading_path = ?, token_count = ?"
-            " WHERE id = ?",
-            (chunk.index, chunk.start_char, chunk.end_char, chunk.page, json.dumps(chunk.heading_path),
-             chunk.token_count, chunk_id),
-        )
+    def __init__(self, connection: CatalogConnection, rows: ChunkRows):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
+        self._rows = rows
 
     # -- documents inside files ---------------------------------------------------------------------------------
 
@@ -176,8 +85,8 @@ class CatalogFiles:
         with self._transaction():
             row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
             if row is not None:
-                if self._drop_chunks(row[0]) + self._drop_members(row[0]):
-                    self.mark_keyword_index_dirty()
+                if self._rows.drop_chunks(row[0]) + self._rows.drop_members(row[0]):
+                    self._connection.mark_keyword_index_dirty()
                 self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
             self._db.execute(
                 "INSERT INTO skipped_files(path, size, mtime_ns, reason, updated_at) VALUES (?, ?, ?, ?, ?)"

@@ -1,5 +1,5 @@
 """What a search filter allows (core/search/filters.py), and the stored vectors a filtered search scores exactly.
-A mixin of Catalog, split out to keep each module small.
+A part of Catalog (`catalog.filters`).
 
 Measured at 100k chunks (10k documents): the chunk ids of a filter allowing 30% of them come back in ~9 ms; the
 vectors of 5,000 chunks, read and scored, ~13 ms.
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from desktop_rag.storage.catalog_files import under
+from desktop_rag.storage.catalog_connection import CatalogConnection
 
 VECTOR_TYPE = np.float16  # half the size of float32; cosines move by ~1e-3, below any rank that matters
 _PARAMETERS_PER_QUERY = 500  # SQLite limits bound parameters; far below every build's limit
@@ -72,7 +73,12 @@ def _like_escaped(text: str) -> str:
 
 
 class CatalogFilters:
-    """Methods of Catalog that need its _db and _transaction()."""
+    """What a filter allows, and the vectors the catalog keeps for exact filtered scoring."""
+
+    def __init__(self, connection: CatalogConnection):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
 
     def filtered_chunk_ids(self, filters) -> np.ndarray:
         """The ids of every chunk the filters allow, sorted. Few documents: their chunks from SQL; many: from
@@ -149,21 +155,22 @@ class CatalogFilters:
     def chunks_without_vectors(self, limit: int) -> list[int]:
         """Chunks in the dense index whose vectors are not kept here (embedded before migration 0011), while
         there may be some; once none is left, [] without looking (a scan of every chunk)."""
-        if self._get_meta(_VECTORS_TO_COPY, "0") != "1":
+        if self._connection.meta(_VECTORS_TO_COPY, "0") != "1":
             return []
         missing = [r[0] for r in self._db.execute(
             "SELECT c.id FROM chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id"
             " WHERE c.embedded = 1 AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?", (limit,))]
         if not missing:
-            self._set_meta(_VECTORS_TO_COPY, "0")
+            self._connection.set_meta(_VECTORS_TO_COPY, "0")
         return missing
 
     def store_vectors(self, owners: Sequence[int], vectors: np.ndarray) -> None:
         """Keep the vectors written to the dense index; owners[i] is the chunk of vectors[i], windows in a row."""
         with self._transaction():
-            self._store_vectors(owners, vectors)
+            self.write_vectors(owners, vectors)
 
-    def _store_vectors(self, owners: Sequence[int], vectors: np.ndarray) -> None:
+    def write_vectors(self, owners: Sequence[int], vectors: np.ndarray) -> None:
+        """`store_vectors` inside the caller's transaction (the catalog's mark_embedded)."""
         rows, i = [], 0
         while i < len(owners):
             j = i

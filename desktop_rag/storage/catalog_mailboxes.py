@@ -1,5 +1,6 @@
 """What the catalog keeps of a mailbox read as a stream (core/indexing/mailboxes.py): how far it was read, the
-place of each message in it, the names its messages have. A mixin of Catalog, split out to keep each module small."""
+place of each message in it, the names its messages have. A part of Catalog
+(`catalog.mailboxes`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from dataclasses import dataclass
 
 from desktop_rag.documents import MEMBER_SEPARATOR, member_path
+from desktop_rag.storage.catalog_connection import CatalogConnection
 
 
 @dataclass(frozen=True)
@@ -16,7 +18,12 @@ class MailboxProgress:
 
 
 class CatalogMailboxes:
-    """Methods of Catalog that need its _db and _transaction()."""
+    """A streamed mailbox's place and its messages' names and places."""
+
+    def __init__(self, connection: CatalogConnection):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
 
     def mailbox_progress(self, container_id: int) -> MailboxProgress | None:
         row = self._db.execute("SELECT read_to, read_check FROM documents WHERE id = ?", (container_id,)).fetchone()

@@ -1,10 +1,11 @@
 """The catalog's OCR records (migration 0009): recognised text kept by content, and which pages of a document came
-from OCR with what confidence."""
+from OCR with what confidence. A part of Catalog (`catalog.ocr`)."""
 
 from __future__ import annotations
 
 import json
 import time
+from desktop_rag.storage.catalog_connection import CatalogConnection
 
 # The OCR confidence of chunk c's page in document d, NULL for a page not read by OCR: for queries over both.
 CHUNK_OCR_CONFIDENCE = "json_extract(d.ocr_pages, '$.\"' || c.page || '\"')"
@@ -15,6 +16,11 @@ _ORPHAN_OCR_DAYS = 30
 
 
 class CatalogOcr:
+    def __init__(self, connection: CatalogConnection):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
+
     def ocr_texts(self, content_hash: str, recipe: str) -> dict[int, tuple[str, float | None]]:
         """The pages of this content already recognised under `recipe`: {page: (text, confidence)}."""
         rows = self._db.execute("SELECT page, text, confidence FROM ocr_pages WHERE content_hash = ? AND recipe = ?",

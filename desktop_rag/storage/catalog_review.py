@@ -1,5 +1,5 @@
-"""What the app shows and changes besides search: folders with their state, and contexts to review. A mixin of
-Catalog (uses its _db and _transaction())."""
+"""What the app shows of contexts besides search: the rows to review, and a person's approval. A part of
+Catalog (`catalog.review`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass
 
 from desktop_rag.documents import NAME_ONLY
-from desktop_rag.storage.catalog_files import under
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE
+from desktop_rag.storage.catalog_connection import CatalogConnection
 
 # Filters of the review table: name → SQL condition on contexts x (and chunks c, documents d).
 REVIEW_FILTERS = {
@@ -57,29 +57,10 @@ class ReviewRow:
 
 
 class CatalogReview:
-    def folder_states(self) -> list[FolderState]:
-        states = []
-        for folder in self.folders():
-            in_chunks, params = under("e.path", folder)
-            in_documents, _ = under("d.path", folder)
-            row = self._db.execute(
-                # Files on disk: the documents inside an archive or a mailbox are not files of the folder.
-                "SELECT COALESCE(SUM(d.status = 'indexed' AND d.container_id IS NULL), 0),"
-                " COALESCE(SUM(d.status = 'failed'), 0),"
-                f" (SELECT COUNT(*) FROM chunks c JOIN documents e ON e.id = c.document_id WHERE {in_chunks})"
-                f" FROM documents d WHERE {in_documents}",
-                params * 2,
-            ).fetchone()
-            states.append(FolderState(folder, row[0], row[1], row[2], self.skipped_count(folder)))
-        return states
-
-    def remove_folder(self, folder: str) -> int:
-        """Forget a folder and everything indexed under it (the files themselves are not touched)."""
-        removed = self.remove_documents([d.id for d in self.documents_under(folder)])
-        self.forget_skipped(folder)
-        self.record_scan_problems([folder], [])
-        self._db.execute("DELETE FROM folders WHERE path = ?", (folder,))
-        return removed
+    def __init__(self, connection: CatalogConnection):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
 
     def review_rows(self, filter_name: str = "all", limit: int = REVIEW_ROWS) -> list[ReviewRow]:
         rows = self._db.execute(

@@ -14,6 +14,7 @@ from collections.abc import Sequence, Set
 
 from desktop_rag.storage.catalog_contexts import RULES_NOT_TRIED
 from desktop_rag.storage.catalog_files import under
+from desktop_rag.storage.catalog_connection import CatalogConnection
 
 RECENT_S = 30 * 86400.0  # searches, openings and changes older than this no longer put a document first
 # Why a document comes when it does, by tier: the progress panel and `stats` say it.
@@ -32,7 +33,12 @@ def upgrade_order_sentence(queue: dict[str, int]) -> str:
 
 
 class CatalogUpgradeOrder:
-    """Methods of Catalog that need its _db and _transaction()."""
+    """What a person used, the folders marked "upgrade first", and the order the upgrade takes."""
+
+    def __init__(self, connection: CatalogConnection):
+        self._connection = connection
+        self._db = connection.db
+        self._transaction = connection.transaction
 
     # -- what a person did ----------------------------------------------------------------------------------
 

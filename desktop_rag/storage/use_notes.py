@@ -13,6 +13,10 @@ import queue
 import threading
 from pathlib import Path
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from desktop_rag.storage.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +30,12 @@ class UseNotes:
 
     def hits(self, chunk_ids: list[int]) -> None:
         if chunk_ids:
-            self._submit(lambda catalog: catalog.note_hits(chunk_ids))
+            self._submit(lambda catalog: catalog.upgrade_order.note_hits(chunk_ids))
 
     def opened(self, chunk_id: int) -> None:
-        self._submit(lambda catalog: catalog.note_opened(chunk_id))
+        self._submit(lambda catalog: catalog.upgrade_order.note_opened(chunk_id))
 
-    def _submit(self, note: Callable) -> None:
+    def _submit(self, note: Callable[[Catalog], None]) -> None:
         with self._starting:
             if self._thread is None:
                 # A daemon: a note waiting for a busy catalog never holds up Quit (SQLite drops its open

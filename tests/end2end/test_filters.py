@@ -132,9 +132,9 @@ def test_a_rare_type_is_found_among_100k_other_chunks(library, docs):
         assert [Path(h.path).name for h in result.hits] == ["budget.xlsx"], mode
     # A filter leaving many documents maps them to chunks through an array kept until the catalog changes.
     reader, everything = library.reader, make_filters(folders=[str(docs)])
-    assert len(reader.filtered_chunk_ids(everything)) == catalog.chunk_count()
+    assert len(reader.filters.filtered_chunk_ids(everything)) == catalog.chunk_count()
     catalog.remove_documents([catalog.document(str(docs / "note0.md")).id])
-    assert len(reader.filtered_chunk_ids(everything)) == catalog.chunk_count() == 100_000 - 100 + 1  # the notes less one, the sheet
+    assert len(reader.filters.filtered_chunk_ids(everything)) == catalog.chunk_count() == 100_000 - 100 + 1  # the notes less one, the sheet
     hits = library.search("garden shed paint", k=5, filters=make_filters(folders=[str(docs)], after="1970"))
     assert len(hits.hits) == 5
 
@@ -144,15 +144,15 @@ def test_vectors_of_a_library_embedded_before_they_were_kept_are_copied_from_chr
     catalog = library.catalog
     embedded = sorted(catalog.chunk_ids(embedded=True))
     dimension = library.embedder.dimension
-    kept = catalog.chunk_vectors(embedded, dimension)
+    kept = catalog.filters.chunk_vectors(embedded, dimension)
     # As a library indexed before migration 0011 has it:
     catalog._db.execute("DELETE FROM chunk_vectors")
     catalog._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('vectors_to_copy', '1')")
     only_pdf = make_filters(types=["pdf"])
     assert library.search("boiler service", mode="dense", filters=only_pdf).hits == []  # nothing to score yet
     library.index([mixed], contexts="rules")  # nothing changed on disk: the run copies the vectors from Chroma
-    copied = catalog.chunk_vectors(embedded, dimension)
+    copied = catalog.filters.chunk_vectors(embedded, dimension)
     assert sorted(copied) == embedded
     assert all(np.allclose(copied[c], kept[c], atol=2e-3) for c in embedded)
     assert names(library.search("boiler service", mode="dense", filters=only_pdf)) == ["boiler-invoice.pdf"]
-    assert catalog.chunks_without_vectors(10) == [] and catalog._get_meta("vectors_to_copy", "") == "0"
+    assert catalog.filters.chunks_without_vectors(10) == [] and catalog._get_meta("vectors_to_copy", "") == "0"

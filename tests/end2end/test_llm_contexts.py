@@ -137,7 +137,7 @@ def test_chunk_level_contexts_from_the_real_model(make_library, docs):
     library.edits.set_context(chunk_ids[1], "Hand-written tamping note.")
     before = library.stats()["llm_tokens"]["completion"]
     regenerated = library.edits.regenerate_context(chunk_ids[1])
-    result, stored = regenerated.result, library.catalog.context(chunk_ids[1])
+    result, stored = regenerated.result, library.catalog.contexts.context(chunk_ids[1])
     assert bool(regenerated.changes) == (result.source == "llm")
     if result.source == "llm":
         assert stored["source"] == "llm" and stored["text"] == result.text and stored["generated_text"] is None

@@ -50,7 +50,7 @@ def test_a_mailbox_over_the_file_limit_is_read_message_by_message_and_grows_by_w
     assert hit_paths(library, '"Osprey42"') == [f"{inbox}{S}2025-09-01 Ledger 42"]
     assert library.catalog.document(f"{inbox}{S}2025-09-01 Ledger 42").status == "indexed"
 
-    last_start = library.catalog.message_span(f"{inbox}{S}2025-09-01 Ledger 59")[0]
+    last_start = library.catalog.mailboxes.message_span(f"{inbox}{S}2025-09-01 Ledger 59")[0]
     appended = write_mbox(tmp_path / "more", mails(60, 10))
     with inbox.open("ab") as box:  # as a mail program appends what arrives
         box.write(appended.read_bytes())
@@ -123,7 +123,7 @@ def test_a_run_stopped_in_a_mailbox_goes_on_from_where_it_saved(make_library, do
     assert library.index([docs], contexts="rules", on_progress=stop_at_the_fifth, control=control).cancelled
     asked = count_member_reads(library)
     library.index([docs], contexts="rules")
-    fourth = library.catalog.message_span(f"{inbox}{S}2025-09-01 Ledger 4")[0]
+    fourth = library.catalog.mailboxes.message_span(f"{inbox}{S}2025-09-01 Ledger 4")[0]
     assert starts == [0, fourth] and sorted(asked) == ["Ledger 5", "Ledger 6", "Ledger 7"]
     assert hit_paths(library, '"Osprey7"') == [f"{inbox}{S}2025-09-01 Ledger 7"]
     assert len([d for d in library.catalog.documents_under(str(docs)) if d.container_id is not None]) == 8

@@ -39,7 +39,7 @@ def test_edit_is_searchable_survives_reindexing_and_reverts(library, docs):
     (docs / "pump.md").write_text(GUIDE.replace("Drain it for winter.", "Drain it, dry it, store it for winter."))
     assert library.index([docs], contexts="rules").indexed == 1
     assert [h.chunk_id for h in library.search("quokka", mode="bm25").hits] == [again.chunk_id]
-    assert library.catalog.context(again.chunk_id)["source"] == "manual"
+    assert library.catalog.contexts.context(again.chunk_id)["source"] == "manual"
 
     assert library.edits.revert_context(again.chunk_id)
     assert library.search("zanzibar", mode="bm25").hits == []

@@ -80,10 +80,10 @@ def test_scans_and_images_are_found_by_their_words_at_their_page(make_library, s
 
     blank = library.catalog.document(str(scans / "blank.png"))
     assert blank.status == "indexed" and blank.error is None
-    assert library.catalog.ocr_confidence(blank.id) == {1: None}  # read, no word found
-    totals = library.catalog.ocr_totals()
+    assert library.catalog.ocr.ocr_confidence(blank.id) == {1: None}  # read, no word found
+    totals = library.catalog.ocr.ocr_totals()
     assert totals["documents"] == 3 and totals["pages"] == 4 and totals["unread_pages"] == 0
-    assert [r.ocr_confidence is not None for r in library.catalog.review_rows("scanned")] == [True] * 3
+    assert [r.ocr_confidence is not None for r in library.catalog.review.review_rows("scanned")] == [True] * 3
 
 
 class ReaderRefusingOcr:
@@ -162,7 +162,7 @@ def test_ocr_off_or_skipped_folder_leaves_scans_unread_until_it_is_on(make_libra
     assert summary.indexed == 1 and summary.skipped == 3  # notes.txt; the three images, not opened
     reasons = {os.path.basename(f.path): f.reason for f in summary.failed}
     assert reasons == {"lease.pdf": "only scanned pages, not read: OCR is turned off (setting ocr)"}
-    assert library.catalog.ocr_totals()["unread_pages"] == 2
+    assert library.catalog.ocr.ocr_totals()["unread_pages"] == 2
 
     library.settings.ocr = True
     library.settings.ocr_skip_folders = [str(scans)]
@@ -171,7 +171,7 @@ def test_ocr_off_or_skipped_folder_leaves_scans_unread_until_it_is_on(make_libra
     summary = library.index([scans])
     assert summary.indexed == 3 and summary.unchanged == 1  # lease, receipt, blank read now; notes as it was
     assert library.search("TOTAL 11.70", k=1, mode="bm25").hits[0].path.endswith("receipt.png")
-    assert library.catalog.ocr_totals()["unread_pages"] == 0
+    assert library.catalog.ocr.ocr_totals()["unread_pages"] == 0
 
 
 class ContextualizerRecordingQuestions(Contextualizer):
@@ -198,15 +198,15 @@ def test_garbled_ocr_text_gets_rules_contexts_that_no_upgrade_asks_about(make_li
 
     content_hash = hashlib.sha256(scan.read_bytes()).hexdigest()
     _, languages = ocr.find_languages(library.settings.ocr_languages)
-    library.catalog.save_ocr_text(content_hash, ocr.recipe(languages), 1, "Lcase agrccmcnt bctwccn Hnrbor Lofts",
+    library.catalog.ocr.save_ocr_text(content_hash, ocr.recipe(languages), 1, "Lcase agrccmcnt bctwccn Hnrbor Lofts",
                                   0.41, 0.1)
     contextualizer = ContextualizerRecordingQuestions()
     Indexer(library, contextualizer).run([folder])
     assert contextualizer.asked == [[]]  # the model is asked about nothing
-    [row] = library.catalog.review_rows()
+    [row] = library.catalog.review.review_rows()
     assert row.source == "rules" and row.ocr_confidence == 0.41
     assert library.catalog.contexts_awaiting_upgrade() == 0
-    assert library.catalog.documents_with_rules_contexts() == []
+    assert library.catalog.contexts.documents_with_rules_contexts() == []
     prompt_version = library.catalog._db.execute("SELECT prompt_version FROM contexts").fetchone()[0]
     assert prompt_version == RULES_FOR_LOW_OCR
 

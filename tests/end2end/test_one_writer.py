@@ -36,7 +36,7 @@ def test_a_person_edits_contexts_while_a_real_index_runs(library, docs, tmp_path
     run.start()
     edits = 0
     while run.is_alive() or edits < 5:  # the catalog's edits, as the app's edit lane makes them during a run
-        library.catalog.set_manual_context(chunk, f"Zanzibar checklist {edits}")
+        library.catalog.contexts.set_manual_context(chunk, f"Zanzibar checklist {edits}")
         library.edits.approve_context(chunk)
         edits += 1
     run.join()

@@ -170,13 +170,13 @@ def test_a_mail_hit_shows_its_sender_and_an_archive_member_opens_as_a_copy(qtbot
     # What was opened gets its LLM contexts first, then a folder marked so in its menu comes before it.
     win.library.use_notes.close()  # the note is written off the window's thread: wait for it here
     catalog = win.library.catalog
-    first = catalog.next_upgrades(limit=1)[0]
+    first = catalog.upgrade_order.next_upgrades(limit=1)[0]
     path = catalog._db.execute("SELECT path FROM documents WHERE id = ?", (first[0],)).fetchone()[0]
     assert first[1] == "opened from a search result" and path.endswith("plumber.txt")
     win.folders.upgrade_first_toggled.emit(str(docs), True)  # "Write LLM contexts here first", ticked
     qtbot.waitUntil(lambda: "LLM contexts first" in win.folders.list.item(0).text(), timeout=WAIT_MS)
-    assert catalog.upgrade_first_folders() == [str(docs)]
-    assert catalog.next_upgrades(limit=1)[0][1] == "in a folder marked upgrade first"
+    assert catalog.upgrade_order.upgrade_first_folders() == [str(docs)]
+    assert catalog.upgrade_order.next_upgrades(limit=1)[0][1] == "in a folder marked upgrade first"
 
 
 def test_editing_a_context_in_review_changes_what_search_finds(qtbot, window, docs):

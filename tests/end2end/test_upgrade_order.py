@@ -95,8 +95,8 @@ def test_an_unmarked_folder_and_old_notes_fall_back_to_indexing_order(make_libra
     library = birds_library(make_library, docs)
     library.mark_upgrade_first(str(docs / "first"))
     library.mark_upgrade_first(str(docs / "first"), marked=False)
-    library.catalog.note_hits([chunk_of(library, "searched")], at=OLD)  # a search of two months ago
+    library.catalog.upgrade_order.note_hits([chunk_of(library, "searched")], at=OLD)  # a search of two months ago
     library.use_notes.close()
-    order = library.catalog.next_upgrades(limit=10)
+    order = library.catalog.upgrade_order.next_upgrades(limit=10)
     assert [reason for _, reason in order].count("in indexing order") == 6
     assert library.stats()["upgrade_first_folders"] == []

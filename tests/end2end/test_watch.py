@@ -341,7 +341,7 @@ def test_the_write_lane_applies_changes_and_upgrades_contexts_while_quiet(make_l
         assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
         (docs / "weeds.md").write_text("# Weeds\n\nNettle soup is made from young nettle leaves.\n")
         eventually(lambda: batches and batches[-1].indexed == 1)
-        assert lib.catalog.context(lib.search("nettle", k=1, mode="bm25").hits[0].chunk_id)["source"] == "rules"
+        assert lib.catalog.contexts.context(lib.search("nettle", k=1, mode="bm25").hits[0].chunk_id)["source"] == "rules"
         eventually(lambda: len(upgrades) == 2, timeout=120)  # then upgraded, once the folder is quiet
         assert lib.reader.stats()["contexts_awaiting_upgrade"] == 0
 

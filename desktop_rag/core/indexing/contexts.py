@@ -49,7 +49,7 @@ class ContextStep:
         key = self.contextualizer.cache_key()
         if key is None or not chunks:
             return None
-        cached = self.state.catalog.cached_contexts(content_hash, document.title, *key)
+        cached = self.state.catalog.contexts.cached_contexts(content_hash, document.title, *key)
         if not all(chunk.text_hash in cached for chunk in chunks):
             return None
         self.state.summary.reused_contexts += len(chunks)
@@ -58,7 +58,8 @@ class ContextStep:
     def _contexts(self, document, chunks, known: DocumentRecord | None) -> list:
         """New contexts only for chunks whose text is new: a changed document's other chunks keep theirs. Chunks
         of garbled OCR text get rules contexts, kept as such (RULES_FOR_LOW_OCR)."""
-        previous = self.state.catalog.reusable_contexts(known.id) if known and known.status == "indexed" else {}
+        stored = self.state.catalog.contexts
+        previous = stored.reusable_contexts(known.id) if known and known.status == "indexed" else {}
         missing = [i for i, chunk in enumerate(chunks) if chunk.text_hash not in previous]
         garbled = set(document.garbled_chunks(chunks))
         asked = [i for i in missing if i not in garbled]

@@ -31,7 +31,7 @@ class CopyStore:
         """A file with the content of another indexed file: stored as its copy (True), or not (False)."""
         if found.size < MIN_COPY_BYTES:
             return False
-        original = next((path for path in self.state.catalog.originals_of(content_hash, str(found.path))
+        original = next((path for path in self.state.catalog.files.originals_of(content_hash, str(found.path))
                          if os.path.exists(path)), None)
         if original is None:
             return False

@@ -104,7 +104,7 @@ class FileStep:
         """A file whose name does not make it a document: skipped (and remembered as such) unless its first bytes
         are text, then it is read as plain text (a LICENSE, a Makefile, notes.log)."""
         catalog, path = self.state.catalog, str(found.path)
-        if catalog.is_skipped(path, found.size, found.mtime_ns):
+        if catalog.files.is_skipped(path, found.size, found.mtime_ns):
             self.summary.skipped += 1
             return True
         reason = None

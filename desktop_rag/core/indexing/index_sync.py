@@ -132,13 +132,13 @@ class IndexSync:
         catalog = self.lib.catalog
         while True:
             self.control.checkpoint()
-            missing = catalog.chunks_without_vectors(2000)
+            missing = catalog.filters.chunks_without_vectors(2000)
             if not missing:
                 return
             found = self.lib.vectors.windows(missing)
             owners = [chunk for chunk in missing for _ in range(len(found.get(chunk, ())))]
             if owners:
-                catalog.store_vectors(owners, np.concatenate([found[c] for c in missing if c in found]))
+                catalog.filters.store_vectors(owners, np.concatenate([found[c] for c in missing if c in found]))
             lost = [chunk for chunk in missing if chunk not in found]
             if lost:  # the catalog said embedded, the dense index has nothing: embedded again (doctor's finding too)
                 catalog.mark_unembedded(lost)

@@ -74,12 +74,12 @@ class MailboxIndexing:
             self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
             return
         with stream, checks:
-            container_id = catalog.start_container(path, parser="mbox", title=found.path.name)
-            progress = catalog.mailbox_progress(container_id)
+            container_id = catalog.files.start_container(path, parser="mbox", title=found.path.name)
+            progress = catalog.mailboxes.mailbox_progress(container_id)
             appended = progress is not None and mailbox_stream.appended_only(checks, found.size, progress.read_to,
                                                                            progress.check)
             start = progress.read_to if progress is not None and appended else 0
-            names = catalog.message_names_before(container_id, start) if appended else set()
+            names = catalog.mailboxes.message_names_before(container_id, start) if appended else set()
             limit = int(self.state.settings.max_file_mb * 2**20)
             saved, read_to, count = time.monotonic(), start, 0
             for message in mailbox_stream.messages(stream, start, found.size, limit):
@@ -90,7 +90,7 @@ class MailboxIndexing:
                                       share=message.end / max(found.size, 1))
                 read_to = message.start  # the last one is read again next time: it may have been half written
                 if time.monotonic() - saved > SAVE_EVERY_S:
-                    catalog.save_mailbox_progress(container_id,
+                    catalog.mailboxes.save_mailbox_progress(container_id,
                                                   MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
                     saved = time.monotonic()
             if count == 0 and start == 0:
@@ -98,9 +98,9 @@ class MailboxIndexing:
                 return
             if not appended:
                 self._forget_messages_not_in(container_id, names)
-            retry = catalog.members_to_retry(container_id, MAX_TRANSIENT_RETRIES)
+            retry = catalog.mailboxes.members_to_retry(container_id, MAX_TRANSIENT_RETRIES)
             # A message that failed for a cause outside it (a timeout) is tried again by streaming the whole again.
-            catalog.save_mailbox_progress(
+            catalog.mailboxes.save_mailbox_progress(
                 container_id, None if retry else MailboxProgress(read_to, mailbox_stream.check_of(checks, read_to)))
             if not retry:
                 self._mailbox_read(found, "mbox", mailbox_stream.fingerprint(checks, found.size))
@@ -119,7 +119,7 @@ class MailboxIndexing:
         except OSError as exc:
             self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
             return
-        container_id = catalog.start_container(str(found.path), parser="pst", title=found.path.name)
+        container_id = catalog.files.start_container(str(found.path), parser="pst", title=found.path.name)
         names: set[str] = set()
         limit = int(self.state.settings.max_file_mb * 2**20)
         try:
@@ -134,11 +134,11 @@ class MailboxIndexing:
             self.outcomes.fail(found, None, str(exc))
             return
         self._forget_messages_not_in(container_id, names)
-        if not catalog.members_to_retry(container_id, MAX_TRANSIENT_RETRIES):
+        if not catalog.mailboxes.members_to_retry(container_id, MAX_TRANSIENT_RETRIES):
             self._mailbox_read(found, "pst", fingerprint)
 
     def _forget_messages_not_in(self, container_id: int, names: set[str]) -> None:
-        gone = self.lib.catalog.members_not_named(container_id, names)
+        gone = self.lib.catalog.mailboxes.members_not_named(container_id, names)
         if gone:
             self.summary.removed += self.lib.catalog.remove_documents(gone)
 
@@ -160,8 +160,8 @@ class MailboxIndexing:
                                       else f"{message.end - message.start}".encode() + message.raw).hexdigest()
         stored = catalog.document(target.path)
         if stored and stored.content_hash == content_hash and (stored.status == "indexed" or not stored.retry_due):
-            if catalog.message_span(target.path) != (message.start, message.end):  # the mailbox was compacted
-                catalog.place_message(container_id, name, message.start, message.end)
+            if catalog.mailboxes.message_span(target.path) != (message.start, message.end):  # the mailbox was compacted
+                catalog.mailboxes.place_message(container_id, name, message.start, message.end)
             return
 
         def report(_index: int = 0, part: str = name) -> None:
@@ -169,7 +169,7 @@ class MailboxIndexing:
                                       note=f"{found.path.name}: message {count:,}, {share:.0%} read ({part})"))
 
         report()
-        before = catalog.message_parts(container_id, name)
+        before = catalog.mailboxes.message_parts(container_id, name)
         wanted = {target.path}
         if message.too_large:
             megabytes = (message.end - message.start) / 2**20
@@ -188,7 +188,7 @@ class MailboxIndexing:
         gone = [doc_id for part_path, doc_id in before.items() if part_path not in wanted]
         if gone:
             self.summary.removed += catalog.remove_documents(gone)
-        catalog.place_message(container_id, name, message.start, message.end)
+        catalog.mailboxes.place_message(container_id, name, message.start, message.end)
 
     def _mailbox_message_parts(self, found, position, container_id, name, raw, target, content_hash, members, report):
         """The attachments, then the message itself (its problem, when it is no mail, is its failure)."""

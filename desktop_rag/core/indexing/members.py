@@ -66,7 +66,7 @@ class MemberIndexing:
         members = self.outcomes.reading(found, content_hash, open_container)
         if members is None:
             return
-        container_id = catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
+        container_id = catalog.files.start_container(str(found.path), parser=_PARSERS[kind], title=name)
         before = catalog.members_of(container_id)
         self.summary.phase_seconds["parse"] += time.perf_counter() - started
         own = [index for index, info in enumerate(members) if not info.chain]
@@ -85,7 +85,7 @@ class MemberIndexing:
         if any(doc.retry_due for doc in catalog.members_of(container_id).values()):
             # A member failed for a cause outside it (a timeout on a busy machine): the file stays unfinished, so
             # the next run opens it again and tries that member (the others are not read again).
-            catalog.start_container(str(found.path), parser=_PARSERS[kind], title=name)
+            catalog.files.start_container(str(found.path), parser=_PARSERS[kind], title=name)
 
     def read_members(self, found: FoundFile, container_id: int, members: list, prefix: tuple[str, ...],
                       stored_at: Callable[[str], DocumentRecord | None], read_member: Callable[..., DocumentRead],

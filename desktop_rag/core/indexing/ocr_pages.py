@@ -48,7 +48,7 @@ class OcrPages:
         setup = self.setup()
         if isinstance(setup, str):  # OCR cannot run: its reason's second letter was taken for a recipe (mypy)
             return {}
-        texts = self.state.catalog.ocr_texts(content_hash, setup[1])
+        texts = self.state.catalog.ocr.ocr_texts(content_hash, setup[1])
         return {page: ocr.OcrPage(text, confidence, 0.0) for page, (text, confidence) in texts.items()}
 
     def recognize_page(self, where: FoundFile | Target, content_hash: str, suffix: str, page: int,
@@ -74,5 +74,5 @@ class OcrPages:
                 transient = not isinstance(exc, parsers.ParseError) or isinstance(exc, parsers.TransientReadError)
                 self.outcomes.fail(where, content_hash, str(exc), transient=transient)
                 return None
-        self.state.catalog.save_ocr_text(content_hash, recipe, page, result.text, result.confidence, result.seconds)
+        self.state.catalog.ocr.save_ocr_text(content_hash, recipe, page, result.text, result.confidence, result.seconds)
         return result

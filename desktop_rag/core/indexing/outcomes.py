@@ -66,11 +66,11 @@ class FileOutcomes:
 
     def skip(self, found: FoundFile, reason: str) -> None:
         """Skipped (an image while OCR may not read it), remembered unless it already is with this size and mtime."""
-        if self.state.catalog.is_skipped(str(found.path), found.size, found.mtime_ns):
+        if self.state.catalog.files.is_skipped(str(found.path), found.size, found.mtime_ns):
             self.state.summary.skipped += 1
         else:
             self.record_skip(found, reason)
 
     def record_skip(self, found: FoundFile, reason: str) -> None:
-        self.state.catalog.save_skipped(str(found.path), found.size, found.mtime_ns, reason)
+        self.state.catalog.files.save_skipped(str(found.path), found.size, found.mtime_ns, reason)
         self.state.summary.skipped += 1

@@ -90,7 +90,7 @@ class Indexer:
             files, gone = self._scan(existing, register=False)
             for path in missing:
                 gone.extend(self.state.catalog.documents_under(path))
-                self.state.catalog.forget_skipped(path)
+                self.state.catalog.files.forget_skipped(path)
             self._update(files, gone)
 
         return self._timed(work)
@@ -135,7 +135,7 @@ class Indexer:
         self.sync.sync_keywords()  # every file read is keyword-searchable before OCR and embedding start
         self.scans.read_scans()
         self.state.progress(Progress("parse", len(files), len(files)))
-        catalog.forget_old_ocr_texts()  # text of scans no file has had for a month
+        catalog.ocr.forget_old_ocr_texts()  # text of scans no file has had for a month
         self.sync.sync_indexes()
 
     # -- scan -----------------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ class Indexer:
         self.state.progress(Progress("scan", len(files), len(files)))
         for problem in problems:
             self.summary.failed.append(FileFailure(printable(problem.path), problem.reason))
-        self.state.catalog.record_scan_problems([printable(r) for r in roots],
+        self.state.catalog.files.record_scan_problems([printable(r) for r in roots],
                                               [(printable(p.path), p.reason) for p in problems])
         if register:
             for root in roots:
@@ -163,7 +163,7 @@ class Indexer:
         gone = self._gone(roots, seen, [printable(p.path) for p in problems])
         for root in roots:
             if root.is_dir() and not problems:  # a folder we could not list may still hold them
-                self.state.catalog.forget_skipped(str(root), keep=seen)
+                self.state.catalog.files.forget_skipped(str(root), keep=seen)
         self.summary.phase_seconds["scan"] += time.perf_counter() - t0
         return files, gone
 
@@ -184,7 +184,7 @@ class Indexer:
         """Copies whose original was removed or changed in this run (or while nobody watched), read now as the
         documents they are (copies.py)."""
         catalog = self.state.catalog
-        orphans = catalog.orphaned_copies()
+        orphans = catalog.files.orphaned_copies()
         if not orphans:
             return
         catalog.remove_documents([doc_id for doc_id, _path in orphans])

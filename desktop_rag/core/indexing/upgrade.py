@@ -50,7 +50,7 @@ class StoredDocument:
 
 def stored_document(catalog, doc_id: int) -> StoredDocument | None:
     """A document and its chunks as the catalog keeps them, ready for a contextualizer."""
-    stored = catalog.document_for_contexts(doc_id)
+    stored = catalog.contexts.document_for_contexts(doc_id)
     if stored is None:
         return None
     doc, rows = stored
@@ -66,13 +66,13 @@ def refresh_rules_contexts(library) -> int:
     catalog = library.catalog
     rules = library.contextualizer("rules")
     changed = 0
-    for doc_id in catalog.documents_with_rules_contexts():
+    for doc_id in catalog.contexts.documents_with_rules_contexts():
         stored = stored_document(catalog, doc_id)
         if stored is None:
             continue
         for row, result in zip(stored.rows, rules.contextualize(stored.document, stored.chunks)):
             if row["source"] == "rules":
-                changed += catalog.refresh_rules_text(row["id"], result.text)
+                changed += catalog.contexts.refresh_rules_text(row["id"], result.text)
     return changed
 
 
@@ -111,11 +111,11 @@ class _Upgrade:
             self.on_progress(Progress("contextualize", 0, None, note=LOADING_NOTE))
             self._until_done(self.contextualizer.prepare_model)
         key = self.contextualizer.cache_key()
-        self.chunks_total = catalog.count_rules_contexts(attempted_by=key) if limit is None else None
+        self.chunks_total = catalog.contexts.count_rules_contexts(attempted_by=key) if limit is None else None
         tried: set[int] = set()  # a document whose chunks all fell back stays a candidate: not taken twice
         while limit is None or self.summary.documents < limit:
             self.control.checkpoint()
-            picked = catalog.next_upgrade(key, skip=tried)
+            picked = catalog.upgrade_order.next_upgrade(key, skip=tried)
             if picked is None:
                 break
             doc_id, reason = picked
@@ -178,9 +178,9 @@ def _steps(waiting: list[int], contextualizer) -> list[list[int]]:
 
 
 def _store(catalog, chunk_id: int, context, summary: UpgradeSummary) -> None:
-    if context.source == "llm" and catalog.upgrade_context(chunk_id, context):
+    if context.source == "llm" and catalog.contexts.upgrade_context(chunk_id, context):
         summary.upgraded_chunks += 1
     else:
         summary.kept_rules += 1
         if context.model:  # the model's answer was rejected: remember, so it is not asked again
-            catalog.record_attempt(chunk_id, context)
+            catalog.contexts.record_attempt(chunk_id, context)

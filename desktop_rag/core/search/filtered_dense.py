@@ -42,7 +42,7 @@ def nearest_allowed(vector: np.ndarray, n: int, filters, allowed: np.ndarray, ca
         kept = [pair for pair, inside in zip(found, in_sorted(ids, allowed)) if inside]
         if len(kept) >= n or len(found) >= total:
             return kept[:n]
-    owners, matrix = catalog.filtered_vectors(filters, len(vector))
+    owners, matrix = catalog.filters.filtered_vectors(filters, len(vector))
     return exact_nearest(vector, owners, matrix, n)
 
 

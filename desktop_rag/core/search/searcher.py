@@ -125,13 +125,13 @@ class Searcher:
         result = SearchResult(query=query, mode=mode, hits=[], filters=(filters or SearchFilters()).merged(typed))
         if not parsed.text and result.filters.empty:
             return result
-        allowed = None if result.filters.empty else self.catalog.filtered_chunk_ids(result.filters)
+        allowed = None if result.filters.empty else self.catalog.filters.filtered_chunk_ids(result.filters)
         if allowed is not None and not len(allowed):
             result.nothing_left = True
             result.notices.append("no indexed document is " + ", ".join(result.filters.describe()))
             return result
         if not parsed.text:  # filters alone: their documents, newest first
-            records = self.catalog.chunks_by_id(self.catalog.newest_chunks(result.filters, k))
+            records = self.catalog.chunks_by_id(self.catalog.filters.newest_chunks(result.filters, k))
             result.hits = _by_date([_hit(i, r, Scores()) for i, r in records.items()], sort != "oldest")
             return result
         want_rerank = self.settings.rerank if rerank is None else rerank
@@ -171,7 +171,7 @@ class Searcher:
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         """The chunks nearest in meaning to a stored chunk, its own vector as the query ("more like this")."""
-        stored = self.catalog.chunk_vectors([chunk_id], self.embedder.dimension).get(chunk_id)
+        stored = self.catalog.filters.chunk_vectors([chunk_id], self.embedder.dimension).get(chunk_id)
         if stored is None:
             stored = self.vectors.windows([chunk_id]).get(chunk_id)
         records = self.catalog.chunks_by_id([chunk_id])
@@ -184,7 +184,7 @@ class Searcher:
         filters = filters or SearchFilters()
         result = SearchResult(query=f"similar to: {source.title or source.path}", mode="dense", hits=[],
                               filters=filters)
-        allowed = None if filters.empty else self.catalog.filtered_chunk_ids(filters)
+        allowed = None if filters.empty else self.catalog.filters.filtered_chunk_ids(filters)
         vector = stored[0]  # its first window: its context and the start of its text
         n = max(self.settings.candidates, k + 1)
         dense = self._nearest(vector, n, filters, allowed, self.catalog.chunk_count())
@@ -223,10 +223,10 @@ class Searcher:
     def _facets(self, parsed, query_vector, mode, n, filters: SearchFilters, ranked, total: int) -> dict[str, int]:
         if filters.types:  # the chips show what each type would give: its own filter left out
             wider = filters.without_types()
-            allowed = None if wider.empty else self.catalog.filtered_chunk_ids(wider)
+            allowed = None if wider.empty else self.catalog.filters.filtered_chunk_ids(wider)
             dense, bm25 = self._retrieve(parsed, query_vector, mode, n, wider, allowed, total)
             ranked = fuse(dense, bm25, self.fusion) if mode == "hybrid" else (dense or bm25)
-        return self.catalog.family_counts([i for i, _ in ranked])
+        return self.catalog.filters.family_counts([i for i, _ in ranked])
 
     def _hits(self, parsed, ranked, dense, bm25, query_vector, mode: str, pool: int) -> list[Hit]:
         dense_scores, bm25_scores = dict(dense), dict(bm25)

@@ -76,13 +76,13 @@ def test_vectors_are_kept_only_while_their_chunk_is_in_the_dense_index(tmp_path)
     save(catalog, "/a.txt", ["one", "two", "three"])
     ids = [chunk_id for chunk_id, _, _ in catalog.pending_embeddings(10)]
     catalog.mark_embedded(ids, [ids[0], ids[0], ids[1], ids[2]], np.eye(4, dtype=np.float32))  # two windows
-    assert [len(v) for v in catalog.chunk_vectors(ids, 4).values()] == [2, 1, 1]
+    assert [len(v) for v in catalog.filters.chunk_vectors(ids, 4).values()] == [2, 1, 1]
     catalog.mark_unembedded([ids[1]])
-    assert sorted(catalog.chunk_vectors(ids, 4)) == [ids[0], ids[2]]
-    catalog.set_manual_context(ids[2], "a person's own words")  # a new context: embedded again, old vectors gone
-    assert sorted(catalog.chunk_vectors(ids, 4)) == [ids[0]]
+    assert sorted(catalog.filters.chunk_vectors(ids, 4)) == [ids[0], ids[2]]
+    catalog.contexts.set_manual_context(ids[2], "a person's own words")  # a new context: embedded again, old vectors gone
+    assert sorted(catalog.filters.chunk_vectors(ids, 4)) == [ids[0]]
     catalog.mark_all_unembedded()
-    assert catalog.chunk_vectors(ids, 4) == {}
+    assert catalog.filters.chunk_vectors(ids, 4) == {}
     catalog.close()
 
 
@@ -124,7 +124,7 @@ def test_a_failed_transaction_leaves_nothing_behind(tmp_path):
 
 def older_catalog(path, version: int) -> sqlite3.Connection:
     """A catalog as `version` left it (its migrations only), open for a test to fill in."""
-    from desktop_rag.storage.catalog import _migrations
+    from desktop_rag.storage.catalog_schema import migrations as _migrations
 
     old = sqlite3.connect(path)
     for number, sql in _migrations():
@@ -173,7 +173,7 @@ def test_an_older_catalog_gains_family_date_and_a_flag_to_copy_its_vectors(tmp_p
         assert [tuple(r) for r in rows] == [("/m/a.pdf", "pdf", 1_700_000_000.0),
                                             ("/m/Inbox › 2025-03-14 Lunch", "mail", 1_741_941_000.0),
                                             ("/m/page.html", "text", 1_600_000_000.0)]
-        assert catalog.chunks_without_vectors(10) == [1]  # embedded before vectors were kept: to be copied
+        assert catalog.filters.chunks_without_vectors(10) == [1]  # embedded before vectors were kept: to be copied
     finally:
         catalog.close()
 
@@ -186,6 +186,6 @@ def test_the_questions_a_chunk_answers_are_stored_and_keyword_indexed_after_its_
     catalog.save_document(path="/q.txt", size=10, mtime_ns=1, content_hash="h", parser="text", title="T",
                           text="one two", page_count=None, chunks=chunks, contexts=contexts)
     assert [t for _, t in catalog.iter_keyword_texts()] == ["ctx one\n\none\n\nWhy one?\nHow one?", "ctx two\n\ntwo"]
-    cached = catalog.cached_contexts("h", "T", "m", "v")
+    cached = catalog.contexts.cached_contexts("h", "T", "m", "v")
     assert cached[text_hash("one")].questions == "Why one?\nHow one?"  # a copy of the file reuses them too
     catalog.close()

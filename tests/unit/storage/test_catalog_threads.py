@@ -26,10 +26,10 @@ def test_two_threads_writing_through_one_catalog_never_collide(tmp_path):
     def editing():  # the edit lane: a person's contexts, approvals and reverts
         for n in range(300):
             chunk = chunk_ids[n % 2]
-            catalog.set_manual_context(chunk, f"hand context {n}")
-            catalog.approve_context(chunk)
+            catalog.contexts.set_manual_context(chunk, f"hand context {n}")
+            catalog.review.approve_context(chunk)
             if n % 3 == 0:
-                catalog.revert_context(chunk)
+                catalog.contexts.revert_context(chunk)
 
     threads = [threading.Thread(target=run, args=(work,)) for work in (indexing, editing)]
     for thread in threads:
@@ -37,7 +37,7 @@ def test_two_threads_writing_through_one_catalog_never_collide(tmp_path):
     for thread in threads:
         thread.join()
     assert errors == []
-    assert catalog.context(chunk_ids[1])["text"] == "hand context 299"  # the last edit won, none was rolled back
+    assert catalog.contexts.context(chunk_ids[1])["text"] == "hand context 299"  # the last edit won, none was rolled back
     assert catalog._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 21
     catalog.close()
 

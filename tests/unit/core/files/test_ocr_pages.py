@@ -74,10 +74,10 @@ def test_old_ocr_text_of_content_no_document_has_is_dropped_and_recent_text_kept
     from desktop_rag.storage.catalog import Catalog
 
     catalog = Catalog(tmp_path / "catalog.sqlite3")
-    catalog.save_ocr_text("old-version", "recipe", 1, "the scan before it was edited", 0.9, 0.2)
-    catalog.save_ocr_text("killed-run", "recipe", 1, "a page a killed run finished", 0.9, 0.2)
+    catalog.ocr.save_ocr_text("old-version", "recipe", 1, "the scan before it was edited", 0.9, 0.2)
+    catalog.ocr.save_ocr_text("killed-run", "recipe", 1, "a page a killed run finished", 0.9, 0.2)
     catalog._db.execute("UPDATE ocr_pages SET created_at = created_at - 40 * 86400 WHERE content_hash = 'old-version'")
-    assert catalog.forget_old_ocr_texts() == 1
-    assert catalog.ocr_texts("killed-run", "recipe") == {1: ("a page a killed run finished", 0.9)}
-    assert catalog.ocr_texts("old-version", "recipe") == {}
+    assert catalog.ocr.forget_old_ocr_texts() == 1
+    assert catalog.ocr.ocr_texts("killed-run", "recipe") == {1: ("a page a killed run finished", 0.9)}
+    assert catalog.ocr.ocr_texts("old-version", "recipe") == {}
     catalog.close()

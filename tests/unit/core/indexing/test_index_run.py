@@ -63,7 +63,7 @@ def test_a_second_run_reads_and_embeds_nothing_that_did_not_change(parts, folder
 def test_a_changed_file_is_read_again_and_only_its_new_chunks_embedded(parts, folder):
     run(parts, folder)
     boat = parts.catalog.document(str(folder / "boat.txt"))
-    old_chunks = {c for c in parts.catalog.chunk_ids() if parts.catalog.chunk_document_id(c) == boat.id}
+    old_chunks = {c for c in parts.catalog.chunk_ids() if parts.catalog.contexts.chunk_document_id(c) == boat.id}
     (folder / "boat.txt").write_text("The rowing boat was painted green after the race.\n")
     summary = run(parts, folder)
     assert (summary.indexed, summary.unchanged) == (1, 1)
