@@ -101,7 +101,7 @@ def test_bad_files_are_reported_and_everything_else_is_indexed(make_library, doc
 
 def test_unreadable_file_injected_permission_error_is_tried_again_next_run(library, docs, monkeypatch):
     # Tests run as root here, where chmod 000 does not stop reading: inject the OS error instead.
-    from desktop_rag.core.indexing import files as indexing
+    from desktop_rag.core.indexing import reading as indexing
 
     (docs / "ok.md").write_text("# Fine\n\nReadable content about otters.\n")
     (docs / "locked.md").write_text("# Locked\n\nThe vault holds walrus ivory.\n")
