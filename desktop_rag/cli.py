@@ -362,8 +362,7 @@ def cmd_settings(args, data_dir: Path) -> int:
         choices = f" Choices: {', '.join(option.choices)}." if option.choices else ""
         print("# " + describe(args.key).replace("\n", "\n# ") + choices, file=sys.stderr)
         return 0
-    setattr(settings, args.key, parse_setting(args.key, args.value))
-    settings.save(data_dir)
+    settings.change({args.key: parse_setting(args.key, args.value)}, data_dir)
     print(f"{args.key} = {json.dumps(getattr(settings, args.key))}")
     if option.effect:
         print(f"note: {option.effect}", file=sys.stderr)

@@ -6,6 +6,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Mapping
 from pathlib import Path
 
 from desktop_rag.errors import BadInput
@@ -247,21 +248,25 @@ class Settings:
                            "from the defaults") from None
         if not isinstance(raw, dict):
             raise BadInput(f"the settings file {path} holds no settings object: mend it, or delete it")
-        known = {f.name for f in fields(cls)}
-        defaults = cls()
-        values = {}
-        for key, value in raw.items():
-            if key not in known:
-                continue  # a setting of another version (or a removed one): ignored
-            expected = type(getattr(defaults, key))
-            if expected is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise BadInput(f"the setting {key} in {path} should be {expected.__name__}, not {value!r}: "
-                               f"{remedies.set_setting(key)}")
-            check_setting(key, value)
-            values[key] = value
+        # A setting of another version (or a removed one) is ignored.
+        values = {key: _checked(key, value, f" in {path}") for key, value in raw.items() if key in OPTIONS}
         return cls(**values)
+
+    def change(self, values: Mapping[str, object], data_dir: Path) -> list[str]:
+        """The one way settings change (the window's dialog and menus, the background's pause, the CLI): every
+        value checked as one read from the file is (its type, choices, limits) before any is set, then set in place
+        (every part holding this object sees the change at once) and saved. Returns the names whose value
+        changed; core/library.py's set_settings makes them Changes."""
+        unknown = [key for key in values if key not in OPTIONS]
+        if unknown:
+            raise BadInput(f"unknown setting {unknown[0]!r}; known: {', '.join(OPTIONS)}")
+        checked = {key: _checked(key, value) for key, value in values.items()}
+        changed = [key for key, value in checked.items() if getattr(self, key) != value]
+        for key in changed:
+            setattr(self, key, checked[key])
+        if changed:
+            self.save(data_dir)
+        return changed
 
     def save(self, data_dir: Path) -> None:
         private_folder(data_dir)
@@ -271,12 +276,26 @@ class Settings:
 
 
 OPTIONS: dict[str, Option] = {f.name: f.metadata["option"] for f in fields(Settings)}
+_DEFAULTS = Settings()
 
 
 def describe(name: str) -> str:
     """A setting's help and what changing it does, as a tooltip or a CLI line shows it."""
     option = OPTIONS[name]
     return option.help + "." + (f"\nChanging it: {option.effect}." if option.effect else "")
+
+
+def _checked(key: str, value, where: str = ""):
+    """`value` for the setting `key` if it has the setting's type and passes check_setting (an int is taken for a
+    float); BadInput saying so otherwise. `where`: " in <file>", for a value read from one."""
+    expected = type(getattr(_DEFAULTS, key))
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise BadInput(f"the setting {key}{where} should be {expected.__name__}, not {value!r}: "
+                       f"{remedies.set_setting(key)}")
+    check_setting(key, value)
+    return value
 
 
 def check_setting(name: str, value) -> None:

@@ -18,16 +18,18 @@ class Changes:
     # are left as they are (they would jump under the person's eyes) until the next search.
     upgraded: bool = False
     folders: bool = False  # the folders' list or their marks (OCR, "LLM contexts here first")
+    # Settings whose value changed (Library.set_settings): a view showing or using one follows it.
+    settings: frozenset[str] = frozenset()
     # The change is in the indexes already; False: stored, and searchable once the run in progress ends.
     searchable: bool = True
     notes: tuple[str, ...] = field(default=(), compare=False)  # for whoever reports the write
 
     def __bool__(self) -> bool:
-        return bool(self.contexts or self.documents or self.upgraded or self.folders)
+        return bool(self.contexts or self.documents or self.upgraded or self.folders or self.settings)
 
     def __or__(self, other: Changes) -> Changes:
         return Changes(self.contexts | other.contexts, self.documents or other.documents,
-                       self.upgraded or other.upgraded, self.folders or other.folders,
+                       self.upgraded or other.upgraded, self.folders or other.folders, self.settings | other.settings,
                        self.searchable and other.searchable, self.notes + other.notes)
 
 

@@ -10,9 +10,9 @@ import logging
 import threading
 from pathlib import Path
 from typing import Any, cast
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from desktop_rag.config import OPTIONS, Settings, models_cache_dir
+from desktop_rag.config import OPTIONS, Settings, models_cache_dir, what_changing_does
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
@@ -166,7 +166,16 @@ class Library:
     def searcher(self) -> Searcher:
         return Searcher(self.reader, self.vectors, self.keywords, self.embedder, self.settings, self.reranker)
 
-    def settings_changed(self, names: Sequence[str]) -> None:
+    def set_settings(self, values: Mapping[str, object]) -> Changes:
+        """Settings changed, checked and saved (Settings.change), the parts built from old values dropped (rebuilt
+        on next use); the Changes say which changed, what each does to what is indexed (notes), and whether the
+        folders' marks changed (a folder's OCR)."""
+        names = self.settings.change(values, self.data_dir)
+        self._drop_parts_built_from(names)
+        return Changes(settings=frozenset(names), folders=bool({"ocr", "ocr_skip_folders"} & set(names)),
+                       notes=tuple(what_changing_does(names)))
+
+    def _drop_parts_built_from(self, names: Sequence[str]) -> None:
         """Settings were changed in place: drop the parts built from old values; they are rebuilt on next use."""
         rebuilds = set().union(*(OPTIONS[name].rebuilds for name in names if name in OPTIONS))
         if "llm" in rebuilds:  # when and how often the model runs changes nothing in it: those keep it

@@ -182,10 +182,7 @@ class BackgroundUpgrade(QObject):
             self.runner.load(self.library.release_llm_model)
 
     def _save(self, **values) -> None:
-        settings = self.library.settings
-        for name, value in values.items():
-            setattr(settings, name, value)
-        settings.save(self.library.data_dir)
+        self.library.set_settings(values)  # (nothing else shows these: the Changes are not passed on)
 
     # -- what waits -----------------------------------------------------------------------------------------
 

@@ -7,13 +7,13 @@ background LLM upgrade (ui/background.py) makes way for everything the person do
 from __future__ import annotations
 
 import weakref
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
 
-from desktop_rag.config import what_changing_does
+from desktop_rag.config import Settings
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
 from desktop_rag.core.library_reads import FolderState
@@ -25,7 +25,7 @@ from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
 from desktop_rag.ui.search_panel import SearchPanel
-from desktop_rag.ui.settings_dialog import SettingsDialog, apply_settings
+from desktop_rag.ui.settings_dialog import SettingsDialog
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
@@ -346,29 +346,22 @@ class MainWindow(QMainWindow):
             if dialog.chosen_data_dir() and dialog.chosen_data_dir() != str(self.library.data_dir):
                 self.data_folder_chosen.emit(dialog.chosen_data_dir())
 
-    def save_settings(self, chosen) -> None:
-        changed = apply_settings(self.library.settings, chosen)
-        self.library.settings.save(self.library.data_dir)
-        self.library.settings_changed(changed)
-        if "embedding_model" in changed:
-            self._load_embedding_model()
-        self.search.settings_changed()
-        self.background.settings_changed()
+    def save_settings(self, chosen: Settings) -> None:
+        changes = self.library.set_settings(asdict(chosen))
+        self.changed.emit(changes)
         message = "Settings saved."
-        if {"ocr", "ocr_skip_folders"} & set(changed) and self.library.settings.ocr:
+        if {"ocr", "ocr_skip_folders"} & changes.settings and self.library.settings.ocr:
             # Scans and images left unread are read now, not at the next change of each file.
             self.index(self.library.reads.folders())
             message += " Scanned pages and images not read before are being read."
-        effects = what_changing_does(changed)
-        if effects:
-            message += " " + for_window("; ".join(effects)) + "."
+        if changes.notes:
+            message += " " + for_window("; ".join(changes.notes)) + "."
         self.statusBar().showMessage(message)
 
     def set_folder_ocr(self, folder: str, on: bool) -> None:
         """A folder's scans and images read by OCR, or not (the ocr_skip_folders setting)."""
         skipped = [f for f in self.library.settings.ocr_skip_folders if f != folder] + ([] if on else [folder])
         self.save_settings(replace(self.library.settings, ocr_skip_folders=skipped))
-        self._refresh_folders()
         if on and not self.library.settings.ocr:
             self.statusBar().showMessage("OCR is turned off in Settings: no folder's scans are read.")
 
@@ -394,6 +387,10 @@ class MainWindow(QMainWindow):
             self._refresh_folders()
         if changes.documents or changes.upgraded:
             self.background.count_waiting()  # a run adds rules contexts; the upgrade writes LLM ones
+        if changes.settings:
+            self.background.settings_changed()  # whether and when the upgrade runs may differ now
+        if "embedding_model" in changes.settings:
+            self._load_embedding_model()
         shown = self.tabs.currentWidget()
         if shown is self.stats and changes:
             self.stats.refresh()

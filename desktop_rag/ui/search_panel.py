@@ -269,7 +269,9 @@ class SearchPanel(QWidget):
 
     def show_changes(self, changes) -> None:
         """A write changed something (core/changes.py): hits whose context changed show the new one at once;
-        added, changed or removed files are searched for again."""
+        added, changed or removed files are searched for again; the rerank box follows its settings."""
+        if {"rerank", "rerank_model"} & changes.settings:
+            self._update_rerank_availability()
         if changes.documents and self.query.text().strip():
             self.search_now()  # the results may have changed
             return
@@ -403,9 +405,6 @@ class SearchPanel(QWidget):
         self.rerank.setChecked(available and self.library.settings.rerank)
         self.rerank.setToolTip("Rerank the top results with the cross-encoder" if available else
                                "Set a cross-encoder folder in Settings to rerank")
-
-    def settings_changed(self) -> None:
-        self._update_rerank_availability()
 
 
 def _nothing_indexed_is_none(search):

@@ -185,12 +185,3 @@ class SettingsDialog(QDialog):
             ocr_skip_folders=[p.strip() for p in self.ocr_skip.toPlainText().splitlines() if p.strip()],
             ignore_patterns=[p.strip() for p in self.ignore.toPlainText().splitlines() if p.strip()],
         )
-
-
-def apply_settings(target: Settings, chosen: Settings) -> list[str]:
-    """Copy `chosen` into the running library's settings object (every part holding it sees the change at once);
-    returns the names of the settings that changed."""
-    changed = [f.name for f in fields(Settings) if getattr(target, f.name) != getattr(chosen, f.name)]
-    for name in changed:
-        setattr(target, name, getattr(chosen, name))
-    return changed

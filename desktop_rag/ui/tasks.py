@@ -44,9 +44,19 @@ class _Job:
                 log.info("a task was cut short by quitting (%s); its unit of work is redone next time", exc)
                 return
             log.exception("task failed")
-            self._relay.failed.emit(readable(exc))
+            self._report(self._relay.failed, readable(exc))
         else:
-            self._relay.done.emit(result)
+            self._report(self._relay.done, result)
+
+    def _report(self, signal, value) -> None:
+        # A task that ends after its window closed (a model loaded in 2 s, the window closed in 1) has nobody to
+        # tell, and its relay may be deleted with the window: emitting then raised in the worker thread.
+        if self._closing.is_set():
+            return
+        try:
+            signal.emit(value)
+        except RuntimeError:  # "Signal source has been deleted": the window went without closing its runner
+            log.info("a task ended after its window was gone; its result is dropped")
 
 
 class _Lane:

@@ -21,7 +21,7 @@ def test_contexts_from_the_model_in_a_child_and_a_settings_change_mid_run(data_d
 
         def change_settings_after_first_document(progress):
             if progress.phase == "contextualize" and progress.done == 1:
-                library.settings_changed(["llm_threads"])  # as the settings dialog does while an upgrade runs
+                library.set_settings({"llm_threads": 1})  # as the settings dialog does while an upgrade runs
 
         first = library.upgrade_contexts(on_progress=change_settings_after_first_document)
         assert not first_child._child.running  # the old model's child has ended

@@ -315,6 +315,20 @@ def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
     assert "chunk_tokens" in win.statusBar().currentMessage()  # says it needs a re-index
 
 
+def test_a_settings_change_reaches_each_view_as_changes(qtbot, window, docs):
+    """The window follows a settings change by its Changes (Library.set_settings), not by calls placed beside
+    each save: the rerank box by its settings, the folders' list by their OCR marks."""
+    (docs / "otters.md").write_text("# Otters\n\nOtters float on their backs.\n")
+    win = window()
+    index_and_wait(qtbot, win, docs)
+    assert not win.search.rerank.isEnabled()  # no cross-encoder set
+    win.save_settings(Settings(**{**vars(win.library.settings), "rerank_model": str(docs)}))
+    assert win.search.rerank.isEnabled()
+    win.set_folder_ocr(str(docs), False)
+    qtbot.waitUntil(lambda: "no OCR" in win.folders.list.item(0).text(), timeout=WAIT_MS)
+    assert win.library.settings.ocr_skip_folders == [str(docs)]
+
+
 def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_first(qtbot, window, docs):
     (docs / "garden.md").write_text("# Garden\n\n## Compost\n\nTurn the compost heap every two weeks.\n")
     # `auto`: rules contexts at once, the LLM's in the background upgrade.

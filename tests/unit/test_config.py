@@ -45,3 +45,22 @@ def test_what_a_change_does_comes_from_the_setting_s_entry():
     said = what_changing_does(["chunk_tokens", "rerank", "embedding_model"])
     assert [line.split(":")[0] for line in said] == ["chunk_tokens", "embedding_model"]  # rerank changes nothing stored
     assert "embedded again" in said[1]
+
+
+def test_a_change_is_checked_whole_before_any_value_is_set_and_saved_once(tmp_path):
+    settings = Settings()
+    with pytest.raises(BadInput, match=r"chunk_tokens.* should be int"):
+        settings.change({"rerank": True, "chunk_tokens": "many"}, tmp_path)
+    with pytest.raises(BadInput, match="at most 60"):
+        settings.change({"rerank": True, "llm_cap_minutes_per_hour": 61}, tmp_path)
+    with pytest.raises(BadInput, match="unknown setting 'colour'"):
+        settings.change({"rerank": True, "colour": "blue"}, tmp_path)
+    assert settings == Settings() and not any(tmp_path.iterdir())  # nothing set, nothing written
+
+    changed = settings.change({"rerank": True, "chunk_tokens": Settings().chunk_tokens, "llm_idle_minutes": 5},
+                              tmp_path)
+    assert changed == ["rerank", "llm_idle_minutes"]  # the value it had already is no change
+    assert settings.llm_idle_minutes == 5.0 and isinstance(settings.llm_idle_minutes, float)
+    assert Settings.load(tmp_path) == settings
+    saved = next(tmp_path.iterdir()).stat().st_mtime_ns
+    assert settings.change({"rerank": True}, tmp_path) == [] and next(tmp_path.iterdir()).stat().st_mtime_ns == saved
