@@ -38,17 +38,17 @@ class HitList(QListWidget):
         # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
         self.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
 
-    def show_hits(self, hits: list[Hit], query: str, colors: Colors, folded: dict[int, int] | None = None) -> None:
+    def show_hits(self, hits: list[Hit], colors: Colors, folded: dict[int, int] | None = None) -> None:
         """`folded`: for a hit's chunk id, how many passages of its document are folded under it."""
         self.clear()
-        self._render_more(self._generation, hits, query, colors, folded or {})
+        self._render_more(self._generation, hits, colors, folded or {})
 
     def clear(self) -> None:
         self._generation += 1
         self._rendered = 0
         super().clear()
 
-    def _render_more(self, generation: int, hits: list[Hit], query: str, colors: Colors,
+    def _render_more(self, generation: int, hits: list[Hit], colors: Colors,
                      folded: dict[int, int]) -> None:
         """Hits go in as many as fit in RENDER_BUDGET_S, then the event loop has a turn: a rich-text label costs
         ~7 ms (twice that while indexing shares the GIL), and 30 at once stalled the window for ~250 ms
@@ -60,7 +60,7 @@ class HitList(QListWidget):
         while self._rendered < len(hits) and time.perf_counter() - started < RENDER_BUDGET_S:
             hit = hits[self._rendered]
             item = QListWidgetItem()
-            label = QLabel(hit_html(hit, query, colors, folded.get(hit.chunk_id, 0)))
+            label = QLabel(hit_html(hit, colors, folded.get(hit.chunk_id, 0)))
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setToolTip(score_tooltip(hit))
@@ -74,7 +74,7 @@ class HitList(QListWidget):
         if self._rendered < len(hits):
             # With the list as context: if the window is closed meanwhile, the call is dropped, not made on a
             # deleted list.
-            QTimer.singleShot(0, self, lambda: self._render_more(generation, hits, query, colors, folded))
+            QTimer.singleShot(0, self, lambda: self._render_more(generation, hits, colors, folded))
 
     def _link(self, link: str, item: QListWidgetItem) -> None:
         if link == SHOW_FOLDED:

@@ -4,13 +4,14 @@ label naming its source), query words marked in both context and text. Pure func
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from desktop_rag.core.search.highlight import match_spans
+from desktop_rag.core.search.highlight import QueryMatch, Span
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
 from desktop_rag.documents import (
-    LOW_OCR_CONFIDENCE, folder_and_name, metadata_words, question_list, unread_words,
+    LOW_OCR_CONFIDENCE, folder_and_name, metadata_words, unread_words,
 )
 
 SNIPPET_CHARS = 360
@@ -31,10 +32,10 @@ LIGHT = Colors("#e8eefb", "#3b5998", "#ffe27a", "#6b6b6b", "#fff6cc", "#c9dcf7")
 DARK = Colors("#263047", "#9db4e8", "#8a6d00", "#a0a0a0", "#4a4220", "#3a4d73")
 
 
-def marked(text: str, query: str, colors: Colors) -> str:
-    """`text` escaped for rich text, with the query's words on a highlight background."""
+def marked(text: str, spans: Sequence[Span], colors: Colors) -> str:
+    """`text` escaped for rich text, with the query's words (`spans` of it) on a highlight background."""
     out, last = [], 0
-    for start, end in match_spans(text, query):
+    for start, end in spans:
         out.append(html.escape(text[last:start]))
         out.append(f'<span style="background-color:{colors.mark_background}">{html.escape(text[start:end])}</span>')
         last = end
@@ -42,31 +43,56 @@ def marked(text: str, query: str, colors: Colors) -> str:
     return "".join(out)
 
 
-def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """The part of a chunk around its first query match, cut at word boundaries."""
-    flat = " ".join(text.split())
+def snippet(text: str, spans: Sequence[Span], width: int = SNIPPET_CHARS) -> tuple[str, list[Span]]:
+    """The part of a chunk around its first query match, its whitespace made single spaces and cut at word
+    boundaries, with the spans that fall in it."""
+    flat, at = _flattened(text)
+    spans = [(at[start], at[end]) for start, end in spans if at[end] > at[start]]
     if len(flat) <= width:
-        return flat
-    spans = match_spans(flat, query)
+        return flat, spans
     start = max(0, spans[0][0] - width // 4) if spans else 0
     start = flat.rfind(" ", 0, start) + 1 if start else 0
     end = flat.rfind(" ", start, start + width)
     end = end if end > start else start + width
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+    opened = "…" if start else ""
+    shifted = [(max(a, start) - start + len(opened), min(b, end) - start + len(opened))
+               for a, b in spans if a < end and b > start]
+    return opened + flat[start:end] + ("…" if end < len(flat) else ""), shifted
+
+
+def _flattened(text: str) -> tuple[str, list[int]]:
+    """`text` with each run of whitespace one space and none at either end, and where each of its offsets
+    (0 … len) lands in that."""
+    out: list[str] = []
+    at = []
+    pending_space = False
+    for character in text:
+        if character.isspace():
+            pending_space = bool(out)
+            at.append(len(out))  # where the one space will be: a word's end lands before it
+            continue
+        if pending_space:
+            out.append(" ")
+            pending_space = False
+        at.append(len(out))
+        out.append(character)
+    at.append(len(out))
+    return "".join(out), at
 
 
 # The link on a hit under which more passages of its document are folded (core/search/grouping.py).
 SHOW_FOLDED = "show-folded"
 
 
-def hit_html(hit: Hit, query: str, colors: Colors, folded: int = 0) -> str:
-    """`folded`: how many more passages of its document are folded under this hit (a link shows them)."""
+def hit_html(hit: Hit, colors: Colors, folded: int = 0) -> str:
+    """The hit with the query's words marked where the search found them (hit.matches). `folded`: how many more
+    passages of its document are folded under this hit (a link shows them)."""
     more = (f"<br><a href='{SHOW_FOLDED}' style='color:{colors.context_label}'>▸ {folded} more passage"
             f"{'s' if folded > 1 else ''} in this file</a>") if folded else ""
-    return _hit_body(hit, query, colors) + more
+    return _hit_body(hit, colors) + more
 
 
-def _hit_body(hit: Hit, query: str, colors: Colors) -> str:
+def _hit_body(hit: Hit, colors: Colors) -> str:
     folder, name = folder_and_name(hit.path)
     where = [html.escape(folder)]
     if hit.page:
@@ -83,10 +109,11 @@ def _hit_body(hit: Hit, query: str, colors: Colors) -> str:
         header += f"<br><span style='color:{colors.muted}'>{html.escape(about)}</span>"
     if hit.unread is not None:  # its name card is its only passage: the header shows it already
         return f"{header}<br><span style='color:{colors.muted}'>{html.escape(unread_words(hit.unread))}</span>"
-    text = marked(snippet(hit.text, query), query, colors)
+    text = marked(*snippet(hit.text, hit.matches.get("text", ())), colors)
     if not hit.context:
         return f"{header}<br>{text}"
-    block = context_block(hit.context, source_words(hit.context_source) + quality, query, colors, hit.questions)
+    block = context_block(hit.context, source_words(hit.context_source) + quality, colors, hit.matches,
+                          hit.questions)
     return f"{header}{block}{text}"
 
 
@@ -107,16 +134,20 @@ def source_words(source: str) -> str:
     return SOURCE_WORDS.get(source, source)
 
 
-def context_block(context: str, label: str, query: str, colors: Colors, questions: str = "") -> str:
+def context_block(context: str, label: str, colors: Colors, matches: Mapping[str, Sequence[Span]],
+                  questions: str = "") -> str:
     """The context on its own background under a small "CONTEXT · source" label, and the questions the chunk
-    answers below it (they are searched too, so a hit found through one shows it). A one-cell table: the
-    reliable way to give a block its own background in Qt rich text."""
-    asked = " · ".join(marked(q, query, colors) for q in question_list(questions))
+    answers below it (they are searched too, so a hit found through one shows it); `matches`: the query's words
+    in "context" and "questions". A one-cell table: the reliable way to give a block its own background in Qt
+    rich text."""
+    # Marked whole, then cut into its lines: a match never spans a line's end.
+    lines = marked(questions, matches.get("questions", ()), colors).split("\n")
+    asked = " · ".join(line for line in lines if line.strip())
     answers = f"<br><span style='color:{colors.muted}'>Answers: {asked}</span>" if asked else ""
     return (
         f"<table width='100%' cellpadding='4' cellspacing='0' bgcolor='{colors.context_background}'><tr><td>"
         f"<span style='color:{colors.context_label}; font-size:small'><b>CONTEXT</b> · {html.escape(label)}</span>"
-        f"<br>{marked(context, query, colors)}{answers}</td></tr></table>"
+        f"<br>{marked(context, matches.get('context', ()), colors)}{answers}</td></tr></table>"
     )
 
 
@@ -142,21 +173,27 @@ def score_tooltip(hit: Hit) -> str:
     return "\n".join(lines)
 
 
-def preview_html(document_text: str, start: int, end: int, query: str, colors: Colors,
+def preview_html(document_text: str, start: int, end: int, match: QueryMatch | None, colors: Colors,
                  context: str = "", context_source: str = "", questions: str = "") -> str:
-    """The chunk inside its document: the text around it, the chunk on its own background, the context above."""
+    """The chunk inside its document: the text around it, the chunk on its own background, the context above;
+    the words of `match` marked (None: none). Made off the window's thread (show_in_document): a long document's
+    marks are found there."""
     before_start = max(0, start - PREVIEW_CHARS)
     after_end = min(len(document_text), end + PREVIEW_CHARS)
 
+    def spans(text: str) -> list[Span]:
+        return match.spans(text) if match else []
+
     def block(text: str) -> str:
-        return marked(text, query, colors).replace("\n", "<br>")
+        return marked(text, spans(text), colors).replace("\n", "<br>")
 
     parts = []
     if before_start:
         parts.append(f"<span style='color:{colors.muted}'>…</span><br>")
     parts.append(block(document_text[before_start:start]))
     if context:
-        parts.append(context_block(context, source_words(context_source), query, colors, questions))
+        matches = {"context": spans(context), "questions": spans(questions)}
+        parts.append(context_block(context, source_words(context_source), colors, matches, questions))
     parts.append(f"<a name='hit'></a><span style='background-color:{colors.chunk_background}'>"
                  f"{block(document_text[start:end])}</span>")
     parts.append(block(document_text[end:after_end]))

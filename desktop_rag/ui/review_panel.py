@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag.core.library_reads import REVIEW_FILTERS, ReviewRow
 from desktop_rag.documents import LOW_OCR_CONFIDENCE
-from desktop_rag.ui.search_panel import show_in_document
+from desktop_rag.ui.document_preview import show_in_document
 
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
 FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rules": "Rules contexts",
@@ -199,7 +199,7 @@ class ReviewPanel(QWidget):
         self._set_editing(row)
         if row is None:
             return
-        show_in_document(self.document, self.runner, self.library, row.chunk_id, "")
+        show_in_document(self.document, self.runner, self.library, row.chunk_id, None)
         self.editor.setPlainText(row.context)
         self.questions.setPlainText(row.questions)
         self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))

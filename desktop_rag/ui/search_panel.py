@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.core.search.grouping import group_by_document
+from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
@@ -27,7 +28,7 @@ from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager, open_with_system
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.recent_searches import RecentSearches
-from desktop_rag.ui.result_html import preview_html
+from desktop_rag.ui.document_preview import show_in_document
 from desktop_rag.ui.theme import colors_for
 
 DEBOUNCE_MS = 250
@@ -45,23 +46,6 @@ def open_in_system_viewer(path: str, page: int | None, on_failed=lambda: None) -
     open_with_system(url, on_failed)
 
 
-def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, query: str, context: str = "",
-                     context_source: str = "", fallback: str = "", questions: str = "") -> None:
-    """The chunk inside its document text in `browser`, scrolled to it. The document is read on the runner's read
-    lane (a long document must not hold the window); `fallback` is shown if the catalog no longer has it."""
-
-    def show(located) -> None:
-        if located is None:
-            browser.setPlainText(fallback)
-            return
-        text, start, end = located
-        browser.setHtml(preview_html(text, start, end, query, colors_for(browser.palette()), context,
-                                     context_source, questions))
-        browser.scrollToAnchor("hit")
-
-    runner.read(lambda: library.reads.chunk_in_document(chunk_id), on_done=show)
-
-
 class SearchPanel(QWidget):
     status = Signal(str)
     _not_opened = Signal()  # the system had no program for what Open asked (from the opener's thread)
@@ -77,6 +61,7 @@ class SearchPanel(QWidget):
         self._query_sent = 0  # only the newest search's answer is shown
         self._answered = 0  # the number of the last search answered (shown, or its error)
         self._shown_query = ""
+        self._match: QueryMatch | None = None  # the shown result's query words (SearchResult.match)
         self.meaning_model_loading = False  # set by the window while the embedding model loads
         # The window says here whether a run is still adding to the index ("The index is still being built …").
         self.building_note = lambda: ""
@@ -237,12 +222,12 @@ class SearchPanel(QWidget):
             self.message.setText(message)
             self.status.emit(message)
             return
-        self._shown_query = result.query
+        self._shown_query, self._match = result.query, result.match
         self.filter_bar.show_facets(result.facets)
         rows = group_by_document(result.hits)[:RESULTS]
         self.hits = [row.hit for row in rows]
         self._folded = {row.hit.chunk_id: row.folded for row in rows if row.folded}
-        self.results.show_hits(self.hits, self._shown_query, self._colors, self._folded_counts())
+        self.results.show_hits(self.hits, self._colors, self._folded_counts())
         notices = sentences(result.notices)
         if self._keywords_only_for_now:
             notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
@@ -278,15 +263,17 @@ class SearchPanel(QWidget):
         stale = [hit.chunk_id for hit in self.hits if hit.chunk_id in changes.contexts]
         if stale:
             number = self._query_sent
-            self.runner.read(lambda: self.library.reads.contexts_of(stale),
+            match = self._match
+            self.runner.read(lambda: _with_matches(self.library.reads.contexts_of(stale), match),
                              on_done=lambda rows: self._show_contexts(number, rows))
 
     def _show_contexts(self, number: int, rows: dict[int, dict]) -> None:
         if number != self._query_sent:
             return  # another query's hits are shown now
         self.hits = [replace(hit, context=rows[hit.chunk_id]["text"], context_source=rows[hit.chunk_id]["source"],
-                             quality=rows[hit.chunk_id]["quality"]) if hit.chunk_id in rows else hit
-                     for hit in self.hits]
+                             quality=rows[hit.chunk_id]["quality"], questions=rows[hit.chunk_id]["questions"],
+                             matches={**hit.matches, **rows[hit.chunk_id]["matches"]})
+                     if hit.chunk_id in rows else hit for hit in self.hits]
         self._draw_hits(max(0, self.results.currentRow()))
 
     def _folded_counts(self) -> dict[int, int]:
@@ -295,7 +282,7 @@ class SearchPanel(QWidget):
     def _draw_hits(self, current_row: int) -> None:
         """The shown rows drawn again (new contexts, colours, an unfolded document), `current_row` selected: the
         first rows are drawn at once, and the preview follows the selection."""
-        self.results.show_hits(self.hits, self._shown_query, self._colors, self._folded_counts())
+        self.results.show_hits(self.hits, self._colors, self._folded_counts())
         self.results.setCurrentRow(min(current_row, len(self.hits) - 1))
 
     def unfold(self, row: int) -> None:
@@ -332,7 +319,7 @@ class SearchPanel(QWidget):
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
-        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._shown_query,
+        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._match,
                          hit.context, hit.context_source, fallback=hit.text, questions=hit.questions)
 
     def hit_menu(self, row: int):
@@ -405,6 +392,15 @@ class SearchPanel(QWidget):
         self.rerank.setChecked(available and self.library.settings.rerank)
         self.rerank.setToolTip("Rerank the top results with the cross-encoder" if available else
                                "Set a cross-encoder folder in Settings to rerank")
+
+
+def _with_matches(rows: dict[int, dict], match: QueryMatch | None) -> dict[int, dict]:
+    """Contexts read anew, each with where the shown query's words are in it (found here, off the window's thread;
+    an empty list where none are: the old marks go)."""
+    for row in rows.values():
+        found = match.matches_in(context=row["text"], questions=row["questions"] or "") if match else {}
+        row["matches"] = {"context": found.get("context", []), "questions": found.get("questions", [])}
+    return rows
 
 
 def _nothing_indexed_is_none(search):

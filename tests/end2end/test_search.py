@@ -37,6 +37,20 @@ def test_modes_return_their_own_scores(library, notes):
     assert fused == sorted(fused, reverse=True)
 
 
+def test_each_hit_says_where_the_query_words_are_and_agents_get_them_too(library, notes):
+    library.index([notes], contexts="rules")
+    result = library.search("routers firmware* type:md", k=1, mode="bm25")
+    hit = result.hits[0]
+    assert Path(hit.path).name == "router.md"
+    words = [hit.text[start:end] for start, end in hit.matches["text"]]
+    assert words == ["Router", "router", "firmware"]  # stemmed and prefixed as the keyword index matched them
+    assert [hit.context[a:b] for a, b in hit.matches["context"]][:1] == ["Router"]  # the rules context's title
+    assert result.match is not None and result.match.spans("the router") == [(4, 10)]
+    from desktop_rag.core.search.searcher import Hit
+
+    assert Hit.from_dict(hit.to_dict()) == hit  # through the endpoint, as the CLI and agents get it
+
+
 def test_k_limits_results_and_empty_query_gives_none(library, notes):
     library.index([notes], contexts="rules")
     assert len(library.search("fish", k=1).hits) == 1

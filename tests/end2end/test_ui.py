@@ -106,6 +106,7 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     assert "fused score" in label.toolTip() and "dense" in label.toolTip()
     qtbot.waitUntil(lambda: "shallow water" in win.search.preview.toHtml(), timeout=WAIT_MS)  # read off-thread
     assert "Herons" in win.search.preview.toHtml()
+    assert win.search._colors.mark_background in win.search.preview.toHtml()  # its words marked, found off-thread
 
     opened = []
     win.search.open_file = lambda path, page: opened.append((Path(path).name, page))

@@ -8,35 +8,61 @@ are the query's, exactly as BM25 matched it (a query word of one kanji: that kan
 
 from __future__ import annotations
 
-from desktop_rag.core.search.query import parse_query
+from dataclasses import dataclass
+
+from desktop_rag.core.search.query import ParsedQuery, parse_query
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem, tokens_with_spans
 
 
-def match_spans(text: str, query: str) -> list[tuple[int, int]]:
-    """(start, end) of every stretch of `text` that matches a query word, in order, not overlapping."""
-    parsed = parse_query(query)
-    wanted = set(lexical_tokens(parsed.keywords_text))
-    lone = lone_characters(wanted)
-    prefixes = tuple(prefix_stem(p) for p in parsed.prefixes)
-    if not wanted and not prefixes:
-        return []
-    spans: list[tuple[int, int]] = []
-    for term, start, end in tokens_with_spans(text):
-        if term in wanted or (prefixes and term.startswith(prefixes)):
-            matched = [(start, end)]
-        elif lone and any(c in term for c in lone):
-            matched = _lone_character_spans(term, start, end, lone)
-        else:
-            continue
-        for start, end in matched:
-            if spans and start <= spans[-1][1]:  # overlapping character pairs, or a word's parts: one stretch
-                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class QueryMatch:
+    """A query's words as the keyword index matches them, worked out once from the parsed query (the searcher's):
+    each hit's matches are found with it on the search's thread, and a preview's on the read lane, so the window
+    paints marks it is given rather than parsing the query again for every hit on its own thread."""
+
+    wanted: frozenset[str]  # the query's words, stemmed as the index stems them
+    lone: tuple[str, ...]  # lone Japanese or Chinese characters, matched inside the index's character pairs
+    prefixes: tuple[str, ...]  # `word*`: every word it is the start of
+
+    @classmethod
+    def of(cls, parsed: ParsedQuery) -> QueryMatch:
+        wanted = frozenset(lexical_tokens(parsed.keywords_text))
+        return cls(wanted, lone_characters(wanted), tuple(prefix_stem(p) for p in parsed.prefixes))
+
+    def spans(self, text: str) -> list[Span]:
+        """(start, end) of every stretch of `text` that matches a query word, in order, not overlapping."""
+        if not self.wanted and not self.prefixes:
+            return []
+        spans: list[Span] = []
+        for term, start, end in tokens_with_spans(text):
+            if term in self.wanted or (self.prefixes and term.startswith(self.prefixes)):
+                matched = [(start, end)]
+            elif self.lone and any(c in term for c in self.lone):
+                matched = _lone_character_spans(term, start, end, self.lone)
             else:
-                spans.append((start, end))
-    return spans
+                continue
+            for start, end in matched:
+                if spans and start <= spans[-1][1]:  # overlapping character pairs, or a word's parts: one stretch
+                    spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+                else:
+                    spans.append((start, end))
+        return spans
+
+    def matches_in(self, **texts: str) -> dict[str, list[Span]]:
+        """The spans in each named text that has any (a hit's "text", "context", "questions")."""
+        found = {name: self.spans(text) for name, text in texts.items() if text}
+        return {name: spans for name, spans in found.items() if spans}
 
 
-def _lone_character_spans(term: str, start: int, end: int, lone: tuple[str, ...]) -> list[tuple[int, int]]:
+def match_spans(text: str, query: str) -> list[Span]:
+    """`QueryMatch.spans` for a query given as typed."""
+    return QueryMatch.of(parse_query(query)).spans(text)
+
+
+def _lone_character_spans(term: str, start: int, end: int, lone: tuple[str, ...]) -> list[Span]:
     """The query's lone characters inside an indexed pair: just them, not their neighbour (the whole pair where
     normalization changed its length, so characters and offsets do not line up)."""
     if end - start != len(term):

@@ -12,6 +12,7 @@ from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              likeness_strengths, meaning_strengths, needs_unrelated_scores)
+from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.dense.rerank import RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
@@ -62,6 +63,9 @@ class Hit:
     questions: str = ""  # the questions the chunk answers, one per line (llm_questions, or a person's)
     # Found by its name alone (documents.NAME_ONLY): "" when the file has no text, else why it could not be read.
     unread: str | None = None
+    # Where the query's words are in "text", "context" and "questions": (start, end) spans, found as the search
+    # ran (highlight.QueryMatch), for the window to mark and agents to quote.
+    matches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -69,7 +73,8 @@ class Hit:
     @classmethod
     def from_dict(cls, values: dict) -> Hit:
         """A hit as to_dict gave it (through the local endpoint)."""
-        return cls(**{**values, "scores": Scores(**values["scores"])})
+        matches = {name: [(start, end) for start, end in spans] for name, spans in values.get("matches", {}).items()}
+        return cls(**{**values, "scores": Scores(**values["scores"]), "matches": matches})
 
 
 @dataclass
@@ -84,6 +89,9 @@ class SearchResult:
     facets: dict[str, int] | None = None  # documents per family among the candidates, type filters left out
     nothing_left: bool = False  # the filters leave no document at all (then notices say which filters)
     meaning_covers: tuple[int, int] | None = None  # (embedded, all) chunks while embedding is under way
+    # The query's words as parsed once by the search: what marks a preview or a context written meanwhile
+    # (None: no words to mark, as in "more like this", or a result that came through the endpoint).
+    match: QueryMatch | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_dict(cls, values: dict) -> SearchResult:
@@ -153,6 +161,9 @@ class Searcher:
         if want_rerank:
             result.reranked = self._rerank(query, hits, result.notices)
         result.hits = hits[:k] if sort == "relevance" else _by_date(hits[:k], sort == "newest")
+        result.match = QueryMatch.of(parsed)
+        for hit in result.hits:
+            hit.matches = result.match.matches_in(text=hit.text, context=hit.context, questions=hit.questions)
         result.weak = bool(result.hits) and not any(h.scores.strength >= GOOD_MATCH for h in result.hits)
         if not result.hits and allowed is not None:
             result.notices.append(f"nothing matches among the {len(allowed):,} passages the filters leave ("

@@ -1,0 +1,35 @@
+"""A hit shown inside its document: the text around it, the chunk set apart, its context above, the query's words
+marked; read, marked and made into rich text on the task runner's read lane (ui/tasks.py), so a long document
+never holds the window. The search view's preview and the review view's both."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTextBrowser
+
+from desktop_rag.core.search.highlight import QueryMatch
+from desktop_rag.ui.result_html import preview_html
+from desktop_rag.ui.theme import colors_for
+
+
+def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, match: QueryMatch | None,
+                     context: str = "", context_source: str = "", fallback: str = "", questions: str = "") -> None:
+    """The chunk inside its document text in `browser`, scrolled to it, the words of `match` marked (None: none).
+    The document is read and its marks found on the runner's read lane (a long document must not hold the
+    window); `fallback` is shown if the catalog no longer has it."""
+    colors = colors_for(browser.palette())
+
+    def read():
+        located = library.reads.chunk_in_document(chunk_id)
+        if located is None:
+            return None
+        text, start, end = located
+        return preview_html(text, start, end, match, colors, context, context_source, questions)
+
+    def show(page: str | None) -> None:
+        if page is None:
+            browser.setPlainText(fallback)
+            return
+        browser.setHtml(page)
+        browser.scrollToAnchor("hit")
+
+    runner.read(read, on_done=show)
