@@ -147,6 +147,27 @@ def write_ods(path: Path, sheets: dict[str, list[list]]) -> Path:
     return path
 
 
+def write_odg(path: Path, pages: list[list[str]]) -> Path:
+    """pages: the texts of each page's shapes, a labelled rectangle each (as LibreOffice Draw writes a diagram)."""
+    from odf import draw, style, text
+    from odf.opendocument import OpenDocumentDrawing
+
+    document = OpenDocumentDrawing()
+    layout = style.PageLayout(name="Layout")
+    document.automaticstyles.addElement(layout)
+    master = style.MasterPage(name="Default", pagelayoutname=layout)
+    document.masterstyles.addElement(master)
+    for number, shapes in enumerate(pages, start=1):
+        page = draw.Page(name=f"page{number}", masterpagename=master)
+        for i, label in enumerate(shapes):
+            shape = draw.Rect(width="4cm", height="2cm", x=f"{1 + 5 * i}cm", y="2cm")
+            shape.addElement(text.P(text=label))
+            page.addElement(shape)
+        document.drawing.addElement(page)
+    document.save(str(path))
+    return path
+
+
 def write_odp(path: Path, slides: list[tuple[str, str, str]]) -> Path:
     """slides: (title, body, notes), each a page with a title frame and a text frame."""
     from odf import draw, presentation, style, text

@@ -56,6 +56,9 @@ def index_and_wait(qtbot, window, folder: Path) -> None:
 
 
 def search_and_wait(qtbot, window, text: str) -> None:
+    # Typed while the embedding model loads, a query is answered by keywords first and asked again once it has
+    # loaded: the hits would change under the test's feet (1 run in 4 failed so).
+    qtbot.waitUntil(lambda: not window.search.meaning_model_loading, timeout=WAIT_MS)
     window.search.query.clear()
     qtbot.keyClicks(window.search.query, text)
     qtbot.waitUntil(lambda: bool(window.search.hits) and window.search._shown_query == text, timeout=WAIT_MS)

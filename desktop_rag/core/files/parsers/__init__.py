@@ -46,6 +46,7 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".odt": opendocument.parse_odt,
     ".ods": opendocument.parse_ods,
     ".odp": opendocument.parse_odp,
+    ".odg": opendocument.parse_odg,
     ".rtf": rtf.parse_rtf,
     ".doc": legacy_office.parse_doc,
     ".ppt": legacy_office.parse_ppt,
@@ -125,7 +126,8 @@ def sniffed_suffix(data: bytes) -> str | None:
 _PACKAGE_PARTS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"), ("xl/workbook.xml", ".xlsx"))
 _ODF_TYPES = {b"application/vnd.oasis.opendocument.text": ".odt", b"application/epub+zip": ".epub",
               b"application/vnd.oasis.opendocument.spreadsheet": ".ods",
-              b"application/vnd.oasis.opendocument.presentation": ".odp"}
+              b"application/vnd.oasis.opendocument.presentation": ".odp",
+              b"application/vnd.oasis.opendocument.graphics": ".odg"}
 _OLE_STREAMS = (("__substg1.0_", ".msg"), ("WordDocument", ".doc"), ("PowerPoint Document", ".ppt"),
                 ("Workbook", ".xls"), ("Book", ".xls"))
 

@@ -1,5 +1,6 @@
 """OpenDocument (LibreOffice, OpenOffice): text (.odt) with its outline headings, spreadsheets (.ods) with the rows
-of sheets.py, presentations (.odp) with the slides of slides.py. Read from the package's XML with the standard
+of sheets.py, presentations (.odp) with the slides of slides.py, drawings (.odg: LibreOffice Draw's diagrams,
+flyers, floor plans) a page each with the text of its shapes. Read from the package's XML with the standard
 library: a spreadsheet's rows are streamed, so a huge sheet stops at the workbook's limit instead of filling
 memory."""
 
@@ -24,7 +25,8 @@ _NS = {
     "meta": "urn:oasis:names:tc:opendocument:xmlns:meta:1.0",
     "dc": "http://purl.org/dc/elements/1.1/",
 }
-_KINDS = {"odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation"}
+_KINDS = {"odt": "OpenDocument text", "ods": "OpenDocument spreadsheet", "odp": "OpenDocument presentation",
+          "odg": "OpenDocument drawing"}
 # Repeated cells and rows: a sheet's empty tail is written as one cell repeated 16,384 times or one row a million
 # times. Repeats of a filled cell are spelled out, up to this many.
 _MAX_REPEAT = 1000
@@ -67,6 +69,23 @@ def parse_odp(data: bytes, stem: str) -> ParsedDocument:
             notes = "\n".join(inline_text(p) for p in notes_page.iter(_P) if inline_text(p).strip())
         add_slide(text, number, slide_title, blocks, notes)
     return text.document(title or text.first_title or stem, "odp", metadata)
+
+
+def parse_odg(data: bytes, stem: str) -> ParsedDocument:
+    """A drawing: each page, the text of its shapes (text boxes, labelled boxes and connectors), in the order drawn.
+    Before, a drawing was opened as a zip archive and its XML parts indexed as text."""
+    package, title, metadata = _open(data, "odg")
+    with package:
+        body = _body(package, "odg", "drawing")
+    text = StructuredText()
+    for number, page in enumerate(body.iter(_tag("draw:page")), start=1):
+        text.page()
+        text.heading(1, f"Page {number}", shown=False)
+        for shape in page:
+            content = "\n".join(line for p in shape.iter(_P) if (line := inline_text(p)).strip())
+            if content:
+                text.add(content)
+    return text.document(title or stem, "odg", metadata)
 
 
 def parse_ods(data: bytes, stem: str) -> ParsedDocument:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_rag.core.files.parsers import ParseError, parse, sheets
+from desktop_rag.core.files.parsers import ParseError, parse, sheets, sniffed_suffix
 from documents import write_docx
-from office_documents import (message, password_protect, rewrite_members, write_odp, write_ods, write_odt,
+from office_documents import (message, password_protect, rewrite_members, write_odg, write_odp, write_ods, write_odt,
                               write_pptx, write_rtf, write_xls, write_xlsx)
 
 
@@ -104,6 +104,15 @@ def test_ods_rows_and_odp_slides(tmp_path):
     assert [h.title for h in slides.headings] == ["Launch plan", "Risks"]
     assert "Notes: Thank the crew" in section(slides, "Launch plan")
     assert slides.text[slides.page_starts[1]:].startswith("Risks\n\nFog delays the ferry")
+
+
+def test_an_odg_drawing_is_read_page_by_page_not_as_an_archive(tmp_path):
+    drawing = parsed(write_odg(tmp_path / "floor-plan.odg", [["Boiler room", "Pump P-7"], ["Roof hatch"]]))
+    assert drawing.parser == "odg" and drawing.page_count == 2
+    assert drawing.text.split("\n\n")[:2] == ["Boiler room", "Pump P-7"] and "Roof hatch" in drawing.text
+    assert "<?xml" not in drawing.text and "office:" not in drawing.text
+    unnamed = (tmp_path / "floor-plan.odg").read_bytes()
+    assert sniffed_suffix(unnamed) == ".odg"  # a drawing saved without its extension
 
 
 def test_ods_repeated_empty_rows_and_cells_cost_nothing(tmp_path):
