@@ -29,11 +29,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from desktop_rag.errors import UserError
+from desktop_rag.platform import processes
 from desktop_rag.use_clock import UseClock
 
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
-_NICENESS = 10  # of 19: background work, as a desktop counts it
 
 
 class ChildFailed(UserError, RuntimeError):
@@ -251,8 +251,8 @@ class ChildObject:
 
 
 def _serve(conns, factory, args, name: str) -> None:
-    _lower_priority()
-    _name_process(name)
+    processes.lower_priority()
+    processes.name_process(name)
     # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     first, others = conns[0], conns[1:]
@@ -266,34 +266,6 @@ def _serve(conns, factory, args, name: str) -> None:
     for conn in others:
         threading.Thread(target=_serve_lane, args=(served, conn), daemon=True).start()
     _serve_lane(served, first)  # the process ends when the first lane closes
-
-
-def _name_process(name: str) -> None:
-    """What `top`, `ps` and a system monitor show for this child: "dr embedding" instead of a fourth "python"
-    (Linux: the kernel keeps 15 bytes of a thread's name; elsewhere the name stays python's)."""
-    if sys.platform != "linux":
-        return
-    import ctypes
-
-    short = "dr"
-    for word in name.removeprefix("the ").split():  # whole words only: "dr embedding", "dr vector store"
-        if len(short) + 1 + len(word) > 15:
-            break
-        short += " " + word
-    try:
-        ctypes.CDLL(None).prctl(15, ctypes.c_char_p(short.encode()), 0, 0, 0)  # PR_SET_NAME
-    except (OSError, AttributeError):
-        pass
-
-
-def _lower_priority() -> None:
-    import psutil
-
-    me = psutil.Process()
-    try:
-        me.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS if os.name == "nt" else max(me.nice(), _NICENESS))
-    except psutil.Error:  # not allowed here: the child works as well at the app's priority
-        pass
 
 
 def _serve_lane(served, conn) -> None:
@@ -368,5 +340,5 @@ def _do_apart(work: str, answer: str) -> None:
 
 
 if __name__ == "__main__":
-    _name_process("the work apart")
+    processes.name_process("the work apart")
     _do_apart(*sys.argv[1:3])

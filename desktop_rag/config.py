@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from desktop_rag.errors import BadInput
-from desktop_rag.private_paths import private_folder
+from desktop_rag.platform.private_paths import private_folder
 from desktop_rag import remedies
 
 DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"

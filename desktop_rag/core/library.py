@@ -33,7 +33,7 @@ from desktop_rag.core.dense.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.private_paths import private_folder
+from desktop_rag.platform.private_paths import private_folder
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess

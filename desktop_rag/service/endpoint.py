@@ -4,8 +4,8 @@ in tens of milliseconds instead of the seconds a new process takes to load torch
 
 One JSON object per line each way: {"method", "params"} in, {"result"} or {"error": {"type", "message"}} out
 (service/request_lines.py); connections are served by service/connection_loop.py.
-The socket lives in a folder of the user's own (mode 0700: $XDG_RUNTIME_DIR, else one under the temporary
-folder), named after the data folder, and is itself mode 0600. A client that finds no socket, or one nobody
+The socket (platform/local_socket.py) lives in a folder of the user's own, named after the data folder, and only
+its user can open it. A client that finds no socket, or one nobody
 answers, works on its own as before.
 """
 
@@ -14,24 +14,22 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import select
 import socket
-import tempfile
 import threading
 from pathlib import Path
 from collections.abc import Callable
 
-from desktop_rag import errors, private_paths
+from desktop_rag import errors
+from desktop_rag.platform import local_socket
+from desktop_rag.platform.local_socket import runtime_folder
 from desktop_rag.errors import UserError, user_message
-from desktop_rag.file_locks import one_at_a_time
+from desktop_rag.platform.file_locks import one_at_a_time
 from desktop_rag.service.connection_loop import ConnectionLoop
 from desktop_rag.service.request_lines import answer_line, error_answer, read_request
 
 log = logging.getLogger(__name__)
 
-_CONNECT_TIMEOUT_S = 0.5
-_BACKLOG = 256  # dozens of local clients connecting at once are all taken (16 refused a third of 60)
 
 
 class EndpointGone(UserError):
@@ -39,21 +37,6 @@ class EndpointGone(UserError):
     asking again reaches whoever answers now."""
 
     what = "The desktop-rag app stopped during the call: "
-
-
-def runtime_folder() -> Path:
-    """A folder only this user may enter: $XDG_RUNTIME_DIR (made so by the system), else one of our own."""
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    if base and Path(base).is_dir():
-        try:
-            private_paths.check_private(Path(base), "$XDG_RUNTIME_DIR")
-            return Path(base)
-        except errors.DataFolderUnusable as exc:  # set wrong (a shared folder): one of our own instead
-            log.warning("%s", exc)
-    folder = Path(tempfile.gettempdir()) / f"desktop-rag-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    private_paths.check_private(folder, "the local endpoint's folder")
-    return folder
 
 
 def endpoint_path(data_dir: Path) -> Path:
@@ -82,20 +65,7 @@ class EndpointServer:
             if answering is not None:
                 answering.close()  # the probe's connection, not left open on the other process
                 return False
-            self.path.unlink(missing_ok=True)  # a socket left by a process that was killed
-            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            old_umask = os.umask(0o177)  # created 0600: no moment when another user could connect
-            try:
-                listener.bind(str(self.path))
-            finally:
-                os.umask(old_umask)
-            try:
-                private_paths.check_private(self.path, "the local endpoint's socket")
-            except UserError:
-                listener.close()
-                self.path.unlink(missing_ok=True)
-                raise
-            listener.listen(_BACKLOG)  # before the next one probes: bound but not listening reads as nobody
+            listener = local_socket.listen_privately(self.path)  # (a socket left by a killed process: replaced)
         self._loop = ConnectionLoop(listener, self._answer, **self._loop_options)
         self._loop.start()
         return True
@@ -138,7 +108,7 @@ class EndpointClient:
     @classmethod
     def connect(cls, path: Path) -> EndpointClient | None:
         """A client of the endpoint at `path`, or None when nobody answers there."""
-        connection = _connected(path)
+        connection = local_socket.connect(path)
         return cls(connection, path) if connection is not None else None
 
     @classmethod
@@ -175,7 +145,7 @@ class EndpointClient:
 
     def _reconnect(self) -> None:
         self.close()
-        connection = _connected(self._path)
+        connection = local_socket.connect(self._path)
         if connection is None:
             raise EndpointGone("it is no longer there")
         self._connection, self._stream = connection, connection.makefile("rwb")
@@ -185,20 +155,6 @@ class EndpointClient:
             self._stream.close()
         finally:
             self._connection.close()
-
-
-def _connected(path: Path) -> socket.socket | None:
-    if not path.exists():
-        return None
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    connection.settimeout(_CONNECT_TIMEOUT_S)
-    try:
-        connection.connect(str(path))
-    except OSError:
-        connection.close()
-        return None
-    connection.settimeout(None)
-    return connection
 
 
 def _user_error(error: dict) -> Exception:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from desktop_rag.file_locks import one_at_a_time
+from desktop_rag.platform.file_locks import one_at_a_time
 
 COLLECTION = "chunks"
 OPEN_LOCK_FILE = "chroma-open.lock"  # beside the store, in the data folder

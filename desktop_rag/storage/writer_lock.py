@@ -14,8 +14,8 @@ import threading
 from pathlib import Path
 
 from desktop_rag.errors import DataFolderBusy
-from desktop_rag.file_locks import lock as _lock
-from desktop_rag.file_locks import unlock as _unlock
+from desktop_rag.platform.file_locks import lock as _lock
+from desktop_rag.platform.file_locks import unlock as _unlock
 
 LOCK_FILE = "writer.lock"
 

@@ -15,7 +15,7 @@ from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
 from desktop_rag.errors import LOG_FILE, UserError
 from desktop_rag.logs import log_to_data_folder, stop_logging
-from desktop_rag.private_paths import private_folder
+from desktop_rag.platform.private_paths import private_folder
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.qt_platform import cannot_open_window, missing_window_libraries, tell_on_the_desktop

@@ -3,10 +3,6 @@ that holds it, copy its path, text or context, and search for passages like it."
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-import threading
 from pathlib import Path
 from collections.abc import Callable
 
@@ -15,6 +11,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QMenu, QWidget
 
 from desktop_rag.core.search.searcher import Hit
+from desktop_rag.platform import opening
 from desktop_rag.documents import MEMBER_SEPARATOR
 
 
@@ -24,35 +21,16 @@ def containing_folder(hit: Hit) -> str:
     return str(Path(hit.path.partition(MEMBER_SEPARATOR)[0]).parent)
 
 
-# How long a system opener (xdg-open) is given to say it found no program; past it, it is launching one.
-OPENER_VERDICT_S = 10.0
-
-
 def open_with_system(url: QUrl, on_failed: Callable[[], None] = lambda: None) -> None:
-    """`url` (a file, a folder) in the program the system has for it. On Linux through xdg-open, whose exit code
-    says whether a program took it: QDesktopServices says only that xdg-open started, and Open did nothing visible
-    where no program opens the file (issue 37). `on_failed` is called from another thread (emit a signal)."""
-    opener = shutil.which("xdg-open") if sys.platform.startswith("linux") else None
+    """`url` (a file, a folder) in the program the system has for it (platform/opening.py), else as Qt opens it.
+    `on_failed` is called from another thread (emit a signal)."""
+    opener = opening.system_opener()
     if opener is None:
         if not QDesktopServices.openUrl(url):
             on_failed()
         return
-    target = url.toLocalFile() if url.isLocalFile() and not url.hasFragment() else url.toString()
-    try:  # a session of its own: quitting the app never takes the viewer it started along
-        process = subprocess.Popen([opener, target], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
-    except OSError:
-        on_failed()
-        return
-
-    def verdict() -> None:
-        try:
-            if process.wait(OPENER_VERDICT_S) != 0:
-                on_failed()
-        except subprocess.TimeoutExpired:
-            pass  # still running: some openers wait for the program they started
-
-    threading.Thread(target=verdict, name="opener", daemon=True).start()
+    opening.open_with(opener, url.toLocalFile() if url.isLocalFile() and not url.hasFragment() else url.toString(),
+                      on_failed)
 
 
 def open_folder_in_file_manager(folder: str, on_failed: Callable[[], None] = lambda: None) -> None:

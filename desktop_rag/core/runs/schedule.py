@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from desktop_rag.core.runs import machine
+from desktop_rag.platform import machine
 
 # Other programs using this share of the whole CPU or more make the computer busy (a browser at rest, a music
 # player: a few percent; a build, a video call: far more).

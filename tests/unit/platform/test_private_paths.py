@@ -10,7 +10,7 @@ import pytest
 
 from desktop_rag.config import Settings
 from desktop_rag.errors import DataFolderUnusable
-from desktop_rag.private_paths import check_private, private_folder
+from desktop_rag.platform.private_paths import check_private, private_folder
 
 
 def test_a_new_data_folder_is_made_private(tmp_path):
