@@ -155,4 +155,4 @@ def test_vectors_of_a_library_embedded_before_they_were_kept_are_copied_from_chr
     assert sorted(copied) == embedded
     assert all(np.allclose(copied[c], kept[c], atol=2e-3) for c in embedded)
     assert names(library.search("boiler service", mode="dense", filters=only_pdf)) == ["boiler-invoice.pdf"]
-    assert catalog.filters.chunks_without_vectors(10) == [] and catalog._get_meta("vectors_to_copy", "") == "0"
+    assert catalog.filters.chunks_without_vectors(10) == [] and catalog._connection.meta("vectors_to_copy", "") == "0"
