@@ -33,14 +33,19 @@ class HitList(QListWidget):
         self.itemActivated.connect(lambda item: self.open_requested.emit(self.row(item)))  # a double click
         self._generation = 0  # a newer list drawn (or the list cleared) stops the drawing of an older one
         self._rendered = 0
+        self._selected_when_drawn: int | None = None
 
     def use_colors(self, colors: Colors) -> None:
         # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
         self.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
 
-    def show_hits(self, hits: list[Hit], colors: Colors, folded: dict[int, int] | None = None) -> None:
-        """`folded`: for a hit's chunk id, how many passages of its document are folded under it."""
+    def show_hits(self, hits: list[Hit], colors: Colors, folded: dict[int, int] | None = None,
+                  current_row: int | None = None) -> None:
+        """`folded`: for a hit's chunk id, how many passages of its document are folded under it. `current_row` is
+        selected as soon as it is drawn: a row past the first batch was not there yet when asked for, and an
+        unfolded document's first passage lost its selection on a busy machine."""
         self.clear()
+        self._selected_when_drawn = current_row
         self._render_more(self._generation, hits, colors, folded or {})
 
     def clear(self) -> None:
@@ -57,7 +62,10 @@ class HitList(QListWidget):
             return
         width = self.viewport().width() - 4
         started = time.perf_counter()
-        while self._rendered < len(hits) and time.perf_counter() - started < RENDER_BUDGET_S:
+        drawn_before = self._rendered
+        # At least one row a turn, however slow the machine: the list always gets on.
+        while self._rendered < len(hits) and (self._rendered == drawn_before
+                                              or time.perf_counter() - started < RENDER_BUDGET_S):
             hit = hits[self._rendered]
             item = QListWidgetItem()
             label = QLabel(hit_html(hit, colors, folded.get(hit.chunk_id, 0)))
@@ -70,6 +78,8 @@ class HitList(QListWidget):
             self.addItem(item)
             self.setItemWidget(item, label)
             item.setSizeHint(QSize(width, label.heightForWidth(width)))
+            if self._rendered == self._selected_when_drawn:
+                self.setCurrentRow(self._rendered)
             self._rendered += 1
         if self._rendered < len(hits):
             # With the list as context: if the window is closed meanwhile, the call is dropped, not made on a

@@ -282,8 +282,7 @@ class SearchPanel(QWidget):
     def _draw_hits(self, current_row: int) -> None:
         """The shown rows drawn again (new contexts, colours, an unfolded document), `current_row` selected: the
         first rows are drawn at once, and the preview follows the selection."""
-        self.results.show_hits(self.hits, self._colors, self._folded_counts())
-        self.results.setCurrentRow(min(current_row, len(self.hits) - 1))
+        self.results.show_hits(self.hits, self._colors, self._folded_counts(), min(current_row, len(self.hits) - 1))
 
     def unfold(self, row: int) -> None:
         """The passages of a row's document folded under it, shown after it."""

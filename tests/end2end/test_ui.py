@@ -123,8 +123,11 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     assert win.search.query.text() == "" and win.search.results.count() == 0
 
 
-def test_a_document_matching_everywhere_shows_two_passages_and_folds_the_rest_under_a_link(qtbot, window, docs):
+def test_a_document_matching_everywhere_shows_two_passages_and_folds_the_rest_under_a_link(qtbot, window, docs,
+                                                                                          monkeypatch):
     """Issue 37: a long document's passages crowded every other file out of the list."""
+    from desktop_rag.ui import hit_list
+
     sections = "\n\n".join(f"## Pond {i}\n\n" + f"The heron of pond {i} waits for fish among the reeds. " * 30
                            for i in range(12))
     (docs / "herons-book.md").write_text(f"# A book of herons\n\n{sections}\n")
@@ -141,9 +144,13 @@ def test_a_document_matching_everywhere_shows_two_passages_and_folds_the_rest_un
     assert folded >= 3 and f"{folded} more passages in this file" in label.text()
     assert f"{folded + len(names)} results in 2 files" in win.search.message.text()
 
+    # A busy machine draws one row per turn of the event loop: the first unfolded passage is selected once it is
+    # drawn (it was not there yet when selected, and the selection was lost: 1 run in 4 failed so).
+    monkeypatch.setattr(hit_list, "RENDER_BUDGET_S", 0.0)
     label.linkActivated.emit("show-folded")  # the link, as a click on it sends it
     names_after = [Path(hit.path).name for hit in win.search.hits]
-    assert names_after.count("herons-book.md") == 2 + folded and win.search.results.currentRow() == second + 1
+    assert names_after.count("herons-book.md") == 2 + folded
+    qtbot.waitUntil(lambda: win.search.results.currentRow() == second + 1, timeout=WAIT_MS)
     assert names_after[second:second + folded + 1] == ["herons-book.md"] * (folded + 1)
     assert "more passages" not in win.search.results.itemWidget(win.search.results.item(second)).text()
 
