@@ -10,7 +10,6 @@ import json
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path, PurePath
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -29,67 +28,12 @@ from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview, FolderState
 from desktop_rag.storage.catalog_schema import migrate
 from desktop_rag.storage.catalog_upgrade_order import CatalogUpgradeOrder
+from desktop_rag.storage.records import (DOCUMENT_COLUMNS, MAX_TRANSIENT_RETRIES, ChunkRecord, DocumentRecord,
+                                         Member)
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
 
-@dataclass(frozen=True)
-class DocumentRecord:
-    id: int
-    path: str
-    size: int
-    mtime_ns: int
-    content_hash: str | None
-    status: str
-    error: str | None
-    retries: int = 0  # failures in a row whose cause was outside the file (migration 0007)
-    unread_scans: int = 0  # scanned pages not read by OCR (off, or unavailable): read once OCR may (0009)
-    container_id: int | None = None  # a document inside a file (an archive member, a message): that file's (0010)
-
-    @property
-    def retry_due(self) -> bool:
-        """A failed file the next run reads again although it did not change."""
-        return self.status == "failed" and 0 < self.retries <= MAX_TRANSIENT_RETRIES
-
-
-MAX_TRANSIENT_RETRIES = 3  # a file that times out every time is not read for minutes on every run forever
-# DocumentRecord's fields
-_DOCUMENT_COLUMNS = "id, path, size, mtime_ns, content_hash, status, error, retries, unread_scans, container_id"
 _ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (see iter_index_texts)
-
-
-@dataclass(frozen=True)
-class Member:
-    """Where a document sits inside a file: the file's document, and the names on the way (core/files/containers)."""
-
-    container_id: int
-    chain: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ChunkRecord:
-    """A chunk as search shows it: the original text, its place, and the context it was indexed with."""
-
-    id: int
-    document_id: int
-    path: str
-    title: str | None
-    idx: int
-    text: str
-    start_char: int
-    end_char: int
-    page: int | None
-    heading_path: list[str]
-    context: str
-    context_source: str
-    quality: float | None
-    ocr_confidence: float | None = None  # set when the chunk's page is a scan read by OCR: its mean confidence
-    metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): ParsedDocument.metadata
-    family: str | None = None  # core/search/filters.py FAMILIES (migration 0011)
-    dated: float | None = None  # the date filters and sorting use: a mail's sent date, else the file's mtime
-    questions: str = ""  # the questions the chunk answers, one per line (keyword-indexed with the context)
-    # A document known by its name alone (documents.NAME_ONLY): why it has no text ("" when there is none in it,
-    # else the reason it could not be read); None for a document read.
-    unread: str | None = None
 
 
 class Catalog:
@@ -187,7 +131,7 @@ class Catalog:
     # -- documents ------------------------------------------------------------------------------------------
 
     def document(self, path: str) -> DocumentRecord | None:
-        row = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE path = ?", (path,)).fetchone()
+        row = self._db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE path = ?", (path,)).fetchone()
         return DocumentRecord(**dict(row)) if row else None
 
     def unchanged(self, path: str, size: int, mtime_ns: int) -> bool:
@@ -200,18 +144,18 @@ class Catalog:
 
     def documents_under(self, folder: str) -> list[DocumentRecord]:
         condition, params = under("path", folder)
-        rows = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE {condition}", params)
+        rows = self._db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE {condition}", params)
         return [DocumentRecord(**dict(r)) for r in rows]
 
     def members_of(self, container_id: int) -> dict[str, DocumentRecord]:
         """The documents inside a file (an archive's members, a mailbox's messages), by path."""
-        rows = self._db.execute(f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE container_id = ?", (container_id,))
+        rows = self._db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE container_id = ?", (container_id,))
         return {r["path"]: DocumentRecord(**dict(r)) for r in rows}
 
     def documents_with_content(self, content_hash: str) -> list[DocumentRecord]:
         """Indexed documents with this content (a moved file is recognised by it)."""
         rows = self._db.execute(
-            f"SELECT {_DOCUMENT_COLUMNS} FROM documents WHERE content_hash = ? AND status = 'indexed'"
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE content_hash = ? AND status = 'indexed'"
             " AND container_id IS NULL", (content_hash,)  # a member's path is no file: it never moved
         )
         return [DocumentRecord(**dict(r)) for r in rows]
@@ -322,12 +266,24 @@ class Catalog:
     def count_pending_embeddings(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 0").fetchone()[0]
 
-    def mark_embedded(self, chunk_ids: Sequence[int], owners: Sequence[int] = (), vectors=None) -> None:
-        """These chunks' vectors are in the dense index; `owners`/`vectors` (as given to it) are kept here too."""
+    def mark_embedded(self, chunk_ids: Sequence[int], owners: Sequence[int] = (), vectors=None,
+                      embedded_with: Sequence[str] | None = None) -> None:
+        """These chunks' vectors are in the dense index; `owners`/`vectors` (as given to it) are kept here too.
+        `embedded_with`: the context each was embedded with. A chunk whose context a person changed while it was
+        embedded, or that went meanwhile, is not marked: the vector just written is queued for deletion, and the
+        chunk is embedded again with its context as it is (marked regardless, it kept the old one for good)."""
         with self._transaction():
-            self._db.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?", [(i,) for i in chunk_ids])
-            if len(owners):
-                self.filters.write_vectors(owners, vectors)
+            stale = set() if embedded_with is None else {
+                chunk_id for chunk_id, context in zip(chunk_ids, embedded_with)
+                if (row := self._db.execute("SELECT COALESCE(x.text, '') FROM chunks c LEFT JOIN contexts x"
+                                            " ON x.chunk_id = c.id WHERE c.id = ?", (chunk_id,)).fetchone()) is None
+                or row[0] != context}
+            self._db.executemany("INSERT OR IGNORE INTO dense_deletions(chunk_id) VALUES (?)", [(i,) for i in stale])
+            self._db.executemany("UPDATE chunks SET embedded = 1 WHERE id = ?",
+                                 [(i,) for i in chunk_ids if i not in stale])
+            kept = [i for i, owner in enumerate(owners) if owner not in stale]
+            if kept:
+                self.filters.write_vectors([owners[i] for i in kept], vectors[kept])
 
     def mark_all_unembedded(self) -> None:
         self._db.execute("UPDATE chunks SET embedded = 0")

@@ -92,6 +92,9 @@ class IndexSync:
         batch_size = max(self.state.settings.embed_batch_size * 4, 64)
         while True:
             self.control.checkpoint()
+            # Before each batch: a chunk whose context changed while it was embedded has its stale vector queued
+            # for deletion (mark_embedded), and it must go before the chunk's new one is written.
+            self._drop_removed_vectors()
             waiting = catalog.count_pending_embeddings()
             batch = catalog.pending_embeddings(batch_size)
             if not batch:
@@ -120,7 +123,8 @@ class IndexSync:
             texts += chunk_windows
         vectors = self.lib.embedder.embed(texts)
         self.lib.vectors.add(owners, vectors)
-        self.lib.catalog.mark_embedded([chunk_id for chunk_id, _, _ in batch], owners, vectors)
+        self.lib.catalog.mark_embedded([chunk_id for chunk_id, _, _ in batch], owners, vectors,
+                                       embedded_with=[context for _, context, _ in batch])
         self.summary.embedded += len(batch)
         seconds = time.perf_counter() - t0
         self.summary.phase_seconds["embed"] += seconds

@@ -4,13 +4,15 @@ embeds, run after run; the real parts together are in end2end/test_indexing.py."
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from desktop_rag.core.contexts.choice import make_contextualizer
 from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.watching.changes import ChangeBatch
-from index_parts_fake import IndexPartsFake
+from desktop_rag.documents import index_text
+from index_parts_fake import DIMENSION, IndexPartsFake
 
 
 @pytest.fixture
@@ -116,3 +118,27 @@ def test_a_cancelled_run_keeps_what_it_finished_and_the_next_run_does_the_rest(p
     parts.document_reader.read = reader_read
     second = run(parts, folder)
     assert second.unchanged == first.indexed and second.indexed == 8 - first.indexed and not second.cancelled
+
+
+def test_a_context_edited_while_its_chunk_is_being_embedded_is_embedded_again_with_the_edit(parts, folder):
+    """A person's edit landing between the run reading a pending chunk and marking it embedded: the vector written
+    was of the old context. It was marked embedded all the same, and meaning search never saw the edit (found by
+    test_watch.py on a loaded machine)."""
+    run_before_embedding = indexer(parts)
+    run_before_embedding.sync.embed_pending = lambda: None  # the files read and stored, nothing embedded yet
+    run_before_embedding.run([folder])
+    boat = next(c for c in parts.catalog.chunk_ids() if "boat" in parts.catalog.chunks_by_id([c])[c].text)
+    embed = parts.embedder.embed
+
+    def embed_while_a_person_edits(texts):  # the edit, injected where the run waits for the model
+        parts.embedder.embed = embed
+        parts.catalog.contexts.set_manual_context(boat, "Regatta preparations log.")
+        return embed(texts)
+
+    parts.embedder.embed = embed_while_a_person_edits
+    indexer(parts).sync_indexes()
+    assert parts.catalog.count_pending_embeddings() == 0 and not parts.catalog.pending_dense_deletions()
+    edited = embed([index_text("Regatta preparations log.", parts.catalog.chunks_by_id([boat])[boat].text)])
+    assert any(np.allclose(window, edited[0]) for window in parts.vectors.windows([boat])[boat])
+    stored = parts.catalog.filters.chunk_vectors([boat], DIMENSION)[boat]
+    assert any(np.allclose(window, edited[0], atol=2e-3) for window in stored)  # the catalog's copy too
