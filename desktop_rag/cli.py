@@ -11,6 +11,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from desktop_rag import cli_service
 from desktop_rag.cli_parser import build_parser
 from desktop_rag.config import OPTIONS, Settings, describe, parse_setting, resolve_data_dir
 from desktop_rag.core.library_writing import name_this_process
@@ -131,24 +132,6 @@ def _raise_keyboard_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def cmd_watch(args, data_dir: Path) -> int:
-    import os
-
-    from desktop_rag.cli_watch import watch
-    from desktop_rag.core.runs.lane import WriteLane
-    from desktop_rag.service.host import LibraryHost
-
-    _terminate_as_interrupt()
-    with _open(data_dir) as library:
-        lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
-        host = LibraryHost(library, f"desktop-rag watch (process {os.getpid()})", lane=lane)
-        host.start()  # search, stats and mcp from other processes are answered here while it watches
-        try:
-            return watch(library, lane, args.paths, args.upgrade, args.json)
-        finally:
-            host.stop()
-
-
 # -- search ---------------------------------------------------------------------------------------------------
 
 def cmd_search(args, data_dir: Path) -> int:
@@ -193,7 +176,7 @@ def cmd_search(args, data_dir: Path) -> int:
         print(json.dumps({
             "query": result.query, "mode": result.mode, "reranked": result.reranked, "notices": result.notices,
             "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
-            "results": [h.to_dict() for h in result.hits],
+            "results": [h.to_dict() for h in result.hits], "served_by": result.served_by,
         }, indent=2))
     else:
         print_search_result(result, sys.stdout)
@@ -409,13 +392,15 @@ def cmd_serve(args, data_dir: Path) -> int:
     with _open(data_dir) as library:
         library.writer.claim()  # the runs asked of it are its own, and its loaded indexes stay the current ones
         # Its own write lane: an agent's runs, then the LLM upgrade when the schedule allows, as in the app.
-        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled")
+        stopped = threading.Event()  # Ctrl-C, a plain kill, or `desktop-rag stop`
+        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled",
+                           on_stop=stopped.set)
         host.warm_up()  # before listening: the first answer is as quick as the next
         if not host.start():
             raise DataFolderBusy(f"another desktop-rag process began answering for {data_dir} meanwhile")
         print(f"Answering for {data_dir} at {endpoint_path(data_dir)}; Ctrl-C stops.", file=sys.stderr, flush=True)
         try:
-            threading.Event().wait()
+            stopped.wait()
         except KeyboardInterrupt:  # Ctrl-C or a plain kill: the way to stop it
             print("Stopped answering.", file=sys.stderr)
         finally:
@@ -443,7 +428,9 @@ def cmd_demo(args, data_dir: Path) -> int:
 
 _COMMANDS = {
     "index": cmd_index,
-    "watch": cmd_watch,
+    "watch": cli_service.cmd_watch,
+    "service": cli_service.cmd_service,
+    "stop": cli_service.cmd_stop,
     "search": cmd_search,
     "stats": cmd_stats,
     "reindex": cmd_reindex,

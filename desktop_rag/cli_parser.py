@@ -68,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
                             "--upgrade: whenever the folders are quiet)")
     watch.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
 
+    service = commands.add_parser("service", help="keep the index fresh in the background: follow every indexed "
+                                  "folder, write LLM contexts by the schedule, answer the window, `search` and "
+                                  "`mcp` (one per data folder; `desktop-rag stop` ends it)")
+    service.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
+    commands.add_parser("stop", help="stop the process answering for the data folder (the service, `watch`, "
+                        "`serve`); what it applied is kept")
+
     commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
 
     doctor = commands.add_parser("doctor", help="check that the catalog and both indexes agree (--repair mends them)")

@@ -1,4 +1,5 @@
-"""`desktop-rag watch`: catch up with what changed while nobody watched, then follow the folders until Ctrl-C."""
+"""`desktop-rag watch` and `service` (cli_service.py): catch up with what changed while nobody watched, then follow
+the folders until Ctrl-C or `desktop-rag stop`."""
 
 from __future__ import annotations
 
@@ -9,17 +10,27 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from desktop_rag.cli_output import ProgressPrinter, print_index_summary
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.errors import BadInput
 
+if TYPE_CHECKING:
+    from desktop_rag.core.watching.watch import FolderWatcher
 
-def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool) -> int:
-    """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to."""
+
+def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool, catch_up: RunControl,
+          on_watching: Callable[[FolderWatcher], None] = lambda watcher: None, any_folders: bool = False) -> int:
+    """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to; `catch_up`:
+    what cuts the catch-up short (a stop); `on_watching(watcher)` once it watches; `any_folders`: none is fine (the
+    service waits for the first folder indexed through it)."""
     from desktop_rag.core.watching.watch import feeding
 
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.reads.folders()]
     not_folders = [str(f) for f in folders if not f.is_dir()]
-    if not folders or not_folders:
+    if (not folders and not any_folders) or not_folders:
         raise BadInput(f"not a folder: {', '.join(not_folders)}" if not_folders else
                          "nothing to watch: give folders, or index some first")
     # --upgrade asks for it now (whatever the machine does); --no-upgrade never; the default follows the schedule.
@@ -33,17 +44,20 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool)
         # callback. The loop ends within a second instead (the model's call is cut short); a second Ctrl-C is
         # Python's own.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        catch_up.cancel()
         lane.stop()
 
     previous = signal.getsignal(signal.SIGINT)
     try:
         # Watched from before the catch-up: a file saved while it runs (a first run takes minutes) is a batch the
         # lane applies after it, not a change nobody sees until the next start (issue 37).
-        with feeding(lane, folders):
-            # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
-            summary = library.index(folders, on_progress=ProgressPrinter(sys.stderr))
-            _report(summary, as_json, "catch-up")
+        with feeding(lane, folders) as watcher:
+            on_watching(watcher)
             signal.signal(signal.SIGINT, stop_on_ctrl_c)
+            if folders:
+                # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
+                summary = library.index(folders, on_progress=ProgressPrinter(sys.stderr), control=catch_up)
+                _report(summary, as_json, "catch-up")
             if as_json:
                 print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)
             print(f"Watching {len(folders)} folder(s); Ctrl-C stops.", file=sys.stderr, flush=True)

@@ -19,9 +19,11 @@ log = logging.getLogger(__name__)
 
 class LibraryHost:
     def __init__(self, library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
-                 runs: RunRegistry | None = None, lane: WriteLane | None = None, upgrade: str = "never"):
+                 runs: RunRegistry | None = None, lane: WriteLane | None = None, upgrade: str = "never",
+                 on_stop: Callable[[], None] | None = None):
         """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: on
-        `lane`, or on a write lane of its own that upgrades contexts as `upgrade` says — see WriteLane)."""
+        `lane`, or on a write lane of its own that upgrades contexts as `upgrade` says — see WriteLane);
+        `on_stop()`: how `desktop-rag stop` ends this process (None: it is not stopped from outside)."""
         self.library = library
         self.runs = runs or RunRegistry()
         self.after_run: Callable[[], None] | None = None  # called when each of its own runs ends
@@ -33,6 +35,7 @@ class LibraryHost:
             queue = RunQueue(self.runs, lane, self._run)
             start_run = lambda paths, contexts: queue.submit(paths, contexts).run_id  # noqa: E731
         self.tools = LibraryTools(library, self.runs, start_run, served_by)
+        self.tools.on_stop = on_stop
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation
         try:
             self.endpoint: EndpointServer | None = EndpointServer(library.data_dir, self.handle)

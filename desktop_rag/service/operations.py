@@ -188,4 +188,5 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("stats"),
     Operation("document", (Argument("doc_id", "integer", minimum=1, maximum=LARGEST_ID),)),
     Operation("chunk", (Argument("chunk_id", "integer", minimum=1, maximum=LARGEST_ID),)),
+    Operation("stop"),  # `desktop-rag stop` (no agent's tool: mcp_server.py names the ones agents get)
 )}

@@ -31,6 +31,7 @@ class LibraryTools:
         self._start_run = start_run
         self.served_by = served_by
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
+        self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)
 
     # -- search ---------------------------------------------------------------------------------------------
 
@@ -129,6 +130,14 @@ class LibraryTools:
         return state
 
     # -- what is indexed ------------------------------------------------------------------------------------
+
+    def stop(self) -> dict:
+        """The process answering ends: its loop stops, a model's call in hand is cut short, what it applied is
+        kept; it answers this first, and is gone within 2 s (`desktop-rag stop` waits for that)."""
+        if self.on_stop is None:
+            raise BadInput(f"{self.served_by} is not stopped from outside: close it where it runs")
+        self.on_stop()
+        return {"stopping": True, "served_by": self.served_by}
 
     def stats(self) -> dict:
         stats = self.library.stats()

@@ -92,6 +92,7 @@ class SearchResult:
     # The query's words as parsed once by the search: what marks a preview or a context written meanwhile
     # (None: no words to mark, as in "more like this", or a result that came through the endpoint).
     match: QueryMatch | None = field(default=None, compare=False, repr=False)
+    served_by: str | None = None  # the process that answered, for a result that came through the endpoint
 
     @classmethod
     def from_dict(cls, values: dict) -> SearchResult:
@@ -99,7 +100,7 @@ class SearchResult:
         return cls(query=values["query"], mode=values["mode"], hits=[Hit.from_dict(h) for h in values["results"]],
                    reranked=values["reranked"], notices=values["notices"], weak=values["weak"],
                    filters=SearchFilters.from_dict(values.get("filters")), facets=values.get("facets"),
-                   nothing_left=values.get("nothing_left", False))
+                   nothing_left=values.get("nothing_left", False), served_by=values.get("served_by"))
 
 
 class Searcher:

@@ -1,0 +1,86 @@
+"""The process that keeps a data folder's index fresh in the background (issue 40): `desktop-rag service` follows
+every folder indexed so far (and those indexed through it later), applies their changes, writes LLM contexts by the
+schedule, and answers the window, `search`, `stats` and `mcp` through the local endpoint, on one write lane.
+`watch` is the same for the folders it is given; `desktop-rag stop` ends whichever answers for the data folder.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from desktop_rag.errors import DataFolderBusy, UserError
+
+# How long `stop` waits for the process to be gone: it promises 2 s (a model's call is cut short within one).
+STOP_WAIT_S = 5.0
+
+
+def cmd_watch(args, data_dir: Path) -> int:
+    return _follow(data_dir, args.paths, args.upgrade, args.json, "watch")
+
+
+def cmd_service(args, data_dir: Path) -> int:
+    return _follow(data_dir, [], None, args.json, "service")
+
+
+def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str) -> int:
+    from desktop_rag.cli_watch import watch
+    from desktop_rag.core.library import Library
+    from desktop_rag.core.progress.control import RunControl
+    from desktop_rag.core.runs.lane import WriteLane
+    from desktop_rag.service.host import LibraryHost
+
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # a plain `kill` stops as cleanly as Ctrl-C
+    with Library(data_dir, read_in_child=True) as library:  # a parser crashing on one file must not end it
+        lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
+        catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
+
+        def stop() -> None:
+            catch_up.cancel()
+            lane.stop()
+
+        host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop)
+        if role == "service" and not host.start():
+            raise DataFolderBusy(f"another desktop-rag process already answers for {data_dir}: "
+                                 "`desktop-rag stop` ends it")
+        if role == "watch":
+            host.start()  # search, stats and mcp from other processes are answered here while it watches
+
+        def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from then on
+            host.after_run = lambda: watcher.set_folders(Path(f) for f in library.reads.folders())
+
+        try:
+            return watch(library, lane, paths, upgrade, as_json, catch_up, follow_new_folders,
+                         any_folders=role == "service")
+        finally:
+            host.stop()
+
+
+def cmd_stop(args, data_dir: Path) -> int:
+    """Ends the process answering for the data folder (the service, `watch`, `serve`): what it applied is kept."""
+    from desktop_rag.service.endpoint import EndpointClient
+
+    client = EndpointClient.for_library(data_dir)
+    if client is None:
+        print(f"Nothing answers for {data_dir}: no desktop-rag service is running for it.", file=sys.stderr)
+        return 0
+    try:
+        answer = client.call("stop")
+    finally:
+        client.close()
+    started = time.monotonic()
+    while time.monotonic() - started < STOP_WAIT_S:
+        still = EndpointClient.for_library(data_dir)
+        if still is None:
+            print(f"Stopped {answer['served_by']} in {time.monotonic() - started:.1f} s.", file=sys.stderr)
+            return 0
+        still.close()
+        time.sleep(0.05)
+    raise UserError(f"{answer['served_by']} was asked to stop but still answers after {STOP_WAIT_S:g} s")
+
+
+def _raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt

@@ -1,0 +1,58 @@
+"""The background service (cli_service.py, issue 40) as a real process: it follows the folders indexed so far,
+answers `desktop-rag search` for the data folder, and `desktop-rag stop` ends it with nothing lost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cli_runner import cli, cli_json
+from waiting import eventually
+
+pytestmark = pytest.mark.slow
+
+
+def start_service(data_dir, log):
+    with open(log, "w") as output:  # a file, not a pipe: a pipe nobody reads would stall it when full
+        service = subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "service"],
+                                   stdout=output, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300
+    while "Watching" not in log.read_text():  # caught up, and watching
+        assert service.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.1)
+    return service
+
+
+def test_the_service_follows_the_indexed_folders_answers_search_and_stops_on_request(docs, data_dir, tmp_path):
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+    (docs / "hatch.md").write_text("# Hatch\n\nThe roof hatch sticks in frost.\n")  # saved while nobody watched
+    service = start_service(data_dir, tmp_path / "service.log")
+    try:
+        found = cli_json(data_dir, "search", "roof hatch", "-k", "1", "--json")  # caught up at start
+        assert found["results"][0]["path"].endswith("hatch.md")
+        assert found["served_by"].startswith("desktop-rag service"), found["served_by"]
+
+        (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")
+        saved = time.monotonic()
+        eventually(lambda: [h["path"] for h in cli_json(data_dir, "search", "rudder skerries", "-k", "1",
+                                                        "--json", "--mode", "bm25")["results"]]
+                   == [str(docs / "kayak.md")], timeout=60)
+        print(f"a saved file searchable through the service after {time.monotonic() - saved:.1f} s")
+
+        again = cli(data_dir, "service", check=False, timeout=120)  # one service per data folder
+        assert again.returncode != 0 and "already answers" in again.stderr
+
+        asked = time.monotonic()
+        stopped = cli(data_dir, "stop", timeout=60)
+        assert service.wait(timeout=10) == 0 and "Stopped desktop-rag service" in stopped.stderr, stopped.stderr
+        print(f"stopped in {time.monotonic() - asked:.1f} s (the command's start included)")
+    finally:
+        if service.poll() is None:
+            service.kill()
+    assert "nothing answers" in cli(data_dir, "stop").stderr.lower()
+    found = cli_json(data_dir, "search", "rudder skerries", "-k", "1", "--json", "--local")  # nothing lost
+    assert found["results"][0]["path"].endswith("kayak.md")
