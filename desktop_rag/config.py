@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from desktop_rag.errors import BadInput
+from desktop_rag.platform import autostart
 from desktop_rag.platform.private_paths import private_folder
 from desktop_rag import remedies
 
@@ -163,6 +164,9 @@ class Settings:
         "", "An OpenAI-compatible server for contexts (http://host:port); empty: the local model",
         rebuilds=_LLM)
     llm_server_model: str = setting("", "Which of the server's models (empty: its first)", rebuilds=_LLM)
+    start_at_login: bool = setting(
+        False, "Start the background service when you log in (an autostart entry): the index of this data folder "
+        "stays fresh, and is there for a search, with the window closed")
     # Background LLM contexts: the app (and `watch`) write the queued LLM contexts by themselves. Cancel in the
     # progress panel turns this off until the person starts them again; Pause holds them, across restarts.
     llm_upgrade_when_idle: bool = setting(
@@ -266,6 +270,8 @@ class Settings:
             setattr(self, key, checked[key])
         if changed:
             self.save(data_dir)
+        if "start_at_login" in changed:  # the entry follows the setting, whoever changed it (the window, the CLI)
+            (autostart.enable if self.start_at_login else autostart.disable)(data_dir)
         return changed
 
     def save(self, data_dir: Path) -> None:

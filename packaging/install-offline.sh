@@ -4,7 +4,8 @@
 #   install-offline.sh BUNDLE                  install, add it to the applications menu, and open it
 #   install-offline.sh BUNDLE --test [ARGS]    install, then run the whole test suite (ARGS go to pytest)
 #   install-offline.sh BUNDLE --no-launch      install and add the menu entry only
-#   install-offline.sh BUNDLE --uninstall      remove the menu entry, its icon, its metainfo and the installed program
+#   install-offline.sh BUNDLE --uninstall      stop the service; remove the menu entry, its icon, its metainfo, the autostart
+#                                              entries and the installed program
 #
 # The bundle is checked against its MANIFEST.sha256 before anything is installed: a damaged, incomplete or added-to
 # copy is refused. The program goes to $DESKTOP_RAG_HOME (default ~/.local/share/desktop-rag/app); the library's
@@ -27,10 +28,12 @@ ICON="$DATA_HOME/icons/hicolor/scalable/apps/desktop-rag.svg"
 METAINFO="$DATA_HOME/metainfo/io.github.desktop_rag.metainfo.xml"
 
 if [ "$MODE" = "--uninstall" ]; then
+    [ -x "$VENV/bin/desktop-rag" ] && "$VENV/bin/desktop-rag" stop >/dev/null 2>&1 || true  # its service, if running
     rm -f "$ENTRY" "$ICON" "$METAINFO"
+    rm -f "${XDG_CONFIG_HOME:-$HOME/.config}/autostart/desktop-rag-service-"*.desktop  # "start when I log in"
     rm -rf "$HOME_DIR"
     command -v update-desktop-database >/dev/null && update-desktop-database -q "$DATA_HOME/applications" || true
-    echo "install-offline: removed the menu entry, icon, metainfo and $HOME_DIR (your data folder is kept)" >&2
+    echo "install-offline: removed the menu entry, icon, metainfo, autostart entries and $HOME_DIR (your data folder is kept)" >&2
     exit 0
 fi
 

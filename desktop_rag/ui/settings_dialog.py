@@ -54,6 +54,8 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings")
         self.setMinimumWidth(640)  # room for a path or a model name without cutting it
         self.original = settings
+        self.start_at_login = QCheckBox("Start desktop-rag when I log in")
+        self.start_at_login.setChecked(settings.start_at_login)
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.addItems(list(PACKAGED_MODELS))
@@ -93,6 +95,7 @@ class SettingsDialog(QDialog):
         self.data_dir.setToolTip("Where the index and these settings live. Another folder opens its own library "
                                  "(an empty one starts afresh); this one stays as it is.")
         form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
+        form.addRow("", self.start_at_login)
         form.addRow("Language model", _path_row(cast(QLineEdit, self.model.lineEdit()), self._choose_model))
         form.addRow("Model threads", self.threads)
         form.addRow("", self.background)
@@ -126,6 +129,7 @@ class SettingsDialog(QDialog):
 
     def _widgets(self) -> dict[str, QWidget]:
         return {
+            "start_at_login": self.start_at_login,
             "llm_model": self.model, "llm_threads": self.threads, "llm_upgrade_when_idle": self.background,
             "llm_only_when_idle": self.only_idle, "llm_idle_minutes": self.idle_minutes,
             "llm_only_on_mains": self.only_mains, "llm_cap_minutes_per_hour": self.cap, "llm_server": self.server,
@@ -172,7 +176,8 @@ class SettingsDialog(QDialog):
 
     def chosen(self) -> Settings:
         return replace(
-            self.original, llm_model=self.model.currentText().strip() or self.original.llm_model,
+            self.original, start_at_login=self.start_at_login.isChecked(),
+            llm_model=self.model.currentText().strip() or self.original.llm_model,
             llm_threads=int(self.threads.value()), llm_server=self.server.text().strip(),
             llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),
             llm_idle_minutes=self.idle_minutes.value(), llm_only_on_mains=self.only_mains.isChecked(),

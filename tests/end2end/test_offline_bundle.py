@@ -118,10 +118,15 @@ def test_the_bundle_installs_and_runs_with_no_network(bundle, tmp_path):
     lib, words = (part.strip() for part in model.stdout.strip().split("|", 1))
     assert lib.endswith("llama_cpp/lib") and words.strip()
 
+    # "Start desktop-rag when I log in", set with the installed program: --uninstall removes its entry too.
+    env = {**env, "XDG_CONFIG_HOME": str(home / "config")}
+    login = offline([str(venv_python.parent / "desktop-rag"), "--data-dir", str(tmp_path / "data"), "settings",
+                     "start_at_login", "true"], env)
+    assert login.returncode == 0 and len(list((home / "config" / "autostart").iterdir())) == 1, login.stderr
     removed = subprocess.run([str(bundle / "install-offline.sh"), str(bundle), "--uninstall"], env=env,
                              capture_output=True, text=True)
     assert removed.returncode == 0 and not (home / "share" / "applications" / "desktop-rag.desktop").exists()
-    assert not venv_python.exists()
+    assert not venv_python.exists() and not list((home / "config" / "autostart").iterdir())
 
 
 def test_a_tampered_or_partial_bundle_is_refused_before_anything_is_installed(bundle, tmp_path):

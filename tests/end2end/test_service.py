@@ -1,10 +1,10 @@
-"""The background service (cli_service.py, issue 40) as a real process: it follows the folders indexed so far,
-answers `desktop-rag search` for the data folder, and `desktop-rag stop` ends it with nothing lost."""
+"""The background service (cli_service.py, issue 40) as a real process, started as the session starts it at login
+(the autostart entry's command): it catches up with what changed while it was off, follows the folders indexed so
+far, answers `desktop-rag search` for the data folder, and `desktop-rag stop` ends it with nothing lost."""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 
 import pytest
@@ -15,10 +15,9 @@ from waiting import eventually
 pytestmark = pytest.mark.slow
 
 
-def start_service(data_dir, log):
+def start_service(command: list[str], log):
     with open(log, "w") as output:  # a file, not a pipe: a pipe nobody reads would stall it when full
-        service = subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "service"],
-                                   stdout=output, stderr=subprocess.STDOUT)
+        service = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while "Watching" not in log.read_text():  # caught up, and watching
         assert service.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
@@ -26,11 +25,18 @@ def start_service(data_dir, log):
     return service
 
 
-def test_the_service_follows_the_indexed_folders_answers_search_and_stops_on_request(docs, data_dir, tmp_path):
+def test_the_service_starts_as_at_login_catches_up_follows_answers_and_stops_on_request(docs, data_dir, tmp_path,
+                                                                                          monkeypatch):
+    from desktop_rag.platform import autostart
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the session's, for this test alone
     (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
     cli(data_dir, "index", str(docs), "--contexts", "rules")
+    cli(data_dir, "settings", "start_at_login", "true")
+    entry = autostart.entry_path(data_dir)
+    assert entry.is_file() and "NoDisplay=true" in entry.read_text()
     (docs / "hatch.md").write_text("# Hatch\n\nThe roof hatch sticks in frost.\n")  # saved while nobody watched
-    service = start_service(data_dir, tmp_path / "service.log")
+    service = start_service(autostart.command_of(entry), tmp_path / "service.log")
     try:
         found = cli_json(data_dir, "search", "roof hatch", "-k", "1", "--json")  # caught up at start
         assert found["results"][0]["path"].endswith("hatch.md")
@@ -54,5 +60,7 @@ def test_the_service_follows_the_indexed_folders_answers_search_and_stops_on_req
         if service.poll() is None:
             service.kill()
     assert "nothing answers" in cli(data_dir, "stop").stderr.lower()
+    cli(data_dir, "settings", "start_at_login", "false")
+    assert not entry.exists()
     found = cli_json(data_dir, "search", "rudder skerries", "-k", "1", "--json", "--local")  # nothing lost
     assert found["results"][0]["path"].endswith("kayak.md")
