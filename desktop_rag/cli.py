@@ -431,6 +431,7 @@ _COMMANDS = {
     "watch": cli_service.cmd_watch,
     "service": cli_service.cmd_service,
     "stop": cli_service.cmd_stop,
+    "quick": cli_service.cmd_quick,
     "search": cmd_search,
     "stats": cmd_stats,
     "reindex": cmd_reindex,

@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "folder, write LLM contexts by the schedule, answer the window, `search` and "
                                   "`mcp` (one per data folder; `desktop-rag stop` ends it)")
     service.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
+    commands.add_parser("quick", help="a small search-as-you-type popup answered by the background service (bind "
+                        "it to a key; Enter opens, Ctrl+Enter opens the folder, Esc closes)")
     commands.add_parser("stop", help="stop the process answering for the data folder (the service, `watch`, "
                         "`serve`); what it applied is kept")
 

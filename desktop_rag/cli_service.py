@@ -1,7 +1,8 @@
 """The process that keeps a data folder's index fresh in the background (issue 40): `desktop-rag service` follows
 every folder indexed so far (and those indexed through it later), applies their changes, writes LLM contexts by the
 schedule, and answers the window, `search`, `stats` and `mcp` through the local endpoint, on one write lane.
-`watch` is the same for the folders it is given; `desktop-rag stop` ends whichever answers for the data folder.
+`watch` is the same for the folders it is given; `desktop-rag stop` ends whichever answers for the data folder;
+`desktop-rag quick` opens the quick-search popup the service answers.
 """
 
 from __future__ import annotations
@@ -80,6 +81,13 @@ def cmd_stop(args, data_dir: Path) -> int:
         still.close()
         time.sleep(0.05)
     raise UserError(f"{answer['served_by']} was asked to stop but still answers after {STOP_WAIT_S:g} s")
+
+
+def cmd_quick(args, data_dir: Path) -> int:
+    """The quick-search popup (ui/quick_search.py), answered by the service (started if none runs)."""
+    from desktop_rag.ui.quick_search import run_quick
+
+    return run_quick(data_dir)
 
 
 def _raise_keyboard_interrupt(signum, frame):

@@ -64,3 +64,33 @@ def test_the_service_starts_as_at_login_catches_up_follows_answers_and_stops_on_
     assert not entry.exists()
     found = cli_json(data_dir, "search", "rudder skerries", "-k", "1", "--json", "--local")  # nothing lost
     assert found["results"][0]["path"].endswith("kayak.md")
+
+
+def test_the_quick_popup_starts_the_service_finds_a_file_by_a_word_and_opens_it(qtbot, docs, data_dir, tmp_path,
+                                                                              monkeypatch):
+    from PySide6.QtCore import Qt
+
+    from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
+
+    (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+    bin_dir, asked = tmp_path / "bin", tmp_path / "asked.txt"  # a stand-in xdg-open recording what it was given
+    bin_dir.mkdir()
+    (bin_dir / "xdg-open").write_text(f'#!/bin/sh\necho "$1" >> {asked}\n')
+    (bin_dir / "xdg-open").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    search = ServiceSearch(data_dir)
+    popup = QuickSearch(search)
+    qtbot.addWidget(popup)
+    popup.show()
+    try:
+        qtbot.keyClicks(popup.field, "skerries type:md")
+        qtbot.waitUntil(lambda: bool(popup.hits), timeout=180_000)  # the service it started answers
+        assert search.started_service and popup.hits[0].path == str(docs / "kayak.md")
+        assert popup.results.currentRow() == 0
+        qtbot.keyClick(popup.field, Qt.Key.Key_Return)
+        eventually(lambda: asked.exists() and asked.read_text().strip() == str(docs / "kayak.md"))
+        assert not popup.isVisible()  # it closes once the file is handed over
+    finally:
+        assert "Stopped desktop-rag service" in cli(data_dir, "stop").stderr

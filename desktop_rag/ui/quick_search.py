@@ -1,0 +1,172 @@
+"""`desktop-rag quick`: a small search-as-you-type popup, answered by the background service (issue 40): a field,
+the hits with their context, filters typed as words (`type:pdf`, `in:folder`, `after:2025-03`); Enter opens the
+selected hit (the first one from the field), Ctrl+Enter its folder, Esc closes. It loads no model and opens no
+library: the service answers over the local endpoint, and when none runs the popup starts it and says so.
+
+Wayland gives no program a global key: bind `desktop-rag quick` to one in the desktop's keyboard settings (the
+README says how on GNOME and KDE).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from desktop_rag.core.search.searcher import Hit, SearchResult
+from desktop_rag.documents import MEMBER_SEPARATOR
+from desktop_rag.errors import UserError
+from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_manager, open_with_system
+from desktop_rag.ui.hit_list import HitList
+from desktop_rag.ui.tasks import TaskRunner
+from desktop_rag.ui.theme import colors_for, icon
+
+DEBOUNCE_MS = 150  # search as you type: a pause this long between keys asks
+HITS = 8
+SERVICE_START_S = 60.0  # how long a search waits for the service the popup started (its first start loads models)
+
+
+class ServiceStarting(UserError):
+    what = ""
+
+
+class ServiceSearch:
+    """A search answered by the data folder's service; none running: it is started (once), and the search waits
+    for it to answer."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self._client: EndpointClient | None = None
+        self.started_service = False
+
+    def __call__(self, query: str) -> SearchResult:
+        for attempt in range(2):
+            client = self._client or self._connect()
+            try:
+                return SearchResult.from_dict(client.call("search", query=query, limit=HITS))
+            except EndpointGone:  # it stopped meanwhile: asked again of whoever answers now
+                self._client = None
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _connect(self) -> EndpointClient:
+        client = EndpointClient.for_library(self.data_dir)
+        if client is None:
+            if not self.started_service:
+                self.start_service()
+            deadline = time.monotonic() + SERVICE_START_S
+            while client is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+                client = EndpointClient.for_library(self.data_dir)
+            if client is None:
+                raise ServiceStarting("the background index did not start: see desktop-rag.log in the data folder")
+        self._client = client
+        return client
+
+    def start_service(self) -> None:
+        """The service of this data folder, in a session of its own: it goes on when the popup closes."""
+        subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(self.data_dir), "service"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+        self.started_service = True
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+class QuickSearch(QWidget):
+    def __init__(self, search: ServiceSearch, parent: QWidget | None = None):
+        super().__init__(parent, Qt.WindowType.Dialog | Qt.WindowType.WindowStaysOnTopHint)
+        self.setWindowTitle("desktop-rag")
+        self.setWindowIcon(icon("app"))
+        self.resize(680, 460)
+        self._search = search
+        self.runner = TaskRunner(self)
+        self.hits: list[Hit] = []
+        self._asked = 0  # only the newest query's answer is shown
+        self.field = QLineEdit(placeholderText="Search your files…   type:pdf  in:folder  after:2025-03  from:anna")
+        self.results = HitList()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        for widget in (self.field, self.status, self.results):
+            layout.addWidget(widget)
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.search_now)
+        self.field.textEdited.connect(lambda _: self._debounce.start())
+        self.field.returnPressed.connect(lambda: self.open_hit(max(self.results.currentRow(), 0)))
+        QShortcut(QKeySequence("Ctrl+Return"), self.field,  # type: ignore[call-overload]
+                  activated=lambda: self.open_folder(max(self.results.currentRow(), 0)))
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.close)  # type: ignore[call-overload]
+        self.field.installEventFilter(self)
+        self.results.open_requested.connect(self.open_hit)
+        self.results.open_folder_requested.connect(self.open_folder)
+        self.results.leave.connect(self.close)
+
+    def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
+        if watched is self.field and event.type() == event.Type.KeyPress and event.key() == Qt.Key.Key_Down:
+            self.results.setFocus()
+            return True
+        return super().eventFilter(watched, event)
+
+    def search_now(self) -> None:
+        text = self.field.text().strip()
+        self._asked += 1
+        if not text:
+            self.hits = []
+            self.results.clear()
+            self.status.clear()
+            return
+        number, starting = self._asked, not self._search.started_service
+        self.runner.read(lambda: self._search(text), on_done=lambda result: self._show(number, result),
+                         on_error=lambda message: self._say(number, message))
+        if starting and EndpointClient.for_library(self._search.data_dir) is None:
+            self.status.setText("Starting the background index of this data folder (the first time, models "
+                                "load)…")
+
+    def _show(self, number: int, result: SearchResult) -> None:
+        if number != self._asked:
+            return
+        self.hits = result.hits
+        self.results.show_hits(self.hits, colors_for(self.palette()), current_row=0)
+        notices = " ".join(result.notices)
+        self.status.setText(notices if result.hits else f"No results. {notices}".strip())
+
+    def _say(self, number: int, message: str) -> None:
+        if number == self._asked:
+            self.status.setText(message)
+
+    def open_hit(self, row: int) -> None:
+        """The hit's file in the system's viewer (a document inside a file: the file that holds it)."""
+        if 0 <= row < len(self.hits):
+            path = self.hits[row].path.partition(MEMBER_SEPARATOR)[0]
+            open_with_system(QUrl.fromLocalFile(path))
+            self.close()
+
+    def open_folder(self, row: int) -> None:
+        if 0 <= row < len(self.hits):
+            open_folder_in_file_manager(containing_folder(self.hits[row]))
+            self.close()
+
+    def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        self.runner.close()
+        self._search.close()
+        super().closeEvent(event)
+
+
+def run_quick(data_dir: Path) -> int:
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    popup = QuickSearch(ServiceSearch(data_dir))
+    popup.show()
+    popup.raise_()
+    popup.activateWindow()
+    popup.field.setFocus()
+    return app.exec()
