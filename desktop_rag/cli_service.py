@@ -15,6 +15,9 @@ from pathlib import Path
 
 from desktop_rag.errors import DataFolderBusy, UserError
 
+# After a few minutes with nothing to do the service lets go of the embedding model's child (~250 MB): a search
+# after that waits ~1.5 s for it to load again (bench/idle_service.py).
+RELEASE_EMBEDDER_AFTER_S = 180.0
 # How long `stop` waits for the process to be gone: it promises 2 s (a model's call is cut short within one).
 STOP_WAIT_S = 5.0
 
@@ -35,8 +38,12 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
     from desktop_rag.service.host import LibraryHost
 
     signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # a plain `kill` stops as cleanly as Ctrl-C
-    with Library(data_dir, read_in_child=True) as library:  # a parser crashing on one file must not end it
+    # Models, the reader and the vector store each in a child process that ends when unused for a minute
+    # (use_clock.py), as in the app: the service waits most of the time, and a child gives its memory back.
+    with Library(data_dir, child_processes=True) as library:
         lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
+        if role == "service":
+            lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
         catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
 
         def stop() -> None:

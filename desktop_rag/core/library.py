@@ -238,9 +238,14 @@ class Library:
         return ((use is not None and use.unused_for(seconds))
                 or (isinstance(reader, ReaderProcess) and reader.unused_for(seconds)))
 
-    def release_unused(self, seconds: float) -> None:
+    def release_unused(self, seconds: float, embedder_after: float | None = None) -> None:
         """The memory of the parts nothing used for `seconds` given back, whoever used them last (the upgrade, a
-        person's regeneration, an agent, a run; desktop_rag/use_clock.py); each loads again on its next use."""
+        person's regeneration, an agent, a run; desktop_rag/use_clock.py); each loads again on its next use.
+        `embedder_after`: the embedding model (and the reranker in its child) too, once unused that long (the
+        background service; the app keeps it, so that a search typed in its window never waits for it)."""
+        embedder = self.__dict__.get("embedder")
+        if embedder_after is not None and isinstance(embedder, EmbedderProcess):
+            embedder.end_if_unused(embedder_after)
         backend = self._llm_backend
         use = getattr(backend, "use", None)
         if use is not None and use.close_if_unused(seconds, backend.close) and self._llm_backend is backend:

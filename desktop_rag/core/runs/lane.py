@@ -116,6 +116,8 @@ class WriteLane:
         self._upgrade_after = 0.0  # after a failed upgrade: not before then
         self._upgrade_retry_s = RETRY_FIRST_S
         self.watcher = None  # a FolderWatcher feeding add_changes: told which files to look at again
+        # After how long unused the embedding model's child ends (the background service, at rest); None: kept.
+        self.release_embedder_after: float | None = None
         self.stop_requested = threading.Event()
         self._batches: queue.Queue[ChangeBatch] = queue.Queue()
         self._runs: queue.Queue[Callable[[], None]] = queue.Queue()
@@ -168,7 +170,7 @@ class WriteLane:
             if self._may_upgrade():
                 self._upgrade_one()
             else:
-                self.library.release_unused(RELEASE_MODEL_AFTER_S)
+                self.library.release_unused(RELEASE_MODEL_AFTER_S, self.release_embedder_after)
 
     def _apply_batches(self) -> bool:
         batch = ChangeBatch()

@@ -27,6 +27,7 @@ class FailingLibraryFake:
         self.failures = {"apply": failures, "upgrade": failures}
         self.applied: list[set[str]] = []
         self.upgrade_calls = 0
+        self.released: list[tuple[float, float | None]] = []
 
     def _fail(self, what: str) -> None:
         if self.failures[what] > 0:
@@ -44,8 +45,8 @@ class FailingLibraryFake:
             raise RuntimeError("the model's process ended")
         return UpgradeSummary()  # nothing left: the lane waits for the next change
 
-    def release_unused(self, seconds) -> None:
-        pass
+    def release_unused(self, seconds, embedder_after=None) -> None:
+        self.released.append((seconds, embedder_after))
 
     def release_llm_model(self) -> None:
         pass
@@ -141,3 +142,14 @@ def test_a_front_end_that_cannot_report_does_not_stop_the_writes(running_lane):
     eventually(lambda: library.applied)
     lane.add_changes(ChangeBatch(dirty={"/docs/b.txt"}))
     eventually(lambda: len(library.applied) == 2)
+
+
+def test_a_lane_at_rest_lets_go_of_the_embedding_model_only_where_asked(running_lane):
+    """The service sets release_embedder_after (its models' memory back after a rest); watch and serve keep it."""
+    kept, released = FailingLibraryFake(), FailingLibraryFake()
+    running_lane(kept)
+    lane = running_lane(released)
+    lane.release_embedder_after = 180.0
+    eventually(lambda: kept.released and released.released)
+    assert {after for _, after in kept.released} == {None}
+    eventually(lambda: (60.0, 180.0) in released.released)
