@@ -90,16 +90,18 @@ class IndexSync:
         self._keep_older_vectors()
         done_before = self.summary.embedded  # the embed bar counts the whole run, not this flush alone
         batch_size = max(self.state.settings.embed_batch_size * 4, 64)
+        last = 0
         while True:
             self.control.checkpoint()
-            # Before each batch: a chunk whose context changed while it was embedded has its stale vector queued
-            # for deletion (mark_embedded), and it must go before the chunk's new one is written.
-            self._drop_removed_vectors()
             waiting = catalog.count_pending_embeddings()
-            batch = catalog.pending_embeddings(batch_size)
+            # Forward by id, each chunk once: one whose context a person changed while it was embedded is pending
+            # again (mark_embedded), and is embedded by the next sync, after its stale vector is dropped — here it
+            # was embedded again and again while edits came, and a run never ended (test_one_writer.py).
+            batch = catalog.pending_embeddings(batch_size, after=last)
             if not batch:
                 break
             self._embed(batch, waiting)
+            last = batch[-1][0]
         if self.summary.embedded > done_before:
             self.state.progress(Progress("embed", self.summary.embedded, self.summary.embedded))
 

@@ -137,8 +137,32 @@ def test_a_context_edited_while_its_chunk_is_being_embedded_is_embedded_again_wi
 
     parts.embedder.embed = embed_while_a_person_edits
     indexer(parts).sync_indexes()
+    assert parts.catalog.count_pending_embeddings() == 1  # the edited chunk, for the next sync: not marked done
+    indexer(parts).sync_indexes()  # (the writer's next sync: a run indexes the edits made during it as it ends)
     assert parts.catalog.count_pending_embeddings() == 0 and not parts.catalog.pending_dense_deletions()
     edited = embed([index_text("Regatta preparations log.", parts.catalog.chunks_by_id([boat])[boat].text)])
     assert any(np.allclose(window, edited[0]) for window in parts.vectors.windows([boat])[boat])
     stored = parts.catalog.filters.chunk_vectors([boat], DIMENSION)[boat]
     assert any(np.allclose(window, edited[0], atol=2e-3) for window in stored)  # the catalog's copy too
+
+
+def test_a_chunk_edited_during_every_embedding_batch_does_not_keep_the_run_going(parts, folder):
+    """Edits coming all the time (the app's edit lane during a run): each chunk is embedded once per sync, the one
+    edited waits for the next; the run ends (it went on for as long as the edits did)."""
+    for number in range(150):
+        (folder / f"note{number}.md").write_text(f"# Note {number}\n\nCrate {number} is on shelf {number}.\n")
+    run_before_embedding = indexer(parts)
+    run_before_embedding.sync.embed_pending = run_before_embedding.sync.measure_embedding = lambda: None
+    run_before_embedding.run([folder])
+    first = min(parts.catalog.chunk_ids())
+    embed, calls = parts.embedder.embed, []
+
+    def embed_while_a_person_keeps_editing(texts):
+        calls.append(len(texts))
+        parts.catalog.contexts.set_manual_context(first, f"Edit number {len(calls)}")
+        return embed(texts)
+
+    parts.embedder.embed = embed_while_a_person_keeps_editing
+    indexer(parts).sync_indexes()  # batches of 128 chunks: two, each with an edit
+    assert sum(calls) == parts.catalog.chunk_count() and len(calls) == 2  # each chunk embedded once
+    assert parts.catalog.count_pending_embeddings() == 1
