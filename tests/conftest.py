@@ -32,6 +32,27 @@ def user_config(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(scope="module", autouse=True)
+def models_let_go_after_each_module():
+    """The end-to-end tier's process keeps what a module loaded only while the module runs: the embedding models
+    shared between its libraries (one per precision and batch size; embedding.shared_embedder) are dropped after
+    it, and the freed heap handed back to the system, so the suite leaves memory for the processes it starts."""
+    yield
+    embedding = sys.modules.get("desktop_rag.core.dense.embedding")
+    if embedding is None:
+        return
+    import ctypes
+    import gc
+
+    with embedding._shared_lock:
+        embedding._shared.clear()
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # glibc keeps freed pages otherwise
+    except (OSError, AttributeError):
+        pass
+
+
 @pytest.fixture
 def data_dir(tmp_path):
     return tmp_path / "data"
