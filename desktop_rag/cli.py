@@ -91,6 +91,8 @@ def _open(data_dir: Path):
 def cmd_index(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter, print_index_summary
 
+    if (through_service := cli_service.index_through_service(args, data_dir)) is not None:
+        return through_service  # the process answering for the data folder (the service) indexed them
     control = _cancelled_by_signals()
     with _open(data_dir) as library:
         summary = library.index(args.paths, contexts=args.contexts, on_progress=ProgressPrinter(sys.stderr),

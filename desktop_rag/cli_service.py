@@ -7,6 +7,7 @@ schedule, and answers the window, `search`, `stats` and `mcp` through the local 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -88,6 +89,45 @@ def cmd_stop(args, data_dir: Path) -> int:
         still.close()
         time.sleep(0.05)
     raise UserError(f"{answer['served_by']} was asked to stop but still answers after {STOP_WAIT_S:g} s")
+
+
+def index_through_service(args, data_dir: Path) -> int | None:
+    """`desktop-rag index` while a service (or `watch`, or the app) answers for the data folder: the run is its,
+    followed here until it ends (it holds the data folder, so a run of this process's own would be refused);
+    None when nothing answers. Ctrl-C leaves the run to it."""
+    from desktop_rag.service.endpoint import EndpointClient
+
+    client = EndpointClient.for_library(data_dir)
+    if client is None:
+        return None
+    try:
+        started = client.call("index", paths=[str(p.expanduser().resolve()) for p in args.paths],
+                              contexts=args.contexts)
+        print(f"Indexing in {started['served_by']}…", file=sys.stderr, flush=True)
+        shown = None
+        while (state := client.call("progress", run_id=started["run_id"]))["state"] in ("queued", "running"):
+            line = _progress_line(state)
+            if line != shown:
+                print(line, file=sys.stderr, flush=True)
+                shown = line
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        print("Stopped following: the run goes on in the background.", file=sys.stderr)
+        return 0
+    finally:
+        client.close()
+    if args.json:
+        print(json.dumps(state, indent=2))
+    else:
+        print(state.get("summary") or state.get("error") or state["state"])
+        for error in state.get("errors") or []:
+            print(f"  {error['path']}: {error['reason']}")
+    return 0 if state["state"] == "finished" else 1
+
+
+def _progress_line(state: dict) -> str:
+    share = f"{state['share_done']:.0%}" if state.get("share_done") is not None else state["state"]
+    return f"  {share} {state.get('current') or ''}".rstrip()
 
 
 def cmd_quick(args, data_dir: Path) -> int:

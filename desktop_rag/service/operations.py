@@ -184,6 +184,12 @@ OPERATIONS = {operation.name: operation for operation in (
         Argument("paths", "strings", None, nullable=True, max_length=MAX_LIST_ITEMS),
         Argument("contexts", "string", "auto", choices=CONTEXT_CHOICES),
     )),
+    # `desktop-rag index` while a service runs: any file or folder, as the person's own command may (no agent's
+    # tool: mcp_server.py gives agents `reindex`, inside the folders already indexed).
+    Operation("index", (
+        Argument("paths", "strings", max_length=MAX_LIST_ITEMS),
+        Argument("contexts", "string", None, nullable=True, choices=CONTEXT_CHOICES),
+    )),
     Operation("progress", (_optional_text("run_id", 100),)),
     Operation("stats"),
     Operation("document", (Argument("doc_id", "integer", minimum=1, maximum=LARGEST_ID),)),

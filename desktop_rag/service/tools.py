@@ -117,6 +117,19 @@ class LibraryTools:
         return {"run_id": run_id, "paths": chosen, "contexts": contexts,
                 "state": (self.runs.state_of(run_id) or {}).get("state"), "served_by": self.served_by}
 
+    def index(self, paths: list[str], contexts: str | None = None) -> dict:
+        """Files and folders indexed by the process answering (the service): a folder new to the library is
+        watched from then on. `contexts`: None, the library's setting."""
+        if not paths:
+            raise BadInput("paths is empty: give the files or folders to index")
+        missing = [p for p in paths if not Path(p).exists()]
+        if missing:
+            raise BadInput(f"no such file or folder: {', '.join(missing)}")
+        chosen = [str(Path(p).resolve()) for p in paths]
+        run_id = self._start_run(chosen, contexts or self.library.settings.contexts)
+        return {"run_id": run_id, "paths": chosen, "state": (self.runs.state_of(run_id) or {}).get("state"),
+                "served_by": self.served_by}
+
     def progress(self, run_id: str | None = None) -> dict:
         state = self.runs.state_of(run_id)
         if state is None:

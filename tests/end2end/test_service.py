@@ -49,6 +49,17 @@ def test_the_service_starts_as_at_login_catches_up_follows_answers_and_stops_on_
                    == [str(docs / "kayak.md")], timeout=60)
         print(f"a saved file searchable through the service after {time.monotonic() - saved:.1f} s")
 
+        # `index` of a folder new to the library is the service's run, and the folder is watched from then on.
+        boats = tmp_path / "boats"
+        boats.mkdir()
+        (boats / "dinghy.md").write_text("# Dinghy\n\nThe dinghy's centreboard needs new varnish.\n")
+        through = cli(data_dir, "index", str(boats))
+        assert "Indexing in desktop-rag service" in through.stderr and "Done: 1 files indexed" in through.stdout
+        (boats / "ketch.md").write_text("# Ketch\n\nThe ketch's mizzen mast was stepped in April.\n")
+        eventually(lambda: [h["path"] for h in cli_json(data_dir, "search", "mizzen mast", "-k", "1", "--json",
+                                                        "--mode", "bm25")["results"]]
+                   == [str(boats / "ketch.md")], timeout=60)
+
         again = cli(data_dir, "service", check=False, timeout=120)  # one service per data folder
         assert again.returncode != 0 and "already answers" in again.stderr
 
