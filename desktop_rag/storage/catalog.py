@@ -255,8 +255,7 @@ class Catalog:
     # -- index bookkeeping ----------------------------------------------------------------------------------
 
     def pending_embeddings(self, limit: int, after: int = 0) -> list[tuple[int, str, str]]:
-        """(chunk id, context, chunk text) of chunks whose vector is not in the dense index yet, by id, past
-        `after`."""
+        """(chunk id, context, chunk text) of chunks not in the dense index yet, by id, past `after`."""
         rows = self._db.execute(
             "SELECT c.id, COALESCE(x.text, ''), c.text FROM chunks c LEFT JOIN contexts x ON x.chunk_id = c.id"
             " WHERE c.embedded = 0 AND c.id > ? ORDER BY c.id LIMIT ?",
