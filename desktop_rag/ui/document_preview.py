@@ -7,16 +7,19 @@ from __future__ import annotations
 from PySide6.QtWidgets import QTextBrowser
 
 from desktop_rag.core.search.highlight import QueryMatch
-from desktop_rag.ui.result_html import preview_html
+from desktop_rag.ui.result_html import Colors, preview_html
 from desktop_rag.ui.theme import colors_for
 
 
 def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, match: QueryMatch | None,
-                     context: str = "", context_source: str = "", fallback: str = "", questions: str = "") -> None:
+                     context: str = "", context_source: str = "", fallback: str = "", questions: str = "",
+                     colors: Colors | None = None) -> None:
     """The chunk inside its document text in `browser`, scrolled to it, the words of `match` marked (None: none).
     The document is read and its marks found on the runner's read lane (a long document must not hold the
     window); `fallback` is shown if the catalog no longer has it."""
-    colors = colors_for(browser.palette())
+    # Taken now, on the window's thread: the page is made on the read lane. The caller's own, when it has them:
+    # as the system turns dark, the view hears of it before its preview's palette has changed.
+    colors = colors or colors_for(browser.palette())
 
     def read():
         located = library.reads.chunk_in_document(chunk_id)

@@ -318,8 +318,8 @@ class SearchPanel(QWidget):
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
-        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._match,
-                         hit.context, hit.context_source, fallback=hit.text, questions=hit.questions)
+        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._match, hit.context,
+                         hit.context_source, fallback=hit.text, questions=hit.questions, colors=self._colors)
 
     def hit_menu(self, row: int):
         hit = self.hits[row]
