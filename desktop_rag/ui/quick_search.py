@@ -70,6 +70,17 @@ class ServiceSearch:
         self._client = client
         return client
 
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    def service_answers(self) -> bool:
+        """Whether a service answers now (a probe, closed at once: the searches keep their own connection)."""
+        probe = EndpointClient.for_library(self.data_dir)
+        if probe is not None:
+            probe.close()
+        return probe is not None
+
     def start_service(self) -> None:
         """The service of this data folder, in a session of its own: it goes on when the popup closes."""
         subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(self.data_dir), "service"],
@@ -125,10 +136,10 @@ class QuickSearch(QWidget):
             self.results.clear()
             self.status.clear()
             return
-        number, starting = self._asked, not self._search.started_service
+        number = self._asked
         self.runner.read(lambda: self._search(text), on_done=lambda result: self._show(number, result),
                          on_error=lambda message: self._say(number, message))
-        if starting and EndpointClient.for_library(self._search.data_dir) is None:
+        if not self._search.connected and not self._search.service_answers():
             self.status.setText("Starting the background index of this data folder (the first time, models "
                                 "load)…")
 
