@@ -105,6 +105,7 @@ class QuickSearch(QWidget):
         self._asked = 0  # only the newest query's answer is shown
         self.field = QLineEdit(placeholderText="Search your files…   type:pdf  in:folder  after:2025-03  from:anna")
         self.results = HitList()
+        self.results.use_colors(colors_for(self.palette()))  # a tinted selection, as in the window's list
         self.status = QLabel()
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
