@@ -112,7 +112,7 @@ def _cancelled_by_signals() -> RunControl:
 
     def cancel(signum, frame):
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+        signal.signal(signal.SIGTERM, cli_service.raise_keyboard_interrupt)
         control.cancel()
 
     signal.signal(signal.SIGINT, cancel)
@@ -125,13 +125,6 @@ def _interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
-def _terminate_as_interrupt() -> None:
-    # A plain `kill` should stop as cleanly as Ctrl-C: the transaction in flight rolls back, the rest is kept.
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-
-
-def _raise_keyboard_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 # -- search ---------------------------------------------------------------------------------------------------
@@ -385,7 +378,7 @@ def cmd_serve(args, data_dir: Path) -> int:
     from desktop_rag.service.endpoint import EndpointClient, endpoint_path
     from desktop_rag.service.host import LibraryHost
 
-    _terminate_as_interrupt()
+    cli_service.terminate_as_interrupt()
     answering = EndpointClient.for_library(data_dir)  # the app, `watch` or another `serve`
     if answering is not None:
         answering.close()

@@ -38,7 +38,7 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
     from desktop_rag.core.runs.lane import WriteLane
     from desktop_rag.service.host import LibraryHost
 
-    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)  # a plain `kill` stops as cleanly as Ctrl-C
+    terminate_as_interrupt()
     # Models, the reader and the vector store each in a child process that ends when unused for a minute
     # (use_clock.py), as in the app: the service waits most of the time, and a child gives its memory back.
     with Library(data_dir, child_processes=True) as library:
@@ -137,5 +137,10 @@ def cmd_quick(args, data_dir: Path) -> int:
     return run_quick(data_dir)
 
 
-def _raise_keyboard_interrupt(signum, frame):
+def terminate_as_interrupt() -> None:
+    # A plain `kill` should stop as cleanly as Ctrl-C: the transaction in flight rolls back, the rest is kept.
+    signal.signal(signal.SIGTERM, raise_keyboard_interrupt)
+
+
+def raise_keyboard_interrupt(signum, frame):
     raise KeyboardInterrupt
