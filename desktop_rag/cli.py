@@ -388,7 +388,7 @@ def cmd_serve(args, data_dir: Path) -> int:
         library.writer.claim()  # the runs asked of it are its own, and its loaded indexes stay the current ones
         # Its own write lane: an agent's runs, then the LLM upgrade when the schedule allows, as in the app.
         stopped = threading.Event()  # Ctrl-C, a plain kill, or `desktop-rag stop`
-        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled",
+        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled", role="serve",
                            on_stop=stopped.set)
         host.warm_up()  # before listening: the first answer is as quick as the next
         if not host.start():

@@ -14,13 +14,15 @@ import sys
 import time
 from pathlib import Path
 
-from desktop_rag.errors import DataFolderBusy, UserError
+from desktop_rag.errors import DataFolderBusy
 
 # After a few minutes with nothing to do the service lets go of the embedding model's child (~250 MB): a search
 # after that waits ~1.5 s for it to load again (bench/idle_service.py).
 RELEASE_EMBEDDER_AFTER_S = 180.0
 # How long `stop` waits for the process to be gone: it promises 2 s (a model's call is cut short within one).
 STOP_WAIT_S = 5.0
+# How long a service started by the closing window waits for the window's process to let go of the data folder.
+HANDOVER_WAIT_S = 15.0
 
 
 def cmd_watch(args, data_dir: Path) -> int:
@@ -28,7 +30,14 @@ def cmd_watch(args, data_dir: Path) -> int:
 
 
 def cmd_service(args, data_dir: Path) -> int:
-    return _follow(data_dir, [], None, args.json, "service")
+    from desktop_rag.service.background_process import hold_the_service_mark
+
+    mark = hold_the_service_mark(data_dir)  # before the seconds of loading: a window opening meanwhile waits
+    if mark is None:
+        raise DataFolderBusy(f"another desktop-rag service already answers for {data_dir}: "
+                             "`desktop-rag stop` ends it")
+    with mark:
+        return _follow(data_dir, [], None, args.json, "service")
 
 
 def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str) -> int:
@@ -36,9 +45,13 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
     from desktop_rag.core.library import Library
     from desktop_rag.core.progress.control import RunControl
     from desktop_rag.core.runs.lane import WriteLane
+    from desktop_rag.platform.processes import lower_priority
+    from desktop_rag.service.activity import LaneActivity
     from desktop_rag.service.host import LibraryHost
 
     terminate_as_interrupt()
+    if role == "service":
+        lower_priority()  # background work: the catch-up and the upgrade give way to the person's programs
     # Models, the reader and the vector store each in a child process that ends when unused for a minute
     # (use_clock.py), as in the app: the service waits most of the time, and a child gives its memory back.
     with Library(data_dir, child_processes=True) as library:
@@ -51,8 +64,10 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
             catch_up.cancel()
             lane.stop()
 
-        host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop)
-        if role == "service" and not host.start():
+        host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop,
+                           role=role)
+        activity = host.tools.activity = LaneActivity(lane, host.runs, library)
+        if role == "service" and not _take_the_data_folder(host, library, data_dir):
             raise DataFolderBusy(f"another desktop-rag process already answers for {data_dir}: "
                                  "`desktop-rag stop` ends it")
         if role == "watch":
@@ -63,32 +78,41 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
 
         try:
             return watch(library, lane, paths, upgrade, as_json, catch_up, follow_new_folders,
-                         any_folders=role == "service")
+                         any_folders=role == "service", activity=activity)
         finally:
             host.stop()
 
 
+def _take_the_data_folder(host, library, data_dir: Path) -> bool:
+    """Answer for the data folder and hold its writer's lock. The window starts the service as it closes, and its
+    process may hold both for a moment more (a last step finishing): wait that long, not fail."""
+    deadline = time.monotonic() + HANDOVER_WAIT_S
+    while not host.start():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    while True:
+        try:
+            library.writer.claim()
+            return True
+        except DataFolderBusy:
+            if time.monotonic() >= deadline:
+                host.stop()
+                raise
+            time.sleep(0.2)
+
+
 def cmd_stop(args, data_dir: Path) -> int:
     """Ends the process answering for the data folder (the service, `watch`, `serve`): what it applied is kept."""
-    from desktop_rag.service.endpoint import EndpointClient
+    from desktop_rag.service.background_process import stop_answering
 
-    client = EndpointClient.for_library(data_dir)
-    if client is None:
-        print(f"Nothing answers for {data_dir}: no desktop-rag service is running for it.", file=sys.stderr)
-        return 0
-    try:
-        answer = client.call("stop")
-    finally:
-        client.close()
     started = time.monotonic()
-    while time.monotonic() - started < STOP_WAIT_S:
-        still = EndpointClient.for_library(data_dir)
-        if still is None:
-            print(f"Stopped {answer['served_by']} in {time.monotonic() - started:.1f} s.", file=sys.stderr)
-            return 0
-        still.close()
-        time.sleep(0.05)
-    raise UserError(f"{answer['served_by']} was asked to stop but still answers after {STOP_WAIT_S:g} s")
+    stopped = stop_answering(data_dir, STOP_WAIT_S)
+    if stopped is None:
+        print(f"Nothing answers for {data_dir}: no desktop-rag service is running for it.", file=sys.stderr)
+    else:
+        print(f"Stopped {stopped} in {time.monotonic() - started:.1f} s.", file=sys.stderr)
+    return 0
 
 
 def index_through_service(args, data_dir: Path) -> int | None:

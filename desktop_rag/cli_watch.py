@@ -19,13 +19,16 @@ from desktop_rag.errors import BadInput
 
 if TYPE_CHECKING:
     from desktop_rag.core.watching.watch import FolderWatcher
+    from desktop_rag.service.activity import LaneActivity
 
 
 def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool, catch_up: RunControl,
-          on_watching: Callable[[FolderWatcher], None] = lambda watcher: None, any_folders: bool = False) -> int:
+          on_watching: Callable[[FolderWatcher], None] = lambda watcher: None, any_folders: bool = False,
+          activity: LaneActivity | None = None) -> int:
     """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to; `catch_up`:
     what cuts the catch-up short (a stop); `on_watching(watcher)` once it watches; `any_folders`: none is fine (the
-    service waits for the first folder indexed through it)."""
+    service waits for the first folder indexed through it); `activity`: told how far the catch-up got (the tray
+    shows it)."""
     from desktop_rag.core.watching.watch import feeding
 
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.reads.folders()]
@@ -56,7 +59,20 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool,
             signal.signal(signal.SIGINT, stop_on_ctrl_c)
             if folders:
                 # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
-                summary = library.index(folders, on_progress=ProgressPrinter(sys.stderr), control=catch_up)
+                printer = ProgressPrinter(sys.stderr)
+
+                def report(progress) -> None:
+                    printer(progress)
+                    if activity is not None:
+                        activity.catching_up(progress)
+
+                if activity is not None:
+                    activity.catching_up()
+                try:
+                    summary = library.index(folders, on_progress=report, control=catch_up)
+                finally:
+                    if activity is not None:
+                        activity.caught_up()
                 _report(summary, as_json, "catch-up")
             if as_json:
                 print(json.dumps({"event": "watching", "folders": [str(f) for f in folders]}), flush=True)

@@ -167,6 +167,9 @@ class Settings:
     start_at_login: bool = setting(
         False, "Start the background service when you log in (an autostart entry): the index of this data folder "
         "stays fresh, and is there for a search, with the window closed")
+    keep_fresh_when_closed: bool = setting(
+        True, "Keep the index fresh when the window is closed: the background service takes over the folders as "
+        f"the window closes, and hands them back when it opens ({remedies.STOP_SERVICE})")
     # Background LLM contexts: the app (and `watch`) write the queued LLM contexts by themselves. Cancel in the
     # progress panel turns this off until the person starts them again; Pause holds them, across restarts.
     llm_upgrade_when_idle: bool = setting(

@@ -30,7 +30,9 @@ SET_RERANK_MODEL = Remedy("set `rerank_model` to a cross-encoder folder (desktop
                           "choose a cross-encoder folder in Settings")
 _SET_SETTING = Remedy("set it again with `desktop-rag settings {name} VALUE`", "set it again in Settings")
 
-FIXED = (REPAIR_INDEXES, INDEX_FIRST, ADD_FOLDER, ADD_ITS_FOLDER, REINDEX, CHANGED_FILES_REREAD, SET_RERANK_MODEL)
+STOP_SERVICE = Remedy("`desktop-rag stop` ends it now", "Quit in its tray icon's menu ends it now")
+FIXED = (STOP_SERVICE, REPAIR_INDEXES, INDEX_FIRST, ADD_FOLDER, ADD_ITS_FOLDER, REINDEX, CHANGED_FILES_REREAD,
+         SET_RERANK_MODEL)
 
 
 def set_setting(name: str) -> Remedy:

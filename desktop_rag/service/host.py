@@ -20,10 +20,11 @@ log = logging.getLogger(__name__)
 class LibraryHost:
     def __init__(self, library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
                  runs: RunRegistry | None = None, lane: WriteLane | None = None, upgrade: str = "never",
-                 on_stop: Callable[[], None] | None = None):
+                 on_stop: Callable[[], None] | None = None, role: str = ""):
         """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: on
         `lane`, or on a write lane of its own that upgrades contexts as `upgrade` says — see WriteLane);
-        `on_stop()`: how `desktop-rag stop` ends this process (None: it is not stopped from outside)."""
+        `on_stop()`: how `desktop-rag stop` ends this process (None: it is not stopped from outside); `role`: what
+        it is ("service", "app", …), as `hello` tells a front end."""
         self.library = library
         self.runs = runs or RunRegistry()
         self.after_run: Callable[[], None] | None = None  # called when each of its own runs ends
@@ -36,6 +37,7 @@ class LibraryHost:
             start_run = lambda paths, contexts: queue.submit(paths, contexts).run_id  # noqa: E731
         self.tools = LibraryTools(library, self.runs, start_run, served_by)
         self.tools.on_stop = on_stop
+        self.tools.role = role
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation
         try:
             self.endpoint: EndpointServer | None = EndpointServer(library.data_dir, self.handle)
@@ -71,6 +73,7 @@ class LibraryHost:
             pass  # nothing indexed yet: the first index run loads them
 
     def stop(self) -> None:
+        self.tools.closing.set()  # a status waiting for a change answers now, not in up to 30 s
         if self.endpoint is not None:
             self.endpoint.stop()
         if self._own_lane is not None:

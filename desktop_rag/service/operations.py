@@ -195,4 +195,7 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("document", (Argument("doc_id", "integer", minimum=1, maximum=LARGEST_ID),)),
     Operation("chunk", (Argument("chunk_id", "integer", minimum=1, maximum=LARGEST_ID),)),
     Operation("stop"),  # `desktop-rag stop` (no agent's tool: mcp_server.py names the ones agents get)
+    # The tray's (ui/tray.py): what the process is doing, waiting up to wait_s for a change from `after`.
+    Operation("status", (_optional_text("after", 40), Argument("wait_s", "number", 0.0, minimum=0, maximum=30))),
+    Operation("pause_background", (Argument("paused", "boolean"),)),
 )}

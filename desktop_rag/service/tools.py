@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+import time
 from pathlib import Path
 from collections.abc import Callable
 
 from desktop_rag.core.search.filters import make_filters
+from desktop_rag.service.activity import Activity, ActivitySource, version_of
 from desktop_rag.documents import Chunk, question_list
 from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
 from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
@@ -20,6 +23,7 @@ from desktop_rag.service.runs import RunRegistry, phases_in_order
 from desktop_rag import remedies
 
 AROUND_CHARS = 1_500  # document text given on each side of a chunk
+STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks again (a few attribute reads)
 
 
 class LibraryTools:
@@ -32,6 +36,9 @@ class LibraryTools:
         self.served_by = served_by
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
         self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)
+        self.role = ""  # "service", "app", "watch", "serve": what the process answering is (hello says it)
+        self.activity: ActivitySource | None = None  # what it is doing (status); None: it says "idle"
+        self.closing = threading.Event()  # the endpoint stops: a status waiting for a change answers now
 
     # -- search ---------------------------------------------------------------------------------------------
 
@@ -152,6 +159,30 @@ class LibraryTools:
         self.on_stop()
         return {"stopping": True, "served_by": self.served_by}
 
+    def status(self, after: str | None = None, wait_s: float = 0.0) -> dict:
+        """What the process answering is doing (service/activity.py). `after`: the version a client has; the
+        answer waits up to `wait_s` for a different one."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            state = self._status_now()
+            if state["version"] != after or time.monotonic() >= deadline or self.closing.is_set():
+                return state
+            self.closing.wait(STATUS_CHECK_S)
+
+    def _status_now(self) -> dict:
+        activity = self.activity.now() if self.activity is not None else Activity("idle")
+        state = {**activity.as_dict(), "paused": self.library.settings.llm_upgrade_paused, "role": self.role,
+                 "served_by": self.served_by}
+        return {**state, "version": version_of(state)}
+
+    def pause_background(self, paused: bool) -> dict:
+        """Hold or resume the background LLM work of the process answering (the tray's Pause and Resume)."""
+        if self.activity is None:
+            self.library.set_settings({"llm_upgrade_paused": paused})
+        else:
+            self.activity.pause(paused)
+        return self._status_now()
+
     def stats(self) -> dict:
         stats = self.library.stats()
         stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.reads.failures()]
@@ -200,7 +231,7 @@ def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
 
     def handle(method: str, params: dict):
         if method == "hello":
-            return {"served_by": tools.served_by, "pid": os.getpid()}
+            return {"served_by": tools.served_by, "pid": os.getpid(), "role": tools.role}
         operation = OPERATIONS.get(method)
         if operation is None:
             raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(OPERATIONS)}")

@@ -1,26 +1,34 @@
 """The app answers for its library on the local endpoint (service/endpoint.py) while it runs: `desktop-rag
 search`, `stats` and `mcp` get its loaded models' answers in milliseconds, and a re-indexing run an agent asks for
-is handed to the window, which runs it as a person's (the one writer, the progress panel, Pause and Cancel)."""
+is handed to the window, which runs it as a person's (the one writer, the progress panel, Pause and Cancel). The
+tray (ui/tray.py) reads what the window is doing here, pauses its background work and quits it."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_rag.service.activity import Activity
 from desktop_rag.service.host import LibraryHost
 from desktop_rag.service.runs import RunRegistry
 
 
 class AppEndpoint(QObject):
-    # run id, paths, contexts: emitted on the endpoint's thread, received on the window's (a queued connection)
-    run_requested = Signal(str, list, str)
+    # Emitted on the endpoint's threads, received on the window's (queued connections).
+    run_requested = Signal(str, list, str)  # run id, paths, contexts
+    pause_requested = Signal(bool)  # True: hold the background LLM work; False: resume it
+    stop_requested = Signal()  # `desktop-rag stop`, the tray's Quit: the app ends, no service after it
 
-    def __init__(self, library, parent: QObject | None = None):
+    def __init__(self, library, activity: Callable[[], Activity], parent: QObject | None = None):
+        """`activity()`: what the window is doing, read on an endpoint worker (plain attributes only)."""
         super().__init__(parent)
         self.runs = RunRegistry()
+        self._activity = activity
         self.host = LibraryHost(library, f"desktop-rag app (process {os.getpid()})", start_run=self._start_run,
-                                runs=self.runs)
+                                runs=self.runs, role="app", on_stop=self.stop_requested.emit)
+        self.host.tools.activity = self
         self.host.start()  # False when another process answers for this data folder: the app works without it
 
     def _start_run(self, paths: list[str], contexts: str) -> str:
@@ -28,5 +36,22 @@ class AppEndpoint(QObject):
         self.run_requested.emit(run.run_id, paths, contexts)
         return run.run_id
 
+    def now(self) -> Activity:
+        return self._activity()
+
+    def pause(self, paused: bool) -> None:
+        self.pause_requested.emit(paused)
+
     def stop(self) -> None:
         self.host.stop()
+
+
+def window_activity(progress, background) -> Activity:
+    """What the window is doing, from its progress panel and its background upgrade (read on an endpoint worker:
+    attributes and a progress bar's value, nothing that changes them)."""
+    control = progress.control
+    if control is not None and control is background.control:
+        return Activity("writing LLM contexts")
+    if control is not None:
+        return Activity("indexing", progress.overall_fraction)
+    return Activity("paused" if background.library.settings.llm_upgrade_paused else "idle")

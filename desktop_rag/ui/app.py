@@ -16,7 +16,10 @@ from desktop_rag.core.library import Library
 from desktop_rag.errors import LOG_FILE, UserError
 from desktop_rag.logs import log_to_data_folder, stop_logging
 from desktop_rag.platform.private_paths import private_folder
+from desktop_rag.remedies import STOP_SERVICE
+from desktop_rag.service.background_process import start_service, take_over_from_the_service
 from desktop_rag.ui.errors import readable
+from desktop_rag.ui.notices import first_time
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.qt_platform import cannot_open_window, missing_window_libraries, tell_on_the_desktop
 from desktop_rag.ui.single_instance import WindowRequests, hand_to_running_window
@@ -32,6 +35,8 @@ class AppSession:
     def __init__(self, data_dir: Path):
         self._log_handler: logging.Handler | None = None
         self._requests: WindowRequests | None = None
+        self.quitting_everything = False  # `desktop-rag stop`, the tray's Quit: no service after the window
+        self.service_started = False  # as the window closed (it keeps the index fresh)
         self.library, self.window = self._open(data_dir)
 
     def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
@@ -39,13 +44,19 @@ class AppSession:
         self._log_to(data_dir)
         # Each session begins its part of the log (the file exists from the first start on, whatever happens next).
         logging.getLogger("desktop_rag").info("the app opens %s (process %d)", data_dir, os.getpid())
+        _take_over_from_the_service(data_dir)
         # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
         # holds the GIL or the CPU and froze the window; desktop_rag/child_process.py).
         library = Library(data_dir, child_processes=True)
         window = MainWindow(library)
         window.data_folder_chosen.connect(self.switch)
+        window.quit_requested.connect(self.quit_everything)
         self._answer_later_launches(data_dir, window)
         return library, window
+
+    def quit_everything(self) -> None:
+        self.quitting_everything = True
+        self.window.close()
 
     def _answer_later_launches(self, data_dir: Path, window: MainWindow) -> None:
         """A later launch on this data folder brings this window forward instead of opening a second one."""
@@ -75,7 +86,7 @@ class AppSession:
         window.show()  # first, so closing the old window does not leave the app without one (and quit it)
         old_window.close()
         old_window.deleteLater()
-        _close_library(old_library, old_window.runner)
+        self._leave(old_library, old_window.runner)
         return True
 
     def _log_to(self, data_dir: Path) -> None:
@@ -92,8 +103,33 @@ class AppSession:
         """After the window closed (it cancelled every run and gave the workers a second)."""
         if self._requests is not None:
             self._requests.close()
-        _close_library(self.library, self.window.runner)
+        self._leave(self.library, self.window.runner)
         stop_logging(self._log_handler)
+
+    def _leave(self, library: Library, runner) -> None:
+        """Close a library whose window has closed; the background service takes over its folders when the person
+        wants the index kept fresh (the setting, on by default) and did not ask to quit everything."""
+        keep_fresh = library.settings.keep_fresh_when_closed and not self.quitting_everything
+        _close_library(library, runner)
+        if keep_fresh:
+            try:
+                start_service(library.data_dir)
+                self.service_started = True
+            except OSError as exc:
+                logging.getLogger("desktop_rag").warning("the background service did not start: %s", exc)
+
+
+def _take_over_from_the_service(data_dir: Path) -> None:
+    """The window holds the library while it is open: a background service answering for it is asked to stop
+    (within 2 s, nothing lost) and starts again as the window closes. A `watch` or `serve` a person started keeps
+    running; the window then searches but cannot write, and says why."""
+    try:
+        stopped = take_over_from_the_service(data_dir)
+    except UserError as exc:
+        logging.getLogger("desktop_rag").warning("the background service did not hand the library over: %s", exc)
+        return
+    if stopped is not None:
+        logging.getLogger("desktop_rag").info("%s handed the library over to the window", stopped)
 
 
 # Quit: after the children a worker may wait on are ended, how long it gets to return before the app goes anyway.
@@ -122,6 +158,20 @@ def favour_the_window() -> None:
     only after the switch interval (5 ms by default), again and again in one repaint: 1 ms shortened those waits
     (bench/ui_responsiveness.py) and did not slow indexing measurably."""
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+
+
+def tell_once_that_the_index_stays_fresh(data_dir: Path) -> None:
+    """Where the desktop has no tray to show it, the first close says that the service goes on, and how to stop
+    it (with a tray, its icon says so)."""
+    from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
+
+    if QSystemTrayIcon.isSystemTrayAvailable() or not first_time(data_dir, "index stays fresh"):
+        return
+    QMessageBox.information(
+        None, "desktop-rag goes on in the background",
+        "The index of your folders stays fresh while the window is closed: a background service follows them, and "
+        f"answers searches from the terminal and the quick search.\n\nIn a terminal, {STOP_SERVICE}. To stop it "
+        "for good: Settings → uncheck “Keep the index fresh when the window is closed”.")
 
 
 def cannot_start(message: str) -> None:
@@ -161,7 +211,10 @@ def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> 
         session.close()
     if not session.window.runner.idle:
         # A worker is still in a step that cannot be cut short: waiting for it (Qt's thread pools would, at
-        # exit) would break "Quit takes at most 2 s". Everything committed is safe; the rest is redone.
+        # exit) would break "Quit takes at most 2 s", and the service waits for this process to let go of the
+        # data folder. Everything committed is safe; the rest is redone.
         logging.shutdown()
         os._exit(code)
+    if session.service_started:  # (the library is closed: the service has it while this is read)
+        tell_once_that_the_index_stays_fresh(session.library.data_dir)
     return code

@@ -1,4 +1,5 @@
-"""Exceptions as sentences a person can act on: the app shows these, never a traceback (desktop_rag/errors.py)."""
+"""Exceptions, and the ends of runs, as sentences a person can act on: the app shows these, never a traceback
+(desktop_rag/errors.py)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,14 @@ def readable(exc: BaseException) -> str:
     if message is not None:
         return as_sentence(for_window(message))
     return f"An internal error occurred ({exc.__class__.__name__}: {exc}). The log (desktop-rag.log) has the details."
+
+
+def summary_text(summary) -> str:
+    """A run's end in the progress panel: its headline and what it noticed."""
+    return f"{summary.headline('Cancelled')}. {sentences(summary.notices)}".strip()
+
+
+def changes_text(summary) -> str:
+    """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
+    parts = summary.change_words()
+    return f"Updated from disk: {', '.join(parts)}." if parts else ""

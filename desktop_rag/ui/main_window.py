@@ -18,9 +18,9 @@ from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
 from desktop_rag.core.library_reads import FolderState
 from desktop_rag.core.progress.control import RunControl
-from desktop_rag.ui.agent_endpoint import AppEndpoint
+from desktop_rag.ui.agent_endpoint import AppEndpoint, window_activity
 from desktop_rag.ui.background import BackgroundUpgrade
-from desktop_rag.ui.errors import for_window, sentences
+from desktop_rag.ui.errors import changes_text, for_window, sentences, summary_text
 from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
@@ -33,16 +33,6 @@ from desktop_rag.ui.watching import FolderFollower
 
 
 
-def summary_text(summary) -> str:
-    return f"{summary.headline('Cancelled')}. {sentences(summary.notices)}".strip()
-
-
-def changes_text(summary) -> str:
-    """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
-    parts = summary.change_words()
-    return f"Updated from disk: {', '.join(parts)}." if parts else ""
-
-
 # Quit: how long workers get to reach a checkpoint before the children they wait on are ended. A worker embedding
 # a batch waits on the embedder's child for seconds: a second's wait here, then the children ended, made Quit take
 # 1.7 s under load (bench/first_hour.py --load 2 --quit-at 200); ending them is what returns it.
@@ -51,6 +41,7 @@ QUIT_WAIT_MS = 300
 
 class MainWindow(QMainWindow):
     data_folder_chosen = Signal(str)  # the person picked another data folder in the settings: the app opens it
+    quit_requested = Signal()  # `desktop-rag stop` or the tray's Quit: the app ends, and no service follows it
     # What a write changed (core/changes.py): every write's result ends here, and each view decides what to show.
     changed = Signal(object)
 
@@ -107,8 +98,11 @@ class MainWindow(QMainWindow):
         self.follower.folders_watched.connect(
             lambda n: self.watching_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}" if n else ""))
         self.tabs.currentChanged.connect(self._tab_shown)
-        self.agents = AppEndpoint(library, self)
+        self.agents = AppEndpoint(library, lambda: window_activity(self.progress, self.background), self)
         self.agents.run_requested.connect(self.index_for_agent)
+        self.agents.pause_requested.connect(lambda paused: (self.background.pause if paused
+                                                            else self.background.resume)())
+        self.agents.stop_requested.connect(self.quit_requested)
         self.resize(1200, 800)
         QTimer.singleShot(0, self._start)
 

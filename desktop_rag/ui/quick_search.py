@@ -9,7 +9,6 @@ README says how on GNOME and KDE).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWid
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
+from desktop_rag.service.background_process import start_service
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_manager, open_with_system
 from desktop_rag.ui.hit_list import HitList
@@ -83,9 +83,7 @@ class ServiceSearch:
 
     def start_service(self) -> None:
         """The service of this data folder, in a session of its own: it goes on when the popup closes."""
-        subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(self.data_dir), "service"],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+        start_service(self.data_dir)
         self.started_service = True
 
     def close(self) -> None:

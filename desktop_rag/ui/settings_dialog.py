@@ -56,6 +56,8 @@ class SettingsDialog(QDialog):
         self.original = settings
         self.start_at_login = QCheckBox("Start desktop-rag when I log in")
         self.start_at_login.setChecked(settings.start_at_login)
+        self.keep_fresh = QCheckBox("Keep the index fresh when the window is closed")
+        self.keep_fresh.setChecked(settings.keep_fresh_when_closed)
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.addItems(list(PACKAGED_MODELS))
@@ -96,6 +98,7 @@ class SettingsDialog(QDialog):
                                  "(an empty one starts afresh); this one stays as it is.")
         form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
         form.addRow("", self.start_at_login)
+        form.addRow("", self.keep_fresh)
         form.addRow("Language model", _path_row(cast(QLineEdit, self.model.lineEdit()), self._choose_model))
         form.addRow("Model threads", self.threads)
         form.addRow("", self.background)
@@ -129,7 +132,7 @@ class SettingsDialog(QDialog):
 
     def _widgets(self) -> dict[str, QWidget]:
         return {
-            "start_at_login": self.start_at_login,
+            "start_at_login": self.start_at_login, "keep_fresh_when_closed": self.keep_fresh,
             "llm_model": self.model, "llm_threads": self.threads, "llm_upgrade_when_idle": self.background,
             "llm_only_when_idle": self.only_idle, "llm_idle_minutes": self.idle_minutes,
             "llm_only_on_mains": self.only_mains, "llm_cap_minutes_per_hour": self.cap, "llm_server": self.server,
@@ -177,6 +180,7 @@ class SettingsDialog(QDialog):
     def chosen(self) -> Settings:
         return replace(
             self.original, start_at_login=self.start_at_login.isChecked(),
+            keep_fresh_when_closed=self.keep_fresh.isChecked(),
             llm_model=self.model.currentText().strip() or self.original.llm_model,
             llm_threads=int(self.threads.value()), llm_server=self.server.text().strip(),
             llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),

@@ -23,7 +23,7 @@ def test_a_second_launch_brings_the_open_window_forward_with_its_query_and_ends(
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
-    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data)
+    Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False).save(data)
     session = AppSession(data)
     win = session.window
     try:

@@ -390,8 +390,8 @@ def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtb
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     first, second = tmp_path / "first", tmp_path / "second"
-    for folder in (first, second):
-        Settings(contexts="rules", llm_upgrade_when_idle=False).save(folder)
+    for folder in (first, second):  # (no background service after the window: test_window_service.py's)
+        Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False).save(folder)
     session = AppSession(first)
     try:
         old = session.window
@@ -424,7 +424,7 @@ def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qt
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
-    settings = Settings(contexts="rules", llm_upgrade_when_idle=False)
+    settings = Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False)
     settings.save(data)
     with Library(data, settings) as indexed_before:  # as by an earlier session
         indexed_before.index([heron_folder(docs)])

@@ -141,7 +141,7 @@ def test_quit_takes_under_2_s_in_every_state_with_an_orderly_log_and_nothing_los
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
-    Settings(**BACKGROUND).save(data)
+    Settings(**BACKGROUND, keep_fresh_when_closed=False).save(data)  # (the service after it: test_window_service)
     boiler_manual(docs)
     written = 0
     session = AppSession(data)  # as the app runs: Chroma, the models and the reader in child processes

@@ -124,6 +124,7 @@ class WriteLane:
         self._wake = threading.Event()
         self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
+        self.doing: str | None = None  # "changes", "run" or "upgrade" while the lane does it (the tray shows it)
         self._thread: threading.Thread | None = None
 
     # -- from any thread --------------------------------------------------------------------------------------
@@ -182,11 +183,14 @@ class WriteLane:
             batch, self._failed_batch = failed, None
         if not batch:
             return False
+        self.doing = "changes"
         try:
             summary = self.library.apply_changes(batch)
         except Exception as exc:  # noqa: BLE001 — the batch is kept and tried again; the lane goes on
             self._keep_for_retry(batch, exc, retrying)
             return True
+        finally:
+            self.doing = None
         if retrying:
             self._retry_after_s = RETRY_FIRST_S
         if self.watcher is not None and summary.busy:
@@ -210,10 +214,13 @@ class WriteLane:
             work = self._runs.get_nowait()
         except queue.Empty:
             return False
+        self.doing = "run"
         try:
             work()
         except Exception as exc:  # noqa: BLE001 — one run's failure is not the lane's
             self._failed("A run failed", exc)
+        finally:
+            self.doing = None
         self._wake.set()
         return True
 
@@ -244,6 +251,7 @@ class WriteLane:
         done = threading.Event()
         holding = threading.Thread(target=self._hold_to_schedule, args=(control, done), daemon=True)
         holding.start()
+        self.doing = "upgrade"
         try:
             upgraded = self.library.upgrade_contexts(limit=1, control=control)
         except Exception as exc:  # noqa: BLE001 — the upgrade waits and tries again; the writes go on
@@ -252,6 +260,7 @@ class WriteLane:
             self._upgrade_retry_s = min(self._upgrade_retry_s * 2, RETRY_MAX_S)
             return
         finally:
+            self.doing = None
             self.turn.ended(control)
             done.set()
             holding.join()
