@@ -427,6 +427,7 @@ _COMMANDS = {
     "service": cli_service.cmd_service,
     "stop": cli_service.cmd_stop,
     "quick": cli_service.cmd_quick,
+    "tray": cli_service.cmd_tray,
     "search": cmd_search,
     "stats": cmd_stats,
     "reindex": cmd_reindex,

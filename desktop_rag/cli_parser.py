@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
     commands.add_parser("quick", help="a small search-as-you-type popup answered by the background service (bind "
                         "it to a key; Enter opens, Ctrl+Enter opens the folder, Esc closes)")
+    commands.add_parser("tray", help="an icon in the desktop's tray: what the window or the background service is "
+                        "doing, Search…, Pause/Resume, Open, Quit (the window starts it where there is a tray)")
     commands.add_parser("stop", help="stop the process answering for the data folder (the service, `watch`, "
                         "`serve`); what it applied is kept")
 

@@ -161,6 +161,18 @@ def cmd_quick(args, data_dir: Path) -> int:
     return run_quick(data_dir)
 
 
+def cmd_tray(args, data_dir: Path) -> int:
+    """The tray icon (ui/tray.py): what the window or the service is doing, Search…, Pause/Resume, Open, Quit."""
+    from desktop_rag.ui.tray import run_tray
+
+    code = run_tray(data_dir)
+    if code is None:
+        print("This desktop shows no tray icons: `desktop-rag quick` searches, `desktop-rag stop` stops the "
+              "background service.", file=sys.stderr)
+        return 1
+    return code
+
+
 def terminate_as_interrupt() -> None:
     # A plain `kill` should stop as cleanly as Ctrl-C: the transaction in flight rolls back, the rest is kept.
     signal.signal(signal.SIGTERM, raise_keyboard_interrupt)

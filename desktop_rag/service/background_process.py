@@ -83,6 +83,13 @@ def start_service(data_dir: Path) -> subprocess.Popen:
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
+def start_tray(data_dir: Path) -> None:
+    """The tray icon of this data folder (ui/tray.py), in a session of its own; it ends at once if one runs."""
+    command = [*service_command(data_dir)[:-1], "tray"]
+    subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True)
+
+
 def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str | None = None) -> str | None:
     """Ask the process answering for the data folder to stop, and wait until it is gone. Returns what it was
     ("desktop-rag service (process 12)"), or None when nothing answered (or it is not of `only_role`). Raises

@@ -9,7 +9,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
@@ -17,7 +17,7 @@ from desktop_rag.errors import LOG_FILE, UserError
 from desktop_rag.logs import log_to_data_folder, stop_logging
 from desktop_rag.platform.private_paths import private_folder
 from desktop_rag.remedies import STOP_SERVICE
-from desktop_rag.service.background_process import start_service, take_over_from_the_service
+from desktop_rag.service.background_process import start_service, start_tray, take_over_from_the_service
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.notices import first_time
 from desktop_rag.ui.main_window import MainWindow
@@ -163,7 +163,7 @@ def favour_the_window() -> None:
 def tell_once_that_the_index_stays_fresh(data_dir: Path) -> None:
     """Where the desktop has no tray to show it, the first close says that the service goes on, and how to stop
     it (with a tray, its icon says so)."""
-    from PySide6.QtWidgets import QMessageBox, QSystemTrayIcon
+    from PySide6.QtWidgets import QMessageBox
 
     if QSystemTrayIcon.isSystemTrayAvailable() or not first_time(data_dir, "index stays fresh"):
         return
@@ -203,6 +203,8 @@ def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> 
         raise
     sys.excepthook = session.report_unexpected
     session.window.show()
+    if session.library.settings.keep_fresh_when_closed and QSystemTrayIcon.isSystemTrayAvailable():
+        start_tray(data_dir)  # it says what the service does once the window has closed
     if search:
         session.window.come_forward(search)
     try:

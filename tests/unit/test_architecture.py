@@ -34,7 +34,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
 # search popup through ui/quick_search.py alone.
 MAY_IMPORT = {"shared": set(), "storage": set(), "core": {"storage"}, "service": {"core"},
               "cli": {"core", "service"}, "ui": {"core", "service"}}
-LAUNCHERS = {("cli", "desktop_rag.ui.app"), ("cli", "desktop_rag.ui.quick_search")}
+LAUNCHERS = {("cli", "desktop_rag.ui.app"), ("cli", "desktop_rag.ui.quick_search"), ("cli", "desktop_rag.ui.tray")}
 QT = ("PySide6", "shiboken6")
 # The library's parts: the front ends ask the library (core/library.py), not these.
 LIBRARY_PARTS = {"catalog", "reader", "embedder", "document_reader", "vectors", "keywords", "reranker", "searcher",

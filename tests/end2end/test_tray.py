@@ -1,0 +1,95 @@
+"""The tray icon (ui/tray.py) as a client of a real background service: it says what the service does and hears
+of a change made elsewhere as it happens (the status long poll), its Pause and Resume reach the service (and are
+remembered in the data folder's settings), and Quit stops the service within its limit and ends the tray. The
+window offscreen has no tray to show the icon in; the menu's actions are what is tested."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from cli_runner import cli
+from desktop_rag.config import Settings
+from desktop_rag.platform.autostart import service_command
+from desktop_rag.service.background_process import who_answers
+from desktop_rag.service.endpoint import EndpointClient
+from test_service import start_service
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_tray_follows_the_service_pauses_it_and_quits_it(qtbot, docs, data_dir, tmp_path):
+    from desktop_rag.ui.tray import ServiceTray
+
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "index", str(docs))
+    service = start_service(service_command(data_dir), tmp_path / "service.log")
+    tray = ServiceTray(data_dir)
+    try:
+        tray.start()
+        qtbot.waitUntil(lambda: tray.state_line.text() == "Idle: the index is up to date (in the background)",
+                        timeout=10_000)
+        assert tray.icon.toolTip() == f"desktop-rag: {tray.state_line.text()}"
+
+        tray.toggle_pause()  # the menu's Pause
+        qtbot.waitUntil(lambda: tray.state_line.text().startswith("Background work paused"), timeout=5000)
+        assert tray.pause_action.text() == "Resume background work"
+        assert Settings.load(data_dir).llm_upgrade_paused  # remembered, as the window's Pause is
+
+        elsewhere = EndpointClient.for_library(data_dir)  # resumed by another client: the tray hears of it
+        try:
+            asked = time.monotonic()
+            elsewhere.call("pause_background", paused=False)
+            qtbot.waitUntil(lambda: tray.state_line.text().startswith("Idle"), timeout=5000)
+            print(f"a change made elsewhere reached the tray in {time.monotonic() - asked:.2f} s")
+        finally:
+            elsewhere.close()
+        assert tray.pause_action.text() == "Pause background work" and not Settings.load(data_dir).llm_upgrade_paused
+
+        asked = time.monotonic()
+        with qtbot.waitSignal(tray.quit_requested, timeout=10_000):
+            tray.quit_everything()  # the menu's Quit
+        assert service.wait(timeout=10) == 0
+        print(f"Quit in the tray: the service gone after {time.monotonic() - asked:.1f} s")
+        assert who_answers(data_dir) is None
+    finally:
+        tray.close()
+        if service.poll() is None:
+            service.kill()
+
+
+def test_open_in_the_tray_takes_the_library_into_a_window_and_quit_ends_both(qtbot, docs, data_dir, tmp_path):
+    """Open starts the window (a real `desktop-rag gui` process, offscreen), which takes the library from the
+    service; the tray then says what the window does; Quit closes the window, and no service follows it."""
+    import psutil
+
+    from desktop_rag.service.background_process import service_starting
+    from desktop_rag.ui.tray import ServiceTray
+
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)  # keep_fresh_when_closed: on
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "index", str(docs))
+    service = start_service(service_command(data_dir), tmp_path / "service.log")
+    tray = ServiceTray(data_dir)
+    window_pid = None
+    try:
+        tray.start()
+        qtbot.waitUntil(lambda: tray.state_line.text().endswith("(in the background)"), timeout=10_000)
+        tray.open_window()  # the menu's Open
+        assert service.wait(timeout=120) == 0  # it handed the library to the window
+        qtbot.waitUntil(lambda: tray.state_line.text().endswith("(in the window)"), timeout=120_000)
+        window_pid = who_answers(data_dir)["pid"]
+
+        with qtbot.waitSignal(tray.quit_requested, timeout=20_000):
+            tray.quit_everything()  # the menu's Quit: the window closes, and starts no service
+        psutil.Process(window_pid).wait(timeout=10)
+        time.sleep(3)  # a service started by the closing window would hold its mark by now
+        assert who_answers(data_dir) is None and not service_starting(data_dir)
+    finally:
+        tray.close()
+        if service.poll() is None:
+            service.kill()
+        if window_pid is not None and psutil.pid_exists(window_pid):
+            psutil.Process(window_pid).kill()

@@ -1,0 +1,92 @@
+"""What the process answering is doing (service/activity.py) and the `status` operation's long poll: it answers at
+once when the client's version is old, waits for a change when it is current, and lets go when the endpoint
+stops. The library and the lane are fakes (named so): this is the orchestration, not the indexing."""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+
+from desktop_rag.config import Settings
+from desktop_rag.service.activity import Activity, LaneActivity
+from desktop_rag.service.runs import RunRegistry
+from desktop_rag.service.tools import LibraryTools
+
+
+class FakeLibrarySettings:
+    def __init__(self):
+        self.settings = Settings()
+
+    def set_settings(self, values):
+        for name, value in values.items():
+            setattr(self.settings, name, value)
+
+
+class SwitchableActivity:
+    def __init__(self):
+        self.doing = "idle"
+
+    def now(self) -> Activity:
+        return Activity(self.doing)
+
+    def pause(self, paused: bool) -> None:
+        raise AssertionError("not asked here")
+
+
+def tools_with(activity) -> LibraryTools:
+    tools = LibraryTools(FakeLibrarySettings(), RunRegistry(), lambda paths, contexts: "run-1", "test process")
+    tools.activity = activity
+    return tools
+
+
+def test_a_status_asked_with_an_old_version_is_answered_at_once():
+    tools = tools_with(SwitchableActivity())
+    started = time.monotonic()
+    status = tools.status(after="not-this-one", wait_s=10)
+    assert status["doing"] == "idle" and time.monotonic() - started < 1
+
+
+def test_a_status_asked_with_the_current_version_waits_for_the_change():
+    activity = SwitchableActivity()
+    tools = tools_with(activity)
+    current = tools.status()["version"]
+    threading.Timer(0.4, lambda: setattr(activity, "doing", "applying changes")).start()
+    started = time.monotonic()
+    status = tools.status(after=current, wait_s=10)
+    waited = time.monotonic() - started
+    assert status["doing"] == "applying changes" and status["version"] != current
+    assert 0.3 < waited < 5, waited
+
+
+def test_a_waiting_status_lets_go_when_the_endpoint_stops():
+    tools = tools_with(SwitchableActivity())
+    current = tools.status()["version"]
+    threading.Timer(0.2, tools.closing.set).start()
+    started = time.monotonic()
+    assert tools.status(after=current, wait_s=20)["version"] == current
+    assert time.monotonic() - started < 5
+
+
+def test_the_lane_says_what_it_does_catch_up_first_then_its_step_then_paused():
+    lane = SimpleNamespace(doing=None, turn=SimpleNamespace(stop=lambda: None))
+    library = FakeLibrarySettings()
+    runs = RunRegistry()
+    activity = LaneActivity(lane, runs, library)
+    assert activity.now() == Activity("idle")
+    activity.catching_up()
+    assert activity.now() == Activity("catching up", 0.0)
+    activity.catching_up(SimpleNamespace(overall=0.4))
+    lane.doing = "changes"
+    assert activity.now() == Activity("catching up", 0.4)
+    activity.caught_up()
+    assert activity.now() == Activity("applying changes")
+    lane.doing = "upgrade"
+    assert activity.now() == Activity("writing LLM contexts")
+    run = runs.new(["/x"], "rules")
+    runs.started(run.run_id)
+    lane.doing = "run"
+    assert activity.now().doing == "indexing"
+    lane.doing = None
+    activity.pause(True)
+    assert library.settings.llm_upgrade_paused and activity.now() == Activity("paused")
