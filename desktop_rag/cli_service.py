@@ -30,14 +30,17 @@ def cmd_watch(args, data_dir: Path) -> int:
 
 
 def cmd_service(args, data_dir: Path) -> int:
-    from desktop_rag.service.background_process import hold_the_service_mark
+    from desktop_rag.service.background_process import hold_the_service_mark, note_the_end
 
     mark = hold_the_service_mark(data_dir)  # before the seconds of loading: a window opening meanwhile waits
     if mark is None:
         raise DataFolderBusy(f"another desktop-rag service already answers for {data_dir}: "
                              "`desktop-rag stop` ends it")
-    with mark:
-        return _follow(data_dir, [], None, args.json, "service")
+    try:
+        with mark:
+            return _follow(data_dir, [], None, args.json, "service")
+    finally:  # whatever ended it here; a process killed or crashed notes nothing, and the tray starts it again
+        note_the_end(data_dir, orderly=True)
 
 
 def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str) -> int:

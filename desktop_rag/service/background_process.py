@@ -40,6 +40,7 @@ def hold_the_service_mark(data_dir: Path):
     except OSError:
         handle.close()
         return None
+    note_the_end(data_dir, orderly=False)
     return handle
 
 
@@ -60,6 +61,27 @@ def service_starting(data_dir: Path) -> bool:
 
 def _mark_path(data_dir: Path) -> Path:
     return endpoint_path(data_dir).with_suffix(".service")
+
+
+def note_the_end(data_dir: Path, orderly: bool) -> None:
+    """The service says how it ended: in order (`desktop-rag stop`, Quit, Ctrl-C, a plain kill, the session's end)
+    or not yet (it has just started). A service gone without an orderly end was killed or crashed: the tray starts
+    it again."""
+    path = endpoint_path(data_dir).with_suffix(".ended")
+    try:
+        if orderly:
+            path.touch()
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as exc:  # the runtime folder gone (the session ends): nobody is left to ask
+        log.info("the service's end not noted: %s", exc)
+
+
+def ended_in_order(data_dir: Path) -> bool:
+    try:
+        return endpoint_path(data_dir).with_suffix(".ended").exists()
+    except UserError:
+        return True  # no runtime folder: nothing to restart into either
 
 
 def who_answers(data_dir: Path) -> dict | None:

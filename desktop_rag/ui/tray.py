@@ -5,8 +5,9 @@ has a tray; it is a client of the endpoint like the quick popup, in a process of
 or the service tied their lives together (Jan's tray + Quick Ask: quit and update bugs, #3944, #3679).
 
 It hears of a change as it happens: a status request waits on the endpoint until something differs (a long poll,
-service/activity.py), so it asks nothing while nothing changes. It ends when Quit is chosen, or when nothing has
-answered for the data folder for a while (`desktop-rag stop`, or the window closed with the service turned off).
+service/activity.py), so it asks nothing while nothing changes. A service that vanished without noting an orderly
+end (killed, crashed) is started again, a few times at most. The tray ends when Quit is chosen, or when nothing
+has answered for the data folder for a while (`desktop-rag stop`, or the window closed with the service off).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop_rag.errors import UserError
 from desktop_rag.platform.file_locks import lock
-from desktop_rag.service.background_process import service_starting, stop_answering
+from desktop_rag.service.background_process import (SERVICE_ROLE, ended_in_order, service_starting, start_service,
+                                                    stop_answering)
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 from desktop_rag.ui.theme import icon
@@ -35,6 +37,10 @@ log = logging.getLogger(__name__)
 STATUS_WAIT_S = 20.0  # a status request waits this long for a change (the endpoint closes idle ones after 60)
 GONE_AFTER_S = 30.0  # nothing answering nor starting for this long: the tray ends
 RECONNECT_S = 1.0
+# A service killed or crashed is started again, but not forever: past this many in RESTARTS_WITHIN_S the tray
+# says so and leaves it (something in the library or the machine needs a person: the log says what).
+MAX_RESTARTS = 3
+RESTARTS_WITHIN_S = 600.0
 
 
 def status_words(status: dict | None, starting: bool = False) -> str:
@@ -113,7 +119,11 @@ class ServiceTray(QObject):
         self.data_dir = data_dir
         self._clock = clock
         self.status: dict | None = None
+        self.gone_after_s = GONE_AFTER_S
         self._unanswered_since: float | None = None
+        self._last_role: str | None = None  # of the last process seen answering
+        self._restarts: list[float] = []
+        self.gave_up = False
         self._popup: QuickSearch | None = None
         self.icon = QSystemTrayIcon(icon("app"), self)
         self.menu = QMenu()
@@ -148,8 +158,10 @@ class ServiceTray(QObject):
         if status is None:
             self._unanswered_since = self._unanswered_since or self._clock()
         else:
-            self._unanswered_since = None
+            self._unanswered_since, self._last_role, self.gave_up = None, status.get("role"), False
         words = status_words(status, status is None and service_starting(self.data_dir))
+        if status is None and self.gave_up:
+            words = "The background index keeps stopping: desktop-rag.log in the data folder says why"
         self.state_line.setText(words)
         self.icon.setToolTip(f"desktop-rag: {words}")
         self.pause_action.setEnabled(status is not None)
@@ -198,13 +210,33 @@ class ServiceTray(QObject):
         self.close()
 
     def _end_if_gone(self) -> None:
-        if self._unanswered_since is None or service_starting(self.data_dir):
-            if self._unanswered_since is not None:
-                self._unanswered_since = self._clock()  # a service loading: not gone
+        if self._unanswered_since is None or self.gave_up:
             return
-        if self._clock() - self._unanswered_since >= GONE_AFTER_S:
+        if service_starting(self.data_dir):
+            self._unanswered_since = self._clock()  # a service loading: not gone
+            return
+        if self._last_role == SERVICE_ROLE and not ended_in_order(self.data_dir):
+            self._start_again()
+        elif self._clock() - self._unanswered_since >= self.gone_after_s:
             log.info("nothing answers for %s: the tray ends", self.data_dir)
             self.close()
+
+    def _start_again(self) -> None:
+        """The service was killed or crashed (it noted no orderly end): started again, a few times at most."""
+        now = self._clock()
+        self._restarts = [t for t in self._restarts if now - t < RESTARTS_WITHIN_S]
+        self._last_role, self._unanswered_since = None, now  # until it answers: starting, then gone
+        if len(self._restarts) >= MAX_RESTARTS:
+            log.error("the background service of %s stopped unexpectedly %d times in %.0f minutes; not started "
+                      "again", self.data_dir, len(self._restarts) + 1, RESTARTS_WITHIN_S / 60)
+            self.gave_up = True
+            self.show_status(None)
+            return
+        self._restarts.append(now)
+        log.warning("the background service of %s stopped unexpectedly; starting it again", self.data_dir)
+        start_service(self.data_dir)
+        self.icon.showMessage("desktop-rag", "The background index stopped unexpectedly; it was started again.")
+        self.show_status(None)
 
     def close(self) -> None:
         self._gone.stop()

@@ -93,3 +93,42 @@ def test_open_in_the_tray_takes_the_library_into_a_window_and_quit_ends_both(qtb
             service.kill()
         if window_pid is not None and psutil.pid_exists(window_pid):
             psutil.Process(window_pid).kill()
+
+
+def test_a_killed_service_is_started_again_by_the_tray_and_a_stopped_one_is_not(qtbot, docs, data_dir, tmp_path):
+    """Killed (as the OOM killer or a crash would end it), the service noted no orderly end: the tray starts it
+    again, and the next search works. Stopped on request, it stays stopped and the tray ends."""
+    from desktop_rag.ui.quick_search import ServiceSearch
+    from desktop_rag.ui.tray import ServiceTray
+
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "index", str(docs))
+    service = start_service(service_command(data_dir), tmp_path / "service.log")
+    tray = ServiceTray(data_dir)
+    tray.gone_after_s = 3.0
+    try:
+        tray.start()
+        qtbot.waitUntil(lambda: tray.state_line.text().endswith("(in the background)"), timeout=10_000)
+        killed_pid = service.pid
+        service.kill()
+        service.wait(timeout=10)
+        qtbot.waitUntil(lambda: (who_answers(data_dir) or {}).get("pid") not in (None, killed_pid),
+                        timeout=120_000)
+        qtbot.waitUntil(lambda: tray.state_line.text().endswith("(in the background)"), timeout=30_000)
+
+        search = ServiceSearch(data_dir)  # the next action: the quick popup's search
+        try:
+            assert search("prime the pump").hits[0].path == str(docs / "pump.md")
+        finally:
+            search.close()
+
+        with qtbot.waitSignal(tray.quit_requested, timeout=30_000):
+            cli(data_dir, "stop")
+        assert who_answers(data_dir) is None
+    finally:
+        tray.close()
+        if service.poll() is None:
+            service.kill()
+        if who_answers(data_dir) is not None:
+            cli(data_dir, "stop")
