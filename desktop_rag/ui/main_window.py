@@ -18,6 +18,7 @@ from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import Library
 from desktop_rag.core.library_reads import FolderState
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.ui.agent_endpoint import AppEndpoint, window_activity
 from desktop_rag.ui.background import BackgroundUpgrade
 from desktop_rag.ui.errors import changes_text, for_window, sentences, summary_text
@@ -48,7 +49,9 @@ class MainWindow(QMainWindow):
     def __init__(self, library: Library):
         super().__init__()
         self.library = library
-        self.runner = TaskRunner(self)
+        self.lane = WriteLane(library, upgrade="never")  # the writes' one order, as in `watch` and the service
+        self.lane.start()
+        self.runner = TaskRunner(self, write_lane=self.lane)
         self.setWindowTitle("desktop-rag")
         self.setWindowIcon(icon("app"))
         self._queued_folders: list[str] = []
@@ -89,7 +92,7 @@ class MainWindow(QMainWindow):
         self.review.changed.connect(self.changed)
         self.changed.connect(self._follow_changes)
         self.runner.error.connect(self.show_error)
-        self.follower = FolderFollower(library, self.runner, self)
+        self.follower = FolderFollower(library, self.lane, self)
         self.follower.arrived.connect(self.background.make_way)  # a saved file goes before the LLM upgrade
         self.follower.applied.connect(self._changes_applied)
         self.follower.failed.connect(self.show_error)
@@ -426,11 +429,6 @@ class MainWindow(QMainWindow):
         self._runs_asked += 1
         return control
 
-    def _cancel_on_close(self) -> None:
-        for control in list(self._controls):
-            control.cancel()
-        self.follower.cancel()
-
     def show_error(self, message: str) -> None:
         self.statusBar().showMessage(message)
 
@@ -441,10 +439,12 @@ class MainWindow(QMainWindow):
         self.runner.close()
         QApplication.instance().removeEventFilter(self.background)
         self.follower.stop()
+        self.lane.stop()  # a batch in hand is cut short; the runs waiting are not begun
         self.background.close()
         if self.progress.control is not None:
             self.progress.control.cancel()  # finished work is kept; the rest resumes next time
-        self._cancel_on_close()
+        for control in list(self._controls):
+            control.cancel()
         self.runner.wait(QUIT_WAIT_MS)
         super().closeEvent(event)
 

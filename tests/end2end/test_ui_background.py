@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from desktop_rag.config import Settings
 from desktop_rag.core.runs.lane import MAKE_WAY_S
-from desktop_rag.ui import watching
+from desktop_rag.core.runs import lane
 from fake_models import SlowFakeModel
 from test_ui import WAIT_MS, index_and_wait, shown_window
 
@@ -212,7 +212,7 @@ def test_the_app_upgrades_rules_contexts_only_when_contexts_are_auto(qtbot, app_
 
 
 def test_a_change_batch_that_fails_is_said_kept_and_applied_on_its_retry(qtbot, app_window, docs, monkeypatch):
-    monkeypatch.setattr(watching, "RETRY_FIRST_S", 1.0)
+    monkeypatch.setattr(lane, "RETRY_FIRST_S", 1.0)  # the window's WriteLane, made after this
     (docs / "garden.md").write_text("# Garden\n\nTurn the compost heap every two weeks.\n")
     win = app_window(SlowFakeModel(), Settings(contexts="rules"))
     index_and_wait(qtbot, win, docs)
@@ -226,5 +226,5 @@ def test_a_change_batch_that_fails_is_said_kept_and_applied_on_its_retry(qtbot, 
     win.follower.failed.connect(said.append)
     (docs / "quokka.md").write_text("# Quokkas\n\nThe quokka is a small wallaby of Rottnest Island.\n")
     qtbot.waitUntil(lambda: bool(said), timeout=WAIT_MS)
-    assert said[0].startswith("The disk is full.") and said[0].endswith("(the changes are tried again in 1 s)")
+    assert said[0].startswith("Applying 1 file change(s) failed; trying again in 1 s: The disk is full."), said
     qtbot.waitUntil(lambda: found(win, "quokka") == ["quokka.md"], timeout=WAIT_MS)  # not left for the next event

@@ -11,8 +11,9 @@ upgrade starts again MAKE_WAY_S after the last of them. The model's memory is gi
 after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is left to upgrade; so is
 the document reader's child.
 
-`UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer and runs the work on its task
-runner (ui/background.py); `WriteLane` is the same order on a plain thread, for `watch` and `serve`.
+`UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer (ui/background.py); `WriteLane`
+is the order itself, on a thread: `watch`, `serve`, the service, and the app (its task runner's writes and its
+folder follower's batches go to it: ui/tasks.py, ui/watching.py).
 
 What fails in the lane does not end it (issue 39): a batch, a run or an upgrade that raises is logged once, told to
 the front end (`on_error`), and the lane goes on; a failed batch is kept and tried again after RETRY_FIRST_S,
@@ -125,6 +126,7 @@ class WriteLane:
         self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
         self.doing: str | None = None  # "changes", "run" or "upgrade" while the lane does it (the tray shows it)
+        self._batch_control = RunControl()  # of the batch in hand
         self._thread: threading.Thread | None = None
 
     # -- from any thread --------------------------------------------------------------------------------------
@@ -139,9 +141,10 @@ class WriteLane:
         self._arrived()
 
     def stop(self) -> None:
-        """The loop ends, an upgrade in hand is cut short."""
+        """The loop ends, an upgrade or a batch in hand is cut short (what it finished is kept)."""
         self.stop_requested.set()
         self.turn.stop()
+        self._batch_control.cancel()
         self._wake.set()
 
     def _arrived(self) -> None:
@@ -184,8 +187,11 @@ class WriteLane:
         if not batch:
             return False
         self.doing = "changes"
+        self._batch_control = RunControl()  # stop() cuts the batch in hand short: the next start's scan does the rest
+        if self.stop_requested.is_set():
+            self._batch_control.cancel()
         try:
-            summary = self.library.apply_changes(batch)
+            summary = self.library.apply_changes(batch, control=self._batch_control)
         except Exception as exc:  # noqa: BLE001 — the batch is kept and tried again; the lane goes on
             self._keep_for_retry(batch, exc, retrying)
             return True
