@@ -76,7 +76,7 @@ def main() -> None:
         tmp = Path(tmp)
         data, docs = tmp / "data", tmp / "docs"
         shutil.copytree(SAMPLES, docs / "samples")
-        Settings(contexts="rules", llm_model=args.model, llm_only_when_idle=False,
+        Settings(contexts="rules", llm_model=args.model, llm_only_when_idle=False, keep_fresh_when_closed=False,
                  llm_upgrade_when_idle=False).save(data)  # off while indexing, so that the timing is the upgrade's
         session = AppSession(data)
         win, library = session.window, session.library

@@ -96,7 +96,8 @@ def main() -> int:
 
     data = args.keep or Path(tempfile.mkdtemp(prefix="first-hour-"))
     data.mkdir(mode=0o700, parents=True, exist_ok=True)
-    values = dict(pair.split("=", 1) for pair in args.settings)
+    values = {"keep_fresh_when_closed": "false",  # the app alone is measured: no service after its window
+              **dict(pair.split("=", 1) for pair in args.settings)}
     Settings(**{k: parse_setting(k, v) for k, v in values.items()}).save(data)
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -32,6 +32,27 @@ def user_config(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(autouse=True)
+def no_background_service_left(tmp_path_factory):
+    """A test that starts a background service (desktop-rag service: the window starts one as it closes) stops
+    it: one left running would follow a test's folders for the rest of the suite. Found by its data folder, under
+    this session's temporary folder; killed, and the test fails."""
+    yield
+    base = str(tmp_path_factory.getbasetemp())
+    import psutil
+
+    left = []
+    for process in psutil.process_iter(["cmdline"]):
+        command = process.info["cmdline"] or []
+        if "desktop_rag" in command and "service" in command and any(base in part for part in command):
+            left.append(" ".join(command))
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+    assert not left, f"the test left a background service running: {left}"
+
+
 @pytest.fixture(scope="module", autouse=True)
 def models_let_go_after_each_module():
     """The end-to-end tier's process keeps what a module loaded only while the module runs: the embedding models

@@ -49,7 +49,8 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
-    Settings().save(data)  # the defaults: contexts auto, the 1.5B model for the background upgrade
+    # The defaults (contexts auto, the 1.5B model for the background upgrade), but no service after the window.
+    Settings(keep_fresh_when_closed=False).save(data)
     mixed_folder(docs)
     session = AppSession(data)
     model = SlowFakeModel(seconds=0)  # stands in for the model, to tell whether the run asked it anything
