@@ -1,12 +1,12 @@
-"""The background LLM upgrade in the app: when it may run, when it makes way and when its model goes back are the
-rules every front end shares (core/runs/lane.py `UpgradeTurn`); here they are asked once a second from a Qt timer
-and the work runs on the task runner's write lane. It makes way within a second for anything else — a saved file,
-a person's run or edit, Quit — by cutting the model's call short.
+"""The background LLM upgrade in the app: the window's WriteLane runs it (core/runs/lane.py: one document a step,
+when the schedule allows and nothing else waits, cut short within a second for a saved file, a person's run or
+edit, Quit), as `watch` and the service do; this is its view and its controls. The panel follows each step; the
+line under it says what waits and why it runs or not, asked once a second.
 
 The person decides: Pause holds it (remembered across restarts until Resume), Cancel stops it until they start it
 again (the `llm_upgrade_when_idle` setting, also in the Settings dialog), "Write LLM contexts now" runs it whatever
 the machine is doing. The model's memory, and the document reader's, are given back when they have had nothing to
-do for a while.
+do for a while (the lane does it).
 """
 
 from __future__ import annotations
@@ -15,52 +15,76 @@ import time
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
+from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.progress.control import RunControl
-from desktop_rag.core.runs.lane import RELEASE_MODEL_AFTER_S, UpgradeTurn
-from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
+from desktop_rag.core.runs.schedule import Decision
 from desktop_rag.documents import duration_words
 from desktop_rag.ui.errors import sentences
 
 POLL_MS = 1000
 RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
+# A step ended and no next one began for this long: the upgrade stopped (the schedule, a pause, made way), and the
+# panel says so. Between two steps the lane takes a fraction of a second.
+STEP_GAP_S = 1.5
 _INPUT_EVENTS = {QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.Wheel}
 
 
 class BackgroundUpgrade(QObject):
     changed = Signal()  # the state or what waits changed: the panel shows status_text()
-    finished = Signal(object)  # an UpgradeSummary, after each run of the upgrade
+    finished = Signal(object)  # an UpgradeSummary, after each document the lane upgraded
+    # From the lane's thread, received in the window's (queued connections).
+    _step_started = Signal(object)  # the step's RunControl
+    _step_progress = Signal(object)
+    _step_ended = Signal(object)  # its UpgradeSummary, or None when it failed
 
-    def __init__(self, library, runner, panel, parent: QObject | None = None, clock=time.monotonic):
+    def __init__(self, library, runner, lane, panel, parent: QObject | None = None, clock=time.monotonic):
         super().__init__(parent)
-        self.library, self.runner, self.panel = library, runner, panel
+        self.library, self.runner, self.lane, self.panel = library, runner, lane, panel
         self._clock = clock
-        self.schedule = BackgroundSchedule(library.settings, clock=clock)
-        self.turn = UpgradeTurn(self.schedule, clock=clock)
-        self.asked_now = False  # "Write LLM contexts now": until nothing waits, whatever the machine does
+        self.turn = lane.turn
+        self.schedule = lane.turn.schedule
         self.decision = Decision(False, "starting")
         self.waiting: int | None = None  # chunks with rules contexts no model has tried
         self.seconds_per_chunk: float | None = None
         self._counting = False
         self._count_again = False
         self._counted_at = 0.0
+        self._shown: RunControl | None = None  # the step the panel shows
+        self._step: RunControl | None = None  # the step running
+        self._step_ended_at = 0.0
+        self._tally = UpgradeSummary()  # what the steps the panel showed in a row wrote
         self._timer = QTimer(self, interval=POLL_MS)
         self._timer.timeout.connect(self._tick)
         runner.writes_wanted.connect(self.make_way)
+        lane.on_upgrade_started = self._step_started.emit
+        lane.upgrade_progress = self._step_progress.emit
+        lane.on_upgrade_step = self._step_ended.emit
+        self._step_started.connect(self._started)
+        self._step_progress.connect(self._progress)
+        self._step_ended.connect(self._ended)
 
     # -- life -----------------------------------------------------------------------------------------------
 
     def begin(self) -> None:
-        """Start deciding (the window calls this once its start-up work is queued)."""
+        """Start (the window calls this once its start-up work is queued: the lane does that first)."""
+        self.lane.upgrade = "scheduled"
+        self.lane.wake_upgrade()
         self._timer.start()
         self.count_waiting()
 
     @property
     def control(self) -> RunControl | None:
-        """The upgrade while it runs."""
+        """The upgrade's step while it runs."""
         return self.turn.control
+
+    @property
+    def asked_now(self) -> bool:
+        """"Write LLM contexts now": until nothing waits, whatever the machine does."""
+        return self.lane.upgrade == "now"
 
     def close(self) -> None:
         self._timer.stop()
+        self.lane.upgrade = "never"
         self.turn.stop()
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
@@ -68,7 +92,7 @@ class BackgroundUpgrade(QObject):
         if event.type() in _INPUT_EVENTS:
             self.schedule.note_input()
             if self.control is not None and self.library.settings.llm_only_when_idle and not self.asked_now:
-                self._stop_run()
+                self.turn.stop()
         return False
 
     # -- what the person asks -------------------------------------------------------------------------------
@@ -79,94 +103,105 @@ class BackgroundUpgrade(QObject):
 
     def pause(self) -> None:
         self._save(llm_upgrade_paused=True)
-        self._stop_run()
+        self.turn.stop()
         self._redecide()
 
     def resume(self) -> None:
         self._save(llm_upgrade_paused=False, llm_upgrade_when_idle=True)
-        self._tick()
+        self.settings_changed()
 
     def stop(self) -> None:
         """Cancel: no background LLM work until the person starts it again."""
-        self.asked_now = False
+        self.lane.upgrade = "scheduled"
         self._save(llm_upgrade_when_idle=False)
-        self._stop_run()
+        self.turn.stop()
         self._release_model()
         self._redecide()
 
     def start(self) -> None:
         self._save(llm_upgrade_when_idle=True, llm_upgrade_paused=False)
-        self._tick()
+        self.settings_changed()
 
     def run_now(self) -> None:
-        self.asked_now = True
+        self.lane.upgrade = "now"
         self.turn.forget_made_way()
         self._save(llm_upgrade_paused=False)
-        self._tick()
+        self.settings_changed()
 
     def settings_changed(self) -> None:
-        """Saved in the Settings dialog: decide again now (a model change has closed the old model already)."""
+        """Saved in the Settings dialog, or Resume/Start/now: the lane looks again at once (a model change has
+        closed the old model already)."""
+        self.lane.wake_upgrade()
         self._tick()
 
-    # -- deciding -------------------------------------------------------------------------------------------
+    # -- the lane's steps, in the window's thread -------------------------------------------------------------
+
+    def _started(self, control: RunControl) -> None:
+        self._step = control
+
+    def _progress(self, progress) -> None:
+        """The step's progress; its first takes the panel (a step that finds nothing to do never shows)."""
+        step = self._step
+        if step is None:
+            return
+        if self.panel.control is not step:
+            if self._shown is None or self.panel.control is not self._shown:  # a new stretch of upgrading
+                self._tally = UpgradeSummary()
+            title = ("Writing LLM contexts (you asked for them now)…" if self.asked_now
+                     else "Writing LLM contexts in the background (search works meanwhile)…")
+            self.panel.start(title, step, on_pause=self.pause, on_cancel=self.stop)
+            self._shown = step
+        self.panel.on_progress(progress)
+
+    def _ended(self, summary: UpgradeSummary | None) -> None:
+        self._step = None
+        self._step_ended_at = self._clock()
+        if summary is None:  # failed: the lane said why (on_error) and tries again later
+            self._finish_panel("LLM contexts stopped; they are tried again in a while.")
+            return
+        tally = self._tally
+        tally.documents += summary.documents
+        tally.upgraded_chunks += summary.upgraded_chunks
+        tally.kept_rules += summary.kept_rules
+        tally.notices += [n for n in summary.notices if n not in tally.notices]
+        if summary.documents:
+            self.finished.emit(summary)
+        if summary.cancelled:
+            self._finish_panel(self._summed_up(self._stopped_because()))
+        elif not summary.documents:  # nothing left (or no usable model)
+            if self.asked_now:
+                self.lane.upgrade = "scheduled"
+            self._finish_panel(self._summed_up("Done"))
+        self.count_waiting()
+        self._redecide()
+
+    def _summed_up(self, verb: str) -> str:
+        t = self._tally
+        return (f"{verb}: {t.upgraded_chunks} contexts written by the LLM in {t.documents} documents; "
+                f"{t.kept_rules} kept their rules context. {sentences(t.notices)}").strip()
+
+    def _finish_panel(self, message: str) -> None:
+        """The panel's stretch of upgrading ends, in one line (if the panel is still its)."""
+        shown, self._shown = self._shown, None
+        if shown is not None and self.panel.control is shown:
+            self.panel.finish(message)
+
+    # -- deciding what to show --------------------------------------------------------------------------------
 
     def _redecide(self) -> None:
         self.decision = self.schedule.decide(self.asked_now)
         self.changed.emit()
 
     def _tick(self) -> None:
-        self.decision = self.turn.decide(self.asked_now)
-        if self.control is not None:
-            if not self.decision.may_run:
-                self._stop_run()
-        elif self.turn.may_start(self.decision, self.runner.busy, bool(self.waiting)):
-            self._start_run()
-        elif self.library.has_unused_parts(RELEASE_MODEL_AFTER_S):  # after an upgrade, a regeneration, a run…
-            self.runner.load(lambda: self.library.release_unused(RELEASE_MODEL_AFTER_S))
+        """Once a second: the line under the panel, and a stretch of upgrading that ended without a cut-short
+        step (a step finished and the schedule or the person let no next one begin)."""
+        self.decision = self.schedule.decide(self.asked_now)
+        if (self._shown is not None and self._step is None
+                and self._clock() - self._step_ended_at >= STEP_GAP_S):
+            self._finish_panel(self._summed_up(self._stopped_because() if self.waiting else "Done"))
         if (self.control is not None or self.runner.busy) and self._clock() - self._counted_at > RECOUNT_EVERY_S:
             self.count_waiting()  # the upgrade writes, or a run adds rules contexts
         self.changed.emit()
-
-    def _start_run(self) -> None:
-        control = self.turn.started()
-        title = ("Writing LLM contexts (you asked for them now)…" if self.asked_now
-                 else "Writing LLM contexts in the background (search works meanwhile)…")
-        self.panel.start(title, control, on_pause=self.pause, on_cancel=self.stop)
-
-        def report(progress):
-            if self.panel.control is control:
-                self.panel.on_progress(progress)
-
-        self.runner.write(lambda report_: self.library.upgrade_contexts(on_progress=report_, control=control),
-                          on_done=lambda summary: self._done(control, summary),
-                          on_error=lambda message: self._failed(control, message), on_progress=report,
-                          background=True)
-
-    def _stop_run(self) -> None:
-        self.turn.stop()
-
-    def _done(self, control: RunControl, summary) -> None:
-        self.turn.ended(control)
-        if not summary.cancelled:
-            self.asked_now = False
-        if not self.library.settings.llm_upgrade_when_idle:
-            self._release_model()  # stopped by the person: the memory goes back now, not in a minute
-        if self.panel.control is control:
-            verb = self._stopped_because() if summary.cancelled else "Done"
-            self.panel.finish(f"{verb}: {summary.upgraded_chunks} contexts written by the LLM in "
-                              f"{summary.documents} documents; {summary.kept_rules} kept their rules context. "
-                              f"{sentences(summary.notices)}".strip())
-        self.finished.emit(summary)
-        self._redecide()  # the line under the panel says "writing now" no longer, from this moment
-        self.count_waiting()
-
-    def _failed(self, control: RunControl, message: str) -> None:
-        self.turn.ended(control)
-        self.asked_now = False
-        if self.panel.control is control:
-            self.panel.finish(f"LLM contexts stopped: {message}")
-        self._redecide()
-        self.count_waiting()
 
     def _stopped_because(self) -> str:
         s = self.library.settings

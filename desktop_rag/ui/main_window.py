@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
         self.folders.ocr_toggled.connect(self.set_folder_ocr)
         self.folders.upgrade_first_toggled.connect(self.set_upgrade_first)
-        self.background = BackgroundUpgrade(library, self.runner, self.progress, self)
+        self.background = BackgroundUpgrade(library, self.runner, self.lane, self.progress, self)
         self.background.changed.connect(
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
         self.background.finished.connect(lambda summary: self.changed.emit(summary.changes))

@@ -25,6 +25,21 @@ def start_service(command: list[str], log):
     return service
 
 
+def stop_and_wait(data_dir) -> None:
+    """`desktop-rag stop`, then until the process is gone (it stops answering first, then closes its library)."""
+    import psutil
+
+    from desktop_rag.service.background_process import who_answers
+
+    hello = who_answers(data_dir)
+    cli(data_dir, "stop", timeout=60)
+    if hello is not None:
+        try:
+            psutil.Process(hello["pid"]).wait(timeout=30)
+        except psutil.NoSuchProcess:
+            pass
+
+
 def test_the_service_starts_as_at_login_catches_up_follows_answers_and_stops_on_request(docs, data_dir, tmp_path,
                                                                                           monkeypatch):
     from desktop_rag.platform import autostart
@@ -104,4 +119,4 @@ def test_the_quick_popup_starts_the_service_finds_a_file_by_a_word_and_opens_it(
         eventually(lambda: asked.exists() and asked.read_text().strip() == str(docs / "kayak.md"))
         assert not popup.isVisible()  # it closes once the file is handed over
     finally:
-        assert "Stopped desktop-rag service" in cli(data_dir, "stop").stderr
+        stop_and_wait(data_dir)

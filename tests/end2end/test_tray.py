@@ -14,9 +14,11 @@ from desktop_rag.config import Settings
 from desktop_rag.platform.autostart import service_command
 from desktop_rag.service.background_process import who_answers
 from desktop_rag.service.endpoint import EndpointClient
-from test_service import start_service
+from test_service import start_service, stop_and_wait
 
-pytestmark = pytest.mark.slow
+# Offscreen has no tray: Qt says so as the icon is made, and the suite fails on Qt's warnings otherwise.
+pytestmark = [pytest.mark.slow,
+              pytest.mark.qt_log_ignore("No such signal QPlatformNativeInterface::systemTrayWindowChanged")]
 
 
 def test_the_tray_follows_the_service_pauses_it_and_quits_it(qtbot, docs, data_dir, tmp_path):
@@ -124,11 +126,11 @@ def test_a_killed_service_is_started_again_by_the_tray_and_a_stopped_one_is_not(
             search.close()
 
         with qtbot.waitSignal(tray.quit_requested, timeout=30_000):
-            cli(data_dir, "stop")
+            stop_and_wait(data_dir)
         assert who_answers(data_dir) is None
     finally:
         tray.close()
         if service.poll() is None:
             service.kill()
         if who_answers(data_dir) is not None:
-            cli(data_dir, "stop")
+            stop_and_wait(data_dir)

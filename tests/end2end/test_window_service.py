@@ -15,7 +15,7 @@ from desktop_rag.config import Settings
 from desktop_rag.platform.autostart import service_command
 from desktop_rag.service.background_process import service_starting, who_answers
 from desktop_rag.service.endpoint import EndpointClient
-from test_service import start_service
+from test_service import start_service, stop_and_wait
 from test_ui import index_and_wait
 from waiting import eventually
 
@@ -73,9 +73,8 @@ def test_the_window_takes_the_library_from_the_service_and_hands_it_back_as_it_c
             session.close()
         if service.poll() is None:
             service.kill()
-        stopped = cli(data_dir, "stop", timeout=60)
-        print(stopped.stderr)
-    eventually(lambda: who_answers(data_dir) is None, timeout=10)
+        stop_and_wait(data_dir)  # the one the window started as it closed
+    assert who_answers(data_dir) is None
 
 
 def test_a_window_opened_while_the_service_starts_waits_for_it_and_takes_over(qtbot, docs, data_dir, tmp_path,

@@ -110,6 +110,12 @@ class WriteLane:
         self.upgrade = upgrade
         self.turn = UpgradeTurn(schedule or BackgroundSchedule(library.settings), clock=clock, make_way_s=make_way_s)
         self.on_batch, self.on_upgrade, self.on_error = on_batch, on_upgrade, on_error
+        # The app's panel follows each step of the upgrade (one document): its start with the control that Pause
+        # and Cancel act on, its progress, and its end (the summary, even of an empty or cut-short step; None:
+        # it failed, and on_error says why). None: not followed (`watch`, the service).
+        self.on_upgrade_started: Callable[[RunControl], None] | None = None
+        self.upgrade_progress: Callable[[Any], None] | None = None
+        self.on_upgrade_step: Callable[[UpgradeSummary | None], None] | None = None
         self._clock = clock
         self._failed_batch: ChangeBatch | None = None  # kept for a retry at _retry_at
         self._retry_at = 0.0
@@ -145,6 +151,12 @@ class WriteLane:
         self.stop_requested.set()
         self.turn.stop()
         self._batch_control.cancel()
+        self._wake.set()
+
+    def wake_upgrade(self) -> None:
+        """The settings or the person's wish changed (Resume, Start, "now"): the upgrade looks again at once,
+        even if it found nothing to do before."""
+        self._nothing_to_upgrade = False
         self._wake.set()
 
     def _arrived(self) -> None:
@@ -193,6 +205,8 @@ class WriteLane:
         try:
             summary = self.library.apply_changes(batch, control=self._batch_control)
         except Exception as exc:  # noqa: BLE001 — the batch is kept and tried again; the lane goes on
+            if self._cut_short_by_stopping("a change batch", exc):
+                return True
             self._keep_for_retry(batch, exc, retrying)
             return True
         finally:
@@ -224,10 +238,19 @@ class WriteLane:
         try:
             work()
         except Exception as exc:  # noqa: BLE001 — one run's failure is not the lane's
-            self._failed("A run failed", exc)
+            if not self._cut_short_by_stopping("a run", exc):
+                self._failed("A run failed", exc)
         finally:
             self.doing = None
         self._wake.set()
+        return True
+
+    def _cut_short_by_stopping(self, what: str, exc: Exception) -> bool:
+        """A step that failed because the lane stops (the app quits and ends the children it waited on) is no
+        error: what it finished is kept and the next start redoes the rest."""
+        if not self.stop_requested.is_set():
+            return False
+        log.info("%s was cut short by stopping (%s); the next start redoes it", what, exc)
         return True
 
     def _failed(self, what: str, exc: Exception) -> None:
@@ -258,12 +281,19 @@ class WriteLane:
         holding = threading.Thread(target=self._hold_to_schedule, args=(control, done), daemon=True)
         holding.start()
         self.doing = "upgrade"
+        if self.on_upgrade_started is not None:
+            started = self.on_upgrade_started
+            self._report(lambda: started(control))
         try:
-            upgraded = self.library.upgrade_contexts(limit=1, control=control)
+            upgraded = self.library.upgrade_contexts(limit=1, control=control, on_progress=self.upgrade_progress)
         except Exception as exc:  # noqa: BLE001 — the upgrade waits and tries again; the writes go on
+            if self._cut_short_by_stopping("an LLM upgrade step", exc):
+                self._step_ended(None)
+                return
             self._failed(f"Writing LLM contexts failed; trying again in {self._upgrade_retry_s:.0f} s", exc)
             self._upgrade_after = self._clock() + self._upgrade_retry_s
             self._upgrade_retry_s = min(self._upgrade_retry_s * 2, RETRY_MAX_S)
+            self._step_ended(None)
             return
         finally:
             self.doing = None
@@ -277,7 +307,13 @@ class WriteLane:
             self.library.release_llm_model()
         if upgraded.documents:
             self._report(lambda: self.on_upgrade(upgraded))
+        self._step_ended(upgraded)
         self._wake.set()
+
+    def _step_ended(self, upgraded: UpgradeSummary | None) -> None:
+        if self.on_upgrade_step is not None:
+            ended = self.on_upgrade_step
+            self._report(lambda: ended(upgraded))
 
     def _hold_to_schedule(self, control: RunControl, done: threading.Event) -> None:
         """While the upgrade runs: the person comes back, the laptop goes on battery, the cap is reached → stop."""

@@ -39,7 +39,7 @@ class FailingLibraryFake:
         self.applied.append(set(batch.dirty))
         return IndexSummary()
 
-    def upgrade_contexts(self, limit, control) -> UpgradeSummary:
+    def upgrade_contexts(self, limit, control, on_progress=None) -> UpgradeSummary:
         self.upgrade_calls += 1
         if self.upgrade_calls == 1:
             raise RuntimeError("the model's process ended")
