@@ -45,3 +45,22 @@ def test_a_store_that_cannot_be_opened_says_why(tmp_path):
     with pytest.raises(VectorStoreError, match="cannot open the vector store"):
         store.count()
     store.close()
+
+
+def test_the_service_at_rest_lets_the_store_s_child_go_and_a_search_opens_it_again(docs, data_dir):
+    """The background service's rest (Library.release_unused with embedder_after): the vector store's child and the
+    embedding model's end; the next search starts both again (side by side) and finds what it found before."""
+    from desktop_rag.config import Settings
+    from desktop_rag.core.library import Library
+
+    (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    with Library(data_dir, Settings(contexts="rules"), child_processes=True) as library:
+        library.index([docs])
+        before = [hit.path for hit in library.search("rudder cable", k=2, mode="dense").hits]
+        assert library.vectors.running and library.embedder.running
+        library.release_unused(0, embedder_after=0)
+        assert not library.vectors.running and not library.embedder.running
+        after = [hit.path for hit in library.search("rudder cable", k=2, mode="dense").hits]
+        assert after == before and after[0] == str(docs / "kayak.md")
+        assert library.vectors.running and library.embedder.running

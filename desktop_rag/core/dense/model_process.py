@@ -61,6 +61,11 @@ class EmbedderProcess:
     def loaded(self) -> bool:
         return self._facts is not None
 
+    @property
+    def running(self) -> bool:
+        """The model's child is there (it ends after a rest in the service: end_if_unused)."""
+        return self._child.running
+
     def _described(self) -> dict:
         if self._facts is None:
             self._facts = self._child.call("describe", lane=_SEARCH)  # loads the model
