@@ -9,6 +9,10 @@ implemented and tested; each module says what it must become elsewhere.
   macOS and Windows counterparts already there, untested).
 - processes.py: a child process's name and background priority.
 - opening.py: a file or a folder opened in the program the system has for it (xdg-open).
+- autostart.py: the service started at login (an XDG autostart entry). macOS: a LaunchAgent; Windows: the
+  Startup folder.
+- key_binding.py: a desktop key for the quick search (GNOME's custom keybindings through gsettings; KDE and the
+  rest by hand, as the README says).
 
 What blocks a Windows port today, besides these: tesserocr (OCR) has no Windows wheels on PyPI, and
 llama-cpp-python ships only a source distribution there (a C++ toolchain at install). macOS: both build from

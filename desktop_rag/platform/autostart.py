@@ -28,9 +28,15 @@ def entry_path(data_dir: Path) -> Path:
     return autostart_folder() / f"{PREFIX}{digest}.desktop"
 
 
+def command_for(data_dir: Path, *arguments: str) -> list[str]:
+    """A desktop-rag command on this data folder, with the Python this program runs on (its virtual
+    environment's): what a session, a key binding or another front end runs."""
+    return [sys.executable, "-m", "desktop_rag", "--data-dir", str(Path(data_dir).resolve()), *arguments]
+
+
 def service_command(data_dir: Path) -> list[str]:
-    """The service of this data folder, with the Python this program runs on (its virtual environment's)."""
-    return [sys.executable, "-m", "desktop_rag", "--data-dir", str(Path(data_dir).resolve()), "service"]
+    """The service of this data folder."""
+    return command_for(data_dir, "service")
 
 
 def enable(data_dir: Path) -> Path:

@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from desktop_rag.platform.autostart import service_command
+from desktop_rag.platform.autostart import command_for, service_command
 from desktop_rag.platform.file_locks import lock, unlock
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.errors import UserError
@@ -107,9 +107,8 @@ def start_service(data_dir: Path) -> subprocess.Popen:
 
 def start_tray(data_dir: Path) -> None:
     """The tray icon of this data folder (ui/tray.py), in a session of its own; it ends at once if one runs."""
-    command = [*service_command(data_dir)[:-1], "tray"]
-    subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True)
+    subprocess.Popen(command_for(data_dir, "tray"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str | None = None) -> str | None:

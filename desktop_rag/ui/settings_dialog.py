@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import cast
 from dataclasses import fields, replace
+from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit,
@@ -16,6 +17,8 @@ from PySide6.QtWidgets import (
 from desktop_rag.config import OPTIONS, Settings, check_setting, describe
 from desktop_rag.core.llm.models import PACKAGED_MODELS
 from desktop_rag.errors import BadInput
+from desktop_rag.platform.autostart import command_for
+from desktop_rag.platform.key_binding import bind_gnome_key, gnome_can_bind
 from desktop_rag.ui.errors import for_window
 
 
@@ -99,6 +102,12 @@ class SettingsDialog(QDialog):
         form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
         form.addRow("", self.start_at_login)
         form.addRow("", self.keep_fresh)
+        if gnome_can_bind():  # (elsewhere the README says how to bind the key by hand)
+            self.add_key = QPushButton("Add a key for quick search (Ctrl+Alt+Space)…")
+            self.add_key.setToolTip("Adds a GNOME keyboard shortcut that opens the quick search of this data folder; "
+                                    "change its key in GNOME Settings → Keyboard → Custom Shortcuts")
+            self.add_key.clicked.connect(self._add_quick_search_key)
+            form.addRow("", self.add_key)
         form.addRow("Language model", _path_row(cast(QLineEdit, self.model.lineEdit()), self._choose_model))
         form.addRow("Model threads", self.threads)
         form.addRow("", self.background)
@@ -153,6 +162,14 @@ class SettingsDialog(QDialog):
             QMessageBox.warning(self, "Settings not saved", str(exc))
             return
         super().accept()
+
+    def _add_quick_search_key(self) -> None:
+        if bind_gnome_key(command_for(Path(self.data_dir.text().strip()), "quick")):
+            QMessageBox.information(self, "Key added", "Ctrl+Alt+Space now opens the quick search (GNOME Settings → "
+                                    "Keyboard → Custom Shortcuts changes it).")
+        else:
+            QMessageBox.warning(self, "Key not added", "GNOME did not take the shortcut; add it by hand in GNOME "
+                                "Settings → Keyboard → Custom Shortcuts (the README gives the command).")
 
     def _choose_data_dir(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose a data folder", self.data_dir.text())
