@@ -244,12 +244,9 @@ class Library:
         `embedder_after`: the embedding model (and the reranker in its child) and the vector store's child too, once
         unused that long (the background service; the app keeps them, so that a search typed in its window never
         waits for them)."""
-        embedder = self.__dict__.get("embedder")
-        if embedder_after is not None and isinstance(embedder, EmbedderProcess):
-            embedder.end_if_unused(embedder_after)
-        vectors = self.__dict__.get("vectors")
-        if embedder_after is not None and isinstance(vectors, VectorStoreProcess):
-            vectors.end_if_unused(embedder_after)  # the service at rest: the store's index goes back too
+        for child in (self.__dict__.get("embedder"), self.__dict__.get("vectors")):
+            if embedder_after is not None and isinstance(child, (EmbedderProcess, VectorStoreProcess)):
+                child.end_if_unused(embedder_after)
         backend = self._llm_backend
         use = getattr(backend, "use", None)
         if use is not None and use.close_if_unused(seconds, backend.close) and self._llm_backend is backend:
@@ -283,8 +280,7 @@ class Library:
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
                filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
-        vectors = self.__dict__.get("vectors")
-        if isinstance(vectors, VectorStoreProcess) and mode != "bm25":
+        if mode != "bm25" and isinstance(vectors := self.__dict__.get("vectors"), VectorStoreProcess):
             vectors.wake()  # after a rest: opened while the query is embedded, not after
         return self._noted(self.searcher.search(query, k=k, mode=mode, rerank=rerank, filters=filters, sort=sort,
                                                 facets=facets))
