@@ -3,6 +3,7 @@ after it has waited, then the next ones (issue 40; target: ≤ 300 MB idle at 10
 
     .venv/bin/python bench/idle_service.py                       # 10,000 chunks
     .venv/bin/python bench/idle_service.py --files 50000 --idle 300
+    .venv/bin/python bench/idle_service.py --files 15000 --keep /tmp/idle-100k   # 105k chunks, kept for reruns
 
 Builds a library of small Markdown files (about two chunks each, rules contexts) with `desktop-rag index`, starts
 `desktop-rag service` on it as a user's session would, and measures from outside: after the catch-up, the RSS of
@@ -73,14 +74,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=5_000, help="files (about two chunks each)")
     parser.add_argument("--idle", type=float, default=120.0, help="seconds of rest sampled")
+    parser.add_argument("--keep", type=Path, help="build the library in this folder and keep it; a library built "
+                        "there before is measured again as it is (indexing takes ~30 min at 100k chunks)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp:
+        tmp = str(args.keep or tmp)
         folder, data_dir = Path(tmp) / "notes", Path(tmp) / "data"
-        write_files(folder, args.files)
         t0 = time.perf_counter()
-        cli(data_dir, "settings", "contexts", "rules")
-        cli(data_dir, "index", str(folder))
+        if not (data_dir / "catalog.sqlite3").exists():
+            write_files(folder, args.files)
+            cli(data_dir, "settings", "contexts", "rules")
+            cli(data_dir, "index", str(folder))
         indexed_s = time.perf_counter() - t0
         chunks = json.loads(cli(data_dir, "stats", "--json", "--local").stdout)["chunks"]
         log = open(Path(tmp) / "service.log", "w")  # noqa: SIM115 — open for the service's whole life
