@@ -57,7 +57,7 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool,
         with feeding(lane, folders) as watcher:
             on_watching(watcher)
             signal.signal(signal.SIGINT, stop_on_ctrl_c)
-            if folders:
+            if folders and not catch_up.cancelled:  # (a stop asked while starting: no catch-up to cut short)
                 # The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content.
                 printer = ProgressPrinter(sys.stderr)
 

@@ -249,8 +249,8 @@ class Library:
                 child.end_if_unused(embedder_after)
         backend = self._llm_backend
         use = getattr(backend, "use", None)
-        if use is not None and use.close_if_unused(seconds, backend.close) and self._llm_backend is backend:
-            self._llm_backend = None
+        if use is not None:  # let go of, then closed: a caller meanwhile gets a new one, not a closed one
+            use.close_if_unused(seconds, self._close_llm_backend if self._llm_backend is backend else backend.close)
         reader = self.__dict__.get("document_reader")
         if isinstance(reader, ReaderProcess):
             reader.end_if_unused(seconds)

@@ -28,6 +28,9 @@ STOP_WAIT_S = 5.0
 # A service that has begun but does not answer yet (its first seconds: imports, the catalog) is waited for this
 # long before the window takes the library anyway.
 STARTING_WAIT_S = 30.0
+# How long the window waits for the service it asked to stop: past the 2 s a stop promises, a service caught in its
+# first seconds on a busy machine (loading, setting up the folders' watches) still hands over.
+HANDOVER_WAIT_S = 15.0
 
 
 def hold_the_service_mark(data_dir: Path):
@@ -142,7 +145,7 @@ def take_over_from_the_service(data_dir: Path) -> str | None:
     library while it is open. Returns what was stopped, or None; raises UserError when it does not stop."""
     if who_answers(data_dir) is None and service_starting(data_dir):
         wait_for_answer(data_dir, STARTING_WAIT_S)
-    return stop_answering(data_dir, only_role=SERVICE_ROLE)
+    return stop_answering(data_dir, HANDOVER_WAIT_S, only_role=SERVICE_ROLE)
 
 
 def wait_for_answer(data_dir: Path, timeout_s: float, role: str | None = None) -> dict | None:

@@ -34,7 +34,7 @@ def wrong_values(argument: Argument) -> list:
     if argument.kind == "integer":
         values = ["5", 2.5, True, [1], {"n": 1}, 2**64, -2**64, 0]
     elif argument.kind == "number":
-        values = ["0.5", True, [0.5], 1e308 * 10, -1, 2]
+        values = ["0.5", True, [0.5], 1e308 * 10, -1, (argument.maximum if argument.maximum is not None else 1) + 1]
     elif argument.kind == "boolean":
         values = ["true", 1, 0, [True]]
     elif argument.kind == "string":

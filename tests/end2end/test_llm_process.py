@@ -79,10 +79,10 @@ def test_the_model_a_regeneration_loaded_and_the_reader_are_given_back_when_unus
     """Issue 37: the model's process held 1.1 GB 25 minutes after its last call: only the background upgrade's own
     end started the clock that gives the model back, so a model loaded by anything else stayed. The document
     reader's child held 780 MB after a first run of 500 files, for good."""
-    import desktop_rag.ui.background as background
+    import desktop_rag.core.runs.lane as lane
     from test_ui import WAIT_MS, index_and_wait, shown_window
 
-    monkeypatch.setattr(background, "RELEASE_MODEL_AFTER_S", 2.0)
+    monkeypatch.setattr(lane, "RELEASE_MODEL_AFTER_S", 2.0)  # the window's write lane gives them back
     (docs / "herons.md").write_text("# Herons\n\nThe grey heron waits at the pond for fish at dawn.\n")
     library = Library(data_dir, Settings(contexts="rules", llm_model="smollm2-135m-instruct-q4_1",
                                          llm_upgrade_when_idle=False), child_processes=True)
@@ -93,7 +93,7 @@ def test_the_model_a_regeneration_loaded_and_the_reader_are_given_back_when_unus
         library.edits.regenerate_context(chunk_id)  # as Review's Regenerate does, on the edit lane
         model = library.llm_backend()
         assert model.loaded
-        qtbot.waitUntil(lambda: not model.loaded, timeout=WAIT_MS)  # given back by the window's own clock
+        qtbot.waitUntil(lambda: not model.loaded, timeout=WAIT_MS)  # given back by the window's write lane
         assert library.llm_backend() is not model  # and the next use loads it again
         qtbot.waitUntil(lambda: not library.document_reader._child.running, timeout=WAIT_MS)
         (docs / "kestrels.md").write_text("# Kestrels\n\nA kestrel hovers over the meadow.\n")
