@@ -7,9 +7,9 @@
    MAKE_WAY_S.
 
 Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
-upgrade starts again MAKE_WAY_S after the last of them. The model's memory is given back RELEASE_MODEL_AFTER_S
-after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is left to upgrade; so is
-the document reader's child.
+upgrade starts again MAKE_WAY_S after the last of them has arrived and ended. The model's memory is given back
+RELEASE_MODEL_AFTER_S after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is
+left to upgrade; so is the document reader's child.
 
 `UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer (ui/background.py); `WriteLane`
 is the order itself, on a thread: `watch`, `serve`, the service, and the app (its task runner's writes and its
@@ -213,6 +213,7 @@ class WriteLane:
             self.doing = None
         if retrying:
             self._retry_after_s = RETRY_FIRST_S
+        self.turn.make_way()  # the upgrade waits MAKE_WAY_S from the end of the last write too
         if self.watcher is not None and summary.busy:
             self.watcher.retry_later(summary.busy)
         self._report(lambda: self.on_batch(batch, summary))
@@ -242,6 +243,7 @@ class WriteLane:
                 self._failed("A run failed", exc)
         finally:
             self.doing = None
+            self.turn.make_way()  # (the person reads the run's end before the upgrade takes the panel)
         self._wake.set()
         return True
 
