@@ -61,16 +61,32 @@ class _Job:
             log.info("a task ended after its window was gone; its result is dropped")
 
 
-class _Lane:
+class _Counted:
+    """Jobs queued or running, counted: waited for (shutdown, tests) and asked whether any is left."""
+
+    def __init__(self):
+        self._pending = 0
+        self._changed = threading.Condition()
+
+    def wait(self, milliseconds: int = -1) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self._pending == 0,
+                                          None if milliseconds < 0 else milliseconds / 1000)
+
+    @property
+    def idle(self) -> bool:
+        return self._pending == 0
+
+
+class _Lane(_Counted):
     """One worker thread running its jobs in submission order. A Python thread, not a QThreadPool: a pool deleted
     with its window waits for its running job in its C++ destructor while holding the GIL, which that job (an
     upgrade's embedding, cut short by Quit) needs to end — the suite hung there for good."""
 
     def __init__(self, name: str):
+        super().__init__()
         self._name = name
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self._pending = 0  # queued or running
-        self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
 
     def start(self, job: _Job) -> None:
@@ -94,26 +110,17 @@ class _Lane:
                     self._pending -= 1
                     self._changed.notify_all()
 
-    def wait(self, milliseconds: int = -1) -> bool:
-        with self._changed:
-            return self._changed.wait_for(lambda: self._pending == 0,
-                                          None if milliseconds < 0 else milliseconds / 1000)
-
-    @property
-    def idle(self) -> bool:
-        return self._pending == 0
 
 
-class _OnWriteLane:
+class _OnWriteLane(_Counted):
     """The runner's write jobs carried out by a WriteLane, counted as a _Lane counts them (wait, idle). The lane
     is its owner's (the window's): it is stopped there, and the jobs it never started are let go of here."""
 
     def __init__(self, lane):
+        super().__init__()
         self._lane = lane
-        self._pending = 0  # queued or running
         self._running = False
         self._stopped = False
-        self._changed = threading.Condition()
 
     def start(self, job: _Job) -> None:
         with self._changed:
@@ -140,14 +147,6 @@ class _OnWriteLane:
             self._pending = 1 if self._running else 0
             self._changed.notify_all()
 
-    def wait(self, milliseconds: int = -1) -> bool:
-        with self._changed:
-            return self._changed.wait_for(lambda: self._pending == 0,
-                                          None if milliseconds < 0 else milliseconds / 1000)
-
-    @property
-    def idle(self) -> bool:
-        return self._pending == 0
 
 
 class TaskRunner(QObject):
