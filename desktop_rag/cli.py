@@ -125,8 +125,6 @@ def _interrupted() -> int:
     return EXIT_INTERRUPTED
 
 
-
-
 # -- search ---------------------------------------------------------------------------------------------------
 
 def cmd_search(args, data_dir: Path) -> int:

@@ -19,10 +19,8 @@ from desktop_rag.errors import DataFolderBusy
 # After a few minutes with nothing to do the service lets go of the embedding model's child (~250 MB): a search
 # after that waits ~1.5 s for it to load again (bench/idle_service.py).
 RELEASE_EMBEDDER_AFTER_S = 180.0
-# How long `stop` waits for the process to be gone: it promises 2 s (a model's call is cut short within one).
-STOP_WAIT_S = 5.0
 # How long a service started by the closing window waits for the window's process to let go of the data folder.
-HANDOVER_WAIT_S = 15.0
+WINDOW_LETS_GO_WAIT_S = 15.0
 
 
 def cmd_watch(args, data_dir: Path) -> int:
@@ -89,7 +87,7 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
 def _take_the_data_folder(host, library, data_dir: Path) -> bool:
     """Answer for the data folder and hold its writer's lock. The window starts the service as it closes, and its
     process may hold both for a moment more (a last step finishing): wait that long, not fail."""
-    deadline = time.monotonic() + HANDOVER_WAIT_S
+    deadline = time.monotonic() + WINDOW_LETS_GO_WAIT_S
     while not host.start():
         if time.monotonic() >= deadline:
             return False
@@ -110,7 +108,7 @@ def cmd_stop(args, data_dir: Path) -> int:
     from desktop_rag.service.background_process import stop_answering
 
     started = time.monotonic()
-    stopped = stop_answering(data_dir, STOP_WAIT_S)
+    stopped = stop_answering(data_dir)  # (it waits STOP_WAIT_S for the process to be gone)
     if stopped is None:
         print(f"Nothing answers for {data_dir}: no desktop-rag service is running for it.", file=sys.stderr)
     else:

@@ -12,6 +12,7 @@ Services menu item; Windows: a shortcut file's "Shortcut key".
 from __future__ import annotations
 
 import ast
+import shlex
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -40,9 +41,9 @@ def bind_gnome_key(command: Sequence[str], key: str = DEFAULT_KEY) -> bool:
         entries.append(ENTRY)
         if _gsettings("set", MEDIA_KEYS, "custom-keybindings", str(entries)) is None:
             return False
-    schema = f"{MEDIA_KEYS}.custom-keybinding:{ENTRY}"
+    schema = f"{MEDIA_KEYS}.custom-keybinding:{ENTRY}"  # (GNOME splits a command as a shell does)
     return all(_gsettings("set", schema, name, value) is not None for name, value in
-               (("name", "desktop-rag quick search"), ("command", " ".join(_quoted(a) for a in command)),
+               (("name", "desktop-rag quick search"), ("command", shlex.join(command)),
                 ("binding", key)))
 
 
@@ -54,13 +55,6 @@ def _paths(listed: str) -> list[str]:
     except (ValueError, SyntaxError):
         return []
     return [p for p in value if isinstance(p, str)] if isinstance(value, list) else []
-
-
-def _quoted(argument: str) -> str:
-    """One argument as GNOME's launcher splits a command line (g_shell_parse_argv: shell quoting)."""
-    if argument and all(c.isalnum() or c in "-_./=:@%+," for c in argument):
-        return argument
-    return "'" + argument.replace("'", "'\\''") + "'"
 
 
 def _gsettings(*arguments: str) -> str | None:

@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from desktop_rag.platform.autostart import command_for, service_command
+from desktop_rag.platform.autostart import command_for
 from desktop_rag.platform.file_locks import lock, unlock
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.errors import UserError
@@ -100,18 +100,22 @@ def who_answers(data_dir: Path) -> dict | None:
         client.close()
 
 
-def start_service(data_dir: Path) -> subprocess.Popen:
-    """The service of this data folder, in a session of its own: it goes on when whoever started it ends. What
-    it says goes to the data folder's log (desktop-rag.log), not to a terminal nobody reads."""
-    log.info("starting the background service of %s", data_dir)
-    return subprocess.Popen(service_command(data_dir), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+def start_detached(data_dir: Path, *arguments: str) -> subprocess.Popen:
+    """A desktop-rag command on this data folder in a session of its own: it goes on when whoever started it
+    ends. What it says goes to the data folder's log (desktop-rag.log), not to a terminal nobody reads."""
+    return subprocess.Popen(command_for(data_dir, *arguments), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
+def start_service(data_dir: Path) -> subprocess.Popen:
+    """The service of this data folder."""
+    log.info("starting the background service of %s", data_dir)
+    return start_detached(data_dir, "service")
+
+
 def start_tray(data_dir: Path) -> None:
-    """The tray icon of this data folder (ui/tray.py), in a session of its own; it ends at once if one runs."""
-    subprocess.Popen(command_for(data_dir, "tray"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=subprocess.DEVNULL, start_new_session=True)
+    """The tray icon of this data folder (ui/tray.py); it ends at once if one runs."""
+    start_detached(data_dir, "tray")
 
 
 def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str | None = None) -> str | None:
@@ -148,13 +152,12 @@ def take_over_from_the_service(data_dir: Path) -> str | None:
     return stop_answering(data_dir, HANDOVER_WAIT_S, only_role=SERVICE_ROLE)
 
 
-def wait_for_answer(data_dir: Path, timeout_s: float, role: str | None = None) -> dict | None:
-    """The hello of the process answering for the data folder once one does (of `role`, if given), or None after
-    `timeout_s`."""
+def wait_for_answer(data_dir: Path, timeout_s: float) -> dict | None:
+    """The hello of the process answering for the data folder once one does, or None after `timeout_s`."""
     deadline = time.monotonic() + timeout_s
     while True:
         hello = who_answers(data_dir)
-        if hello is not None and (role is None or hello.get("role") == role):
+        if hello is not None:
             return hello
         if time.monotonic() >= deadline:
             return None

@@ -93,7 +93,6 @@ class MainWindow(QMainWindow):
         self.changed.connect(self._follow_changes)
         self.runner.error.connect(self.show_error)
         self.follower = FolderFollower(library, self.lane, self)
-        self.follower.arrived.connect(self.background.make_way)  # a saved file goes before the LLM upgrade
         self.follower.applied.connect(self._changes_applied)
         self.follower.failed.connect(self.show_error)
         self.watching_label = QLabel()

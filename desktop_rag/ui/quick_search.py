@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWid
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
-from desktop_rag.service.background_process import start_service
+from desktop_rag.service.background_process import start_service, who_answers
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_manager, open_with_system
 from desktop_rag.ui.hit_list import HitList
@@ -75,11 +75,8 @@ class ServiceSearch:
         return self._client is not None
 
     def service_answers(self) -> bool:
-        """Whether a service answers now (a probe, closed at once: the searches keep their own connection)."""
-        probe = EndpointClient.for_library(self.data_dir)
-        if probe is not None:
-            probe.close()
-        return probe is not None
+        """Whether a service answers now (a probe of its own: the searches keep their connection)."""
+        return who_answers(self.data_dir) is not None
 
     def start_service(self) -> None:
         """The service of this data folder, in a session of its own: it goes on when the popup closes."""

@@ -1,8 +1,8 @@
 """One task runner for all heavy work (the Anki way): indexing, upgrades, edits and searches run on worker
 threads; their results and progress come back to the GUI thread as queued signals.
 
-Four lanes, each one task at a time: runs (index, LLM upgrade, folder removal) share the library's one writer,
-on the window's WriteLane (core/runs/lane.py: the order `watch` and the service follow, where the folder
+Four lanes, each one task at a time: runs (index, sync, folder removal) share the library's one writer, on the
+window's WriteLane (core/runs/lane.py: the order `watch` and the service follow, where the folder
 follower's change batches go before the runs waiting); edits of single contexts are short and have their own
 lane, so a person's edit never waits behind a long run; reads (searches, stats, review rows) have theirs, so a
 search never does either; and loading a model at start has its own, so searches typed meanwhile are not queued
@@ -151,7 +151,8 @@ class _OnWriteLane(_Counted):
 
 class TaskRunner(QObject):
     error = Signal(str)  # a task without its own error handler failed: the window shows this
-    # A run or an edit was asked for: the background LLM upgrade makes way for it (ui/background.py).
+    # An edit was asked for: the background LLM upgrade makes way for it (ui/background.py); a run goes to the
+    # write lane, which makes way for it itself.
     writes_wanted = Signal()
 
     def __init__(self, parent: QObject | None = None, write_lane=None):
@@ -174,11 +175,9 @@ class TaskRunner(QObject):
     def closing(self) -> bool:
         return self._closing.is_set()
 
-    def write(self, work, on_done=None, on_error=None, on_progress=None, background: bool = False) -> None:
-        """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread.
-        `background`: the LLM upgrade itself, for which nothing makes way."""
-        if not background:
-            self.writes_wanted.emit()
+    def write(self, work, on_done=None, on_error=None, on_progress=None) -> None:
+        """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread. (A
+        WriteLane makes its LLM upgrade make way for it by itself.)"""
         self._writes_pending += 1
         self._submit("write", work, on_done, on_error, on_progress)
 

@@ -13,7 +13,6 @@ has answered for the data folder for a while (`desktop-rag stop`, or the window 
 from __future__ import annotations
 
 import logging
-import subprocess
 import sys
 import threading
 import time
@@ -26,8 +25,8 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop_rag.errors import UserError
 from desktop_rag.platform.file_locks import lock
-from desktop_rag.service.background_process import (SERVICE_ROLE, ended_in_order, service_starting, start_service,
-                                                    stop_answering)
+from desktop_rag.service.background_process import (SERVICE_ROLE, ended_in_order, service_starting, start_detached,
+                                                    start_service, stop_answering)
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 from desktop_rag.ui.theme import icon
@@ -197,9 +196,7 @@ class ServiceTray(QObject):
 
     def open_window(self) -> None:
         """The window (an open one comes forward: ui/single_instance.py); it takes the library from the service."""
-        subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(self.data_dir), "gui"],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+        start_detached(self.data_dir, "gui")
 
     def quit_everything(self) -> None:
         """Stop whoever answers (the service, or the window: it closes and starts no service), then end."""

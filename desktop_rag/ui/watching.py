@@ -10,17 +10,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_rag.core.watching.changes import ChangeBatch
-from desktop_rag.core.watching.watch import FolderWatcher, library_watcher
+from desktop_rag.core.watching.watch import FolderWatcher, watching_for
 
 
 class FolderFollower(QObject):
-    arrived = Signal()  # changes were seen (background work should make way)
     applied = Signal(object)  # the IndexSummary of a batch
     failed = Signal(str)  # what failed in the lane, and when it is tried again
     folders_watched = Signal(int)  # how many folders are watched now
-    # Emitted on the watcher's and the lane's threads, delivered in the window's (queued connections).
-    _seen = Signal()
+    # Emitted on the lane's thread, delivered in the window's (queued connections).
     _applied = Signal(object)
     _failed = Signal(str)
 
@@ -31,7 +28,6 @@ class FolderFollower(QObject):
         self._adding: set[str] = set()  # folders whose first run is in hand: watched before the library has them
         lane.on_batch = lambda batch, summary: self._applied.emit(summary)
         lane.on_error = self._failed.emit
-        self._seen.connect(self.arrived)
         self._applied.connect(self.applied)
         self._failed.connect(self.failed)
 
@@ -42,15 +38,9 @@ class FolderFollower(QObject):
     def start(self) -> None:
         """Watch the library's folders (those it has when this runs; folders_changed follows later changes)."""
         if self._watcher is None:
-            self._watcher = library_watcher(self.library, self._folders(), self._take)
-            self.lane.watcher = self._watcher  # told which files to look at again (still being written)
-            self._watcher.start()
+            # Its batches go straight to the lane (from its thread), which makes the upgrade make way.
+            self._watcher = watching_for(self.lane, self._folders())
             self.folders_watched.emit(len(self._watcher.folders))
-
-    def _take(self, batch: ChangeBatch) -> None:
-        """On the watcher's thread: to the lane, and the window told (the LLM upgrade makes way)."""
-        self.lane.add_changes(batch)
-        self._seen.emit()
 
     def folders_changed(self, adding: Sequence[str] = (), added: Sequence[str] = ()) -> None:
         """The library's folders changed. `adding`: folders whose run starts now, watched from its start, so a

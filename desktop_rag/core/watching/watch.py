@@ -170,13 +170,20 @@ def library_watcher(library, folders: Iterable[Path], on_changes: Callable[[Chan
     return FolderWatcher(folders, library.settings.ignore_patterns, on_changes, exclude=[library.data_dir])
 
 
+def watching_for(lane, folders: Iterable[Path]) -> FolderWatcher:
+    """A watcher of `folders`, started, handing its batches to a WriteLane (core/runs/lane.py), which tells it
+    which files were still being written (the app's folder follower stops it; `feeding` does for a block)."""
+    watcher = library_watcher(lane.library, folders, lane.add_changes)
+    lane.watcher = watcher
+    watcher.start()
+    return watcher
+
+
 @contextmanager
 def feeding(lane, folders: Iterable[Path]) -> Iterator[FolderWatcher]:
     """Watch `folders` for as long as the block runs, handing batches to a WriteLane (core/runs/lane.py), which
     tells the watcher which files were still being written."""
-    watcher = library_watcher(lane.library, folders, lane.add_changes)
-    lane.watcher = watcher
-    watcher.start()
+    watcher = watching_for(lane, folders)
     try:
         yield watcher
     finally:
