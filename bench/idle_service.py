@@ -9,7 +9,8 @@ Builds a library of small Markdown files (about two chunks each, rules contexts)
 `desktop-rag service` on it as a user's session would, and measures from outside: after the catch-up, the RSS of
 the service and each of its child processes (the embedding model, the reader, the vector store) while nothing
 happens, sampled for `--idle` seconds; then searches through the endpoint, as `desktop-rag search` and the quick
-popup ask them. Prints one table; run it on a quiet machine or read the figures as ratios.
+popup ask them (the popup asks the service to prepare as it opens, a second before the first search). Prints one
+table; run it on a quiet machine or read the figures as ratios.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_rag.service.endpoint import EndpointClient
 
+TYPING_S = 1.0  # a person typing a few words into the quick popup after it opened
 QUERIES = ["budget line for project", "meeting note about the harbour", "project 12 invoice", "note 4711",
            "what was decided about the budget"]
 
@@ -101,6 +103,8 @@ def main() -> None:
             used = memory_by_process(root)
             rested_again = rest(root, max(args.idle, 200.0))  # past the service's release of the model (180 s)
             after_rest = timed_search(data_dir, QUERIES[1])
+            rest(root, max(args.idle, 200.0))
+            prepared = prepared_search(data_dir, QUERIES[2])
         finally:
             service.terminate()
             service.wait(timeout=30)
@@ -116,6 +120,19 @@ def main() -> None:
     print(f"first search (models loaded on demand): {first * 1000:.0f} ms; next {len(next_ones)}: median "
           f"{statistics.median(next_ones) * 1000:.0f} ms, max {max(next_ones) * 1000:.0f} ms; first after the "
           f"second rest: {after_rest * 1000:.0f} ms (each with a new connection, as a CLI search makes)")
+    print(f"after a third rest, as the quick popup asks (prepare_search as it opens, the search {TYPING_S:.1f} s "
+          f"later): {prepared * 1000:.0f} ms from the keystroke")
+
+
+def prepared_search(data_dir: Path, query: str) -> float:
+    client = EndpointClient.for_library(data_dir)
+    assert client is not None, "the service does not answer"
+    try:
+        client.call("prepare_search")
+    finally:
+        client.close()
+    time.sleep(TYPING_S)
+    return timed_search(data_dir, query)
 
 
 def rest(root: psutil.Process, seconds: float) -> list[dict[str, float]]:

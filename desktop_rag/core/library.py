@@ -122,8 +122,14 @@ class Library:
         return shared_embedder(path, self.settings.embedding_precision, self.settings.embed_batch_size)
 
     def load_embedding_model(self) -> None:
-        """Load it now (the window does, in the background, so that a first search does not wait seconds)."""
+        """Load it now, the vector store's child opened meanwhile (the window at its start; the quick popup as it
+        opens, through the service after a rest): a first search then waits for neither."""
+        self._wake_vectors()
         _ = self.embedder.dimension
+
+    def _wake_vectors(self) -> None:
+        if isinstance(vectors := self.__dict__.get("vectors"), VectorStoreProcess):
+            vectors.wake()  # after a rest: opened on a thread of its own while the query is embedded, not after
 
     @property
     def token_counter(self):
@@ -280,8 +286,8 @@ class Library:
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
                filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
-        if mode != "bm25" and isinstance(vectors := self.__dict__.get("vectors"), VectorStoreProcess):
-            vectors.wake()  # after a rest: opened while the query is embedded, not after
+        if mode != "bm25":
+            self._wake_vectors()
         return self._noted(self.searcher.search(query, k=k, mode=mode, rerank=rerank, filters=filters, sort=sort,
                                                 facets=facets))
 
@@ -334,17 +340,11 @@ class Library:
         stats["data_dir"] = str(self.data_dir)
         stats["dense_index_vectors"] = self.vectors.count()  # a long chunk has one vector per embedder window
         stats["keyword_index_chunks"] = len(self.keywords) if self.keywords.exists else 0
-        stats["index_bytes"] = {
-            "catalog": _size(self.data_dir / CATALOG_FILE),
-            "chroma": _size(self.data_dir / "chroma"),
-            "bm25": _size(self.data_dir / "bm25"),
-        }
+        stats["index_bytes"] = {name: _size(self.data_dir / place)
+                                for name, place in (("catalog", CATALOG_FILE), ("chroma", "chroma"), ("bm25", "bm25"))}
         return stats
 
 
 def _size(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return 0
+    files = [path] if path.is_file() else path.rglob("*") if path.is_dir() else []
+    return sum(p.stat().st_size for p in files if p.is_file())

@@ -198,4 +198,6 @@ OPERATIONS = {operation.name: operation for operation in (
     # The tray's (ui/tray.py): what the process is doing, waiting up to wait_s for a change from `after`.
     Operation("status", (_optional_text("after", 40), Argument("wait_s", "number", 0.0, minimum=0, maximum=30))),
     Operation("pause_background", (Argument("paused", "boolean"),)),
+    # The quick popup's, as it opens: what a search needs is loaded while the person types.
+    Operation("prepare_search"),
 )}

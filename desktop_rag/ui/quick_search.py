@@ -9,7 +9,9 @@ README says how on GNOME and KDE).
 
 from __future__ import annotations
 
+import logging
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,6 +28,8 @@ from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_ma
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import colors_for, icon
+
+log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150  # search as you type: a pause this long between keys asks
 HITS = 8
@@ -44,6 +48,7 @@ class ServiceSearch:
         self.data_dir = data_dir
         self._client: EndpointClient | None = None
         self.started_service = False
+        self._starting = threading.Lock()  # the popup's preparation and its first search may both start it
 
     def __call__(self, query: str) -> SearchResult:
         for attempt in range(2):
@@ -59,8 +64,9 @@ class ServiceSearch:
     def _connect(self) -> EndpointClient:
         client = EndpointClient.for_library(self.data_dir)
         if client is None:
-            if not self.started_service:
-                self.start_service()
+            with self._starting:
+                if not self.started_service:
+                    self.start_service()
             deadline = time.monotonic() + SERVICE_START_S
             while client is None and time.monotonic() < deadline:
                 time.sleep(0.2)
@@ -69,6 +75,20 @@ class ServiceSearch:
                 raise ServiceStarting("the background index did not start: see desktop-rag.log in the data folder")
         self._client = client
         return client
+
+    def prepare(self) -> None:
+        """As the popup opens, on a connection of its own (the searches keep theirs): the service loads what a
+        search needs while the person types; none running, it is started."""
+        client = EndpointClient.for_library(self.data_dir)
+        if client is None:
+            with self._starting:
+                if not self.started_service:
+                    self.start_service()
+            return
+        try:
+            client.call("prepare_search")
+        finally:
+            client.close()
 
     @property
     def connected(self) -> bool:
@@ -123,6 +143,12 @@ class QuickSearch(QWidget):
             self.results.setFocus()
             return True
         return super().eventFilter(watched, event)
+
+    def showEvent(self, event):  # noqa: N802 (Qt's name)
+        """What a search needs is loaded as the popup opens, while the person types: on the load lane, so a first
+        search does not queue behind it. A failure here is the first search's to say."""
+        super().showEvent(event)
+        self.runner.load(self._search.prepare, on_error=lambda message: log.info("quick search: %s", message))
 
     def search_now(self) -> None:
         text = self.field.text().strip()

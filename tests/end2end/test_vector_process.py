@@ -64,3 +64,23 @@ def test_the_service_at_rest_lets_the_store_s_child_go_and_a_search_opens_it_aga
         after = [hit.path for hit in library.search("rudder cable", k=2, mode="dense").hits]
         assert after == before and after[0] == str(docs / "kayak.md")
         assert library.vectors.running and library.embedder.running
+
+
+def test_the_quick_popup_s_preparation_opens_both_children_again_before_any_search(docs, data_dir):
+    """`prepare_search` (the popup asks as it opens) on the service's library at rest: the vector store's child and
+    the embedding model's start, on a thread, so the person's first search finds them ready."""
+    from desktop_rag.config import Settings
+    from desktop_rag.core.library import Library
+    from desktop_rag.service.runs import RunRegistry
+    from desktop_rag.service.tools import LibraryTools, request_handler
+    from waiting import eventually
+
+    (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")
+    with Library(data_dir, Settings(contexts="rules"), child_processes=True) as library:
+        library.index([docs])
+        library.search("rudder cable", k=1)
+        library.release_unused(0, embedder_after=0)
+        assert not library.vectors.running and not library.embedder.running
+        handle = request_handler(LibraryTools(library, RunRegistry(), lambda paths, contexts: "", "a test"))
+        assert handle("prepare_search", {}) == {"served_by": "a test"}
+        eventually(lambda: library.vectors.running and library.embedder.running, timeout=120)

@@ -14,8 +14,9 @@ from desktop_rag.core.text.scripts import ended_as_sentence, mostly_cjk
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument
 
 # rules-2: contexts of Japanese, Chinese and Korean documents in their language; rules-3: no summary sentences;
-# rules-4: no second full stop after a title that ends like a sentence.
-RULES_VERSION = "rules-4"
+# rules-4: no second full stop after a title that ends like a sentence; rules-5: key terms without the function
+# words of German, French and eight more languages, and accented words whole (core/text/keyterms.py).
+RULES_VERSION = "rules-5"
 
 # Licence headers open most source files and say nothing about them; a paragraph mentioning these is skipped.
 _LEGAL = re.compile(r"\b(?:copyright|licen[cs]ed?|spdx|warrant(?:y|ies)|all rights reserved)\b|\(c\)", re.I)

@@ -68,3 +68,18 @@ def test_key_terms_leave_out_the_title_already_in_the_context():
     terms = key_terms(text, 4, exclude="Travel and Expense Policy")
     assert "Travel" not in terms and "Policy" not in terms
     assert "euros" in terms
+
+
+def test_key_terms_of_a_german_text_are_no_function_words_and_keep_umlauts_whole():
+    text = ("Die Menge der offenen Mengen ist eine Topologie, und mit der Hausdorff-Eigenschaft ist der Raum von "
+            "besonderer Art. Ein kompakter Raum ist ein Raum, in dem jede offene Überdeckung eine endliche "
+            "Teilüberdeckung hat. Die Müller-Abbildung ist stetig. Müller und Tychonoff sagen, dass Produkte "
+            "kompakter Räume kompakt sind.")
+    terms = key_terms(text)
+    assert not {"die", "der", "ist", "eine", "ein", "und", "mit", "von", "dem"} & {t.lower() for t in terms}
+    assert "Müller" in terms and "Raum" in terms and "ller" not in terms
+
+
+def test_an_english_text_keeps_words_that_are_function_words_elsewhere():
+    text = "Die casting and fast presses: the die casting line runs fast. Die casting costs fall."
+    assert {"Die", "fast"} <= set(key_terms(text))  # German's "die", Dutch's "fast"... not English's
