@@ -84,3 +84,20 @@ def test_the_quick_popup_s_preparation_opens_both_children_again_before_any_sear
         handle = request_handler(LibraryTools(library, RunRegistry(), lambda paths, contexts: "", "a test"))
         assert handle("prepare_search", {}) == {"served_by": "a test"}
         eventually(lambda: library.vectors.running and library.embedder.running, timeout=120)
+
+
+def test_a_store_made_with_chroma_s_default_sync_threshold_takes_ours(tmp_path):
+    """Chroma re-inserts the vectors written since its last sync each time a store opens (the service's first search
+    after a rest): a store made by an older version (Chroma's 1,000) is given 100, and keeps it."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from desktop_rag.storage.vector_store import COLLECTION, HNSW_CONFIG
+
+    client = chromadb.PersistentClient(path=str(tmp_path / "chroma"), settings=Settings(anonymized_telemetry=False))
+    client.get_or_create_collection(COLLECTION, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None)
+    client.close()
+    for _ in range(2):
+        store = VectorStore(tmp_path / "chroma")
+        assert store._collection.configuration["hnsw"]["sync_threshold"] == HNSW_CONFIG["sync_threshold"] == 100
+        store.close()

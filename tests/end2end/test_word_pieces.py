@@ -56,3 +56,13 @@ def test_spans_are_the_pieces_characters_in_the_text_as_given(both):
         assert all(a <= b for a, b in spans) and spans == sorted(spans), text[:60]
         if unicodedata.normalize("NFKC", text) == text:  # nothing NFKC changes: the very same spans
             assert spans == reference.spans(text), text[:60]
+
+
+def test_the_normalizer_is_read_from_the_head_of_tokenizer_json_as_the_whole_file_has_it(tmp_path):
+    from desktop_rag.core.dense.word_pieces import _normalizer_of
+
+    whole = default_embedding_model_path() / "tokenizer.json"
+    assert _normalizer_of(whole) == json.loads(whole.read_text(encoding="utf-8"))["normalizer"]
+    far = tmp_path / "tokenizer.json"  # a normalizer past the head (a file not saved by `tokenizers`): parsed whole
+    far.write_text(json.dumps({"padding": "x" * 70_000, "normalizer": {"type": "NFKC"}}), encoding="utf-8")
+    assert _normalizer_of(far) == {"type": "NFKC"}
