@@ -22,6 +22,7 @@ from desktop_rag.errors import UserError
 log = logging.getLogger(__name__)
 
 SERVICE_ROLE = "service"
+APP_ROLE = "app"  # the window's process, holding the library while it is open
 # How long a front end waits for the process it asked to stop: a stop promises 2 s (a model's call is cut short
 # within one); past this something is wrong, and the front end says so.
 STOP_WAIT_S = 5.0
@@ -67,9 +68,9 @@ def _mark_path(data_dir: Path) -> Path:
 
 
 def note_the_end(data_dir: Path, orderly: bool) -> None:
-    """The service says how it ended: in order (`desktop-rag stop`, Quit, Ctrl-C, a plain kill, the session's end)
-    or not yet (it has just started). A service gone without an orderly end was killed or crashed: the tray starts
-    it again."""
+    """The process holding the library (the service, or the window) says how it ended: in order (`desktop-rag
+    stop`, Quit, Ctrl-C, a plain kill, the session's end, the window closed) or not yet (it has just begun). One
+    gone without an orderly end was killed or crashed: the tray starts the service (again)."""
     path = endpoint_path(data_dir).with_suffix(".ended")
     try:
         if orderly:

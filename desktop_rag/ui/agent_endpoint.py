@@ -11,6 +11,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.service.activity import Activity
+from desktop_rag.service.background_process import APP_ROLE
 from desktop_rag.service.host import LibraryHost
 from desktop_rag.service.runs import RunRegistry
 
@@ -27,7 +28,7 @@ class AppEndpoint(QObject):
         self.runs = RunRegistry()
         self._activity = activity
         self.host = LibraryHost(library, f"desktop-rag app (process {os.getpid()})", start_run=self._start_run,
-                                runs=self.runs, role="app", on_stop=self.stop_requested.emit)
+                                runs=self.runs, role=APP_ROLE, on_stop=self.stop_requested.emit)
         self.host.tools.activity = self
         self.host.start()  # False when another process answers for this data folder: the app works without it
 

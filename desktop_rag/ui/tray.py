@@ -25,8 +25,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop_rag.errors import UserError
 from desktop_rag.platform.file_locks import lock
-from desktop_rag.service.background_process import (SERVICE_ROLE, ended_in_order, service_starting, start_detached,
-                                                    start_service, stop_answering)
+from desktop_rag.config import Settings
+from desktop_rag.service.background_process import (APP_ROLE, SERVICE_ROLE, ended_in_order, service_starting,
+                                                    start_detached, start_service, stop_answering)
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 from desktop_rag.ui.theme import icon
@@ -54,7 +55,7 @@ def status_words(status: dict | None, starting: bool = False) -> str:
         line = "Idle: the index is up to date"
     elif doing == "paused":
         line = "Background work paused"
-    where = "in the window" if status.get("role") == "app" else "in the background"
+    where = "in the window" if status.get("role") == APP_ROLE else "in the background"
     return f"{line} ({where})"
 
 
@@ -213,13 +214,17 @@ class ServiceTray(QObject):
             self._unanswered_since = self._clock()  # a service loading: not gone
             return
         if self._last_role == SERVICE_ROLE and not ended_in_order(self.data_dir):
-            self._start_again()
+            self._start_again("The background index stopped unexpectedly; it was started again.")
+        elif (self._last_role == APP_ROLE and not ended_in_order(self.data_dir)
+              and Settings.load(self.data_dir).keep_fresh_when_closed):
+            self._start_again("The window ended unexpectedly; the background index keeps your files searchable.")
         elif self._clock() - self._unanswered_since >= self.gone_after_s:
             log.info("nothing answers for %s: the tray ends", self.data_dir)
             self.close()
 
-    def _start_again(self) -> None:
-        """The service was killed or crashed (it noted no orderly end): started again, a few times at most."""
+    def _start_again(self, message: str) -> None:
+        """The service (or the window, as it would have started the service on closing) was killed or crashed: it
+        noted no orderly end. The service is started (again), a few times at most."""
         now = self._clock()
         self._restarts = [t for t in self._restarts if now - t < RESTARTS_WITHIN_S]
         self._last_role, self._unanswered_since = None, now  # until it answers: starting, then gone
@@ -230,9 +235,9 @@ class ServiceTray(QObject):
             self.show_status(None)
             return
         self._restarts.append(now)
-        log.warning("the background service of %s stopped unexpectedly; starting it again", self.data_dir)
+        log.warning("%s (%s)", message, self.data_dir)
         start_service(self.data_dir)
-        self.icon.showMessage("desktop-rag", "The background index stopped unexpectedly; it was started again.")
+        self.icon.showMessage("desktop-rag", message)
         self.show_status(None)
 
     def close(self) -> None:

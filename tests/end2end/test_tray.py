@@ -97,6 +97,44 @@ def test_open_in_the_tray_takes_the_library_into_a_window_and_quit_ends_both(qtb
             psutil.Process(window_pid).kill()
 
 
+def test_a_killed_window_s_folders_are_kept_fresh_by_the_service_the_tray_starts(qtbot, docs, data_dir, tmp_path):
+    """The window holds the library while it is open; killed (it noted no orderly end, and never started the
+    service it would have started on closing), the tray starts the service, which catches up and answers."""
+    import psutil
+
+    from desktop_rag.ui.quick_search import ServiceSearch
+    from desktop_rag.ui.tray import ServiceTray
+
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)  # keep_fresh_when_closed: on
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "index", str(docs))
+    tray = ServiceTray(data_dir)
+    window_pid = None
+    try:
+        tray.start()
+        tray.open_window()  # the menu's Open: a real `desktop-rag gui` process, offscreen
+        qtbot.waitUntil(lambda: tray.state_line.text().endswith("(in the window)"), timeout=120_000)
+        window_pid = who_answers(data_dir)["pid"]
+        psutil.Process(window_pid).kill()
+        psutil.Process(window_pid).wait(timeout=10)
+        (docs / "kayak.md").write_text("# Kayak\n\nThe rudder cable snapped near the skerries.\n")  # meanwhile
+        qtbot.waitUntil(lambda: (who_answers(data_dir) or {}).get("role") == "service", timeout=120_000)
+        qtbot.waitUntil(lambda: tray.state_line.text().endswith("(in the background)"), timeout=30_000)
+
+        search = ServiceSearch(data_dir)  # the next action: the quick popup's search
+        try:
+            qtbot.waitUntil(lambda: bool(hits := search("rudder skerries").hits)
+                            and hits[0].path == str(docs / "kayak.md"), timeout=60_000)
+        finally:
+            search.close()
+    finally:
+        tray.close()
+        if window_pid is not None and psutil.pid_exists(window_pid):
+            psutil.Process(window_pid).kill()
+        if who_answers(data_dir) is not None:
+            stop_and_wait(data_dir)
+
+
 def test_a_killed_service_is_started_again_by_the_tray_and_a_stopped_one_is_not(qtbot, docs, data_dir, tmp_path):
     """Killed (as the OOM killer or a crash would end it), the service noted no orderly end: the tray starts it
     again, and the next search works. Stopped on request, it stays stopped and the tray ends."""
