@@ -247,12 +247,12 @@ class Library:
     def release_unused(self, seconds: float, embedder_after: float | None = None) -> None:
         """The memory of the parts nothing used for `seconds` given back, whoever used them last (the upgrade, a
         person's regeneration, an agent, a run; desktop_rag/use_clock.py); each loads again on its next use.
-        `embedder_after`: the embedding model (and the reranker in its child) and the vector store's child too, once
-        unused that long (the background service; the app keeps them, so that a search typed in its window never
-        waits for them)."""
-        for child in (self.__dict__.get("embedder"), self.__dict__.get("vectors")):
-            if embedder_after is not None and isinstance(child, (EmbedderProcess, VectorStoreProcess)):
-                child.end_if_unused(embedder_after)
+        `embedder_after`: the embedding model (with the reranker) and the vector store's index too, once unused that
+        long (the background service's; the app keeps them: a search typed in its window never waits for them)."""
+        if isinstance(embedder := self.__dict__.get("embedder"), EmbedderProcess) and embedder_after is not None:
+            embedder.end_if_unused(embedder_after)
+        if isinstance(vectors := self.__dict__.get("vectors"), VectorStoreProcess) and embedder_after is not None:
+            vectors.rest_if_unused(embedder_after)
         backend = self._llm_backend
         use = getattr(backend, "use", None)
         if use is not None:  # let go of, then closed: a caller meanwhile gets a new one, not a closed one

@@ -39,3 +39,16 @@ def lower_priority() -> None:
         me.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS if os.name == "nt" else max(me.nice(), NICENESS))
     except psutil.Error:  # not allowed here: the child works as well at the app's priority
         pass
+
+
+def give_back_freed_memory() -> None:
+    """Return the memory freed in this process to the system now (glibc keeps freed pages for reuse: a vector store
+    closed at rest went from 311 to 126 MB, and to 104 after this). Elsewhere the allocator decides."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl): its own allocator returns memory as it can
+        pass

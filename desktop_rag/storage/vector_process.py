@@ -7,6 +7,7 @@ to open the store, so the one-writer rule per data folder holds (the parent keep
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 from collections.abc import Sequence
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from desktop_rag.child_process import ChildFailed, ChildObject
+from desktop_rag.platform.processes import give_back_freed_memory
 from desktop_rag.storage.vector_store import COLLECTION, VectorStore
 
 
@@ -25,14 +27,16 @@ class VectorStoreProcess:
     """VectorStore's methods, run by a child process; calls from several threads are taken one at a time."""
 
     def __init__(self, path: Path, collection: str = COLLECTION):
-        self._child = ChildObject(_open_store, (str(path), collection), name="the vector store",
+        self._child = ChildObject(_StoreInChild, (str(path), collection), name="the vector store",
                                   error=VectorStoreError)
+        self.resting = False  # the child let go of the store's index (rest_if_unused); the next call opens it
 
     @property
     def _process(self):  # for tests that kill the child
         return self._child._process
 
     def _call(self, method: str, *args):
+        self.resting = method == "rest"  # said before the call: a call waiting meanwhile says it opens the store
         try:
             return self._child.call(method, *args)
         except VectorStoreError:
@@ -65,16 +69,20 @@ class VectorStoreProcess:
     def running(self) -> bool:
         return self._child.running
 
-    def end_if_unused(self, seconds: float) -> bool:
-        """The child ended when nothing used it for `seconds` (the background service at rest): the store's index
-        in its memory goes back (~180 MB at 35,000 chunks, bench/idle_service.py), and the next call opens the store
-        again. The parent keeps the data folder's writer lock meanwhile."""
-        return self._child.end_if_unused(seconds)
+    def rest_if_unused(self, seconds: float) -> bool:
+        """The store closed in its child when nothing used it for `seconds` (the background service at rest): its
+        index goes back (311 → ~105 MB at 105k chunks, bench/idle_service.py) and the next call opens it again. The
+        child stays, with Chroma imported: importing it was 0.7 s of the 1.1 s a first search after a rest waited
+        for the store. The parent keeps the data folder's writer lock meanwhile."""
+        if self.resting or not self._child.running or not self._child.use.unused_for(seconds):
+            return False
+        self._call("rest")  # a call arriving meanwhile waits on the lane, then opens the store again
+        return True
 
     def wake(self) -> None:
         """Open the store in its child now, on a thread of its own (a search after a rest embeds its query
         meanwhile: the two children start side by side)."""
-        if not self._child.running:
+        if self.resting or not self._child.running:
             threading.Thread(target=self._wake, name="desktop-rag vector store wake", daemon=True).start()
 
     def _wake(self) -> None:
@@ -87,5 +95,43 @@ class VectorStoreProcess:
         self._child.close()
 
 
-def _open_store(path: str, collection: str) -> VectorStore:
-    return VectorStore(Path(path), collection=collection)
+class _StoreInChild:
+    """The store as its child holds it: opened as the child starts (a store that cannot be opened says so at once),
+    let go of at rest, opened again by the next call."""
+
+    def __init__(self, path: str, collection: str):
+        self._path, self._collection = Path(path), collection
+        self._store: VectorStore | None = VectorStore(self._path, collection=collection)
+
+    def _open(self) -> VectorStore:
+        if self._store is None:
+            self._store = VectorStore(self._path, collection=self._collection)
+        return self._store
+
+    def rest(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+            gc.collect()
+            give_back_freed_memory()
+
+    def count(self) -> int:
+        return self._open().count()
+
+    def chunk_ids(self) -> set[int]:
+        return self._open().chunk_ids()
+
+    def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
+        self._open().add(owners, vectors)
+
+    def windows(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        return self._open().windows(chunk_ids)
+
+    def delete(self, chunk_ids: Sequence[int]) -> None:
+        self._open().delete(chunk_ids)
+
+    def query(self, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
+        return self._open().query(vector, n)
+
+    def reset(self) -> None:
+        self._open().reset()

@@ -2,6 +2,7 @@
 
 import os
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,9 +48,18 @@ def test_a_store_that_cannot_be_opened_says_why(tmp_path):
     store.close()
 
 
-def test_the_service_at_rest_lets_the_store_s_child_go_and_a_search_opens_it_again(docs, data_dir):
-    """The background service's rest (Library.release_unused with embedder_after): the vector store's child and the
-    embedding model's end; the next search starts both again (side by side) and finds what it found before."""
+def files_open_in(store: VectorStoreProcess, folder) -> set[str]:
+    """What the store's child holds open of the store's folder (its index's files, its database)."""
+    import psutil
+
+    return {Path(f.path).name for f in psutil.Process(store._process.pid).open_files()
+            if Path(f.path).is_relative_to(folder)}
+
+
+def test_the_service_at_rest_lets_the_store_s_index_go_and_a_search_opens_it_again(docs, data_dir):
+    """The background service's rest (Library.release_unused with embedder_after): the vector store's child closes
+    the store and the embedding model's child ends; the next search opens both again (side by side) and finds what
+    it found before."""
     from desktop_rag.config import Settings
     from desktop_rag.core.library import Library
 
@@ -58,12 +68,15 @@ def test_the_service_at_rest_lets_the_store_s_child_go_and_a_search_opens_it_aga
     with Library(data_dir, Settings(contexts="rules"), child_processes=True) as library:
         library.index([docs])
         before = [hit.path for hit in library.search("rudder cable", k=2, mode="dense").hits]
-        assert library.vectors.running and library.embedder.running
+        assert not library.vectors.resting and library.embedder.running
+        assert "chroma.sqlite3" in files_open_in(library.vectors, data_dir / "chroma")
         library.release_unused(0, embedder_after=0)
-        assert not library.vectors.running and not library.embedder.running
+        assert library.vectors.resting and not library.embedder.running
+        assert library.vectors.running and not files_open_in(library.vectors, data_dir / "chroma")  # let go of
+        assert not library.vectors.rest_if_unused(0)  # already resting: the child is not asked again
         after = [hit.path for hit in library.search("rudder cable", k=2, mode="dense").hits]
         assert after == before and after[0] == str(docs / "kayak.md")
-        assert library.vectors.running and library.embedder.running
+        assert not library.vectors.resting and library.embedder.running
 
 
 def test_the_quick_popup_s_preparation_opens_both_children_again_before_any_search(docs, data_dir):
@@ -80,10 +93,10 @@ def test_the_quick_popup_s_preparation_opens_both_children_again_before_any_sear
         library.index([docs])
         library.search("rudder cable", k=1)
         library.release_unused(0, embedder_after=0)
-        assert not library.vectors.running and not library.embedder.running
+        assert library.vectors.resting and not library.embedder.running
         handle = request_handler(LibraryTools(library, RunRegistry(), lambda paths, contexts: "", "a test"))
         assert handle("prepare_search", {}) == {"served_by": "a test"}
-        eventually(lambda: library.vectors.running and library.embedder.running, timeout=120)
+        eventually(lambda: not library.vectors.resting and library.embedder.running, timeout=120)
 
 
 def test_a_store_made_with_chroma_s_default_sync_threshold_takes_ours(tmp_path):
