@@ -115,23 +115,8 @@ class _StoreInChild:
             gc.collect()
             give_back_freed_memory()
 
-    def count(self) -> int:
-        return self._open().count()
-
-    def chunk_ids(self) -> set[int]:
-        return self._open().chunk_ids()
-
-    def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
-        self._open().add(owners, vectors)
-
-    def windows(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
-        return self._open().windows(chunk_ids)
-
-    def delete(self, chunk_ids: Sequence[int]) -> None:
-        self._open().delete(chunk_ids)
-
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
-        return self._open().query(vector, n)
-
-    def reset(self) -> None:
-        self._open().reset()
+    def __getattr__(self, name: str):
+        """VectorStore's methods (count, add, query…), of the store opened again if it rested."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._open(), name)
