@@ -16,8 +16,9 @@ from pathlib import Path
 
 from desktop_rag.errors import DataFolderBusy
 
-# After a few minutes with nothing to do the service lets go of the embedding model's child (~250 MB): a search
-# after that waits ~1.5 s for it to load again (bench/idle_service.py).
+# After a few minutes with nothing to do the service lets go of the embedding model's child (242 MB) and of the
+# vector store's index (~220 MB at 105k chunks): a search after that waits ~1.1 s for them (bench/idle_service.py),
+# none when the quick popup asked the service to prepare as it opened.
 RELEASE_EMBEDDER_AFTER_S = 180.0
 # How long a service started by the closing window waits for the window's process to let go of the data folder.
 WINDOW_LETS_GO_WAIT_S = 15.0
