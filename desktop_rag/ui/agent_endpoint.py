@@ -11,7 +11,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.service.activity import Activity
-from desktop_rag.service.background_process import APP_ROLE
+from desktop_rag.service.background_process import APP_ROLE, note_the_end
 from desktop_rag.service.host import LibraryHost
 from desktop_rag.service.runs import RunRegistry
 
@@ -30,7 +30,11 @@ class AppEndpoint(QObject):
         self.host = LibraryHost(library, f"desktop-rag app (process {os.getpid()})", start_run=self._start_run,
                                 runs=self.runs, role=APP_ROLE, on_stop=self.stop_requested.emit)
         self.host.tools.activity = self
-        self.host.start()  # False when another process answers for this data folder: the app works without it
+        # False when another process answers for this data folder: the app works without it. True: the window holds
+        # the library, and says so until it closes in order (killed meanwhile, the tray starts the service).
+        self._holds = self.host.start()
+        if self._holds:
+            note_the_end(library.data_dir, orderly=False)
 
     def _start_run(self, paths: list[str], contexts: str) -> str:
         run = self.runs.new(paths, contexts)
@@ -44,6 +48,10 @@ class AppEndpoint(QObject):
         self.pause_requested.emit(paused)
 
     def stop(self) -> None:
+        """First thing as the window closes: the orderly end is noted before the endpoint goes quiet, so that the
+        tray never takes a window closing for one killed."""
+        if self._holds:
+            note_the_end(self.host.library.data_dir, orderly=True)
         self.host.stop()
 
 

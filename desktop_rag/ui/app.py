@@ -17,8 +17,7 @@ from desktop_rag.errors import LOG_FILE, UserError
 from desktop_rag.logs import log_to_data_folder, stop_logging
 from desktop_rag.platform.private_paths import private_folder
 from desktop_rag.remedies import STOP_SERVICE
-from desktop_rag.service.background_process import (note_the_end, start_service, start_tray,
-                                                    take_over_from_the_service)
+from desktop_rag.service.background_process import start_service, start_tray, take_over_from_the_service
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.notices import first_time
 from desktop_rag.ui.main_window import MainWindow
@@ -49,7 +48,6 @@ class AppSession:
         # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
         # holds the GIL or the CPU and froze the window; desktop_rag/child_process.py).
         library = Library(data_dir, child_processes=True)
-        note_the_end(data_dir, orderly=False)  # until it closes: killed meanwhile, the tray hands over to the service
         window = MainWindow(library)
         window.data_folder_chosen.connect(self.switch)
         window.quit_requested.connect(self.quit_everything)
@@ -113,7 +111,6 @@ class AppSession:
         wants the index kept fresh (the setting, on by default) and did not ask to quit everything."""
         keep_fresh = library.settings.keep_fresh_when_closed and not self.quitting_everything
         _close_library(library, runner)
-        note_the_end(library.data_dir, orderly=True)
         if keep_fresh:
             try:
                 start_service(library.data_dir)

@@ -27,7 +27,7 @@ from desktop_rag.errors import UserError
 from desktop_rag.platform.file_locks import lock
 from desktop_rag.config import Settings
 from desktop_rag.service.background_process import (APP_ROLE, SERVICE_ROLE, ended_in_order, service_starting,
-                                                    start_detached, start_service, stop_answering)
+                                                    start_detached, start_service, stop_answering, who_answers)
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 from desktop_rag.ui.theme import icon
@@ -213,10 +213,12 @@ class ServiceTray(QObject):
         if service_starting(self.data_dir):
             self._unanswered_since = self._clock()  # a service loading: not gone
             return
-        if self._last_role == SERVICE_ROLE and not ended_in_order(self.data_dir):
+        # Gone without an orderly end, and nobody answers now (a window taking the library over answers before the
+        # follower hears of it: it must not be taken for a service that died).
+        ended_badly = not ended_in_order(self.data_dir) and who_answers(self.data_dir) is None
+        if ended_badly and self._last_role == SERVICE_ROLE:
             self._start_again("The background index stopped unexpectedly; it was started again.")
-        elif (self._last_role == APP_ROLE and not ended_in_order(self.data_dir)
-              and Settings.load(self.data_dir).keep_fresh_when_closed):
+        elif ended_badly and self._last_role == APP_ROLE and Settings.load(self.data_dir).keep_fresh_when_closed:
             self._start_again("The window ended unexpectedly; the background index keeps your files searchable.")
         elif self._clock() - self._unanswered_since >= self.gone_after_s:
             log.info("nothing answers for %s: the tray ends", self.data_dir)
