@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 
-from desktop_rag.core.text.keyterms import CJK_TERM, STOPWORDS, cjk_key_terms, key_terms
+from desktop_rag.core.text.keyterms import CJK_TERM, LETTERS, STOPWORDS, cjk_key_terms, key_terms
 from desktop_rag.core.text.scripts import CJK_CLASS, SENTENCE_ENDS
 
 WEIGHTS = {"length": 0.105, "relevance": 0.175, "coherence": 0.105, "specificity": 0.14, "faithfulness": 0.175,
            "adds": 0.3}
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(f"[{LETTERS}][{LETTERS}0-9]*")  # "Müller" one word, as key terms read it
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 TARGET_WORDS = (8, 45)
 _BOILERPLATE = re.compile(

@@ -13,8 +13,8 @@ from functools import cache
 
 # Letters of the alphabets written with spaces between words (Latin with its accents, Greek, Cyrillic): "Müller"
 # is one word, not "ller". Kanji and kana are cjk_key_terms' (no spaces to split on).
-_LETTER = "A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff"
-_WORD = re.compile(f"[{_LETTER}][{_LETTER}0-9]*(?:[.:][{_LETTER}][{_LETTER}0-9]*)*")
+LETTERS = "A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff"
+_WORD = re.compile(f"[{LETTERS}][{LETTERS}0-9]*(?:[.:][{LETTERS}][{LETTERS}0-9]*)*")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
 
 STOPWORDS = frozenset(

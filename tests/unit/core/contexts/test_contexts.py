@@ -83,3 +83,10 @@ def test_key_terms_of_a_german_text_are_no_function_words_and_keep_umlauts_whole
 def test_an_english_text_keeps_words_that_are_function_words_elsewhere():
     text = "Die casting and fast presses: the die casting line runs fast. Die casting costs fall."
     assert {"Die", "fast"} <= set(key_terms(text))  # German's "die", Dutch's "fast"... not English's
+
+
+def test_a_context_s_words_are_read_whole_in_accented_and_cyrillic_text():
+    from desktop_rag.core.contexts.quality import content_words
+
+    assert {"müller", "größe", "éléphant", "москва"} <= content_words("Müller misst die Größe; éléphant à Москва.")
+    assert "ller" not in content_words("Müller")
