@@ -188,7 +188,7 @@ class LibraryTools:
 
     def prepare_search(self) -> dict:
         """Load the embedding model and open the vector store now, on a thread, and answer at once: after the
-        service's rest they take ~1.4 s at 105k chunks (bench/idle_service.py), the time a person takes to type."""
+        service's rest they take ~1.1 s at 105k chunks (bench/idle_service.py), the time a person takes to type."""
         threading.Thread(target=self._load_search_models, name="desktop-rag prepare search", daemon=True).start()
         return {"served_by": self.served_by}
 

@@ -101,7 +101,8 @@ class _StoreInChild:
 
     def __init__(self, path: str, collection: str):
         self._path, self._collection = Path(path), collection
-        self._store: VectorStore | None = VectorStore(self._path, collection=collection)
+        self._store: VectorStore | None = None
+        self._open()
 
     def _open(self) -> VectorStore:
         if self._store is None:

@@ -64,9 +64,7 @@ class ServiceSearch:
     def _connect(self) -> EndpointClient:
         client = EndpointClient.for_library(self.data_dir)
         if client is None:
-            with self._starting:
-                if not self.started_service:
-                    self.start_service()
+            self._start_service_once()
             deadline = time.monotonic() + SERVICE_START_S
             while client is None and time.monotonic() < deadline:
                 time.sleep(0.2)
@@ -81,14 +79,17 @@ class ServiceSearch:
         search needs while the person types; none running, it is started."""
         client = EndpointClient.for_library(self.data_dir)
         if client is None:
-            with self._starting:
-                if not self.started_service:
-                    self.start_service()
+            self._start_service_once()
             return
         try:
             client.call("prepare_search")
         finally:
             client.close()
+
+    def _start_service_once(self) -> None:
+        with self._starting:
+            if not self.started_service:
+                self.start_service()
 
     @property
     def connected(self) -> bool:

@@ -111,7 +111,6 @@ class _Lane(_Counted):
                     self._changed.notify_all()
 
 
-
 class _OnWriteLane(_Counted):
     """The runner's write jobs carried out by a WriteLane, counted as a _Lane counts them (wait, idle). The lane
     is its owner's (the window's): it is stopped there, and the jobs it never started are let go of here."""
@@ -146,7 +145,6 @@ class _OnWriteLane(_Counted):
             self._stopped = True
             self._pending = 1 if self._running else 0
             self._changed.notify_all()
-
 
 
 class TaskRunner(QObject):

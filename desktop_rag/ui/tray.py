@@ -215,7 +215,8 @@ class ServiceTray(QObject):
             return
         # Gone without an orderly end, and nobody answers now (a window taking the library over answers before the
         # follower hears of it: it must not be taken for a service that died).
-        ended_badly = not ended_in_order(self.data_dir) and who_answers(self.data_dir) is None
+        ended_badly = (self._last_role in (SERVICE_ROLE, APP_ROLE) and not ended_in_order(self.data_dir)
+                       and who_answers(self.data_dir) is None)
         if ended_badly and self._last_role == SERVICE_ROLE:
             self._start_again("The background index stopped unexpectedly; it was started again.")
         elif ended_badly and self._last_role == APP_ROLE and Settings.load(self.data_dir).keep_fresh_when_closed:

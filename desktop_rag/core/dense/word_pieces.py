@@ -160,18 +160,17 @@ def _normalizer_of(tokenizer_json: Path) -> dict:
 
     with open(tokenizer_json, encoding="utf-8") as file:
         head = file.read(_HEAD_CHARS)
-    key = head.find('"normalizer":')
-    if key >= 0:
-        value = key + len('"normalizer":')
-        value += len(head[value:]) - len(head[value:].lstrip())
+    key = _NORMALIZER_KEY.search(head)
+    if key is not None:
         try:
-            return json.JSONDecoder().raw_decode(head, value)[0]
+            return json.JSONDecoder().raw_decode(head, key.end())[0]
         except ValueError:
             pass  # cut by the head's end: the whole file then
     return json.loads(tokenizer_json.read_text(encoding="utf-8"))["normalizer"]
 
 
 _HEAD_CHARS = 65_536  # the default model's normalizer ends within the first 2.5 KB
+_NORMALIZER_KEY = re.compile(r'"normalizer":\s*')
 
 
 def word_pieces(model_path: Path) -> SentencePieceTokens | TokenizersTokens:
