@@ -8,6 +8,7 @@ from them only changes when the document does.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from functools import cache
 
@@ -67,7 +68,9 @@ def stop_words_of(text: str) -> frozenset[str]:
 
 
 def key_terms(text: str, limit: int = 8, exclude: str = "") -> list[str]:
-    """The `limit` best terms of `text`; words of `exclude` (the title, already in the context) are left out."""
+    """The `limit` best terms of `text`; words of `exclude` (the title, already in the context) are left out.
+    NFKC first: PDFs set "Deﬁnition" with a ligature, which split it into "De" and "nition" (a German PDF's terms)."""
+    text = unicodedata.normalize("NFKC", text)
     excluded = {w.lower() for w in _WORD.findall(exclude)}
     stop_words = stop_words_of(text)
     counts: Counter[str] = Counter()

@@ -90,3 +90,9 @@ def test_a_context_s_words_are_read_whole_in_accented_and_cyrillic_text():
 
     assert {"müller", "größe", "éléphant", "москва"} <= content_words("Müller misst die Größe; éléphant à Москва.")
     assert "ller" not in content_words("Müller")
+
+
+def test_a_ligature_set_by_a_pdf_does_not_split_a_key_term():
+    text = "Deﬁnition 1.2. Eine Deﬁnition der Stetigkeit. Die Deﬁnition gilt für jeden Raum."
+    terms = key_terms(text)
+    assert "Definition" in terms and "nition" not in terms
