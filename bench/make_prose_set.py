@@ -6,7 +6,7 @@ words favours keyword search). Same layout as ../shared/datasets/codebase, so `d
     python bench/make_prose_set.py [OUT_FOLDER] [--every N]     (default ~/.cache/desktop-rag/datasets/pyref, N=6)
 
 ~5 s per question with the 1.5B model on 2 cores. The set is generated, not shipped: nothing is tuned to it
-alone (the README's fusion table shows it beside codebase and jsquad).
+alone (docs/benchmarks.md's fusion table shows it beside codebase and jsquad).
 """
 
 from __future__ import annotations

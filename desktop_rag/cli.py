@@ -348,7 +348,7 @@ def cmd_settings(args, data_dir: Path) -> int:
 # -- eval, demo -----------------------------------------------------------------------------------------------
 
 def cmd_eval(args, data_dir: Path) -> int:
-    from desktop_rag.core import evaluation
+    from desktop_rag.core import evaluation, evaluation_compare
 
     cutoffs = [int(k) for k in args.k.split(",")]
     dataset = evaluation.every_nth_document(evaluation.load_dataset(args.dataset), args.every)
@@ -359,12 +359,17 @@ def cmd_eval(args, data_dir: Path) -> int:
         else:
             evaluation.print_table(rows, cutoffs, sys.stdout)
         return 0
-    config = evaluation.EvalConfig(contexts=args.contexts, mode=args.mode, rerank=args.rerank)
-    report = evaluation.evaluate(dataset, config, cutoffs, Settings.load(data_dir), log=sys.stderr)
+    configs = [evaluation.EvalConfig(contexts=args.contexts, mode=mode, rerank=args.rerank) for mode in args.mode]
+    earlier = evaluation_compare.load_reports(args.compare) if args.compare else None  # a wrong path fails first
+    reports = evaluation.evaluate_modes(dataset, configs, cutoffs, Settings.load(data_dir), log=sys.stderr)
     if args.json:
-        print(json.dumps(asdict(report)))
+        print(json.dumps(asdict(reports[0]) if len(reports) == 1 else [asdict(r) for r in reports]))
     else:
-        evaluation.print_table([report], cutoffs, sys.stdout)
+        evaluation.print_table(reports, cutoffs, sys.stdout)
+    if earlier is not None:
+        texts = {query["_id"]: query["text"] for query in dataset.queries}
+        evaluation_compare.print_comparison(earlier, [asdict(r) for r in reports], cutoffs,
+                                            sys.stderr if args.json else sys.stdout, texts)
     return 0
 
 

@@ -114,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="measure retrieval on a pre-chunked dataset (BEIR-like layout)")
     evaluate.add_argument("dataset", type=Path, metavar="DATASET_DIR")
     evaluate.add_argument("--contexts", choices=CONTEXT_CHOICES, default="rules")
-    evaluate.add_argument("--mode", choices=MODES, default="hybrid")
+    evaluate.add_argument("--mode", type=_modes, default=["hybrid"], metavar="MODE[,MODE…]",
+                          help=f"one or more of {', '.join(MODES)}, comma-separated, scored on one index "
+                               "(default hybrid)")
     evaluate.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=False)
     evaluate.add_argument("-k", default="5,10,20", help="cut-offs, comma-separated (default 5,10,20)")
     evaluate.add_argument("--all", action="store_true", help="print the comparison table of configurations")
@@ -122,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="only every N-th document and the queries answered inside them (for slow "
                                "configurations)")
     evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--compare", type=Path, metavar="OLD.json",
+                          help="print this run beside an earlier `eval --json` run: recall per mode and cut-off, "
+                               "and the questions that moved past a cut-off")
 
     commands.add_parser("demo", help="index the bundled sample documents and run a few searches")
     gui = commands.add_parser("gui", help="open the desktop app (also what the bare command does); when it is open "
@@ -135,3 +140,12 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
     return value
+
+
+def _modes(text: str) -> list[str]:
+    """"hybrid,bm25" → ["hybrid", "bm25"], each one of the search's modes."""
+    modes = [mode.strip() for mode in text.split(",") if mode.strip()]
+    wrong = [mode for mode in modes if mode not in MODES]
+    if wrong or not modes:
+        raise argparse.ArgumentTypeError(f"not a mode: {', '.join(wrong) or text!r} (choose from {', '.join(MODES)})")
+    return modes

@@ -135,7 +135,7 @@ class Settings:
         "auto", "How chunk contexts are written: auto (rules at once, the LLM's in the background), "
         "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES)
     # Local model for LLM contexts: a packaged model name (see `desktop_rag.core.llm.models`) or a GGUF file path.
-    # The 1.5B model's per-chunk sentences are the LLM level that measured better than rules (README).
+    # The 1.5B model's per-chunk sentences are the LLM level that measured better than rules (docs/benchmarks.md).
     llm_model: str = setting(
         "qwen2.5-coder-1.5b-instruct-q4_k_m",
         "The model that writes contexts: a packaged model's name, or the path of a GGUF file", rebuilds=_LLM)
@@ -154,7 +154,7 @@ class Settings:
         0, "Quote at most this many characters of a chunk to the model (0: all)",
         minimum=0)
     # Questions each chunk answers, written by the model after its chunk sentence and keyword-indexed with the
-    # context (doc2query; core/llm/prompts.py CHUNK_QUESTIONS). Measured in README "Questions the chunk answers".
+    # context (doc2query; core/llm/prompts.py CHUNK_QUESTIONS). Measured: docs/benchmarks.md, "Questions…".
     llm_questions: int = setting(
         0, "Questions the LLM writes per chunk, keyword-indexed with its context (0: none)", minimum=0, maximum=3,
         effect="applies to chunks the LLM writes contexts for from now on")
@@ -229,9 +229,10 @@ class Settings:
         choices=EMBEDDING_PRECISIONS, rebuilds=frozenset({"embedder"}))
     # Search
     candidates: int = setting(100, "Candidates each retriever gives the fusion", minimum=1)
-    # How the keyword and meaning lists are merged (core/search/fusion.py; chosen by bench/fusion.py, README "Fusion").
+    # How the keyword and meaning lists are merged (core/search/fusion.py; docs/benchmarks.md, "Search quality").
     fusion: str = setting("convex", "How the keyword and meaning lists are merged", choices=FUSION_METHODS)
-    fusion_bm25_weight: float = setting(0.6, "Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1)
+    # 0.65 over 0.6 (issue 48, bench/fusion.py): R@1 up on code, Japanese and prose alike, R@5 not lower, R@20 less.
+    fusion_bm25_weight: float = setting(0.65, "Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1)
     rrf_k: int = setting(60, "Reciprocal rank fusion's rank offset", minimum=1)
     rerank: bool = setting(False, "Rerank results with the cross-encoder by default")
     rerank_model: str = setting(

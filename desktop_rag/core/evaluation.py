@@ -221,9 +221,22 @@ def stored_contexts(library, chunk_names: dict[int, str]) -> dict[str, dict]:
 
 def evaluate(dataset: Dataset, config: EvalConfig, cutoffs: list[int], settings: Settings,
              log: TextIO | None = None) -> EvalReport:
-    indexed = _IndexedDataset(dataset, config.contexts, settings, log)
+    return evaluate_modes(dataset, [config], cutoffs, settings, log)[0]
+
+
+def evaluate_modes(dataset: Dataset, configs: list[EvalConfig], cutoffs: list[int], settings: Settings,
+                   log: TextIO | None = None) -> list[EvalReport]:
+    """Several search modes (configs sharing one contexts choice) scored on one indexed library: the indexing,
+    which is most of an evaluation's time, is done once."""
+    if len({config.contexts for config in configs}) != 1:
+        raise ValueError("evaluate_modes: one contexts choice for all configurations")
+    indexed = _IndexedDataset(dataset, configs[0].contexts, settings, log)
     try:
-        return _score(indexed, dataset, config, cutoffs, log)
+        reports = []
+        for config in configs:
+            reports.append(_score(indexed, dataset, config, cutoffs, log))
+            indexed.build_seconds = 0.0  # the build is counted once, on the first report
+        return reports
     finally:
         indexed.close()
 

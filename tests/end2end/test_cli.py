@@ -153,6 +153,19 @@ def test_eval_on_a_small_prechunked_dataset(tmp_path, data_dir):
     for label in ("plain, dense", "plain, hybrid", "rules contexts, dense", "rules contexts, hybrid"):
         assert label in table
 
+    # Several modes on one index, beside an earlier run: recall side by side and the questions that moved.
+    earlier = dict(report, first_relevant_rank={"q1": 9, "q2": report["first_relevant_rank"]["q2"], "q3": 1})
+    earlier["recall"] = {"1": 0.0, "3": 0.5}
+    (tmp_path / "old.json").write_text(json.dumps(earlier))
+    both = cli(data_dir, "eval", str(dataset), "--mode", "hybrid,bm25", "-k", "1,3", "--compare",
+               str(tmp_path / "old.json")).stdout
+    assert "rules contexts, hybrid" in both and "rules contexts, bm25" in both
+    rows = [line.split() for line in both.splitlines()]
+    assert ["rules,", "hybrid", "R@3", "50.00", "100.00", "+50.00"] in rows
+    assert any(row[:2] == ["+", "q1"] and row[2] == "9" for row in rows)  # q1 rose from 9th into the top 3
+    wrong = cli(data_dir, "eval", str(dataset), "--mode", "hybrid,fast", check=False)
+    assert wrong.returncode != 0 and "not a mode: fast" in wrong.stderr
+
 
 def test_every_setting_is_described_once_and_checked_on_set_and_on_load(data_dir):
     from dataclasses import fields

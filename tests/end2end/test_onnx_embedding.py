@@ -44,7 +44,7 @@ def test_int8_vectors_are_the_reference_model_s_on_real_chunks(reference_and_int
     texts = real_chunks()
     cosines = np.sum(reference.embed(texts) * int8.embed(texts), axis=1)
     # Measured on 160 code chunks of the codebase set: mean 0.998, lowest 0.995; recall@5 within a question of
-    # float32's on three sets (README "A whole home folder").
+    # float32's on three sets (docs/benchmarks.md "A whole home folder").
     assert cosines.mean() >= 0.99 and cosines.min() >= 0.97, cosines
     query = "how does Python decide which branch of an if statement runs"
     assert float(reference.embed_query(query) @ int8.embed_query(query)) >= 0.99

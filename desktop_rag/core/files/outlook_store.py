@@ -6,8 +6,8 @@ body, its attached files), so it is read, named and opened exactly as a message 
 containers.py); its folder ("Inbox/Projects") comes with it. Messages are numbered in the order the file lists
 them, and that number is its place: a hit opens its message by walking to it, reading no other.
 
-Left out, said in the README: a calendar item, contact or task is read only for what it shares with mail (subject,
-body); an Outlook item attached to a message inside a PST (libpff gives its raw properties only).
+Left out, said in docs/formats.md: a calendar item, contact or task is read only for what it shares with mail
+(subject, body); an Outlook item attached to a message inside a PST (libpff gives its raw properties only).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Merging the keyword list and the meaning list into one ranking.
 
-Two families, measured side by side in bench/fusion.py on three sets (README, "Fusion"):
+Two families, measured side by side in bench/fusion.py on three sets (docs/benchmarks.md, "Fusion"):
 - reciprocal rank fusion (RRF): each list adds weight / (k + rank); ranks only, no calibration needed;
 - a convex combination of normalized scores: alpha · BM25 / best BM25 + (1 − alpha) · cosine rescaled over the
   candidates. Scores keep what ranks throw away: a chunk that BM25 scores far above the rest (a rare word that
@@ -29,7 +29,8 @@ FUSIONS = {
     "convex a=0.3": Fusion("convex", 0.3),
     "convex a=0.4": Fusion("convex", 0.4),
     "convex a=0.5": Fusion("convex", 0.5),
-    "convex a=0.6 (the default)": Fusion("convex", 0.6),
+    "convex a=0.6": Fusion("convex", 0.6),
+    "convex a=0.65 (the default)": Fusion("convex", 0.65),
     "convex a=0.7": Fusion("convex", 0.7),
 }
 

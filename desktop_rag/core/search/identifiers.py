@@ -3,9 +3,9 @@ holds them verbatim.
 
 The keyword index splits such a word into its parts (diff, executor) so that "diff executor" finds it; a passage
 that merely talks of executors then scores close to the one that names `DiffExecutor`. Measured with
-bench/signals.py on the three evaluation sets (README, "Signals beyond the two lists"): a bonus of 0.1 × the share
-of the query's identifiers a candidate holds moved 12 questions' first relevant passage up and none down; the other
-signals tried there did not measure better on every set and are left out.
+bench/signals.py on the three evaluation sets (docs/benchmarks.md, "Signals beyond the two lists"): a bonus of
+0.1 × the share of the query's identifiers a candidate holds moved 12 questions' first relevant passage up and none
+down; the other signals tried there did not measure better on every set and are left out.
 """
 
 from __future__ import annotations

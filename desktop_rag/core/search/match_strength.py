@@ -19,7 +19,7 @@ from desktop_rag.core.search.query import ParsedQuery
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 
 # Below this strength a hit is a weak match; a result with no hit above it says "no good match" (bench/fusion.py
-# prints the strength of the best hit for real and nonsense queries; README "Match strength").
+# prints the strength of the best hit for real and nonsense queries; docs/benchmarks.md "Match strength").
 GOOD_MATCH = 0.5
 STRONG_MATCH = 0.8
 # A cosine this far above the candidates' median counts as a full-strength match in meaning.

@@ -6,7 +6,7 @@
 - Chinese, Japanese and Korean are written without spaces between words, so a run of their characters is indexed
   as overlapping character pairs ("物流コスト" → 物流 流コ コス スト), as Lucene's CJK analyzer and Recoll do; a
   lone character is a token of its own. Measured on jsquad against a morphological analyzer (SudachiPy) in the
-  README: bigrams need no dictionary (SudachiPy's is 70 MB) and serve Chinese and Korean as well.
+  docs/benchmarks.md: bigrams need no dictionary (SudachiPy's is 70 MB) and serve Chinese and Korean as well.
 - Names with symbols people search for, `C++`, `C#`, `F#`, are one token each, not "c".
 
 Every token keeps the span of the text it came from, so a hit highlights exactly what BM25 matched.

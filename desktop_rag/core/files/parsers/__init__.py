@@ -5,6 +5,7 @@ A parser raises ParseError with a reason a person can act on; the pipeline recor
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path, PurePath
 from collections.abc import Callable, Mapping
 
@@ -13,6 +14,7 @@ from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_off
                                            outlook, paged, rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
+from desktop_rag.core.files.titles import fitting_title
 from desktop_rag.documents import NAME_ONLY, ParsedDocument
 
 Parser = Callable[[bytes, str], ParsedDocument]
@@ -82,6 +84,7 @@ NOT_READ_EXTENSIONS = frozenset(
 )
 
 DOCUMENT, MAYBE_TEXT, NOT_READ = "document", "maybe text", "not read"
+_TITLED_BY_SENDER = frozenset({"email", "outlook"})
 
 
 def file_kind(path: PurePath) -> str:
@@ -173,7 +176,10 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     if not data:  # nothing to read: the indexer knows it by its name (documents.NAME_ONLY)
         return ParsedDocument(text="", title=path.stem, parser=NAME_ONLY)
     # A document may have no text (a deck of charts, a blank page): the indexer knows it by its name and metadata.
-    return parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
+    document = parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
+    if document.parser in _TITLED_BY_SENDER:  # a mail's subject is what people remember it by, whatever it says
+        return document
+    return dataclasses.replace(document, title=fitting_title(document, path.stem))
 
 
 __all__ = [

@@ -27,7 +27,7 @@ _DEFINITION = re.compile(
 # return type, modifiers; none before `Class::Class`), the name, its parameters, then the body's brace or a `throws`
 # clause ending the line.
 # Without it a Java file's only heading was its class, so a chunk that starts inside `testExecute_dockerClient()`
-# carried no trace of the method's name (codebase set, README "Signals").
+# carried no trace of the method's name (codebase set, docs/benchmarks.md "Signals").
 _METHOD = re.compile(
     r"^(?P<indent>[ \t]*)(?P<before>(?:[A-Za-z_$][\w$.:<>,?\[\]*&~]*[ \t]+)*)[*&]*(?P<name>[A-Za-z_$~][\w$:~]*)[ \t]*"
     r"\((?P<parameters>[^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*)(?:\)[ \t]*(?:const|noexcept|override|final"

@@ -38,10 +38,10 @@ def test_markdown_heading_forms_and_very_long_lines():
 
 
 def test_rst_headings_rank_by_first_appearance_of_their_underline():
-    text = "Title\n=====\n\nIntro.\n\nPart\n----\n\nBody.\n\nOther\n=====\n\nMore.\n"
+    text = "Handbook\n========\n\nIntro.\n\nPart\n----\n\nBody.\n\nOther\n=====\n\nMore.\n"
     doc = parse_bytes("doc.rst", text.encode())
-    assert [(h.level, h.title) for h in doc.headings] == [(1, "Title"), (2, "Part"), (1, "Other")]
-    assert doc.title == "Title"
+    assert [(h.level, h.title) for h in doc.headings] == [(1, "Handbook"), (2, "Part"), (1, "Other")]
+    assert doc.title == "Handbook"
 
 
 def test_html_gives_visible_text_only_with_heading_structure():
@@ -254,3 +254,18 @@ def test_text_saved_as_utf16_without_its_byte_order_mark_is_read():
     for encoding in ("utf-16-le", "utf-16-be"):
         assert looks_like_text(text.encode(encoding))
         assert "Doylestown, PA 18901" in parse_bytes("fake-text.txt", text.encode(encoding)).text
+
+
+def test_a_pdf_titled_by_its_accession_number_is_called_by_its_file_s_name_in_the_text_s_words(tmp_path):
+    """Issue 48: EDGAR's filings carry their accession number as title; the file's name holds company and period."""
+    from documents import write_pdf
+
+    from desktop_rag.core.files.parsers import parse
+
+    path = write_pdf(tmp_path / "bestbuy-10k-2023.pdf",
+                     ["UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nBest Buy Co., Inc. is a "
+                      "retailer. This annual report on Form 10-K describes fiscal 2023 at Best Buy."],
+                     title="0000764478-23-000006")
+    assert parse(path, path.read_bytes()).title == "Best Buy 10-K 2023"
+    named = write_pdf(tmp_path / "scan0001.pdf", ["Quarterly results of ACME"], title="Travel policy 2024")
+    assert parse(named, named.read_bytes()).title == "Travel policy 2024"  # a title that names its document stays
