@@ -122,15 +122,12 @@ class Settings:
     # The embedder reads 254 word pieces of text: chunk_tokens + context_max_tokens fill exactly that, so neither
     # the context (placed first: it measured better there) nor the chunk's tail is cut from the dense vector.
     chunk_tokens: int = setting(
-        190, "Chunk size in the embedding model's word pieces", minimum=32, maximum=2048,
-        effect=_NEW_FILES)
+        190, "Chunk size in the embedding model's word pieces", minimum=32, maximum=2048, effect=_NEW_FILES)
     chunk_overlap_tokens: int = setting(
-        30, "Word pieces each chunk repeats from the one before", minimum=0, maximum=512,
-        effect=_NEW_FILES)
+        30, "Word pieces each chunk repeats from the one before", minimum=0, maximum=512, effect=_NEW_FILES)
     context_max_words: int = setting(40, "Longest context kept, in words", minimum=0, maximum=200, effect=_NEW_FILES)
     context_max_tokens: int = setting(
-        64, "Longest context kept, in the embedding model's word pieces", minimum=0,
-        effect=_NEW_FILES)
+        64, "Longest context kept, in the embedding model's word pieces", minimum=0, effect=_NEW_FILES)
     contexts: str = setting(
         "auto", "How chunk contexts are written: auto (rules at once, the LLM's in the background), "
         "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES)
@@ -229,15 +226,14 @@ class Settings:
         choices=EMBEDDING_PRECISIONS, rebuilds=frozenset({"embedder"}))
     # Search
     candidates: int = setting(100, "Candidates each retriever gives the fusion", minimum=1)
-    # How the keyword and meaning lists are merged (core/search/fusion.py; docs/benchmarks.md, "Search quality").
+    # How the lists are merged (core/search/fusion.py). 0.65, was 0.6 (issue 48, docs/benchmarks.md "Search quality"):
+    # R@1 up on code, Japanese and prose alike, R@5 not lower. A file holding an old default takes the new one.
     fusion: str = setting("convex", "How the keyword and meaning lists are merged", choices=FUSION_METHODS)
-    # 0.65 over 0.6 (issue 48, bench/fusion.py): R@1 up on code, Japanese and prose alike, R@5 not lower, R@20 less.
     fusion_bm25_weight: float = setting(0.65, "Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1)
     rrf_k: int = setting(60, "Reciprocal rank fusion's rank offset", minimum=1)
     rerank: bool = setting(False, "Rerank results with the cross-encoder by default")
-    rerank_model: str = setting(
-        "", "A cross-encoder folder for reranking (nothing ships one offline)",
-        rebuilds=frozenset({"reranker"}))
+    rerank_model: str = setting("", "A cross-encoder folder for reranking (nothing ships one offline)",
+                                rebuilds=frozenset({"reranker"}))
     rerank_candidates: int = setting(30, "Hits the cross-encoder reranks", minimum=1)
     # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.
     chroma_server: str = setting(
@@ -256,8 +252,10 @@ class Settings:
                            "from the defaults") from None
         if not isinstance(raw, dict):
             raise BadInput(f"the settings file {path} holds no settings object: mend it, or delete it")
-        # A setting of another version (or a removed one) is ignored.
-        values = {key: _checked(key, value, f" in {path}") for key, value in raw.items() if key in OPTIONS}
+        # A setting of another version (or a removed one) is ignored; so is a default since changed (every value
+        # is saved, so a person who never chose one would keep the old default for good).
+        values = {key: _checked(key, value, f" in {path}") for key, value in raw.items()
+                  if key in OPTIONS and _RETIRED_DEFAULTS.get(key, _NONE) != value}
         return cls(**values)
 
     def change(self, values: Mapping[str, object], data_dir: Path) -> list[str]:
@@ -286,6 +284,8 @@ class Settings:
 
 
 OPTIONS: dict[str, Option] = {f.name: f.metadata["option"] for f in fields(Settings)}
+_RETIRED_DEFAULTS: dict[str, object] = {"fusion_bm25_weight": 0.6}  # setting → the default it had before
+_NONE = object()
 _DEFAULTS = Settings()
 
 

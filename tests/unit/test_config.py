@@ -75,3 +75,17 @@ def test_starting_at_login_writes_the_autostart_entry_and_turning_it_off_removes
     assert autostart.is_enabled(data_dir) and autostart.command_of(autostart.entry_path(data_dir))[-1] == "service"
     settings.change({"start_at_login": False}, data_dir)
     assert not autostart.is_enabled(data_dir) and not settings.start_at_login
+
+
+def test_a_default_since_changed_follows_the_new_one_and_a_chosen_value_stays(tmp_path):
+    """Every value is saved, so a library saved before issue 48 holds the fusion's old default (0.6): it takes the
+    new one (0.65); a value a person chose (0.4) stays."""
+    import json
+
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    (data / "settings.json").write_text(json.dumps({"fusion_bm25_weight": 0.6, "candidates": 50}))
+    loaded = Settings.load(data)
+    assert loaded.fusion_bm25_weight == Settings().fusion_bm25_weight == 0.65 and loaded.candidates == 50
+    (data / "settings.json").write_text(json.dumps({"fusion_bm25_weight": 0.4}))
+    assert Settings.load(data).fusion_bm25_weight == 0.4
