@@ -147,5 +147,6 @@ def _modes(text: str) -> list[str]:
     modes = [mode.strip() for mode in text.split(",") if mode.strip()]
     wrong = [mode for mode in modes if mode not in MODES]
     if wrong or not modes:
-        raise argparse.ArgumentTypeError(f"not a mode: {', '.join(wrong) or text!r} (choose from {', '.join(MODES)})")
+        raise argparse.ArgumentTypeError(
+            f"not a mode: {', '.join(wrong) or repr(text)} (choose from {', '.join(MODES)})")
     return modes

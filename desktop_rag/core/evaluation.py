@@ -232,13 +232,18 @@ def evaluate_modes(dataset: Dataset, configs: list[EvalConfig], cutoffs: list[in
         raise ValueError("evaluate_modes: one contexts choice for all configurations")
     indexed = _IndexedDataset(dataset, configs[0].contexts, settings, log)
     try:
-        reports = []
-        for config in configs:
-            reports.append(_score(indexed, dataset, config, cutoffs, log))
-            indexed.build_seconds = 0.0  # the build is counted once, on the first report
-        return reports
+        return _score_each(indexed, dataset, configs, cutoffs, log)
     finally:
         indexed.close()
+
+
+def _score_each(indexed: _IndexedDataset, dataset: Dataset, configs: list[EvalConfig], cutoffs: list[int],
+                log: TextIO | None) -> list[EvalReport]:
+    reports = []
+    for config in configs:
+        reports.append(_score(indexed, dataset, config, cutoffs, log))
+        indexed.build_seconds = 0.0  # the build is counted once, on the first report that used it
+    return reports
 
 
 def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Settings,
@@ -254,9 +259,7 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
             configs = [EvalConfig(contexts, "dense"), EvalConfig(contexts, "hybrid")]
             if contexts != "none" and settings.rerank_model:
                 configs.append(EvalConfig(contexts, "hybrid", rerank=True))
-            for config in configs:
-                rows.append(_score(indexed, dataset, config, cutoffs, log))
-                indexed.build_seconds = 0.0  # the build is counted once, on the first row that used it
+            rows.extend(_score_each(indexed, dataset, configs, cutoffs, log))
             if contexts == "llm":
                 _add_quality_analysis(rows, context_qualities(rows[-1].contexts or {}),
                                       max(*cutoffs, settings.candidates))

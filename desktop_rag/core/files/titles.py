@@ -45,16 +45,17 @@ _SPELLING_WINDOW = 200_000
 
 def fitting_title(document: ParsedDocument, stem: str) -> str:
     """The document's title if it names it; else the file's name in the text's spelling when that says something;
-    else the first heading that is a real one; else whatever was there (the name stem at worst)."""
-    title = _SPACES.sub(" ", _PRINTER_PREFIX.sub("", document.title or "")).strip()
-    title = _FILE_EXTENSION.sub("", title) if _PRINTER_PREFIX.match(document.title or "") else title
+    else the first heading that is a real one; else the file's name all the same."""
+    printed = _PRINTER_PREFIX.sub("", document.title or "")
+    if printed != document.title:  # "Microsoft Word - draft3.docx": the printed file's name is the title
+        printed = _FILE_EXTENSION.sub("", printed)
+    title = _SPACES.sub(" ", printed).strip()
     if names_something(title):
         return title
-    from_name = name_in_words(stem, document.text)
     if _name_says_something(stem):
-        return from_name
+        return name_in_words(stem, document.text)
     heading = next((h.title for h in document.headings if names_something(h.title)), "")
-    return heading or from_name
+    return heading or name_in_words(stem, document.text)
 
 
 def names_something(title: str) -> bool:
