@@ -116,8 +116,9 @@ def test_hybrid_search_lifts_the_passage_naming_the_query_identifier_verbatim(li
     assert Path(hits[0].path).name == "diff.rs"
     best_bm25 = max(h.scores.bm25 or 0 for h in hits)
     low, high = min(h.scores.dense for h in hits), max(h.scores.dense for h in hits)
-    for hit in hits:  # the product's convex fusion (α 0.6), plus the bonus where the identifier is verbatim
-        convex = 0.6 * (hit.scores.bm25 or 0) / best_bm25 + 0.4 * (hit.scores.dense - low) / (high - low)
+    alpha = library.settings.fusion_bm25_weight  # the keyword list's weight in the product's convex fusion
+    for hit in hits:  # the convex fusion, plus the bonus where the identifier is verbatim
+        convex = alpha * (hit.scores.bm25 or 0) / best_bm25 + (1 - alpha) * (hit.scores.dense - low) / (high - low)
         bonus = 0.1 if "DiffExecutor" in hit.text + hit.context else 0.0
         assert hit.scores.fused == pytest.approx(convex + bonus)
     assert any("DiffExecutor" not in h.text for h in hits)
