@@ -338,8 +338,14 @@ def cmd_settings(args, data_dir: Path) -> int:
         choices = f" Choices: {', '.join(option.choices)}." if option.choices else ""
         print("# " + describe(args.key).replace("\n", "\n# ") + choices, file=sys.stderr)
         return 0
-    settings.change({args.key: parse_setting(args.key, args.value)}, data_dir)
-    print(f"{args.key} = {json.dumps(getattr(settings, args.key))}")
+    value = parse_setting(args.key, args.value)
+    answer = cli_service.change_through_the_service(data_dir, {args.key: value})
+    if answer is None:  # nothing runs: the file is the settings' only holder
+        settings.change({args.key: value}, data_dir)
+        print(f"{args.key} = {json.dumps(getattr(settings, args.key))}")
+    else:  # the process writing the library changes it, and its clients (the window) hear it
+        print(f"{args.key} = {json.dumps(answer['settings'][args.key])}")
+        print(f"(changed in {answer['served_by']})", file=sys.stderr)
     if option.effect:
         print(f"note: {option.effect}", file=sys.stderr)
     return 0

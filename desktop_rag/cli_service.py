@@ -61,6 +61,7 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
         if role == "service":
             lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
         catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
+        catch_up.between_steps = lane.serve_edits  # a person's edit waits for a step of it, not for all of it
 
         def stop() -> None:
             catch_up.cancel()
@@ -154,6 +155,21 @@ def index_through_service(args, data_dir: Path) -> int | None:
 def _progress_line(state: dict) -> str:
     share = f"{state['share_done']:.0%}" if state.get("share_done") is not None else state["state"]
     return f"  {share} {state.get('current') or ''}".rstrip()
+
+
+def change_through_the_service(data_dir: Path, values: dict) -> dict | None:
+    """Settings changed by the process that answers for the data folder, or None when none answers."""
+    from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+
+    client = EndpointClient.for_library(data_dir)
+    if client is None:
+        return None
+    try:
+        return client.call("change_settings", values=values)
+    except EndpointGone:  # it stopped meanwhile: the file is changed here
+        return None
+    finally:
+        client.close()
 
 
 def cmd_quick(args, data_dir: Path) -> int:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from desktop_rag.errors import BadInput
 from desktop_rag.platform import autostart
-from desktop_rag.platform.private_paths import private_folder
 from desktop_rag import remedies
+from desktop_rag.settings_store import write_settings
 
 DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
 MODELS_DIR_ENV = "DESKTOP_RAG_MODELS_DIR"
@@ -271,16 +271,14 @@ class Settings:
         for key in changed:
             setattr(self, key, checked[key])
         if changed:
-            self.save(data_dir)
+            write_settings(data_dir / SETTINGS_FILE, {key: getattr(self, key) for key in changed}, asdict(self))
         if "start_at_login" in changed:  # the entry follows the setting, whoever changed it (the window, the CLI)
             (autostart.enable if self.start_at_login else autostart.disable)(data_dir)
         return changed
 
     def save(self, data_dir: Path) -> None:
-        private_folder(data_dir)
-        tmp = data_dir / (SETTINGS_FILE + ".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-        os.replace(tmp, data_dir / SETTINGS_FILE)
+        """Every value of this copy into the file (a change writes only its own: settings_store.py)."""
+        write_settings(data_dir / SETTINGS_FILE, asdict(self), asdict(self))
 
 
 OPTIONS: dict[str, Option] = {f.name: f.metadata["option"] for f in fields(Settings)}

@@ -27,6 +27,18 @@ class Changes:
     def __bool__(self) -> bool:
         return bool(self.contexts or self.documents or self.upgraded or self.folders or self.settings)
 
+    def to_dict(self) -> dict:
+        """As JSON carries it to a client of the service (service/events.py)."""
+        return {"contexts": sorted(self.contexts), "documents": self.documents, "upgraded": self.upgraded,
+                "folders": self.folders, "settings": sorted(self.settings), "searchable": self.searchable,
+                "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Changes:
+        return cls(frozenset(values.get("contexts", ())), bool(values.get("documents")),
+                   bool(values.get("upgraded")), bool(values.get("folders")), frozenset(values.get("settings", ())),
+                   bool(values.get("searchable", True)), tuple(values.get("notes", ())))
+
     def __or__(self, other: Changes) -> Changes:
         return Changes(self.contexts | other.contexts, self.documents or other.documents,
                        self.upgraded or other.upgraded, self.folders or other.folders, self.settings | other.settings,

@@ -4,17 +4,26 @@ window."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 from pathlib import Path
 from collections.abc import Callable
+from typing import TypeVar
 
 from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.errors import UserError
 from desktop_rag.service.endpoint import EndpointServer
+from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunQueue, RunRegistry
 from desktop_rag.service.tools import LibraryTools, request_handler
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# How long an edit asked through the endpoint waits for its turn on the write lane: one step of a run or of the
+# upgrade (the upgrade's is cut short within a second; a run's embedding batch takes seconds on 2 cores).
+EDIT_WAIT_S = 120.0
 
 
 class LibraryHost:
@@ -27,15 +36,25 @@ class LibraryHost:
         it is ("service", "app", …), as `hello` tells a front end."""
         self.library = library
         self.runs = runs or RunRegistry()
+        self.events = EventLog()
         self.after_run: Callable[[], None] | None = None  # called when each of its own runs ends
         self._own_lane = None
+        self.queue: RunQueue | None = None
         if start_run is None:
             if lane is None:
                 lane = self._own_lane = WriteLane(library, upgrade=upgrade)
                 lane.start()
-            queue = RunQueue(self.runs, lane, self._run)
+            self.queue = queue = RunQueue(self.runs, lane, self._run, on_state=self._run_state)
             start_run = lambda paths, contexts: queue.submit(paths, contexts).run_id  # noqa: E731
-        self.tools = LibraryTools(library, self.runs, start_run, served_by)
+        self.lane = lane  # None in the app: its window carries out the writes
+        if lane is not None:
+            lane.on_changes = self.events.changes
+        self.tools = LibraryTools(library, self.runs, start_run, served_by, events=self.events, write=self._write)
+        self.tools.on_folders_changed = self._folders_changed
+        if lane is not None:
+            self.tools.on_settings_changed = lambda changes: lane.wake_upgrade()
+        if self.queue is not None:
+            self.tools.cancel_runs = self.queue.cancel
         self.tools.on_stop = on_stop
         self.tools.role = role
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation
@@ -45,12 +64,35 @@ class LibraryHost:
             log.warning("the local endpoint is off: %s", exc)
             self.endpoint = None
 
-    def _run(self, paths: list[Path], contexts: str, report):
+    def _run(self, paths: list[Path], contexts: str, report, control=None):
         try:
-            return self.library.index(paths, contexts=contexts, on_progress=report)
+            return self.library.index(paths, contexts=contexts, on_progress=report, control=control)
         finally:
-            if self.after_run is not None:
-                self.after_run()
+            self._folders_changed()
+
+    def _folders_changed(self) -> None:
+        if self.after_run is not None:
+            self.after_run()
+
+    def _run_state(self, state: dict, changes) -> None:
+        """A run's state changed (service/runs.py): every client following the events hears it."""
+        self.events.publish("run", run=state)
+        if changes is not None:
+            self.events.changes(changes)
+
+    def _write(self, work: Callable[[], T]) -> T:
+        """An edit asked through the door, on the write lane (core/runs/lane.py: before batches and runs, and at a
+        run's checkpoints); where no lane is (the app's window writes), at once on this thread."""
+        if self.lane is None:
+            return work()
+        future = self.lane.edit(work)
+        try:
+            return future.result(timeout=EDIT_WAIT_S)
+        except concurrent.futures.CancelledError:
+            raise UserError("the service stopped before carrying this out; nothing of it was written") from None
+        except concurrent.futures.TimeoutError:
+            raise UserError(f"the service is busy with a step that has not ended in {EDIT_WAIT_S:.0f} s; "
+                            "the change is still queued and will be made") from None
 
     def start(self) -> bool:
         """Listen; False when another process already answers for this data folder (it keeps doing so)."""
@@ -74,6 +116,7 @@ class LibraryHost:
 
     def stop(self) -> None:
         self.tools.closing.set()  # a status waiting for a change answers now, not in up to 30 s
+        self.events.publish("stopping")
         if self.endpoint is not None:
             self.endpoint.stop()
         if self._own_lane is not None:

@@ -25,13 +25,13 @@ LARGEST_ID = 2**63 - 1  # SQLite's INTEGER: a larger number names no row and can
 
 _REQUIRED = inspect.Parameter.empty  # as a signature says it: a declaration compares equal to its function's
 _JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean", "string": "string",
-               "strings": "array"}
+               "strings": "array", "object": "object"}
 
 
 @dataclass(frozen=True)
 class Argument:
     name: str
-    kind: str  # integer, number, boolean, string, strings (a list of strings)
+    kind: str  # integer, number, boolean, string, strings (a list of strings), object (names → JSON values)
     default: object = _REQUIRED
     nullable: bool = False  # null allowed: "not given"
     minimum: float | None = None
@@ -69,7 +69,7 @@ class Argument:
         if value is None and self.nullable:
             return None
         checker = {"integer": self._integer, "number": self._number, "boolean": self._boolean,
-                   "string": self._string, "strings": self._strings}[self.kind]
+                   "string": self._string, "strings": self._strings, "object": self._object}[self.kind]
         return checker(value, self.maximum if maximum is None else maximum)
 
     def _integer(self, value, maximum):
@@ -109,6 +109,16 @@ class Argument:
             raise BadInput(f"{what} is not valid text (it holds a lone surrogate, \\ud800-\\udfff)") from None
         if self.choices and value not in self.choices:
             raise BadInput(f"unknown {what} {value!r}; pick one of {', '.join(self.choices)}")
+        return value
+
+    def _object(self, value, maximum):
+        """Names to values; what each value may be is the operation's to check (settings: config.py)."""
+        if not isinstance(value, dict):
+            raise BadInput(f"{self.name} must be an object of names and values, not {_shown(value)}")
+        if self.max_length is not None and len(value) > self.max_length:
+            raise BadInput(f"{self.name} has {len(value):,} entries; at most {self.max_length:,} are taken")
+        for key in value:
+            self._string(key, None, f"a name in {self.name}", 100)
         return value
 
     def _strings(self, value, maximum):
@@ -157,6 +167,8 @@ def _optional_text(name: str, max_length: int) -> Argument:
     return Argument(name, "string", None, nullable=True, max_length=max_length)
 
 
+_CHUNK_ID = Argument("chunk_id", "integer", minimum=1, maximum=LARGEST_ID)
+
 OPERATIONS = {operation.name: operation for operation in (
     Operation("search", (
         Argument("query", "string", "", max_length=MAX_QUERY_CHARS),
@@ -200,4 +212,24 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("pause_background", (Argument("paused", "boolean"),)),
     # The quick popup's, as it opens: what a search needs is loaded while the person types.
     Operation("prepare_search"),
+    Operation("hello"),  # who answers: {"served_by", "pid", "role"}
+    # What the service did since event `after` of its `instance` (service/events.py), waiting up to wait_s for
+    # one, or for its status to differ from the version `status` a client has.
+    Operation("events", (
+        Argument("after", "integer", None, nullable=True, minimum=0, maximum=LARGEST_ID),
+        _optional_text("instance", 100),
+        Argument("wait_s", "number", 0.0, minimum=0, maximum=30),
+        _optional_text("status", 40),
+    )),
+    # A person's writes, each on the service's write lane; each answers with what it changed (core/changes.py).
+    Operation("change_settings", (Argument("values", "object", max_length=200),)),
+    Operation("remove_folder", (Argument("folder", "string", max_length=MAX_PATH_CHARS),)),
+    Operation("upgrade_first", (Argument("folder", "string", max_length=MAX_PATH_CHARS),
+                                Argument("on", "boolean", True))),
+    Operation("set_context", (_CHUNK_ID, Argument("text", "string", max_length=MAX_CHUNK_CHARS),
+                              _optional_text("questions", MAX_CHUNK_CHARS))),
+    Operation("revert_context", (_CHUNK_ID,)),
+    Operation("approve_context", (_CHUNK_ID,)),
+    Operation("regenerate_context", (_CHUNK_ID,)),
+    Operation("cancel_run", (_optional_text("run_id", 100),)),  # None: every run queued or running
 )}

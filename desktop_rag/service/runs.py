@@ -4,16 +4,24 @@
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from collections.abc import Callable
 
+from desktop_rag.core.changes import Changes
 from desktop_rag.core.indexing.report import PHASES, IndexSummary, Progress
+from desktop_rag.core.progress.control import RunControl
+
+log = logging.getLogger(__name__)
 
 # Finished runs remembered for get_reindexing_progress: enough for a session of an agent's work.
 _KEPT_RUNS = 50
+# A running run's state is told to the clients following the events at most this often (its file in hand changes
+# many times a second); a change of state, and what a step made searchable, are told at once.
+_STATE_EVERY_S = 0.5
 
 
 @dataclass
@@ -115,30 +123,77 @@ def phases_in_order(phases: dict[str, dict]) -> dict[str, dict]:
     return {name: phases[name] for name in PHASES if name in phases}
 
 
-class RunQueue:
-    """Runs this process carries out itself (`serve`, `watch`, or `mcp` with no app running): on the process's
-    write lane (core/runs/lane.py), after the change batches waiting and before the LLM upgrade.
-    `run(paths, contexts, report)` does the work."""
+StateListener = Callable[[dict, Changes | None], None]  # a run's state, and what its step made searchable
 
-    def __init__(self, registry: RunRegistry, lane, run: Callable[[list[Path], str, Callable], IndexSummary]):
+
+class RunQueue:
+    """Runs this process carries out itself (`serve`, `watch`, the service, or `mcp` with no service running): on
+    the process's write lane (core/runs/lane.py), after the change batches waiting and before the LLM upgrade.
+    `run(paths, contexts, report, control)` does the work; `on_state(state, changes)` hears each run's state as it
+    changes (the service's event stream)."""
+
+    def __init__(self, registry: RunRegistry, lane, run: Callable[..., IndexSummary],
+                 on_state: StateListener = lambda state, changes: None):
         self.registry = registry
         self._lane = lane
         self._run = run
+        self._on_state = on_state
+        self._controls: dict[str, RunControl] = {}  # of runs queued or running: what cancel() acts on
 
     def submit(self, paths: list[str], contexts: str) -> RunState:
         run = self.registry.new(paths, contexts)
-        self._lane.submit(lambda: self._carry_out(run))
+        control = self._controls[run.run_id] = RunControl()
+        control.between_steps = self._lane.serve_edits  # a person's edit waits for a step, not for the run
+        self._lane.submit(lambda: self._carry_out(run, control))
+        self._tell(run.run_id)
         return run
 
-    def _carry_out(self, run: RunState) -> None:
-        self.registry.started(run.run_id)
-        report = self.registry.reporter(run.run_id)
+    def cancel(self, run_id: str | None = None) -> list[str]:
+        """Cancel a run (None: every run queued or running); what it finished is kept. Returns the ids."""
+        chosen = [i for i in self._controls if run_id is None or i == run_id]
+        for chosen_id in chosen:
+            self._controls[chosen_id].cancel()
+        return chosen
+
+    def _carry_out(self, run: RunState, control: RunControl) -> None:
         try:
-            summary = self._run([Path(p) for p in run.paths], run.contexts, report)
+            if control.cancelled:  # cancelled while queued
+                self.registry.finished(run.run_id, IndexSummary(cancelled=True))
+                return
+            self.registry.started(run.run_id)
+            self._tell(run.run_id)
+            summary = self._run([Path(p) for p in run.paths], run.contexts, self._reporter(run.run_id), control)
         except Exception as exc:  # noqa: BLE001 — a run's failure is the run's state, read by whoever asks
             from desktop_rag.errors import user_message
 
             self.registry.failed(run.run_id, user_message(exc) or f"internal error ({exc.__class__.__name__}: "
                                                                    f"{exc})")
+            self._tell(run.run_id)
             return
+        finally:
+            self._controls.pop(run.run_id, None)
         self.registry.finished(run.run_id, summary)
+        self._tell(run.run_id, summary.changes)
+
+    def _reporter(self, run_id: str) -> Callable[[Progress], None]:
+        report = self.registry.reporter(run_id)
+        told_at = 0.0
+
+        def report_and_tell(progress: Progress) -> None:
+            nonlocal told_at
+            report(progress)
+            now = time.monotonic()
+            if progress.changes or now - told_at >= _STATE_EVERY_S:
+                told_at = now
+                self._tell(run_id, progress.changes)
+
+        return report_and_tell
+
+    def _tell(self, run_id: str, changes: Changes | None = None) -> None:
+        state = self.registry.state_of(run_id)
+        if state is None:
+            return
+        try:
+            self._on_state(state, changes)
+        except Exception:
+            log.exception("telling a run's state failed")

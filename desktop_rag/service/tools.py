@@ -14,9 +14,13 @@ import threading
 import time
 from pathlib import Path
 from collections.abc import Callable
+from typing import Any, TypeVar
+
+from desktop_rag.core.changes import Changes
 
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.service.activity import Activity, ActivitySource, version_of
+from desktop_rag.service.events import EventLog
 from desktop_rag.documents import Chunk, question_list
 from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
 from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
@@ -25,18 +29,30 @@ from desktop_rag import remedies
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 AROUND_CHARS = 1_500  # document text given on each side of a chunk
 STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks again (a few attribute reads)
 
 
 class LibraryTools:
-    def __init__(self, library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str):
+    def __init__(self, library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str,
+                 events: EventLog | None = None, write: Callable[[Callable[[], Any]], Any] | None = None):
         """`start_run(paths, contexts)` starts (or queues) an indexing run registered in `runs` and returns its id
-        at once: the app hands it to its window, `serve` and `mcp` to their own run queue."""
+        at once: the app hands it to its window, `serve` and `mcp` to their own run queue. `events`: where every
+        write's Changes go (service/events.py); `write(work)`: carries out a write where this process writes (its
+        write lane: service/host.py) and returns its result."""
         self.library = library
         self.runs = runs
         self._start_run = start_run
         self.served_by = served_by
+        self.event_log = events or EventLog()
+        self._write = write or (lambda work: work())
+        # Told after a write that changed them: the folders (the watcher follows the new list), the settings (the
+        # lane's schedule looks again); cancel_runs(run_id or None) -> ids: the process's run queue.
+        self.on_folders_changed: Callable[[], None] = lambda: None
+        self.on_settings_changed: Callable[[Changes], None] = lambda changes: None
+        self.cancel_runs: Callable[[str | None], list[str]] = lambda run_id: []
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
         self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)
         self.role = ""  # "service", "app", "watch", "serve": what the process answering is (hello says it)
@@ -101,7 +117,8 @@ class LibraryTools:
                                             len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
             position = len(chunks) - 1
         if store:
-            regenerated = self.library.edits.regenerate_context(chunk_id)
+            regenerated = self._write(lambda: self.library.edits.regenerate_context(chunk_id))
+            self.event_log.changes(regenerated.changes)
             result, stored_now = regenerated.result, bool(regenerated.changes)
         else:
             result = self.library.edits.preview_context(stored.document, chunks, position, max_words=max_words)
@@ -110,6 +127,74 @@ class LibraryTools:
                 "quality": result.quality, "quality_detail": result.quality_detail,
                 "seconds": round(result.seconds, 2), "stored": stored_now,
                 "questions": question_list(result.questions)}  # with llm_questions set
+
+    # -- a person's writes (the window's, the CLI's): each on the write lane, each telling what it changed ------
+
+    def change_settings(self, values: dict) -> dict:
+        """Settings changed by the one writer (config.py checks each value); every client hears the Changes."""
+        changes = self._changed(lambda: self.library.set_settings(values))
+        self.on_settings_changed(changes)
+        if changes.folders:
+            self.on_folders_changed()
+        return self._answer(changes, settings={name: getattr(self.library.settings, name) for name in values})
+
+    def remove_folder(self, folder: str) -> dict:
+        resolved = str(Path(os.path.expanduser(folder)).resolve())
+        if resolved not in self.library.reads.folders():
+            raise BadInput(f"{folder} is not an indexed folder (indexed: "
+                           f"{', '.join(self.library.reads.folders()) or 'none yet'})")
+        changes = self._changed(lambda: self.library.remove_folder(resolved))
+        self.on_folders_changed()
+        return self._answer(changes)
+
+    def upgrade_first(self, folder: str, on: bool = True) -> dict:
+        return self._answer(self._changed(lambda: self.library.mark_upgrade_first(folder, on)))
+
+    def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> dict:
+        if not text.strip():
+            raise BadInput("the context is empty: write one, or revert to the generated one")
+        return self._answer(self._changed(lambda: self.library.edits.set_context(chunk_id, text, questions)))
+
+    def revert_context(self, chunk_id: int) -> dict:
+        return self._answer(self._changed(lambda: self.library.edits.revert_context(chunk_id)))
+
+    def approve_context(self, chunk_id: int) -> dict:
+        return self._answer(self._changed(lambda: self.library.edits.approve_context(chunk_id)))
+
+    def regenerate_context(self, chunk_id: int) -> dict:
+        """A new LLM context for the chunk (a hand edit included: the person asked)."""
+        regenerated = self._write(lambda: self.library.edits.regenerate_context(chunk_id))
+        self.event_log.changes(regenerated.changes)
+        result = regenerated.result
+        return {**self._answer(regenerated.changes), "context": result.text, "source": result.source,
+                "quality": result.quality}
+
+    def hello(self) -> dict:
+        return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role}
+
+    def cancel_run(self, run_id: str | None = None) -> dict:
+        return {"cancelled": self.cancel_runs(run_id), "served_by": self.served_by}
+
+    def _changed(self, work: Callable[[], Changes]) -> Changes:
+        changes = self._write(work)
+        self.event_log.changes(changes)
+        return changes
+
+    def _answer(self, changes: Changes, **more) -> dict:
+        return {"changes": changes.to_dict(), **more, "served_by": self.served_by}
+
+    # -- the event stream ---------------------------------------------------------------------------------------
+
+    def events(self, after: int | None = None, instance: str | None = None, wait_s: float = 0.0,
+               status: str | None = None) -> dict:
+        """What was done since event `after` (service/events.py), with the status as it is now; waits up to wait_s
+        for an event, or for the status to differ from the version `status` (the tray's and the window's one
+        stream)."""
+        def still_waiting() -> bool:
+            return not self.closing.is_set() and (status is None or self._status_now()["version"] == status)
+
+        answer = self.event_log.since(after, instance, wait_s, still_waiting)
+        return {**answer, "status": self._status_now(), "served_by": self.served_by}
 
     # -- runs -----------------------------------------------------------------------------------------------
 
@@ -245,8 +330,6 @@ def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
     BadInput naming it, never a TypeError or a database error from inside."""
 
     def handle(method: str, params: dict):
-        if method == "hello":
-            return {"served_by": tools.served_by, "pid": os.getpid(), "role": tools.role}
         operation = OPERATIONS.get(method)
         if operation is None:
             raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(OPERATIONS)}")

@@ -20,7 +20,7 @@ OVER_LENGTH = {"storage/catalog.py": 470, "cli.py": 464, "ui/main_window.py": 45
 LAYERS: dict[str, tuple[str, ...]] = {
     "shared": ("desktop_rag", "desktop_rag.errors", "desktop_rag.documents", "desktop_rag.config",
                "desktop_rag.platform", "desktop_rag.use_clock", "desktop_rag.logs", "desktop_rag.offline",
-               "desktop_rag.child_process", "desktop_rag.remedies"),
+               "desktop_rag.child_process", "desktop_rag.remedies", "desktop_rag.settings_store"),
     "storage": ("desktop_rag.storage",),
     "core": ("desktop_rag.core",),
     "service": ("desktop_rag.service",),

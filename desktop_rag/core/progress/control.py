@@ -24,6 +24,9 @@ class RunControl:
         self._running.set()
         self._stop_hooks: list[Callable[[RunControl], None]] = []
         self._hooks_lock = threading.Lock()
+        # Called on the worker's thread at each checkpoint, paused or not: the service's write lane serves a
+        # person's edits there (core/runs/lane.py), so an edit waits for the step in hand, not for the whole run.
+        self.between_steps: Callable[[], None] | None = None
 
     def cancel(self) -> None:
         self._cancelled.set()
@@ -64,6 +67,10 @@ class RunControl:
             hook(self)
 
     def checkpoint(self) -> None:
-        self._running.wait()
+        while True:
+            if self.between_steps is not None:
+                self.between_steps()
+            if self._running.wait(None if self.between_steps is None else 0.2):
+                break
         if self._cancelled.is_set():
             raise Cancelled()

@@ -1,5 +1,8 @@
 """Who writes when: the one order in which a process writes to its library, shared by the app, `watch` and `serve`.
 
+0. A person's edits (a context written, approved, reverted, regenerated; a setting; a folder's mark): before
+   anything else, and also between the steps of a run in hand (at its checkpoints), so an edit waits for one step,
+   not a run.
 1. Change batches the folder watcher hands over (a saved file is searchable within seconds).
 2. Runs a person or an agent asked for (index, re-index), one at a time.
 3. The LLM upgrade of rules contexts, one document at a time, when the schedule allows (core/runs/schedule.py:
@@ -11,9 +14,9 @@ upgrade starts again MAKE_WAY_S after the last of them has arrived and ended. Th
 RELEASE_MODEL_AFTER_S after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is
 left to upgrade; so is the document reader's child.
 
-`UpgradeTurn` holds those rules without threads: the app asks it from its Qt timer (ui/background.py); `WriteLane`
-is the order itself, on a thread: `watch`, `serve`, the service, and the app (its task runner's writes and its
-folder follower's batches go to it: ui/tasks.py, ui/watching.py).
+`UpgradeTurn` (upgrade_turn.py) holds those rules without threads: the app asks it from its Qt timer
+(ui/background.py); `WriteLane` is the order itself, on a thread: `watch`, `serve`, the service, and the app (its
+task runner's writes and its folder follower's batches go to it: ui/tasks.py, ui/watching.py).
 
 What fails in the lane does not end it (issue 39): a batch, a run or an upgrade that raises is logged once, told to
 the front end (`on_error`), and the lane goes on; a failed batch is kept and tried again after RETRY_FIRST_S,
@@ -26,20 +29,22 @@ import logging
 import queue
 import threading
 import time
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 from collections.abc import Callable
 
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
+from desktop_rag.core.runs.upgrade_turn import MAKE_WAY_S, UpgradeTurn
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.errors import user_message
 from desktop_rag.logs import SHOWN
 
 log = logging.getLogger(__name__)
 
-# After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
-MAKE_WAY_S = 3.0
+T = TypeVar("T")
+
 # The model (1.2 GB for the 1.5B) and the reader's child (~780 MB after 500 files) are given back after this long
 # unused; loading them again takes seconds.
 RELEASE_MODEL_AFTER_S = 60.0
@@ -48,49 +53,6 @@ SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
 # disk freed or a lock let go is noticed within seconds, a lasting fault costs one attempt every few minutes.
 RETRY_FIRST_S = 5.0
 RETRY_MAX_S = 300.0
-
-
-class UpgradeTurn:
-    """When the background upgrade may run, when it must make way, and when its model goes back."""
-
-    def __init__(self, schedule: BackgroundSchedule, clock: Callable[[], float] = time.monotonic,
-                 make_way_s: float = MAKE_WAY_S):
-        self.schedule = schedule
-        self._clock = clock
-        self.make_way_s = make_way_s
-        self.control: RunControl | None = None  # the upgrade while it runs
-        self._made_way_at = -make_way_s
-
-    def make_way(self) -> None:
-        """Something else needs the write lane (a change batch, a run, an edit): stop now, go on later."""
-        self._made_way_at = self._clock()
-        self.stop()
-
-    def forget_made_way(self) -> None:
-        """The person asked for the upgrade now: no waiting after the last change."""
-        self._made_way_at = -self.make_way_s
-
-    def stop(self) -> None:
-        if self.control is not None:
-            self.control.cancel()  # the model's call in hand is cut short; finished steps are kept
-
-    def decide(self, asked_now: bool = False) -> Decision:
-        self.schedule.observe()
-        return self.schedule.decide(asked_now)
-
-    def may_start(self, decision: Decision, writes_waiting: bool, something_waits: bool) -> bool:
-        return (decision.may_run and self.control is None and not writes_waiting and something_waits
-                and self._clock() - self._made_way_at >= self.make_way_s)
-
-    def started(self) -> RunControl:
-        self.control = RunControl()
-        self.schedule.running(True)
-        return self.control
-
-    def ended(self, control: RunControl) -> None:
-        if self.control is control:
-            self.control = None
-        self.schedule.running(False)
 
 
 class WriteLane:
@@ -128,6 +90,11 @@ class WriteLane:
         self.stop_requested = threading.Event()
         self._batches: queue.Queue[ChangeBatch] = queue.Queue()
         self._runs: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._edits: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
+        self._serving_edits = False  # (an edit's own checkpoint does not serve the next one inside it)
+        # What every write the lane applies changed (batches, upgrade steps; edits and runs are reported by who
+        # asked for them): the service's event stream (service/events.py). None: nobody follows.
+        self.on_changes: Callable[[Any], None] | None = None
         self._wake = threading.Event()
         self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
@@ -141,6 +108,35 @@ class WriteLane:
         self._batches.put(batch)
         self._arrived()
 
+    def edit(self, work: Callable[[], T]) -> Future[T]:
+        """A person's write, before everything else (see the order above); its result or exception in the
+        Future. The upgrade's step in hand is cut short for it."""
+        future: Future[T] = Future()
+        self._edits.put((work, future))
+        self._arrived()
+        return future
+
+    def serve_edits(self) -> None:
+        """Carry out the edits waiting, on the lane's thread: its loop, and a run's checkpoints (RunControl's
+        between_steps)."""
+        if self._serving_edits:
+            return
+        self._serving_edits = True
+        try:
+            while True:
+                try:
+                    work, future = self._edits.get_nowait()
+                except queue.Empty:
+                    return
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    future.set_result(work())
+                except Exception as exc:  # noqa: BLE001 — the edit's failure is its asker's to tell
+                    future.set_exception(exc)
+        finally:
+            self._serving_edits = False
+
     def submit(self, work: Callable[[], None]) -> None:
         """A person's or an agent's run: after the batches waiting, before the upgrade."""
         self._runs.put(work)
@@ -152,6 +148,12 @@ class WriteLane:
         self.turn.stop()
         self._batch_control.cancel()
         self._wake.set()
+        while True:  # edits not begun are not begun: their askers hear so at once
+            try:
+                _, future = self._edits.get_nowait()
+            except queue.Empty:
+                break
+            future.cancel()
 
     def wake_upgrade(self) -> None:
         """The settings or the person's wish changed (Resume, Start, "now"): the upgrade looks again at once,
@@ -181,6 +183,7 @@ class WriteLane:
             self._wake.clear()
             if self.stop_requested.is_set():
                 return
+            self.serve_edits()
             if self._apply_batches() or self._carry_out_run():
                 continue
             if self._may_upgrade():
@@ -217,6 +220,7 @@ class WriteLane:
         if self.watcher is not None and summary.busy:
             self.watcher.retry_later(summary.busy)
         self._report(lambda: self.on_batch(batch, summary))
+        self._tell_changes(summary.changes)
         self._wake.set()  # go on with what else waits
         return True
 
@@ -262,6 +266,11 @@ class WriteLane:
         log.error("%s", sentence, exc_info=exc, extra=SHOWN if tell else None)
         if tell is not None:
             self._report(lambda: tell(sentence))
+
+    def _tell_changes(self, changes) -> None:
+        tell = self.on_changes
+        if tell is not None and changes:
+            self._report(lambda: tell(changes))
 
     def _report(self, tell: Callable[[], None]) -> None:
         try:
@@ -309,6 +318,7 @@ class WriteLane:
             self.library.release_llm_model()
         if upgraded.documents:
             self._report(lambda: self.on_upgrade(upgraded))
+            self._tell_changes(upgraded.changes)
         self._step_ended(upgraded)
         self._wake.set()
 

@@ -4,7 +4,7 @@ front ends that follow them are tested in end2end/test_write_lane.py and end2end
 from __future__ import annotations
 
 from desktop_rag.config import Settings
-from desktop_rag.core.runs.lane import UpgradeTurn
+from desktop_rag.core.runs.upgrade_turn import UpgradeTurn
 from desktop_rag.core.runs.schedule import BackgroundSchedule
 from fake_models import ANY_TIME, FakeClock
 

@@ -1,0 +1,117 @@
+"""A person's writes through the service, the library's one writer (issue 49), with a real `desktop-rag service`
+process: a setting changed from the terminal reaches it (and every client following its events), a context
+written through the endpoint is searchable at once, a run's progress and what it made searchable come on the one
+event stream, and a run can be cancelled."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from cli_runner import cli, cli_json
+from test_service import start_service, stop_and_wait
+
+from desktop_rag.config import SETTINGS_FILE
+from desktop_rag.service.endpoint import EndpointClient
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def service(docs, data_dir, tmp_path):
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    cli(data_dir, "settings", "llm_upgrade_when_idle", "false")  # no model work beside the test's
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+    process = start_service([*_command(data_dir), "service"], tmp_path / "service.log")
+    client = EndpointClient.for_library(data_dir)
+    assert client is not None
+    yield client
+    client.close()
+    stop_and_wait(data_dir)
+    process.wait(30)
+
+
+def _command(data_dir) -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir)]
+
+
+def _events_until(client, start: dict, wanted, timeout: float = 60) -> list[dict]:
+    """Follow the stream from `start` until `wanted(events so far)`; every event seen."""
+    seen: list[dict] = []
+    after, deadline = start["last"], time.monotonic() + timeout
+    while not wanted(seen):
+        assert time.monotonic() < deadline, f"not seen in {timeout} s: {seen}"
+        answer = client.call("events", after=after, instance=start["instance"], wait_s=2)
+        assert not answer["missed"]
+        seen += answer["events"]
+        after = answer["last"]
+    return seen
+
+
+def test_a_setting_changed_in_a_terminal_is_changed_by_the_service_and_told_to_its_clients(service, data_dir):
+    start = service.call("events")
+    changed = cli(data_dir, "settings", "ocr", "false")
+    assert "changed in desktop-rag service" in changed.stderr and changed.stdout.strip() == "ocr = false"
+    seen = _events_until(service, start, lambda events: any(e["kind"] == "changes" for e in events))
+    told = [e["changes"] for e in seen if e["kind"] == "changes"]
+    assert told[0]["settings"] == ["ocr"] and told[0]["folders"]  # a folder's OCR mark follows it
+    assert json.loads((data_dir / SETTINGS_FILE).read_text())["ocr"] is False
+    # The service holds the new value: a second change of another setting does not undo this one.
+    cli(data_dir, "settings", "llm_only_on_mains", "false")
+    stored = json.loads((data_dir / SETTINGS_FILE).read_text())
+    assert stored["ocr"] is False and stored["llm_only_on_mains"] is False
+
+
+def test_a_context_written_through_the_service_is_searchable_at_once_and_told(service, data_dir):
+    hit = cli_json(data_dir, "search", "prime the pump", "-k", "1", "--json")["results"][0]
+    start = service.call("events")
+    asked = time.monotonic()
+    answer = service.call("set_context", chunk_id=hit["chunk_id"], text="The bilge pump of the houseboat Otter.")
+    assert answer["changes"]["contexts"] == [hit["chunk_id"]] and answer["changes"]["searchable"]
+    found = service.call("search", query="houseboat otter bilge", limit=1, mode="bm25")["results"]
+    print(f"an edit searchable through the service after {time.monotonic() - asked:.2f} s")
+    assert found and found[0]["chunk_id"] == hit["chunk_id"] and found[0]["context_source"] == "manual"
+    seen = _events_until(service, start, lambda events: any(e["kind"] == "changes" for e in events))
+    assert next(e["changes"]["contexts"] for e in seen if e["kind"] == "changes") == [hit["chunk_id"]]
+    assert service.call("approve_context", chunk_id=hit["chunk_id"])["changes"]["contexts"] == [hit["chunk_id"]]
+    reverted = service.call("revert_context", chunk_id=hit["chunk_id"])
+    assert reverted["changes"]["contexts"] == [hit["chunk_id"]]
+    assert not service.call("search", query="houseboat otter", limit=1, mode="bm25")["results"]
+
+
+def test_a_runs_progress_and_what_it_made_searchable_come_on_the_event_stream(service, data_dir, tmp_path):
+    boats = tmp_path / "boats"
+    boats.mkdir()
+    for n in range(30):
+        (boats / f"boat{n}.md").write_text(f"# Boat {n}\n\nThe ketch number {n} has a mizzen mast of spruce.\n")
+    start = service.call("events")
+    run = service.call("index", paths=[str(boats)])
+    seen = _events_until(service, start, lambda events: any(
+        e["kind"] == "run" and e["run"]["state"] == "finished" for e in events), timeout=300)
+    states = [e["run"]["state"] for e in seen if e["kind"] == "run" and e["run"]["run_id"] == run["run_id"]]
+    assert states[0] == "queued" and "running" in states and states[-1] == "finished"
+    assert any(e["kind"] == "changes" and e["changes"]["documents"] for e in seen)
+    assert [e["seq"] for e in seen] == sorted(e["seq"] for e in seen)
+    removed = service.call("remove_folder", folder=str(boats))
+    assert removed["changes"]["folders"] and removed["changes"]["documents"]
+    assert str(boats) not in cli_json(data_dir, "stats", "--json")["folders"]
+
+
+def test_a_run_is_cancelled_through_the_service_and_what_it_finished_is_kept(service, data_dir, tmp_path):
+    many = tmp_path / "many"
+    many.mkdir()
+    for n in range(400):
+        (many / f"note{n}.md").write_text(f"# Note {n}\n\n" + " ".join(f"word{n}x{i}" for i in range(300)) + "\n")
+    start = service.call("events")
+    run = service.call("index", paths=[str(many)])
+    _events_until(service, start, lambda events: any(
+        e["kind"] == "run" and e["run"]["state"] == "running" for e in events))
+    assert service.call("cancel_run", run_id=run["run_id"])["cancelled"] == [run["run_id"]]
+    seen = _events_until(service, start, lambda events: any(
+        e["kind"] == "run" and e["run"]["state"] in ("cancelled", "finished") for e in events), timeout=60)
+    ended = next(e["run"] for e in seen if e["kind"] == "run" and e["run"]["state"] in ("cancelled", "finished"))
+    assert ended["state"] == "cancelled", ended
