@@ -212,6 +212,8 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("pause_background", (Argument("paused", "boolean"),)),
     # The quick popup's, as it opens: what a search needs is loaded while the person types.
     Operation("prepare_search"),
+    # A hit a person opens (the quick popup): noted for the upgrade's order, and the path a viewer can open.
+    Operation("open_hit", (_CHUNK_ID, Argument("path", "string", max_length=MAX_PATH_CHARS))),
     Operation("hello"),  # who answers: {"served_by", "pid", "role"}
     # What the service did since event `after` of its `instance` (service/events.py), waiting up to wait_s for
     # one, or for its status to differ from the version `status` a client has.

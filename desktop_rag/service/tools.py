@@ -169,6 +169,13 @@ class LibraryTools:
         return {**self._answer(regenerated.changes), "context": result.text, "source": result.source,
                 "quality": result.quality}
 
+    def open_hit(self, chunk_id: int, path: str) -> dict:
+        """A hit a person opens: its document's LLM contexts come sooner (use notes), and the path the system's
+        viewer can open — for a document inside a file (an archive's member, a mail's attachment) a copy taken out
+        of it (core/files/member_copies.py), as the window does."""
+        self.library.note_opened(chunk_id)
+        return {"path": str(self.library.openable_path(path)), "served_by": self.served_by}
+
     def hello(self) -> dict:
         return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role}
 

@@ -74,6 +74,11 @@ class ServiceSearch:
         self._client = client
         return client
 
+    def openable(self, hit: Hit) -> str:
+        """The path a viewer can open for `hit` (service/tools.py's open_hit)."""
+        client = self._client or self._connect()
+        return client.call("open_hit", chunk_id=hit.chunk_id, path=hit.path)["path"]
+
     def prepare(self) -> None:
         """As the popup opens, on a connection of its own (the searches keep theirs): the service loads what a
         search needs while the person types; none running, it is started."""
@@ -179,11 +184,22 @@ class QuickSearch(QWidget):
             self.status.setText(message)
 
     def open_hit(self, row: int) -> None:
-        """The hit's file in the system's viewer (a document inside a file: the file that holds it)."""
-        if 0 <= row < len(self.hits):
-            path = self.hits[row].path.partition(MEMBER_SEPARATOR)[0]
-            open_with_system(QUrl.fromLocalFile(path))
-            self.close()
+        """The hit in the system's viewer; a document inside a file (an archive's member, a mail's attachment) is
+        taken out of it by the service first, as the window does."""
+        if not 0 <= row < len(self.hits):
+            return
+        hit = self.hits[row]
+        if MEMBER_SEPARATOR in hit.path:
+            self.status.setText(f"Taking {hit.path.rpartition(MEMBER_SEPARATOR)[2]} out of its file…")
+        self.runner.read(lambda: self._search.openable(hit), on_done=self._open_path,
+                         on_error=lambda message: self.status.setText(f"Cannot open it: {message}"))
+
+    def _open_path(self, path: str) -> None:
+        if not Path(path).exists():
+            self.status.setText(f"{path} is no longer there: its folder is re-scanned as it changes.")
+            return
+        open_with_system(QUrl.fromLocalFile(path))
+        self.close()
 
     def open_folder(self, row: int) -> None:
         if 0 <= row < len(self.hits):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import subprocess
 import time
+import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -116,7 +118,23 @@ def test_the_quick_popup_starts_the_service_finds_a_file_by_a_word_and_opens_it(
         assert search.started_service and popup.hits[0].path == str(docs / "kayak.md")
         assert popup.results.currentRow() == 0
         qtbot.keyClick(popup.field, Qt.Key.Key_Return)
-        eventually(lambda: asked.exists() and asked.read_text().strip() == str(docs / "kayak.md"))
+        qtbot.waitUntil(lambda: asked.exists() and asked.read_text().strip() == str(docs / "kayak.md"), timeout=30_000)
         assert not popup.isVisible()  # it closes once the file is handed over
+
+        # A document inside a file opens as itself, taken out of its archive, not as the archive.
+        with zipfile.ZipFile(docs / "boats.zip", "w") as archive:
+            archive.writestr("rigging/shrouds.txt", "The shrouds of the yawl were tensioned with a Loos gauge.\n")
+        cli(data_dir, "index", str(docs))  # through the service
+        member_popup = QuickSearch(search)
+        qtbot.addWidget(member_popup)
+        member_popup.show()
+        qtbot.keyClicks(member_popup.field, "yawl shrouds tensioned")
+        qtbot.waitUntil(lambda: bool(member_popup.hits), timeout=60_000)
+        assert member_popup.hits[0].path.endswith("shrouds.txt")
+        qtbot.keyClick(member_popup.field, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: len(asked.read_text().split()) == 2, timeout=30_000)
+        opened = Path(asked.read_text().split()[1])
+        assert opened.name == "shrouds.txt" and "Loos gauge" in opened.read_text(), opened
+        assert not member_popup.isVisible()
     finally:
         stop_and_wait(data_dir)
