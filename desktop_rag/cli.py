@@ -17,8 +17,8 @@ from desktop_rag.config import OPTIONS, Settings, describe, parse_setting, resol
 from desktop_rag.core.library_writing import name_this_process
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.search.filters import make_filters
-from desktop_rag.errors import LOG_FILE, BadInput, NoIndexError, as_sentence, user_message
-from desktop_rag.logs import log_to_data_folder, log_to_terminal, stop_logging
+from desktop_rag.errors import BadInput, NoIndexError, as_sentence, user_message
+from desktop_rag.logs import ROLE_OF_COMMAND, log_path, log_to_data_folder, log_to_terminal, stop_logging
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     logs = []
     if args.command != "gui":  # the app logs to its data folder itself, and follows a switch of folder
         name_this_process(args.command)
-        logs = [log_to_terminal(), log_to_data_folder(data_dir)]
+        logs = [log_to_terminal(), log_to_data_folder(data_dir, ROLE_OF_COMMAND.get(args.command, "cli"))]
     try:
         handler = _COMMANDS[args.command]
         return handler(args, data_dir) or 0
@@ -44,14 +44,15 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 — the last resort: one line; a bug's traceback goes to the log
-        print(f"desktop-rag: {_error_message(exc, data_dir)}", file=sys.stderr)
+        print(f"desktop-rag: {_error_message(exc, log_path(data_dir, ROLE_OF_COMMAND.get(args.command, 'cli')))}",
+              file=sys.stderr)
         return EXIT_ERROR
     finally:
         for log_handler in logs:
             stop_logging(log_handler)
 
 
-def _error_message(exc: Exception, data_dir: Path) -> str:
+def _error_message(exc: Exception, log_file: Path) -> str:
     """What a person can act on, as it is; anything else is a bug, kept with its traceback in the log."""
     message = user_message(exc)
     if message is not None:
@@ -61,10 +62,10 @@ def _error_message(exc: Exception, data_dir: Path) -> str:
 
     detail = "".join(traceback.format_exception(exc))
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        with open(data_dir / LOG_FILE, "a", encoding="utf-8") as log:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_file, "a", encoding="utf-8") as log:
             log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} internal error in the CLI\n{detail}")
-        where = f"the traceback is in {data_dir / LOG_FILE}"
+        where = f"the traceback is in {log_file}"
     except OSError:
         sys.stderr.write(detail)
         where = "the traceback is above"

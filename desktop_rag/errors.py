@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 
-LOG_FILE = "desktop-rag.log"  # in the data folder: the app's log, and the CLI's record of internal errors
 
 
 class UserError(Exception):

@@ -1,5 +1,11 @@
-"""Where the program's log goes: a file in the data folder for every process (the app, the CLI, `watch`, `serve`,
-`mcp`), kept small by rotation, and for the CLI also the terminal, one line per warning with its time.
+"""Where the program's log goes: a file per kind of process in the data folder's `logs/` (the service, the window,
+the tray, the quick popup, the CLI and `mcp`), kept small by rotation, and for the CLI also the terminal, one line
+per warning with its time.
+
+Python's rotating handler assumes it is its file's only writer: five processes writing one file rotated it under
+one another (issue 49). The service, the window and the tray are one each per data folder, so each rotates its own
+file as it writes; CLI commands and popups may run several at once, so they append to a shared file (whole lines:
+O_APPEND) that the process starting rotates, under a lock, when it has grown past its size.
 
 A record a front end has already shown a person (the lane's sentence printed by `watch`, the CLI's error line)
 carries `extra=SHOWN`: it goes to the file with its traceback, not to the terminal a second time.
@@ -9,27 +15,62 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import sys
 from pathlib import Path
 
-from desktop_rag.errors import LOG_FILE
+from desktop_rag.platform.file_locks import one_at_a_time
 
 # A month of a busy library's warnings fits in one file; three old ones are kept (4 MB in all at most).
 MAX_LOG_BYTES = 1_000_000
 KEPT_LOG_FILES = 3
 SHOWN = {"shown_to_person": True}
+LOGS_FOLDER = "logs"
+ONE_WRITER = ("service", "window", "tray")  # one process of each per data folder: it rotates its file itself
+# What each command logs as: the background's (`service`, `watch`, `serve`: one writer of the library at a time)
+# and the front ends of their own; every other command, `mcp` included, is the CLI's.
+ROLE_OF_COMMAND = {"service": "service", "watch": "service", "serve": "service", "gui": "window", "tray": "tray",
+                   "quick": "quick"}
 
 
-def log_to_data_folder(data_dir: Path) -> logging.Handler | None:
-    """Info and above, with tracebacks, into the data folder's log (None when the folder does not exist yet: a
-    command that makes it logs to the terminal only until then)."""
+def log_path(data_dir: Path, role: str) -> Path:
+    """The log of a kind of process ("service", "window", "tray", "quick", "cli") of this data folder."""
+    return data_dir / LOGS_FOLDER / f"{role}.log"
+
+
+def log_to_data_folder(data_dir: Path, role: str) -> logging.Handler | None:
+    """Info and above, with tracebacks, into the data folder's log of `role` (None when the folder does not exist
+    yet: a command that makes it logs to the terminal only until then)."""
     if not data_dir.is_dir():
         return None
-    handler = logging.handlers.RotatingFileHandler(data_dir / LOG_FILE, maxBytes=MAX_LOG_BYTES,
-                                                   backupCount=KEPT_LOG_FILES, encoding="utf-8", delay=True)
+    path = log_path(data_dir, role)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    handler: logging.Handler
+    if role in ONE_WRITER:
+        handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_LOG_BYTES, backupCount=KEPT_LOG_FILES,
+                                                       encoding="utf-8", delay=True)
+    else:
+        rotate_if_grown(path)
+        handler = logging.FileHandler(path, encoding="utf-8", delay=True)  # append mode: whole lines
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     _attach(handler, logging.INFO)
     return handler
+
+
+def rotate_if_grown(path: Path) -> None:
+    """A shared log past its size moves to .1 (.1 to .2, …), by one process at a time; a process still appending to
+    it writes on into .1, whole lines, until it ends."""
+    with one_at_a_time(path.with_name(path.name + ".lock")):
+        try:
+            if path.stat().st_size < MAX_LOG_BYTES:
+                return
+        except FileNotFoundError:
+            return
+        for number in range(KEPT_LOG_FILES - 1, 0, -1):
+            older = path.with_name(f"{path.name}.{number}")
+            if older.exists():
+                os.replace(older, path.with_name(f"{path.name}.{number + 1}"))
+        os.replace(path, path.with_name(f"{path.name}.1"))
 
 
 def log_to_terminal() -> logging.Handler:

@@ -103,7 +103,7 @@ def who_answers(data_dir: Path) -> dict | None:
 
 def start_detached(data_dir: Path, *arguments: str) -> subprocess.Popen:
     """A desktop-rag command on this data folder in a session of its own: it goes on when whoever started it
-    ends. What it says goes to the data folder's log (desktop-rag.log), not to a terminal nobody reads."""
+    ends. What it says goes to its log in the data folder (logs/service.log), not to a terminal nobody reads."""
     return subprocess.Popen(command_for(data_dir, *arguments), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
 

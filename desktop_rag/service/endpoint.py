@@ -165,4 +165,4 @@ def _user_error(error: dict) -> Exception:
     if error.get("type") == "EndpointGone":
         return EndpointGone(error["message"])
     return UserError(f"{error.get('message', 'the endpoint failed')} in the process that answers for this library "
-                     "(its data folder's desktop-rag.log has the traceback)")
+                     "(its log in the data folder's logs/ has the traceback)")

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from desktop_rag.config import remember_data_dir
 from desktop_rag.core.library import Library
-from desktop_rag.errors import LOG_FILE, UserError
-from desktop_rag.logs import log_to_data_folder, stop_logging
+from desktop_rag.errors import UserError
+from desktop_rag.logs import log_path, log_to_data_folder, stop_logging
 from desktop_rag.platform.private_paths import private_folder
 from desktop_rag.remedies import STOP_SERVICE
 from desktop_rag.service.background_process import start_service, start_tray, take_over_from_the_service
@@ -91,13 +91,14 @@ class AppSession:
 
     def _log_to(self, data_dir: Path) -> None:
         stop_logging(self._log_handler)
-        self._log_handler = log_to_data_folder(data_dir)
+        self._log_handler = log_to_data_folder(data_dir, "window")
 
     def report_unexpected(self, kind, exc, tb) -> None:
         """A bug in a slot must not pass silently nor show a traceback: one readable line, the details in the
         log."""
         logging.getLogger("desktop_rag").error("unexpected error", exc_info=(kind, exc, tb))
-        self.window.show_error(f"Something went wrong: {readable(exc)} (details in {LOG_FILE} in the data folder)")
+        where = log_path(self.library.data_dir, "window")
+        self.window.show_error(f"Something went wrong: {readable(exc)} (details in {where})")
 
     def close(self) -> None:
         """After the window closed (it cancelled every run and gave the workers a second)."""

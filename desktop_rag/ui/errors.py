@@ -25,7 +25,8 @@ def readable(exc: BaseException) -> str:
     message = user_message(exc)
     if message is not None:
         return as_sentence(for_window(message))
-    return f"An internal error occurred ({exc.__class__.__name__}: {exc}). The log (desktop-rag.log) has the details."
+    return (f"An internal error occurred ({exc.__class__.__name__}: {exc}). The window's log (logs/window.log in "
+            "the data folder) has the details.")
 
 
 def summary_text(summary) -> str:

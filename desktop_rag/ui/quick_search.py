@@ -70,7 +70,7 @@ class ServiceSearch:
                 time.sleep(0.2)
                 client = EndpointClient.for_library(self.data_dir)
             if client is None:
-                raise ServiceStarting("the background index did not start: see desktop-rag.log in the data folder")
+                raise ServiceStarting("the background index did not start: see logs/service.log in the data folder")
         self._client = client
         return client
 

@@ -161,7 +161,7 @@ class ServiceTray(QObject):
             self._unanswered_since, self._last_role, self.gave_up = None, status.get("role"), False
         words = status_words(status, status is None and service_starting(self.data_dir))
         if status is None and self.gave_up:
-            words = "The background index keeps stopping: desktop-rag.log in the data folder says why"
+            words = "The background index keeps stopping: logs/service.log in the data folder says why"
         self.state_line.setText(words)
         self.icon.setToolTip(f"desktop-rag: {words}")
         self.pause_action.setEnabled(status is not None)

@@ -12,7 +12,6 @@ from cli_runner import cli
 from desktop_rag import cli as cli_module
 from desktop_rag.core import indexing
 from desktop_rag.core.files.scan import NotRegular, read_bounded
-from desktop_rag.errors import LOG_FILE
 
 
 def _index_one(docs, data_dir, word="quince"):
@@ -124,8 +123,9 @@ def test_a_bug_is_an_internal_error_with_its_traceback_in_the_log(data_dir, caps
     monkeypatch.setitem(cli_module._COMMANDS, "stats", stats_with_a_bug)
     assert cli_module.main(["--data-dir", str(data_dir), "stats"]) == 1
     err = capsys.readouterr().err
-    assert "internal error (KeyError" in err and str(data_dir / LOG_FILE) in err and "Traceback" not in err
-    assert "Traceback" in (data_dir / LOG_FILE).read_text() and "stats_with_a_bug" in (data_dir / LOG_FILE).read_text()
+    log = data_dir / "logs" / "cli.log"
+    assert "internal error (KeyError" in err and str(log) in err and "Traceback" not in err
+    assert "Traceback" in log.read_text() and "stats_with_a_bug" in log.read_text()
 
 
 def test_a_file_name_with_a_newline_is_shown_on_one_line(library, docs):

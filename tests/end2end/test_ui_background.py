@@ -137,7 +137,7 @@ def test_pause_and_cancel_hold_within_a_second_through_file_changes_and_a_restar
 @pytest.mark.parametrize("state", ["writing LLM contexts", "indexing", "starting"])
 def test_quit_takes_under_2_s_in_every_state_with_an_orderly_log_and_nothing_lost(qtbot, tmp_path, docs,
                                                                                   monkeypatch, state):
-    from desktop_rag.ui.app import LOG_FILE, AppSession
+    from desktop_rag.ui.app import AppSession
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
@@ -169,7 +169,7 @@ def test_quit_takes_under_2_s_in_every_state_with_an_orderly_log_and_nothing_los
         session.close()
         quit_seconds = time.monotonic() - started
     assert quit_seconds <= 2.0
-    log = (data / LOG_FILE).read_text()
+    log = (data / "logs" / "window.log").read_text()
     assert not [line for line in log.splitlines() if " ERROR " in line or " WARNING " in line], log
     assert "Traceback" not in log
 

@@ -102,8 +102,9 @@ def test_errors_read_as_sentences_a_person_can_act_on():
     assert "Permission denied: /srv/docs" in readable(PermissionError(13, "Permission denied", "/srv/docs"))
     assert readable(ModelUnavailable("no file x.gguf")) == "The language model is not available: no file x.gguf"
     # Anything else is a bug: said as such, the details left to the log (the task runner wrote the traceback there).
-    assert readable(RuntimeError("decode failed")) == ("An internal error occurred (RuntimeError: decode failed). "
-                                                       "The log (desktop-rag.log) has the details.")
+    assert readable(RuntimeError("decode failed")) == (
+        "An internal error occurred (RuntimeError: decode failed). The window's log (logs/window.log in the data "
+        "folder) has the details.")
 
 
 def test_qt_calls_keep_their_references_to_none(qapp):
