@@ -79,9 +79,14 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
         def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from then on
             host.after_run = lambda: watcher.set_folders(Path(f) for f in library.reads.folders())
 
+        def run_catch_up(folders, report, control):  # a run every client follows, as the ones asked for
+            assert host.queue is not None
+            return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
+                                             "catch-up", also_report=report)
+
         try:
             return watch(library, lane, paths, upgrade, as_json, catch_up, follow_new_folders,
-                         any_folders=role == "service", activity=activity)
+                         any_folders=role == "service", activity=activity, run_catch_up=run_catch_up)
         finally:
             host.stop()
 

@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop_rag.cli_output import ProgressPrinter, print_index_summary
 from desktop_rag.core.progress.control import RunControl
@@ -24,11 +24,12 @@ if TYPE_CHECKING:
 
 def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool, catch_up: RunControl,
           on_watching: Callable[[FolderWatcher], None] = lambda watcher: None, any_folders: bool = False,
-          activity: LaneActivity | None = None) -> int:
+          activity: LaneActivity | None = None, run_catch_up: Callable[..., Any] | None = None) -> int:
     """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to; `catch_up`:
     what cuts the catch-up short (a stop); `on_watching(watcher)` once it watches; `any_folders`: none is fine (the
     service waits for the first folder indexed through it); `activity`: told how far the catch-up got (the tray
-    shows it)."""
+    shows it); `run_catch_up(folders, report, control)`: how the catch-up runs (the service: as a run its clients
+    follow; default: library.index)."""
     from desktop_rag.core.watching.watch import feeding
 
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.reads.folders()]
@@ -69,7 +70,10 @@ def watch(library, lane, paths: list[Path], upgrade: bool | None, as_json: bool,
                 if activity is not None:
                     activity.catching_up()
                 try:
-                    summary = library.index(folders, on_progress=report, control=catch_up)
+                    if run_catch_up is not None:
+                        summary = run_catch_up(folders, report, catch_up)
+                    else:
+                        summary = library.index(folders, on_progress=report, control=catch_up)
                 finally:
                     if activity is not None:
                         activity.caught_up()

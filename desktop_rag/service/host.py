@@ -5,7 +5,9 @@ window."""
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import logging
+import time
 from pathlib import Path
 from collections.abc import Callable
 from typing import TypeVar
@@ -49,12 +51,17 @@ class LibraryHost:
         self.lane = lane  # None in the app: its window carries out the writes
         if lane is not None:
             lane.on_changes = self.events.changes
+            lane.on_failure = self._failed
         self.tools = LibraryTools(library, self.runs, start_run, served_by, events=self.events, write=self._write)
-        self.tools.on_folders_changed = self._folders_changed
+        writes = self.tools.writes
+        writes.on_folders_changed = self._folders_changed
+        writes.lane = lane
         if lane is not None:
-            self.tools.on_settings_changed = lambda changes: lane.wake_upgrade()
+            writes.on_settings_changed = lambda changes: lane.settings_changed()
+            self._follow_the_upgrade(lane)
         if self.queue is not None:
-            self.tools.cancel_runs = self.queue.cancel
+            writes.cancel_runs = self.queue.cancel
+            writes.pause_runs = self.queue.pause
         self.tools.on_stop = on_stop
         self.tools.role = role
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation
@@ -79,6 +86,30 @@ class LibraryHost:
         self.events.publish("run", run=state)
         if changes is not None:
             self.events.changes(changes)
+
+    def _failed(self, sentence: str) -> None:
+        self.events.publish("error", message=sentence)
+
+    def _follow_the_upgrade(self, lane: WriteLane) -> None:
+        """Each step of the LLM upgrade (one document) on the event stream: its start, its progress (at most twice
+        a second), its end with what it wrote; a client's panel shows it as the window's did."""
+        told_at = 0.0
+
+        def progress(p) -> None:
+            nonlocal told_at
+            now = time.monotonic()
+            if now - told_at >= 0.5:
+                told_at = now
+                self.events.publish("upgrade", state="running", progress=_progress_dict(p), asked_now=lane.asked_now)
+
+        def started(control) -> None:
+            self.events.publish("upgrade", state="started", asked_now=lane.asked_now)
+
+        def ended(summary) -> None:  # None: it failed (the lane's error event says why)
+            self.events.publish("upgrade", state="ended",
+                                summary=None if summary is None else dataclasses.asdict(summary))
+
+        lane.on_upgrade_started, lane.upgrade_progress, lane.on_upgrade_step = started, progress, ended
 
     def _write(self, work: Callable[[], T]) -> T:
         """An edit asked through the door, on the write lane (core/runs/lane.py: before batches and runs, and at a
@@ -122,3 +153,8 @@ class LibraryHost:
         if self._own_lane is not None:
             self._own_lane.stop()  # an upgrade in hand is cut short (within a second)
             self._own_lane.join(timeout=5)
+
+
+def _progress_dict(progress) -> dict:
+    """A step's Progress as JSON carries it (its Changes travel as their own event)."""
+    return {k: v for k, v in dataclasses.asdict(progress).items() if k != "changes"}

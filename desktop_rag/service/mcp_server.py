@@ -140,7 +140,7 @@ def _schemas_from_the_declaration(server) -> None:
         operation = OPERATIONS[TOOL_OPERATIONS[tool.name]]
         model = tool.fn_metadata.arg_model
         takes = {name: field.default for name, field in model.model_fields.items()}
-        declared = {argument.name: argument.default for argument in operation.arguments}
+        declared = {argument.name: argument.default for argument in operation.agents_arguments()}
         if takes != declared:
             raise RuntimeError(f"the tool {tool.name} takes {takes}, its operation {operation.name} {declared}")
         model.model_config["extra"] = "forbid"

@@ -38,6 +38,7 @@ class Argument:
     maximum: float | None = None
     max_length: int | None = None  # characters of a string; items of a list (each item: MAX_PATH_CHARS)
     choices: tuple[str, ...] = ()
+    for_agents: bool = True  # False: the window's alone, left out of the MCP tool an agent is given
 
     @property
     def required(self) -> bool:
@@ -149,9 +150,14 @@ class Operation:
                 raise BadInput(f"{self.name} needs {argument.name}")
         return checked
 
+    def agents_arguments(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if a.for_agents)
+
     def json_schema(self) -> dict:
-        return {"type": "object", "properties": {a.name: a.schema() for a in self.arguments},
-                "required": [a.name for a in self.arguments if a.required], "additionalProperties": False}
+        """What an agent's tool takes: the arguments for agents."""
+        arguments = self.agents_arguments()
+        return {"type": "object", "properties": {a.name: a.schema() for a in arguments},
+                "required": [a.name for a in arguments if a.required], "additionalProperties": False}
 
 
 def _shown(value) -> str:
@@ -184,6 +190,9 @@ OPERATIONS = {operation.name: operation for operation in (
         _optional_text("sender", 500),
         Argument("sort", "string", "relevance", choices=SORTS),
         Argument("similar_to", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),
+        # The window's: its filter bar's filters as SearchFilters.to_dict gives them, and the type chips' counts.
+        Argument("filters", "object", None, nullable=True, max_length=10, for_agents=False),
+        Argument("facets", "boolean", False, for_agents=False),
     )),
     Operation("generate_context", (
         Argument("chunk_id", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),
@@ -234,4 +243,10 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("approve_context", (_CHUNK_ID,)),
     Operation("regenerate_context", (_CHUNK_ID,)),
     Operation("cancel_run", (_optional_text("run_id", 100),)),  # None: every run queued or running
+    Operation("pause_run", (_optional_text("run_id", 100), Argument("paused", "boolean", True))),
+    # "Write LLM contexts now": the upgrade runs whatever the machine does, until nothing waits.
+    Operation("upgrade_now"),
+    # The person uses the window: with "only when idle" the upgrade makes way at once (platform idle time alone
+    # does not see input to a window of this desktop's own in every session).
+    Operation("note_input"),
 )}

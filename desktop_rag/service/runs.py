@@ -30,6 +30,7 @@ class RunState:
     paths: list[str]
     contexts: str
     state: str = "queued"  # queued, running, finished, cancelled, failed
+    kind: str = "index"  # "index": asked for; "catch-up": what changed while nobody watched, at the start
     queued_at: float = field(default_factory=time.time)
     started_at: float | None = None
     finished_at: float | None = None
@@ -38,6 +39,7 @@ class RunState:
     seconds_left: float | None = None
     current: str | None = None  # the file in hand, or what the run waits for
     errors: list[dict] = field(default_factory=list)  # {"path", "reason"}: files that could not be indexed
+    paused: bool = False
     summary: str | None = None  # the finished run in one sentence
     indexed: int | None = None
     error: str | None = None  # why a failed run failed
@@ -57,9 +59,9 @@ class RunRegistry:
         self._runs: dict[str, RunState] = {}
         self._ids = itertools.count(1)
 
-    def new(self, paths: list[str], contexts: str) -> RunState:
+    def new(self, paths: list[str], contexts: str, kind: str = "index") -> RunState:
         with self._lock:
-            run = RunState(f"run-{int(time.time())}-{next(self._ids)}", paths, contexts)
+            run = RunState(f"run-{int(time.time())}-{next(self._ids)}", paths, contexts, kind=kind)
             self._runs[run.run_id] = run
             for old in [r for r in self._runs.values() if r.finished_at][:-_KEPT_RUNS]:
                 del self._runs[old.run_id]
@@ -155,25 +157,58 @@ class RunQueue:
             self._controls[chosen_id].cancel()
         return chosen
 
-    def _carry_out(self, run: RunState, control: RunControl) -> None:
+    def pause(self, run_id: str | None, paused: bool) -> list[str]:
+        """Hold (or resume) a run (None: every one); a model's call in hand is cut short. Returns the ids."""
+        chosen = [i for i in self._controls if run_id is None or i == run_id]
+        for chosen_id in chosen:
+            control = self._controls[chosen_id]
+            control.pause() if paused else control.resume()
+            run = self.registry.get(chosen_id)
+            if run is not None:
+                run.paused = paused
+            self._tell(chosen_id)
+        return chosen
+
+    def carry_out_here(self, paths: list[str], contexts: str, control: RunControl, kind: str,
+                       also_report: Callable[[Progress], None] = lambda progress: None) -> IndexSummary:
+        """A run on the calling thread (the service's catch-up, before its lane begins), registered and told as
+        any run; its failure is raised to the caller after it is told."""
+        run = self.registry.new(paths, contexts, kind)
+        self._controls[run.run_id] = control
+        control.between_steps = self._lane.serve_edits
+        self._tell(run.run_id)
+        return self._carry_out(run, control, raise_failure=True, also_report=also_report) or IndexSummary()
+
+    def _carry_out(self, run: RunState, control: RunControl, raise_failure: bool = False,
+                   also_report: Callable[[Progress], None] = lambda progress: None) -> IndexSummary | None:
         try:
             if control.cancelled:  # cancelled while queued
                 self.registry.finished(run.run_id, IndexSummary(cancelled=True))
-                return
+                self._tell(run.run_id)
+                return None
             self.registry.started(run.run_id)
             self._tell(run.run_id)
-            summary = self._run([Path(p) for p in run.paths], run.contexts, self._reporter(run.run_id), control)
-        except Exception as exc:  # noqa: BLE001 — a run's failure is the run's state, read by whoever asks
+            report = self._reporter(run.run_id)
+
+            def report_both(progress: Progress) -> None:
+                report(progress)
+                also_report(progress)
+
+            summary = self._run([Path(p) for p in run.paths], run.contexts, report_both, control)
+        except Exception as exc:
             from desktop_rag.errors import user_message
 
             self.registry.failed(run.run_id, user_message(exc) or f"internal error ({exc.__class__.__name__}: "
                                                                    f"{exc})")
             self._tell(run.run_id)
-            return
+            if raise_failure:
+                raise
+            return None
         finally:
             self._controls.pop(run.run_id, None)
         self.registry.finished(run.run_id, summary)
         self._tell(run.run_id, summary.changes)
+        return summary
 
     def _reporter(self, run_id: str) -> Callable[[Progress], None]:
         report = self.registry.reporter(run_id)

@@ -16,11 +16,11 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from desktop_rag.core.changes import Changes
 
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.service.activity import Activity, ActivitySource, version_of
 from desktop_rag.service.events import EventLog
+from desktop_rag.service.write_tools import WriteTools
 from desktop_rag.documents import Chunk, question_list
 from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
 from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
@@ -48,11 +48,7 @@ class LibraryTools:
         self.served_by = served_by
         self.event_log = events or EventLog()
         self._write = write or (lambda work: work())
-        # Told after a write that changed them: the folders (the watcher follows the new list), the settings (the
-        # lane's schedule looks again); cancel_runs(run_id or None) -> ids: the process's run queue.
-        self.on_folders_changed: Callable[[], None] = lambda: None
-        self.on_settings_changed: Callable[[Changes], None] = lambda changes: None
-        self.cancel_runs: Callable[[str | None], list[str]] = lambda run_id: []
+        self.writes = WriteTools(library, self._write, self.event_log, served_by)  # a person's writes
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
         self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)
         self.role = ""  # "service", "app", "watch", "serve": what the process answering is (hello says it)
@@ -64,21 +60,27 @@ class LibraryTools:
     def search(self, query: str = "", limit: int = 10, mode: str = "hybrid", rerank: bool | None = None,
                score_threshold: float | None = None, folder: str | None = None, folders: list[str] | None = None,
                types: list[str] | None = None, after: str | None = None, before: str | None = None,
-               sender: str | None = None, sort: str = "relevance", similar_to: int | None = None) -> dict:
+               sender: str | None = None, sort: str = "relevance", similar_to: int | None = None,
+               filters: dict | None = None, facets: bool = False) -> dict:
         """Filters narrow the search inside retrieval (core/search/filters.py); `folder` is one indexed folder
-        (as before `folders`); `similar_to`: a chunk id whose neighbours in meaning are wanted instead of a query."""
+        (as before `folders`); `similar_to`: a chunk id whose neighbours in meaning are wanted instead of a query;
+        `filters`: a filter bar's, as SearchFilters.to_dict gives them; `facets`: count the candidates' types."""
         chosen = list(folders or []) + ([str(self._indexed_path(folder, "folder"))] if folder is not None else [])
-        filters = make_filters(folders=chosen, types=types or [], after=after, before=before, sender=sender)
+        narrowed = make_filters(folders=chosen, types=types or [], after=after, before=before, sender=sender)
+        if filters is not None:
+            narrowed = narrowed.merged(_filters_from(filters))
         if similar_to is not None:
-            result = self.library.similar(similar_to, k=limit, filters=filters)
+            result = self.library.similar(similar_to, k=limit, filters=narrowed)
         else:
-            if not query.strip() and filters.empty:
+            if not query.strip() and narrowed.empty:
                 raise BadInput("the query is empty: give a question or some keywords (or filters alone)")
             asked = min(limit * 5, 500) if score_threshold is not None else limit
-            result = self.library.search(query, k=asked, mode=mode, rerank=rerank, filters=filters, sort=sort)
+            result = self.library.search(query, k=asked, mode=mode, rerank=rerank, filters=narrowed, sort=sort,
+                                         facets=facets)
         hits = [h for h in result.hits if score_threshold is None or h.scores.strength >= score_threshold][:limit]
         return {"query": result.query, "mode": result.mode, "reranked": result.reranked, "weak": result.weak,
                 "notices": result.notices, "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
+                "facets": result.facets, "meaning_covers": result.meaning_covers,
                 "results": [h.to_dict() for h in hits], "served_by": self.served_by}
 
     # -- contexts -------------------------------------------------------------------------------------------
@@ -128,47 +130,6 @@ class LibraryTools:
                 "seconds": round(result.seconds, 2), "stored": stored_now,
                 "questions": question_list(result.questions)}  # with llm_questions set
 
-    # -- a person's writes (the window's, the CLI's): each on the write lane, each telling what it changed ------
-
-    def change_settings(self, values: dict) -> dict:
-        """Settings changed by the one writer (config.py checks each value); every client hears the Changes."""
-        changes = self._changed(lambda: self.library.set_settings(values))
-        self.on_settings_changed(changes)
-        if changes.folders:
-            self.on_folders_changed()
-        return self._answer(changes, settings={name: getattr(self.library.settings, name) for name in values})
-
-    def remove_folder(self, folder: str) -> dict:
-        resolved = str(Path(os.path.expanduser(folder)).resolve())
-        if resolved not in self.library.reads.folders():
-            raise BadInput(f"{folder} is not an indexed folder (indexed: "
-                           f"{', '.join(self.library.reads.folders()) or 'none yet'})")
-        changes = self._changed(lambda: self.library.remove_folder(resolved))
-        self.on_folders_changed()
-        return self._answer(changes)
-
-    def upgrade_first(self, folder: str, on: bool = True) -> dict:
-        return self._answer(self._changed(lambda: self.library.mark_upgrade_first(folder, on)))
-
-    def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> dict:
-        if not text.strip():
-            raise BadInput("the context is empty: write one, or revert to the generated one")
-        return self._answer(self._changed(lambda: self.library.edits.set_context(chunk_id, text, questions)))
-
-    def revert_context(self, chunk_id: int) -> dict:
-        return self._answer(self._changed(lambda: self.library.edits.revert_context(chunk_id)))
-
-    def approve_context(self, chunk_id: int) -> dict:
-        return self._answer(self._changed(lambda: self.library.edits.approve_context(chunk_id)))
-
-    def regenerate_context(self, chunk_id: int) -> dict:
-        """A new LLM context for the chunk (a hand edit included: the person asked)."""
-        regenerated = self._write(lambda: self.library.edits.regenerate_context(chunk_id))
-        self.event_log.changes(regenerated.changes)
-        result = regenerated.result
-        return {**self._answer(regenerated.changes), "context": result.text, "source": result.source,
-                "quality": result.quality}
-
     def open_hit(self, chunk_id: int, path: str) -> dict:
         """A hit a person opens: its document's LLM contexts come sooner (use notes), and the path the system's
         viewer can open — for a document inside a file (an archive's member, a mail's attachment) a copy taken out
@@ -178,17 +139,6 @@ class LibraryTools:
 
     def hello(self) -> dict:
         return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role}
-
-    def cancel_run(self, run_id: str | None = None) -> dict:
-        return {"cancelled": self.cancel_runs(run_id), "served_by": self.served_by}
-
-    def _changed(self, work: Callable[[], Changes]) -> Changes:
-        changes = self._write(work)
-        self.event_log.changes(changes)
-        return changes
-
-    def _answer(self, changes: Changes, **more) -> dict:
-        return {"changes": changes.to_dict(), **more, "served_by": self.served_by}
 
     # -- the event stream ---------------------------------------------------------------------------------------
 
@@ -331,6 +281,26 @@ class LibraryTools:
         return resolved
 
 
+def _filters_from(values: dict):
+    """A filter bar's filters as the window sends them (SearchFilters.to_dict), checked as far as their types go."""
+    from desktop_rag.core.search.filters import SearchFilters
+
+    try:
+        filters = SearchFilters.from_dict(values)
+        for number in (filters.after, filters.before):
+            if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))):
+                raise TypeError(number)
+        if not all(isinstance(x, str) for x in (*filters.folders, *filters.types, filters.sender)):
+            raise TypeError(filters)
+    except (TypeError, ValueError, AttributeError):
+        raise BadInput("filters must be an object as SearchFilters.to_dict gives: folders, types, after, before, "
+                       "sender") from None
+    return filters
+
+
+WRITES = {name for name in dir(WriteTools) if not name.startswith("_")}
+
+
 def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
     """`handle(method, params)`: the one door to the operations above, for the endpoint and for a front end's
     library of its own. The arguments are checked against the operation's declaration first, so a wrong one is a
@@ -341,6 +311,7 @@ def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
         if operation is None:
             raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(OPERATIONS)}")
         arguments = operation.check(params, maximums={"limit": tools.max_limit})
-        return getattr(tools, method)(**arguments)
+        carried_out_by = tools.writes if method in WRITES else tools
+        return getattr(carried_out_by, method)(**arguments)
 
     return handle

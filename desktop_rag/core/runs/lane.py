@@ -25,6 +25,7 @@ doubling up to RETRY_MAX_S while it keeps failing (a full disk, a locked file), 
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
 import threading
@@ -35,6 +36,7 @@ from collections.abc import Callable
 
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.core.runs.edit_queue import EditQueue
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.core.runs.upgrade_turn import MAKE_WAY_S, UpgradeTurn
 from desktop_rag.core.watching.changes import ChangeBatch
@@ -90,11 +92,12 @@ class WriteLane:
         self.stop_requested = threading.Event()
         self._batches: queue.Queue[ChangeBatch] = queue.Queue()
         self._runs: queue.Queue[Callable[[], None]] = queue.Queue()
-        self._edits: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
-        self._serving_edits = False  # (an edit's own checkpoint does not serve the next one inside it)
+        self._edits = EditQueue()
+        self.asked_now = False  # "Write LLM contexts now": until nothing waits, whatever the machine does
         # What every write the lane applies changed (batches, upgrade steps; edits and runs are reported by who
         # asked for them): the service's event stream (service/events.py). None: nobody follows.
         self.on_changes: Callable[[Any], None] | None = None
+        self.on_failure: Callable[[str], None] | None = None  # and what failed (on_error is the front end's)
         self._wake = threading.Event()
         self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
@@ -111,31 +114,37 @@ class WriteLane:
     def edit(self, work: Callable[[], T]) -> Future[T]:
         """A person's write, before everything else (see the order above); its result or exception in the
         Future. The upgrade's step in hand is cut short for it."""
-        future: Future[T] = Future()
-        self._edits.put((work, future))
+        future = self._edits.put(work)
         self._arrived()
         return future
 
     def serve_edits(self) -> None:
         """Carry out the edits waiting, on the lane's thread: its loop, and a run's checkpoints (RunControl's
         between_steps)."""
-        if self._serving_edits:
-            return
-        self._serving_edits = True
-        try:
-            while True:
-                try:
-                    work, future = self._edits.get_nowait()
-                except queue.Empty:
-                    return
-                if not future.set_running_or_notify_cancel():
-                    continue
-                try:
-                    future.set_result(work())
-                except Exception as exc:  # noqa: BLE001 — the edit's failure is its asker's to tell
-                    future.set_exception(exc)
-        finally:
-            self._serving_edits = False
+        self._edits.serve()
+
+    def ask_now(self) -> None:
+        """"Write LLM contexts now": the upgrade runs whatever the machine does, until nothing waits."""
+        self.asked_now = True
+        self.turn.forget_made_way()
+        self.wake_upgrade()
+
+    def note_input(self) -> None:
+        """The person used a window of ours: with "only when idle" the upgrade stops at once."""
+        self.turn.schedule.note_input()
+        if self.library.settings.llm_only_when_idle and not self._asked():
+            self.turn.stop()
+
+    def settings_changed(self) -> None:
+        """Paused or turned off: the step in hand stops; otherwise the upgrade looks again at once."""
+        settings = self.library.settings
+        if settings.llm_upgrade_paused or not settings.llm_upgrade_when_idle:
+            self.asked_now = False
+            self.turn.stop()
+        self.wake_upgrade()
+
+    def _asked(self) -> bool:
+        return self.upgrade == "now" or self.asked_now
 
     def submit(self, work: Callable[[], None]) -> None:
         """A person's or an agent's run: after the batches waiting, before the upgrade."""
@@ -148,12 +157,7 @@ class WriteLane:
         self.turn.stop()
         self._batch_control.cancel()
         self._wake.set()
-        while True:  # edits not begun are not begun: their askers hear so at once
-            try:
-                _, future = self._edits.get_nowait()
-            except queue.Empty:
-                break
-            future.cancel()
+        self._edits.cancel_all()
 
     def wake_upgrade(self) -> None:
         """The settings or the person's wish changed (Resume, Start, "now"): the upgrade looks again at once,
@@ -262,10 +266,11 @@ class WriteLane:
     def _failed(self, what: str, exc: Exception) -> None:
         """Logged once with its traceback; the front end gets the sentence (a person's words when there are)."""
         sentence = f"{what}: {user_message(exc) or f'internal error ({exc!r})'}"
-        tell = self.on_error
+        tell, also = self.on_error, self.on_failure
         log.error("%s", sentence, exc_info=exc, extra=SHOWN if tell else None)
-        if tell is not None:
-            self._report(lambda: tell(sentence))
+        for told in (tell, also):
+            if told is not None:
+                self._report(functools.partial(told, sentence))
 
     def _tell_changes(self, changes) -> None:
         tell = self.on_changes
@@ -281,7 +286,7 @@ class WriteLane:
     def _may_upgrade(self) -> bool:
         if self._nothing_to_upgrade or self.upgrade == "never" or self._clock() < self._upgrade_after:
             return False
-        self.decision = self.turn.decide(asked_now=self.upgrade == "now")
+        self.decision = self.turn.decide(asked_now=self._asked())
         return self.turn.may_start(self.decision, writes_waiting=False, something_waits=True)
 
     def _upgrade_one(self) -> None:
@@ -315,6 +320,7 @@ class WriteLane:
         # No progress (nothing left, or no usable model): wait for the next change before trying again.
         self._nothing_to_upgrade = upgraded.upgraded_chunks == 0 and not upgraded.cancelled
         if self._nothing_to_upgrade:
+            self.asked_now = False
             self.library.release_llm_model()
         if upgraded.documents:
             self._report(lambda: self.on_upgrade(upgraded))
@@ -330,6 +336,6 @@ class WriteLane:
     def _hold_to_schedule(self, control: RunControl, done: threading.Event) -> None:
         """While the upgrade runs: the person comes back, the laptop goes on battery, the cap is reached → stop."""
         while not done.wait(SCHEDULE_CHECK_S):
-            if not self.turn.decide(asked_now=self.upgrade == "now").may_run:
+            if not self.turn.decide(asked_now=self._asked()).may_run:
                 control.cancel()
                 return

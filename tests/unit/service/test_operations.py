@@ -9,12 +9,13 @@ import pytest
 
 from desktop_rag.errors import BadInput
 from desktop_rag.service.operations import LARGEST_ID, MAX_LIMIT, OPERATIONS
-from desktop_rag.service.tools import LibraryTools, request_handler
+from desktop_rag.service.tools import WRITES, LibraryTools, request_handler
+from desktop_rag.service.write_tools import WriteTools
 
 
 @pytest.mark.parametrize("name", OPERATIONS)
-def test_each_tool_takes_exactly_the_declared_arguments_with_their_defaults(name):
-    signature = inspect.signature(getattr(LibraryTools, name))
+def test_each_tool_takes_exactly_the_declared_arguments_with_their_defaults(name):  # and each is declared
+    signature = inspect.signature(getattr(WriteTools if name in WRITES else LibraryTools, name))
     takes = {p.name: p.default for p in signature.parameters.values() if p.name != "self"}
     assert takes == {a.name: a.default for a in OPERATIONS[name].arguments}
 
@@ -86,3 +87,8 @@ def test_the_json_schemas_say_what_is_checked():
     assert schema["properties"]["mode"]["enum"] == ["hybrid", "dense", "bm25"]
     assert schema["properties"]["rerank"] == {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None}
     assert OPERATIONS["chunk"].json_schema()["required"] == ["chunk_id"]
+
+
+def test_every_tool_a_front_end_can_call_is_declared():
+    public = {n for n in dir(LibraryTools) if not n.startswith("_") and callable(getattr(LibraryTools, n))}
+    assert (public | WRITES) - {"writes"} == set(OPERATIONS)

@@ -1,0 +1,95 @@
+"""A person's writes through the door (issue 49): the window's and the CLI's — settings, a folder removed or marked,
+a context written, approved, reverted or regenerated, a run paused or cancelled, "Write LLM contexts now". Each is
+carried out where the process writes (its write lane: service/host.py), each answers with what it changed
+(core/changes.py), and each Changes goes on the event stream every client follows (service/events.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable
+
+from desktop_rag.core.changes import Changes
+from desktop_rag.errors import BadInput
+from desktop_rag.service.events import EventLog
+
+
+class WriteTools:
+    def __init__(self, library, write: Callable[[Callable[[], Any]], Any], event_log: EventLog, served_by: str):
+        self.library = library
+        self._write = write
+        self.event_log = event_log
+        self.served_by = served_by
+        # Told after a write that changed them: the folders (the watcher follows the new list), the settings (the
+        # lane's schedule looks again). cancel_runs / pause_runs(run_id or None, …) -> ids: the run queue's.
+        self.on_folders_changed: Callable[[], None] = lambda: None
+        self.on_settings_changed: Callable[[Changes], None] = lambda changes: None
+        self.cancel_runs: Callable[[str | None], list[str]] = lambda run_id: []
+        self.pause_runs: Callable[[str | None, bool], list[str]] = lambda run_id, paused: []
+        self.lane: Any = None  # the process's WriteLane (core/runs/lane.py), where it has one
+
+    def change_settings(self, values: dict) -> dict:
+        """Settings changed by the one writer (config.py checks each value); every client hears the Changes."""
+        changes = self._changed(lambda: self.library.set_settings(values))
+        self.on_settings_changed(changes)
+        if changes.folders:
+            self.on_folders_changed()
+        return self._answer(changes, settings={name: getattr(self.library.settings, name) for name in values})
+
+    def remove_folder(self, folder: str) -> dict:
+        resolved = str(Path(os.path.expanduser(folder)).resolve())
+        if resolved not in self.library.reads.folders():
+            raise BadInput(f"{folder} is not an indexed folder (indexed: "
+                           f"{', '.join(self.library.reads.folders()) or 'none yet'})")
+        changes = self._changed(lambda: self.library.remove_folder(resolved))
+        self.on_folders_changed()
+        return self._answer(changes)
+
+    def upgrade_first(self, folder: str, on: bool = True) -> dict:
+        return self._answer(self._changed(lambda: self.library.mark_upgrade_first(folder, on)))
+
+    def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> dict:
+        if not text.strip():
+            raise BadInput("the context is empty: write one, or revert to the generated one")
+        return self._answer(self._changed(lambda: self.library.edits.set_context(chunk_id, text, questions)))
+
+    def revert_context(self, chunk_id: int) -> dict:
+        return self._answer(self._changed(lambda: self.library.edits.revert_context(chunk_id)))
+
+    def approve_context(self, chunk_id: int) -> dict:
+        return self._answer(self._changed(lambda: self.library.edits.approve_context(chunk_id)))
+
+    def regenerate_context(self, chunk_id: int) -> dict:
+        """A new LLM context for the chunk (a hand edit included: the person asked)."""
+        regenerated = self._write(lambda: self.library.edits.regenerate_context(chunk_id))
+        self.event_log.changes(regenerated.changes)
+        result = regenerated.result
+        return {**self._answer(regenerated.changes), "context": result.text, "source": result.source,
+                "quality": result.quality}
+
+    def cancel_run(self, run_id: str | None = None) -> dict:
+        return {"cancelled": self.cancel_runs(run_id), "served_by": self.served_by}
+
+    def pause_run(self, run_id: str | None = None, paused: bool = True) -> dict:
+        return {"paused" if paused else "resumed": self.pause_runs(run_id, paused), "served_by": self.served_by}
+
+    def upgrade_now(self) -> dict:
+        """"Write LLM contexts now": not paused, and whatever the machine does, until nothing waits."""
+        changes = self._changed(lambda: self.library.set_settings({"llm_upgrade_paused": False}))
+        if self.lane is not None:
+            self.lane.ask_now()
+        return self._answer(changes)
+
+    def note_input(self) -> dict:
+        if self.lane is not None:
+            self.lane.note_input()
+        return {"served_by": self.served_by}
+
+    def _changed(self, work: Callable[[], Changes]) -> Changes:
+        changes = self._write(work)
+        self.event_log.changes(changes)
+        return changes
+
+    def _answer(self, changes: Changes, **more) -> dict:
+        return {"changes": changes.to_dict(), **more, "served_by": self.served_by}
