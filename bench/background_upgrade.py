@@ -53,7 +53,7 @@ def spin(condition, timeout_s: float, step_ms: int = 20) -> float:
 
 def asked_chunks(library) -> int:
     """Chunks a model has written a context for, or tried to."""
-    return library.reader._db.execute("SELECT COUNT(*) FROM contexts WHERE model IS NOT NULL").fetchone()[0]
+    return library.reads.reader._db.execute("SELECT COUNT(*) FROM contexts WHERE model IS NOT NULL").fetchone()[0]
 
 
 def main() -> None:
@@ -66,7 +66,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.runs.schedule import BackgroundSchedule
+    from desktop_rag.service.background_process import stop_answering
     from desktop_rag.ui.app import AppSession, favour_the_window
 
     app = QApplication(sys.argv[:1])  # noqa: F841 (kept alive for the run)
@@ -85,8 +85,8 @@ def main() -> None:
         spin(lambda: win.progress.title.text().startswith("Done"), 600)
         write_corpus(docs / "synthetic", args.chunks)
         win.add_folder(str(docs))
-        spin(lambda: not win.runner.busy, 3600)
-        chunks = library.reader.chunk_count()
+        spin(lambda: win.progress.title.text().startswith("Done") and not win.runs.active, 3600)
+        chunks = library.reads.chunk_count()
 
         print(f"library: {chunks} chunks; model {args.model}; loading it…", flush=True)
         win.background.start()
@@ -102,9 +102,12 @@ def main() -> None:
 
         def mid_step() -> None:
             """Until the upgrade has been running 3-8 s (so a change lands inside a step of the model)."""
-            spin(lambda: win.background.control is not None, 120)
+            def writing() -> bool:
+                return win.background.status.get("doing") == "writing LLM contexts"
+
+            spin(writing, 120)
             started, wait = time.perf_counter(), rng.uniform(3, 8)
-            spin(lambda: time.perf_counter() - started >= wait and win.background.control is not None, 120)
+            spin(lambda: time.perf_counter() - started >= wait and writing(), 120)
 
         latencies = []
         for i in range(args.saves):
@@ -125,10 +128,9 @@ def main() -> None:
             starts.append(spin(lambda folder=folder: win.progress.title.text().startswith(f"Indexing {folder}"), 120))
             spin(lambda: win.progress.title.text().startswith("Done"), 300)
 
-        library.settings.llm_cap_minutes_per_hour = args.cap_minutes
-        win.background.schedule = BackgroundSchedule(library.settings)  # this hour's count starts now
+        library.set_settings({"llm_cap_minutes_per_hour": args.cap_minutes})  # (the service's hour counts on)
         capped = rate_over(args.minutes)
-        library.settings.llm_cap_minutes_per_hour = 0
+        library.set_settings({"llm_cap_minutes_per_hour": 0})
         print(f"capped at {args.cap_minutes:g} min/h: {capped:.1f} chunks/min", flush=True)
 
         mid_step()
@@ -136,6 +138,7 @@ def main() -> None:
         win.close()
         session.close()
         quit_seconds = time.perf_counter() - started
+        stop_answering(data, wait_s=30)
 
     def pct(values, p):
         ordered = sorted(values)

@@ -1,14 +1,13 @@
 """Is the app responsive? Time to a usable window, and how long the event loop stalls while it indexes and
 searches.
 
-    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000] [--in-process] [--torch-threads N]
-                                                [--default-switch-interval] [--upgrade-seconds N]
+    .venv/bin/python bench/ui_responsiveness.py [--chunks 3000] [--default-switch-interval] [--upgrade-seconds N]
                                                 [--trace-stalls FILE]
 
 Offscreen. A 5 ms timer runs in the GUI thread for the whole run; a stall is how much later than due a tick
 fires. During indexing (synthetic Markdown, rules contexts) the query box types a search every second. Prints
-startup time, stall percentiles and the worst stall, and search latency while indexing. The library is set up
-as the app sets it up (Chroma and the models in child processes); the options try what was measured against that.
+startup time, stall percentiles and the worst stall, and search latency while indexing. The window is a client of
+the service it starts (issue 49): the indexing and the models are in the service's process.
 """
 
 from __future__ import annotations
@@ -99,10 +98,6 @@ def spin(app, condition, timeout_s: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=3000)
-    parser.add_argument("--in-process", action="store_true",
-                        help="Chroma and the models in the app's own process (as before; they hold the GIL)")
-    parser.add_argument("--torch-threads", type=int, default=0,
-                        help="threads for the embedder, with --in-process (default: what the app sets)")
     parser.add_argument("--default-switch-interval", action="store_true",
                         help="keep Python's 5 ms GIL switch interval (the app sets 1 ms)")
     parser.add_argument("--upgrade-seconds", type=int, default=0,
@@ -110,24 +105,22 @@ def main() -> None:
     parser.add_argument("--trace-stalls", type=argparse.FileType("w"),
                         help="write every thread's stack to this file whenever the event loop stalls past the target")
     args = parser.parse_args()
-    if args.torch_threads:
-        import torch
-
-        torch.set_num_threads(args.torch_threads)
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
-    from desktop_rag.ui.app import favour_the_window
-    from desktop_rag.ui.main_window import MainWindow
+    from desktop_rag.service.background_process import stop_answering
+    from desktop_rag.ui.app import AppSession, favour_the_window
 
     app = QApplication(sys.argv[:1])
     if not args.default_switch_interval:
         favour_the_window()  # as the app does
     collections = CollectionTimer()
     with tempfile.TemporaryDirectory() as tmp:
-        library = Library(Path(tmp) / "data", Settings(contexts="rules", llm_upgrade_when_idle=False),
-                          child_processes=not args.in_process)
-        window = MainWindow(library)
+        # The window as a person opens it: a client of the service it starts (issue 49), which indexes and embeds
+        # in its own process; what is measured here is the window's event loop while the service works.
+        data = Path(tmp) / "data"
+        Settings(contexts="rules", llm_upgrade_when_idle=False).save(data)
+        session = AppSession(data)
+        window = session.window
         window.show()
         spin(app, lambda: window.progress.title.text() != "Ready.", 30)
         startup = time.perf_counter() - STARTED
@@ -145,7 +138,7 @@ def main() -> None:
         window.progress.on_progress = remember_phase
         # In-process, importing torch and loading the model (on a worker thread, started with the window) held the
         # GIL in long stretches: stalls in those first seconds are told apart from those of indexing itself.
-        meter = StallMeter(lambda: phase[0] if library.embedder.loaded
+        meter = StallMeter(lambda: phase[0] if not window.search.meaning_model_loading
                            else f"{phase[0]}, embedding model loading", args.trace_stalls)
         latencies: list[float] = []
         asked: dict[str, float] = {}
@@ -176,16 +169,17 @@ def main() -> None:
             upgrading[0] = True
             window.upgrade_contexts()
             deadline = time.perf_counter() + args.upgrade_seconds
-            spin(app, lambda: time.perf_counter() > deadline or not window.runner.busy, args.upgrade_seconds + 60)
+            spin(app, lambda: time.perf_counter() > deadline, args.upgrade_seconds + 60)
             if window.progress.control is not None:
                 window.progress.control.cancel()
-            spin(app, lambda: not window.runner.busy, 600)
+            spin(app, lambda: window.progress.control is None, 600)
             upgraded = window.progress.title.text()
         searcher.stop()
         meter.timer.stop()
         faulthandler.cancel_dump_traceback_later()
         window.close()
-        library.close()
+        session.close()
+        stop_answering(data, wait_s=30)
 
     stalls = sorted(meter.stalls)
     def pct(p):

@@ -20,8 +20,9 @@ from desktop_rag.errors import DataFolderBusy
 # vector store's index (~220 MB at 105k chunks): a search after that waits ~1.1 s for them (bench/idle_service.py),
 # none when the quick popup asked the service to prepare as it opened.
 RELEASE_EMBEDDER_AFTER_S = 180.0
-# How long a service started by the closing window waits for the window's process to let go of the data folder.
-WINDOW_LETS_GO_WAIT_S = 15.0
+# How long a starting service waits for a process letting go of the data folder (the previous service ending, which
+# closes its socket before its library; a `--local` command finishing its step).
+LETS_GO_WAIT_S = 15.0
 
 
 def cmd_watch(args, data_dir: Path) -> int:
@@ -29,17 +30,14 @@ def cmd_watch(args, data_dir: Path) -> int:
 
 
 def cmd_service(args, data_dir: Path) -> int:
-    from desktop_rag.service.background_process import hold_the_service_mark, note_the_end
+    from desktop_rag.service.background_process import hold_the_service_mark
 
-    mark = hold_the_service_mark(data_dir)  # before the seconds of loading: a window opening meanwhile waits
+    mark = hold_the_service_mark(data_dir)  # before the seconds of loading: a front end opening meanwhile waits
     if mark is None:
         raise DataFolderBusy(f"another desktop-rag service already answers for {data_dir}: "
                              "`desktop-rag stop` ends it")
-    try:
-        with mark:
-            return _follow(data_dir, [], None, args.json, "service")
-    finally:  # whatever ended it here; a process killed or crashed notes nothing, and the tray starts it again
-        note_the_end(data_dir, orderly=True)
+    with mark:
+        return _follow(data_dir, [], None, args.json, "service")
 
 
 def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str) -> int:
@@ -63,8 +61,10 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
         catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
         catch_up.between_steps = lane.serve_edits  # a person's edit waits for a step of it, not for all of it
 
-        def stop() -> None:
+        def stop() -> None:  # within 2 s whatever runs: a run in hand is cut short (what it finished is kept)
             catch_up.cancel()
+            if host.queue is not None:
+                host.queue.cancel(None)
             lane.stop()
 
         host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop,
@@ -76,8 +76,10 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
         if role == "watch":
             host.start()  # search, stats and mcp from other processes are answered here while it watches
 
-        def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from then on
+        def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from its run on
             host.after_run = lambda: watcher.set_folders(Path(f) for f in library.reads.folders())
+            host.before_run = lambda paths: watcher.set_folders(
+                [*(Path(f) for f in library.reads.folders()), *paths])
 
         def run_catch_up(folders, report, control):  # a run every client follows, as the ones asked for
             assert host.queue is not None
@@ -92,9 +94,9 @@ def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bo
 
 
 def _take_the_data_folder(host, library, data_dir: Path) -> bool:
-    """Answer for the data folder and hold its writer's lock. The window starts the service as it closes, and its
-    process may hold both for a moment more (a last step finishing): wait that long, not fail."""
-    deadline = time.monotonic() + WINDOW_LETS_GO_WAIT_S
+    """Answer for the data folder and hold its writer's lock; a process letting go of them may hold them for a
+    moment more: wait that long, not fail."""
+    deadline = time.monotonic() + LETS_GO_WAIT_S
     while not host.start():
         if time.monotonic() >= deadline:
             return False

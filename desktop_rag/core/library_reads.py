@@ -5,7 +5,9 @@ never waits for a write in progress and never sees a file half re-indexed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from desktop_rag.storage.catalog import Catalog, ChunkRecord, DocumentRecord
 # The rows these reads give, and the words for the upgrade's order, for the front ends that show them.
@@ -83,3 +85,27 @@ class LibraryReads:
         from desktop_rag.core.indexing.upgrade import stored_document
 
         return stored_document(self.reader, doc_id)
+
+
+class ClientReads(LibraryReads):
+    """The reads of a client of the service (the window) in its own process, on a connection that cannot write
+    (issue 49: the service is the one writer; a Review listing or a preview read here costs no call). Opened on
+    first use: before the service has made the catalog there is nothing to read."""
+
+    def __init__(self, catalog_path: Path):
+        self._path = catalog_path
+        self._catalog: Catalog | None = None
+        self._opening = threading.Lock()
+        super().__init__(self._open)
+
+    def _open(self) -> Catalog:
+        with self._opening:
+            if self._catalog is None:
+                self._catalog = Catalog(self._path, query_only=True)
+            return self._catalog
+
+    def close(self) -> None:
+        with self._opening:
+            if self._catalog is not None:
+                self._catalog.close()
+                self._catalog = None

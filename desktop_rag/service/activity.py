@@ -3,8 +3,8 @@ indexing N%, applying changes, writing LLM contexts, paused, idle. The `status` 
 it, and waits for the next change when asked to (a long poll: the tray hears of a change within a quarter second
 and asks nothing while nothing changes); `pause_background` holds or resumes the background LLM work.
 
-Each process that answers gives its own source: the service reads its write lane (core/runs/lane.py), its runs and
-its catch-up (`LaneActivity`); the app reads its window (ui/agent_endpoint.py).
+The service (and `watch`) read it from their write lane (core/runs/lane.py), their runs and their catch-up
+(`LaneActivity`); the window shows the same through the event stream's status (service/events.py).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""The background service of a data folder as its front ends see it (issue 40): who answers for the library now,
-starting the service when none does (the quick popup, the tray, the window as it closes), handing the library over
-from it (the window as it opens) and stopping it (`desktop-rag stop`, the tray's Quit).
+"""The background service of a data folder as its front ends see it (issues 40, 49): who answers for the library,
+starting the service when none does (the window, the quick popup, `index`, `mcp`: whichever needs it first) and
+stopping it (`desktop-rag stop`, the tray's Quit, the window closed with "Keep the index fresh" off).
 
-One process writes a data folder at a time (storage/writer_lock.py). The window holds the library while it is
-open: it asks a running service to stop, and starts one as it closes when "Keep the index fresh when the window is
-closed" is on; the service catches up with what changed in between, as at every start.
+The service is the library's one writer and holds it for its whole life; every front end is its client and nothing
+is ever handed over (docs/architecture.md). It catches up with what changed while it was off at every start.
 """
 
 from __future__ import annotations
@@ -22,29 +21,24 @@ from desktop_rag.errors import UserError
 log = logging.getLogger(__name__)
 
 SERVICE_ROLE = "service"
-APP_ROLE = "app"  # the window's process, holding the library while it is open
 # How long a front end waits for the process it asked to stop: a stop promises 2 s (a model's call is cut short
 # within one); past this something is wrong, and the front end says so.
 STOP_WAIT_S = 5.0
 # A service that has begun but does not answer yet (its first seconds: imports, the catalog) is waited for this
-# long before the window takes the library anyway.
+# long (a stop asked meanwhile stops it once it answers).
 STARTING_WAIT_S = 30.0
-# How long the window waits for the service it asked to stop: past the 2 s a stop promises, a service caught in its
-# first seconds on a busy machine (loading, setting up the folders' watches) still hands over.
-HANDOVER_WAIT_S = 15.0
 
 
 def hold_the_service_mark(data_dir: Path):
-    """Mark this process as the data folder's service from its first moment, before it answers: a window
-    opening meanwhile waits for it to answer and asks it to stop, instead of racing it for the library. Returns
-    the open mark (held until the process ends), or None when another service holds it."""
+    """Mark this process as the data folder's service from its first moment, before it answers: a front end
+    that needs the service meanwhile waits for it instead of starting a second one, and a stop waits to stop it.
+    Returns the open mark (held until the process ends), or None when another service holds it."""
     handle = open(_mark_path(data_dir), "a+", encoding="utf-8")  # noqa: SIM115 — held open: it is the mark
     try:
         lock(handle)
     except OSError:
         handle.close()
         return None
-    note_the_end(data_dir, orderly=False)
     return handle
 
 
@@ -65,27 +59,6 @@ def service_starting(data_dir: Path) -> bool:
 
 def _mark_path(data_dir: Path) -> Path:
     return endpoint_path(data_dir).with_suffix(".service")
-
-
-def note_the_end(data_dir: Path, orderly: bool) -> None:
-    """The process holding the library (the service, or the window) says how it ended: in order (`desktop-rag
-    stop`, Quit, Ctrl-C, a plain kill, the session's end, the window closed) or not yet (it has just begun). One
-    gone without an orderly end was killed or crashed: the tray starts the service (again)."""
-    path = endpoint_path(data_dir).with_suffix(".ended")
-    try:
-        if orderly:
-            path.touch()
-        else:
-            path.unlink(missing_ok=True)
-    except OSError as exc:  # the runtime folder gone (the session ends): nobody is left to ask
-        log.info("the service's end not noted: %s", exc)
-
-
-def ended_in_order(data_dir: Path) -> bool:
-    try:
-        return endpoint_path(data_dir).with_suffix(".ended").exists()
-    except UserError:
-        return True  # no runtime folder: nothing to restart into either
 
 
 def who_answers(data_dir: Path) -> dict | None:
@@ -119,18 +92,22 @@ def start_tray(data_dir: Path) -> None:
     start_detached(data_dir, "tray")
 
 
-def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str | None = None) -> str | None:
+def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str | None = None,
+                   everything: bool = False) -> str | None:
     """Ask the process answering for the data folder to stop, and wait until it is gone. Returns what it was
     ("desktop-rag service (process 12)"), or None when nothing answered (or it is not of `only_role`). Raises
     UserError when it still answers after `wait_s`."""
     client = EndpointClient.for_library(data_dir)
+    if client is None and service_starting(data_dir):  # begun, not answering yet: stopped once it answers
+        wait_for_answer(data_dir, STARTING_WAIT_S)
+        client = EndpointClient.for_library(data_dir)
     if client is None:
         return None
     try:
         hello = client.call("hello")
         if only_role is not None and hello.get("role") != only_role:
             return None
-        answer = client.call("stop")
+        answer = client.call("stop", everything=everything)
     except EndpointGone:  # it was stopping already
         return None
     finally:
@@ -143,14 +120,6 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
         still.close()
         time.sleep(0.05)
     raise UserError(f"{answer['served_by']} was asked to stop but still answers after {wait_s:g} s")
-
-
-def take_over_from_the_service(data_dir: Path) -> str | None:
-    """Stop the data folder's service (waiting for one that is starting to answer first): the window holds the
-    library while it is open. Returns what was stopped, or None; raises UserError when it does not stop."""
-    if who_answers(data_dir) is None and service_starting(data_dir):
-        wait_for_answer(data_dir, STARTING_WAIT_S)
-    return stop_answering(data_dir, HANDOVER_WAIT_S, only_role=SERVICE_ROLE)
 
 
 def wait_for_answer(data_dir: Path, timeout_s: float) -> dict | None:

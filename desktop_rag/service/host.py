@@ -40,6 +40,9 @@ class LibraryHost:
         self.runs = runs or RunRegistry()
         self.events = EventLog()
         self.after_run: Callable[[], None] | None = None  # called when each of its own runs ends
+        # Called as each of its runs begins, with its paths: a folder new to the library is watched from the start
+        # of its first run, so a file saved while it is read is not missed (issue 49).
+        self.before_run: Callable[[list[Path]], None] | None = None
         self._own_lane = None
         self.queue: RunQueue | None = None
         if start_run is None:
@@ -52,6 +55,7 @@ class LibraryHost:
         if lane is not None:
             lane.on_changes = self.events.changes
             lane.on_failure = self._failed
+            lane.on_applied = self._applied
         self.tools = LibraryTools(library, self.runs, start_run, served_by, events=self.events, write=self._write)
         writes = self.tools.writes
         writes.on_folders_changed = self._folders_changed
@@ -72,6 +76,8 @@ class LibraryHost:
             self.endpoint = None
 
     def _run(self, paths: list[Path], contexts: str, report, control=None):
+        if self.before_run is not None:
+            self.before_run(paths)
         try:
             return self.library.index(paths, contexts=contexts, on_progress=report, control=control)
         finally:
@@ -86,6 +92,12 @@ class LibraryHost:
         self.events.publish("run", run=state)
         if changes is not None:
             self.events.changes(changes)
+
+    def _applied(self, summary) -> None:
+        """A batch of file changes applied: in a few words for a client's status line, with what failed."""
+        words = summary.change_words() + ([f"{len(summary.busy)} still being written"] if summary.busy else [])
+        self.events.publish("batch", words=words, failed=[{"path": f.path, "reason": f.reason}
+                                                          for f in summary.failed])
 
     def _failed(self, sentence: str) -> None:
         self.events.publish("error", message=sentence)

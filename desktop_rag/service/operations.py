@@ -215,14 +215,17 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("stats"),
     Operation("document", (Argument("doc_id", "integer", minimum=1, maximum=LARGEST_ID),)),
     Operation("chunk", (Argument("chunk_id", "integer", minimum=1, maximum=LARGEST_ID),)),
-    Operation("stop"),  # `desktop-rag stop` (no agent's tool: mcp_server.py names the ones agents get)
+    # `desktop-rag stop` (no agent's tool: mcp_server.py names the ones agents get); `everything`: the tray's Quit,
+    # which ends the windows following the service too.
+    Operation("stop", (Argument("everything", "boolean", False),)),
     # The tray's (ui/tray.py): what the process is doing, waiting up to wait_s for a change from `after`.
     Operation("status", (_optional_text("after", 40), Argument("wait_s", "number", 0.0, minimum=0, maximum=30))),
     Operation("pause_background", (Argument("paused", "boolean"),)),
     # The quick popup's, as it opens: what a search needs is loaded while the person types.
     Operation("prepare_search"),
     # A hit a person opens (the quick popup): noted for the upgrade's order, and the path a viewer can open.
-    Operation("open_hit", (_CHUNK_ID, Argument("path", "string", max_length=MAX_PATH_CHARS))),
+    Operation("open_hit", (Argument("chunk_id", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),
+                           _optional_text("path", MAX_PATH_CHARS))),
     Operation("hello"),  # who answers: {"served_by", "pid", "role"}
     # What the service did since event `after` of its `instance` (service/events.py), waiting up to wait_s for
     # one, or for its status to differ from the version `status` a client has.

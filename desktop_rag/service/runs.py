@@ -41,6 +41,7 @@ class RunState:
     errors: list[dict] = field(default_factory=list)  # {"path", "reason"}: files that could not be indexed
     paused: bool = False
     summary: str | None = None  # the finished run in one sentence
+    notices: list[str] = field(default_factory=list)  # what it noticed (an index rebuilt, a model missing)
     indexed: int | None = None
     error: str | None = None  # why a failed run failed
     _first_seen: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
@@ -95,6 +96,7 @@ class RunRegistry:
             run.state = "cancelled" if summary.cancelled else "finished"
             run.finished_at = time.time()
             run.summary, run.indexed = summary.headline("Cancelled"), summary.indexed
+            run.notices = list(summary.notices)
             run.errors = [{"path": f.path, "reason": f.reason} for f in summary.failed]
             run.current, run.seconds_left = None, 0.0 if not summary.cancelled else None
             if not summary.cancelled:
@@ -112,6 +114,11 @@ class RunRegistry:
                 return self._runs.get(run_id)
             running = [r for r in self._runs.values() if r.state == "running"]
             return running[-1] if running else (list(self._runs.values())[-1] if self._runs else None)
+
+    def active(self) -> list[dict]:
+        """The states of the runs queued or running, oldest first: what a client that just connected is shown."""
+        with self._lock:
+            return [r.as_dict() for r in self._runs.values() if r.state in ("queued", "running")]
 
     def state_of(self, run_id: str | None = None) -> dict | None:
         run = self.get(run_id)

@@ -130,12 +130,14 @@ class LibraryTools:
                 "seconds": round(result.seconds, 2), "stored": stored_now,
                 "questions": question_list(result.questions)}  # with llm_questions set
 
-    def open_hit(self, chunk_id: int, path: str) -> dict:
-        """A hit a person opens: its document's LLM contexts come sooner (use notes), and the path the system's
-        viewer can open — for a document inside a file (an archive's member, a mail's attachment) a copy taken out
-        of it (core/files/member_copies.py), as the window does."""
-        self.library.note_opened(chunk_id)
-        return {"path": str(self.library.openable_path(path)), "served_by": self.served_by}
+    def open_hit(self, chunk_id: int | None = None, path: str | None = None) -> dict:
+        """A hit a person opens: its document's LLM contexts come sooner (use notes, for `chunk_id`), and the path
+        the system's viewer can open for `path` — for a document inside a file (an archive's member, a mail's
+        attachment) a copy taken out of it (core/files/member_copies.py)."""
+        if chunk_id is not None:
+            self.library.note_opened(chunk_id)
+        openable = str(self.library.openable_path(path)) if path is not None else None
+        return {"path": openable, "served_by": self.served_by}
 
     def hello(self) -> dict:
         return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role}
@@ -151,6 +153,8 @@ class LibraryTools:
             return not self.closing.is_set() and (status is None or self._status_now()["version"] == status)
 
         answer = self.event_log.since(after, instance, wait_s, still_waiting)
+        if after is None or answer["missed"]:  # a client (re)joining: the runs in hand, where they stand now
+            answer["runs"] = self.runs.active()
         return {**answer, "status": self._status_now(), "served_by": self.served_by}
 
     # -- runs -----------------------------------------------------------------------------------------------
@@ -196,11 +200,12 @@ class LibraryTools:
 
     # -- what is indexed ------------------------------------------------------------------------------------
 
-    def stop(self) -> dict:
+    def stop(self, everything: bool = False) -> dict:
         """The process answering ends: its loop stops, a model's call in hand is cut short, what it applied is
         kept; it answers this first, and is gone within 2 s (`desktop-rag stop` waits for that)."""
         if self.on_stop is None:
             raise BadInput(f"{self.served_by} is not stopped from outside: close it where it runs")
+        self.event_log.publish("stopping", everything=everything)  # before it goes: its clients know it was asked
         self.on_stop()
         return {"stopping": True, "served_by": self.served_by}
 
@@ -218,6 +223,11 @@ class LibraryTools:
         activity = self.activity.now() if self.activity is not None else Activity("idle")
         state = {**activity.as_dict(), "paused": self.library.settings.llm_upgrade_paused, "role": self.role,
                  "served_by": self.served_by}
+        lane = self.writes.lane
+        if lane is not None:  # why the LLM upgrade runs or waits ("waiting until the computer is idle")
+            state.update(upgrade_reason=lane.decision.reason, upgrade_may_run=lane.decision.may_run,
+                         asked_now=lane.asked_now,
+                         watching=len(lane.watcher.folders) if lane.watcher is not None else 0)
         return {**state, "version": version_of(state)}
 
     def pause_background(self, paused: bool) -> dict:

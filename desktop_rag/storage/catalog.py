@@ -13,9 +13,7 @@ import time
 from pathlib import Path, PurePath
 from collections.abc import Iterable, Iterator, Sequence
 
-from desktop_rag.documents import (
-    NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text,
-)
+from desktop_rag.documents import NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog_chunk_rows import ChunkRows
 from desktop_rag.storage.catalog_connection import (KEYWORD_INDEX_DIRTY, WRITTEN, CatalogConnection, count_writes,
@@ -41,7 +39,7 @@ class Catalog:
     tables in parts given the same connection: `contexts`, `files` (containers, copies, skipped), `filters`,
     `mailboxes`, `ocr`, `review`, `upgrade_order`."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, query_only: bool = False):  # query_only: a client's reader (SQLite refuses writes)
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # A library on a read-only disk (or a copy someone may only read) can still be searched.
@@ -65,6 +63,8 @@ class Catalog:
             self.upgrade_order = CatalogUpgradeOrder(connection)
             if not self.read_only:
                 count_writes(self._db)
+            if query_only:
+                self._db.execute("PRAGMA query_only=ON")
         except sqlite3.OperationalError:
             raise  # locked, a full disk, an I/O error: not the file's structure
         except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"

@@ -12,46 +12,44 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from desktop_rag.config import remember_data_dir
-from desktop_rag.core.library import Library
 from desktop_rag.errors import UserError
 from desktop_rag.logs import log_path, log_to_data_folder, stop_logging
 from desktop_rag.platform.private_paths import private_folder
 from desktop_rag.remedies import STOP_SERVICE
-from desktop_rag.service.background_process import start_service, start_tray, take_over_from_the_service
+from desktop_rag.service.background_process import start_tray
+from desktop_rag.service.endpoint import EndpointClient
+from desktop_rag.service.remote_library import RemoteLibrary
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.notices import first_time
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.qt_platform import cannot_open_window, missing_window_libraries, tell_on_the_desktop
+from desktop_rag.ui.service_link import ServiceLink
 from desktop_rag.ui.single_instance import WindowRequests, hand_to_running_window
 from desktop_rag.ui.theme import icon
 
 
-
-
 class AppSession:
-    """The open library and its window. Choosing another data folder opens it in a new window and closes the old
-    one (its work is cancelled, finished work kept), so nothing of one library lingers in the other's views."""
+    """The window on a data folder, a client of its service (issue 49: the service is the library's one writer;
+    the window opens it when none runs, and leaves it running when it closes). Choosing another data folder opens
+    a window on it in place of this one."""
 
     def __init__(self, data_dir: Path):
         self._log_handler: logging.Handler | None = None
         self._requests: WindowRequests | None = None
-        self.quitting_everything = False  # `desktop-rag stop`, the tray's Quit: no service after the window
-        self.service_started = False  # as the window closed (it keeps the index fresh)
+        self.quitting_everything = False  # the tray's Quit: the service stops with the window
         self.library, self.window = self._open(data_dir)
 
-    def _open(self, data_dir: Path) -> tuple[Library, MainWindow]:
+    def _open(self, data_dir: Path) -> tuple[RemoteLibrary, MainWindow]:
         private_folder(data_dir)
         self._log_to(data_dir)
-        # Each session begins its part of the log (the file exists from the first start on, whatever happens next).
-        logging.getLogger("desktop_rag").info("the app opens %s (process %d)", data_dir, os.getpid())
-        _take_over_from_the_service(data_dir)
-        # Opens the catalog only: Chroma and the models load on first use, each in a child process (their work
-        # holds the GIL or the CPU and froze the window; desktop_rag/child_process.py).
-        library = Library(data_dir, child_processes=True)
-        window = MainWindow(library)
+        logging.getLogger("desktop_rag").info("the window opens %s (process %d)", data_dir, os.getpid())
+        link = ServiceLink(data_dir)
+        library = RemoteLibrary(data_dir, link.call)
+        window = MainWindow(library, link)
         window.data_folder_chosen.connect(self.switch)
         window.quit_requested.connect(self.quit_everything)
         self._answer_later_launches(data_dir, window)
+        link.start()  # on its thread: the service answers (started if none runs), then its events
         return library, window
 
     def quit_everything(self) -> None:
@@ -86,7 +84,7 @@ class AppSession:
         window.show()  # first, so closing the old window does not leave the app without one (and quit it)
         old_window.close()
         old_window.deleteLater()
-        self._leave(old_library, old_window.runner)
+        self._leave(old_library)
         return True
 
     def _log_to(self, data_dir: Path) -> None:
@@ -101,54 +99,31 @@ class AppSession:
         self.window.show_error(f"Something went wrong: {readable(exc)} (details in {where})")
 
     def close(self) -> None:
-        """After the window closed (it cancelled every run and gave the workers a second)."""
+        """After the window closed."""
         if self._requests is not None:
             self._requests.close()
-        self._leave(self.library, self.window.runner)
+        self._leave(self.library)
         stop_logging(self._log_handler)
 
-    def _leave(self, library: Library, runner) -> None:
-        """Close a library whose window has closed; the background service takes over its folders when the person
-        wants the index kept fresh (the setting, on by default) and did not ask to quit everything."""
-        keep_fresh = library.settings.keep_fresh_when_closed and not self.quitting_everything
-        _close_library(library, runner)
-        if keep_fresh:
-            try:
-                start_service(library.data_dir)
-                self.service_started = True
-            except OSError as exc:
-                logging.getLogger("desktop_rag").warning("the background service did not start: %s", exc)
+    def _leave(self, library: RemoteLibrary) -> None:
+        """The window's reads let go of; the service goes on keeping the index fresh unless the person turned that
+        off (the setting) or quit everything (the tray's Quit)."""
+        library.close()
+        if self.quitting_everything or not library.settings.keep_fresh_when_closed:
+            _ask_to_stop(library.data_dir)
 
 
-def _take_over_from_the_service(data_dir: Path) -> None:
-    """The window holds the library while it is open: a background service answering for it is asked to stop
-    (within 2 s, nothing lost) and starts again as the window closes. A `watch` or `serve` a person started keeps
-    running; the window then searches but cannot write, and says why."""
-    try:
-        stopped = take_over_from_the_service(data_dir)
-    except UserError as exc:
-        logging.getLogger("desktop_rag").warning("the background service did not hand the library over: %s", exc)
+def _ask_to_stop(data_dir: Path) -> None:
+    """The service is asked to stop (it answers at once and is gone within 2 s); the window does not wait."""
+    client = EndpointClient.for_library(data_dir)
+    if client is None:
         return
-    if stopped is not None:
-        logging.getLogger("desktop_rag").info("%s handed the library over to the window", stopped)
-
-
-# Quit: after the children a worker may wait on are ended, how long it gets to return before the app goes anyway.
-CHILDREN_ENDED_WAIT_MS = 500
-
-
-def _close_library(library: Library, runner) -> None:
-    """Close a library whose window has closed. A worker still busy (embedding a batch, reading a big file,
-    loading a model) has its child ended under it, which returns it within milliseconds; one still busy after that
-    (rebuilding the keyword index) keeps the catalog, and the app ends without waiting for it: each unit of work
-    is committed on its own and the next start redoes the rest."""
-    if not runner.idle:
-        library.end_children(interrupt=True)
-        runner.wait(CHILDREN_ENDED_WAIT_MS)
-    busy = not runner.idle
-    if busy:
-        logging.getLogger("desktop_rag").info("closing while a task finishes its step; the next start redoes it")
-    library.close(keep_catalog=busy)
+    try:
+        client.call("stop")
+    except UserError as exc:  # (EndpointGone included: it was going already)
+        logging.getLogger("desktop_rag").info("the background service was not asked to stop: %s", exc)
+    finally:
+        client.close()
 
 
 SWITCH_INTERVAL_S = 0.001
@@ -212,12 +187,12 @@ def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> 
         code = app.exec()
     finally:
         session.close()
+    keeps_going = session.library.settings.keep_fresh_when_closed and not session.quitting_everything
+    if keeps_going:
+        tell_once_that_the_index_stays_fresh(session.library.data_dir)
     if not session.window.runner.idle:
-        # A worker is still in a step that cannot be cut short: waiting for it (Qt's thread pools would, at
-        # exit) would break "Quit takes at most 2 s", and the service waits for this process to let go of the
-        # data folder. Everything committed is safe; the rest is redone.
+        # A call to the service is still in flight (a search the person left): nothing of this process holds the
+        # library, so there is nothing to wait for. Closing takes at most half a second.
         logging.shutdown()
         os._exit(code)
-    if session.service_started:  # (the library is closed: the service has it while this is read)
-        tell_once_that_the_index_stays_fresh(session.library.data_dir)
     return code

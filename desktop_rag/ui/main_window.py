@@ -1,63 +1,59 @@
 """The main window: folders on the left, search / context review / stats in tabs, the progress panel below.
 
-Every operation goes through the task runner; the window only shows what comes back. On start it tells the
-truth about the library: failures from earlier runs, and work a killed run left (it resumes that at once). The
-background LLM upgrade (ui/background.py) makes way for everything the person does and every file change."""
+The window is a client of the data folder's service, the library's one writer (issue 49), as the quick popup and
+the tray are: every write is a call the service carries out (ui/service_link.py), searches go through it, and
+what the window shows of runs, of the LLM upgrade and of every change comes from the service's one event stream.
+Reads in bulk (Review's rows, previews, folder counts) come from the catalog read in this process. Closing the
+window closes only the window; the service goes on keeping the index fresh."""
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import asdict, replace
+import time
+from dataclasses import asdict, fields, replace
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QPushButton,
+                               QTabWidget)
 
 from desktop_rag.config import Settings
 from desktop_rag.core.changes import Changes
-from desktop_rag.core.library import Library
 from desktop_rag.core.library_reads import FolderState
-from desktop_rag.core.progress.control import RunControl
-from desktop_rag.core.runs.lane import WriteLane
-from desktop_rag.ui.agent_endpoint import AppEndpoint, window_activity
-from desktop_rag.ui.background import BackgroundUpgrade
-from desktop_rag.ui.errors import changes_text, for_window, sentences, summary_text
+from desktop_rag.ui.background_view import BackgroundView
+from desktop_rag.ui.errors import for_window
 from desktop_rag.ui.folders_panel import FoldersPanel
 from desktop_rag.ui.progress_panel import ProgressPanel
 from desktop_rag.ui.review_panel import ReviewPanel
 from desktop_rag.ui.search_panel import SearchPanel
+from desktop_rag.ui.service_runs import ServiceRuns
 from desktop_rag.ui.settings_dialog import SettingsDialog
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
-from desktop_rag.ui.watching import FolderFollower
 
-
-
-# Quit: how long workers get to reach a checkpoint before the children they wait on are ended. A worker embedding
-# a batch waits on the embedder's child for seconds: a second's wait here, then the children ended, made Quit take
-# 1.7 s under load (bench/first_hour.py --load 2 --quit-at 200); ending them is what returns it.
-QUIT_WAIT_MS = 300
+# The person's input reaches the service at most this often (with "only when idle" the upgrade makes way at once).
+INPUT_NOTE_EVERY_S = 5.0
+_INPUT_EVENTS = {QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.Wheel}
+# Everything a view shows may have changed: a new service, or events missed.
+EVERYTHING = Changes(documents=True, upgraded=True, folders=True, settings=frozenset(f.name for f in fields(Settings)))
 
 
 class MainWindow(QMainWindow):
     data_folder_chosen = Signal(str)  # the person picked another data folder in the settings: the app opens it
-    quit_requested = Signal()  # `desktop-rag stop` or the tray's Quit: the app ends, and no service follows it
-    # What a write changed (core/changes.py): every write's result ends here, and each view decides what to show.
+    quit_requested = Signal()  # the tray's Quit: the app ends
+    # What a write changed (core/changes.py), whoever made it: every view decides what to show.
     changed = Signal(object)
 
-    def __init__(self, library: Library):
+    def __init__(self, library, link):
+        """`library`: service/remote_library.py's RemoteLibrary; `link`: ui/service_link.py's ServiceLink."""
         super().__init__()
         self.library = library
-        self.lane = WriteLane(library, upgrade="never")  # the writes' one order, as in `watch` and the service
-        self.lane.start()
-        self.runner = TaskRunner(self, write_lane=self.lane)
+        self.link = link
+        self.runner = TaskRunner(self)
         self.setWindowTitle("desktop-rag")
         self.setWindowIcon(icon("app"))
-        self._queued_folders: list[str] = []
-        self._indexing_folders: set[str] = set()  # folders of the run in hand
-        self._controls: weakref.WeakSet[RunControl] = weakref.WeakSet()  # of runs started here: Quit cancels all
-        self._runs_asked = 0  # runs started here so far: the state read at start may come back after one of them
+        self._started = False
+        self._input_noted_at = 0.0
 
         self.search = SearchPanel(library, self.runner)
         self.review = ReviewPanel(library, self.runner)
@@ -74,39 +70,50 @@ class MainWindow(QMainWindow):
         progress_dock = self._dock(self.progress, "Progress", Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks([progress_dock], [170], Qt.Orientation.Vertical)  # search keeps most of the height
         self._build_actions()
+        self.progress.finish("Starting the background service…")
+        self.search.meaning_model_loading = True  # until the service has it loaded: keyword matches meanwhile
 
+        self.runs = ServiceRuns(self.progress, self.send, self)
+        self.background = BackgroundView(library, self.runner, self.progress, self.send, self)
+        self.background.changed.connect(
+            lambda: self.progress.show_background(self.background.status_text(), self.background.action))
+        self.progress.background_button.clicked.connect(self.background.act)
         self.folders.add_requested.connect(self.add_folder)
         self.folders.remove_requested.connect(self.remove_folder)
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
         self.folders.ocr_toggled.connect(self.set_folder_ocr)
         self.folders.upgrade_first_toggled.connect(self.set_upgrade_first)
-        self.background = BackgroundUpgrade(library, self.runner, self.lane, self.progress, self)
-        self.background.changed.connect(
-            lambda: self.progress.show_background(self.background.status_text(), self.background.action))
-        self.background.finished.connect(lambda summary: self.changed.emit(summary.changes))
-        self.progress.background_button.clicked.connect(self.background.act)
-        QApplication.instance().installEventFilter(self.background)  # type: ignore[union-attr]  # person's input
         self.search.building_note = self._building_note
         self.search.status.connect(self.statusBar().showMessage)
         self.review.status.connect(self.statusBar().showMessage)
         self.review.changed.connect(self.changed)
         self.changed.connect(self._follow_changes)
         self.runner.error.connect(self.show_error)
-        self.follower = FolderFollower(library, self.lane, self)
-        self.follower.applied.connect(self._changes_applied)
-        self.follower.failed.connect(self.show_error)
+        self.tabs.currentChanged.connect(self._tab_shown)
         self.watching_label = QLabel()
         self.statusBar().addPermanentWidget(self.watching_label)
-        self.follower.folders_watched.connect(
-            lambda n: self.watching_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}" if n else ""))
-        self.tabs.currentChanged.connect(self._tab_shown)
-        self.agents = AppEndpoint(library, lambda: window_activity(self.progress, self.background), self)
-        self.agents.run_requested.connect(self.index_for_agent)
-        self.agents.pause_requested.connect(lambda paused: (self.background.pause if paused
-                                                            else self.background.resume)())
-        self.agents.stop_requested.connect(self.quit_requested)
+        self.service_label = QLabel()
+        self.start_again_button = QPushButton("Start it again")
+        self.start_again_button.hide()
+        self.start_again_button.clicked.connect(self._start_again)
+        self.statusBar().addPermanentWidget(self.service_label)
+        self.statusBar().addPermanentWidget(self.start_again_button)
+
+        link.changed.connect(self.changed)
+        link.run_state.connect(self._run_state)
+        link.upgrade.connect(self.background.step)
+        link.status.connect(self.background.show_status)
+        link.status.connect(self._show_watching)
+        link.applied.connect(self._applied)
+        link.failed.connect(self.show_error)
+        link.lost.connect(self._service_lost)
+        link.back.connect(self._service_back)
+        link.stopped.connect(self._service_stopped)
+        link.missed.connect(lambda: self.changed.emit(EVERYTHING))
+        link.quit_all.connect(self.quit_requested)
+        QApplication.instance().installEventFilter(self)  # the person's input
         self.resize(1200, 800)
-        QTimer.singleShot(0, self._start)
+        QTimer.singleShot(0, self.focus_search)
 
     def _dock(self, widget, title: str, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -128,7 +135,7 @@ class MainWindow(QMainWindow):
 
         focus = action("Search", self.focus_search, "Ctrl+K")
         add = action("Add folder…", self.folders.choose_folder, "Ctrl+O", "add-folder")
-        rescan = action("Re-scan all folders", lambda: self.index(self.library.reads.folders()), "F5", "rescan")
+        rescan = action("Re-scan all folders", self.rescan_all, "F5", "rescan")
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
@@ -144,86 +151,77 @@ class MainWindow(QMainWindow):
         for act in (add, rescan, upgrade, settings):
             toolbar.addAction(act)
 
+    # -- the service ------------------------------------------------------------------------------------------
+
+    def send(self, method: str, params: dict, on_done=None) -> None:
+        """A call to the service off the window's thread; a failure is said in the status line."""
+        self.runner.write(lambda report: self.link.call(method, **params), on_done=on_done)
+
+    def _service_back(self, served_by: str) -> None:
+        self.service_label.setText("")
+        self.start_again_button.hide()
+        if not self._started:  # the catalog is there once the service answers: the views can read it
+            self._started = True
+            self._start()
+        else:
+            self.statusBar().showMessage(f"The background service answers again ({served_by}).")
+            self.library.follow_settings()
+            self.changed.emit(EVERYTHING)
+
+    def _show_watching(self, status: dict) -> None:
+        n = status.get("watching") or 0
+        self.watching_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}" if n else "")
+
+    def _applied(self, batch: dict) -> None:
+        """The service applied a batch of file changes (saved, renamed, deleted)."""
+        if not batch["words"]:
+            return
+        message = f"Updated from disk: {', '.join(batch['words'])}."
+        self.statusBar().showMessage(message)
+        if batch["failed"] and self.progress.control is None:
+            self.progress.finish(message, [(f["path"], f["reason"]) for f in batch["failed"]])
+
+    def _service_lost(self) -> None:
+        self.service_label.setText("The background service stopped unexpectedly; starting it again…")
+
+    def _service_stopped(self) -> None:
+        self.service_label.setText("The background service was stopped: searching and indexing wait for it.")
+        self.start_again_button.show()
+
+    def _start_again(self) -> None:
+        self.start_again_button.hide()
+        self.service_label.setText("Starting the background service…")
+        self.link.start_again()
+
     # -- start ----------------------------------------------------------------------------------------------
 
     def _start(self) -> None:
-        self.focus_search()
         self._refresh_folders()
         self._tab_shown(self.tabs.currentIndex())
-        asked = self._runs_asked
-        self.runner.read(lambda: (self.library.reads.counts(), self.library.reads.failures()),
-                         on_done=lambda state: self._report_state(state, overtaken=self._runs_asked != asked))
+        reads = self.library.reads
+        seen = self.runs.seen
+        self.runner.read(lambda: (reads.counts(), reads.failures()),
+                         on_done=lambda state: self._report_state(state, overtaken=self.runs.seen != seen))
         self._load_embedding_model()
+        self.background.begin()
 
     def _load_embedding_model(self) -> None:
-        """In the background: the first search does not wait seconds for it (it matches keywords meanwhile)."""
+        """The service loads it (seconds after its start): the first search matches keywords meanwhile."""
         self.search.meaning_model_loading = True
         self.runner.load(self.library.load_embedding_model, on_done=lambda _: self.search.meaning_model_ready(),
                          on_error=lambda message: (self.search.meaning_model_ready(), self.show_error(message)))
 
     def _report_state(self, state, overtaken: bool = False) -> None:
-        """`overtaken`: a run was asked for (a folder added at once) before this state came back from the read
-        lane; the panel is that run's, and its "Done" must not be replaced by the state at start."""
+        """`overtaken`: a run's state came while this was read (a folder added at once): the panel is that run's,
+        and its line must not be replaced by the state at start."""
         stats, failures = state
+        if overtaken or self.progress.control is not None:
+            return
         docs = stats["documents"]
         if not docs["indexed"] and not docs["failed"]:
-            if not overtaken:
-                self.progress.finish("Nothing indexed yet: add a folder to start.")
-            self.follower.start()  # watches what gets added
-            self.background.begin()
-            return
-        if not overtaken:
-            self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be read.",
-                                 failures)
-        if stats["folders"]:
-            self._catch_up(stats["folders"], stats["chunks_pending_embedding"], quiet=overtaken)
+            self.progress.finish("Nothing indexed yet: add a folder to start.")
         else:
-            # Even with nothing left by the last run: the first write checks that both indexes are there
-            # (core/doctor.py) and rebuilds a lost one, saying so.
-            pending = stats["chunks_pending_embedding"]
-            self.sync(f"Resuming: {pending} chunks left by the last run…" if pending else "Checking the indexes…",
-                      quiet=overtaken)
-            self.follower.start()
-        self.background.begin()  # it starts once the catch-up is done and the schedule allows
-
-    def _catch_up(self, folders: list[str], pending: int, quiet: bool = False) -> None:
-        """What changed while the app was closed (the reconciliation scan: a stat per unchanged file), and what
-        a killed run left; then the folders are watched. `quiet`: the panel is a run's the person asked for
-        meanwhile; this one shows itself only if it finds something."""
-        control = self._new_control()
-        title = (f"Resuming: {pending} chunks left by the last run…" if pending
-                 else "Checking the folders for changes made while the app was closed…")
-        self.runner.write(
-            lambda report: self.library.index(folders, on_progress=report,
-                                              control=control),
-            on_done=lambda summary: self._caught_up(summary, control),
-            on_error=lambda message: (self.progress.finish(message), self.follower.start()),
-            on_progress=None if quiet else self._panel_follows(title, control),
-        )
-
-    def _panel_follows(self, title: str, control: RunControl):
-        """A run's progress handler that takes the panel when the run starts on the write lane, not when it is
-        queued: a run queued behind another does not take the panel from it."""
-        def report(progress) -> None:
-            if self.progress.control is not control:
-                self.progress.start(title, control)
-            self._show_progress(progress)
-        return report
-
-    def _show_progress(self, progress) -> None:
-        """A run's step in the panel; what it made searchable (core/indexing/report.py) to every view."""
-        self.progress.on_progress(progress)
-        if progress.changes:
-            self.changed.emit(progress.changes)
-
-    def _caught_up(self, summary, control: RunControl) -> None:
-        # Old failures are listed either way; notices say an index was rebuilt, or why it will be.
-        changed = summary.indexed or summary.removed or summary.moved or summary.notices
-        if changed or self.progress.control is control:  # else the panel shows another run's end: kept
-            self.progress.finish(summary_text(summary) if changed else "Up to date.",
-                                 [(f.path, f.reason) for f in summary.failed])
-        self.follower.start()
-        self.changed.emit(summary.changes)
+            self.progress.finish(f"{docs['indexed']} files indexed, {docs['failed']} could not be read.", failures)
 
     def focus_search(self) -> None:
         self.tabs.setCurrentWidget(self.search)
@@ -245,81 +243,15 @@ class MainWindow(QMainWindow):
     def add_folder(self, folder: str) -> None:
         self.index([folder])
 
-    def index(self, folders: list[str], contexts: str | None = None, run_id: str | None = None) -> None:
-        """`run_id`: a run an agent asked for (AppEndpoint), whose progress it follows."""
-        if not folders:
-            return
-        control = self._new_control()  # the write below makes the LLM upgrade make way: the person goes first
-        self._queued_folders += folders
-        self._refresh_folders()
-        runs = self.agents.runs
-        agent_report = runs.reporter(run_id) if run_id else None
+    def index(self, folders: list[str], contexts: str | None = None) -> None:
+        """The service indexes them (a folder new to the library is watched from then on); its progress comes back
+        on the event stream."""
+        if folders:
+            self.send("index", {"paths": list(folders), "contexts": contexts})
+            self._refresh_folders()
 
-        def started(progress):
-            if self.progress.control is not control:
-                self.progress.start(f"Indexing {', '.join(folders)}", control)
-                self._dequeue(folders)
-                self._indexing_folders.update(folders)
-                self._refresh_folders()
-                self.follower.folders_changed(adding=folders)
-                if run_id:
-                    runs.started(run_id)
-            self._show_progress(progress)
-            if agent_report:
-                agent_report(progress)
-
-        def done(summary):
-            if run_id:
-                runs.finished(run_id, summary)
-            self._indexed(folders, summary)
-
-        def failed(message):
-            if run_id:
-                runs.failed(run_id, message)
-            self._failed(folders, message)
-
-        self.runner.write(
-            lambda report: self.library.index(folders, contexts=contexts, on_progress=report, control=control),
-            on_done=done, on_error=failed, on_progress=started,
-        )
-
-    def index_for_agent(self, run_id: str, paths: list, contexts: str) -> None:
-        """A re-indexing an agent asked for (desktop-rag mcp): run as a person's would be, in the panel."""
-        self.statusBar().showMessage(f"An assistant asked to re-index {', '.join(paths)}.")
-        self.index(list(paths), contexts=contexts, run_id=run_id)
-
-    def _dequeue(self, folders) -> None:
-        for folder in folders:
-            if folder in self._queued_folders:
-                self._queued_folders.remove(folder)
-
-    def _indexed(self, folders, summary) -> None:
-        self._dequeue(folders)
-        self._indexing_folders.difference_update(folders)
-        self.follower.folders_changed(added=folders)
-        self.progress.finish(summary_text(summary), [(f.path, f.reason) for f in summary.failed])
-        self.changed.emit(summary.changes | Changes(folders=True))  # the folders' states: no longer indexing
-
-    def _failed(self, folders, message: str) -> None:
-        self._dequeue(folders)
-        self._indexing_folders.difference_update(folders)
-        self.follower.folders_changed(added=folders)
-        self.progress.finish(message)
-        self.show_error(message)
-        self._refresh_folders()
-
-    def sync(self, title: str, quiet: bool = False) -> None:
-        """Bring both indexes up to the catalog; `quiet` as for _catch_up."""
-        control = self._new_control()
-        self.runner.write(lambda report: self.library.indexes.sync(on_progress=report, control=control),
-                          on_done=lambda summary: self._synced(summary, control),
-                          on_progress=None if quiet else self._panel_follows(title, control))
-
-    def _synced(self, summary, control: RunControl) -> None:
-        if summary.cancelled or summary.notices or self.progress.control is control:  # else another run's end
-            self.progress.finish("Cancelled; the rest continues next time." if summary.cancelled
-                                 else f"Up to date. {sentences(summary.notices)}".strip())
-        self.changed.emit(summary.changes)
+    def rescan_all(self) -> None:
+        self.runner.read(self.library.reads.folders, on_done=self.index)
 
     def upgrade_contexts(self) -> None:
         """The person asked for the LLM contexts now: whatever the machine does (not only when idle)."""
@@ -330,10 +262,9 @@ class MainWindow(QMainWindow):
                                       f"{folder}\n\nIts files stay where they are; they leave the index.")
         if answer == QMessageBox.StandardButton.Yes:
             self.statusBar().showMessage(f"Removing {folder} from the index…")
-            self.runner.write(lambda report: self.library.remove_folder(folder),
-                              on_done=lambda changes: (self.statusBar().showMessage(
-                                  f"Removed {folder} ({', '.join(changes.notes)}) from the index."),
-                                  self.follower.folders_changed(), self.changed.emit(changes)))
+            self.runner.edit(lambda: self.library.remove_folder(folder),
+                             on_done=lambda changes: self.statusBar().showMessage(
+                                 f"Removed {folder} ({', '.join(changes.notes)}) from the index."))
 
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
@@ -343,16 +274,21 @@ class MainWindow(QMainWindow):
                 self.data_folder_chosen.emit(dialog.chosen_data_dir())
 
     def save_settings(self, chosen: Settings) -> None:
-        changes = self.library.set_settings(asdict(chosen))
-        self.changed.emit(changes)
-        message = "Settings saved."
-        if {"ocr", "ocr_skip_folders"} & changes.settings and self.library.settings.ocr:
-            # Scans and images left unread are read now, not at the next change of each file.
-            self.index(self.library.reads.folders())
-            message += " Scanned pages and images not read before are being read."
-        if changes.notes:
-            message += " " + for_window("; ".join(changes.notes)) + "."
-        self.statusBar().showMessage(message)
+        was_ocr = self.library.settings.ocr
+        chosen_values = asdict(chosen)
+        values = {k: v for k, v in chosen_values.items() if getattr(self.library.settings, k) != v}
+
+        def saved(changes: Changes) -> None:
+            message = "Settings saved."
+            if {"ocr", "ocr_skip_folders"} & changes.settings and self.library.settings.ocr:
+                # Scans and images left unread are read now, not at the next change of each file.
+                self.rescan_all()
+                message += " Scanned pages and images not read before are being read." if not was_ocr else ""
+            if changes.notes:
+                message += " " + for_window("; ".join(changes.notes)) + "."
+            self.statusBar().showMessage(message)
+
+        self.runner.edit(lambda: self.library.set_settings(values), on_done=saved)
 
     def set_folder_ocr(self, folder: str, on: bool) -> None:
         """A folder's scans and images read by OCR, or not (the ocr_skip_folders setting)."""
@@ -363,28 +299,24 @@ class MainWindow(QMainWindow):
 
     def set_upgrade_first(self, folder: str, on: bool) -> None:
         """The LLM upgrade takes a folder's documents before all others, or no longer."""
-        # A write, on the edits' lane: it never waits behind a run (the upgrade makes way a moment, as for an edit).
-        self.runner.edit(lambda: self.library.mark_upgrade_first(folder, on), self.changed.emit, self.show_error)
-
-    def _changes_applied(self, summary) -> None:
-        message = changes_text(summary)
-        if not message:
-            return
-        self.statusBar().showMessage(message)
-        if summary.failed:
-            self.progress.finish(message, [(f.path, f.reason) for f in summary.failed])
-        self.changed.emit(summary.changes)
+        self.runner.edit(lambda: self.library.mark_upgrade_first(folder, on))
 
     # -- views ----------------------------------------------------------------------------------------------
 
+    def _run_state(self, state: dict) -> None:
+        self.runs.show(state)
+        if state["state"] != "running" or state.get("phases", {}).keys() <= {"scan"}:
+            self._refresh_folders()  # queued, begun, ended: the folders' marks
+
     def _follow_changes(self, changes: Changes) -> None:
         """Each view decides whether a write changed what it shows."""
+        if changes.settings:
+            self.library.follow_settings()  # as the service wrote them (another client's change included)
+            self.background.changed.emit()
         if changes.folders or changes.documents:
             self._refresh_folders()
         if changes.documents or changes.upgraded:
-            self.background.count_waiting()  # a run adds rules contexts; the upgrade writes LLM ones
-        if changes.settings:
-            self.background.settings_changed()  # whether and when the upgrade runs may differ now
+            self.background.count_waiting()
         if "embedding_model" in changes.settings:
             self._load_embedding_model()
         shown = self.tabs.currentWidget()
@@ -395,7 +327,9 @@ class MainWindow(QMainWindow):
         self.search.show_changes(changes)
 
     def _refresh_folders(self) -> None:
-        queued, indexing = set(self._queued_folders), set(self._indexing_folders)
+        if not self._started:
+            return
+        queued, indexing = self.runs.folders_in_hand
 
         def show(found) -> None:
             states, self.folders.upgrade_first = found
@@ -410,40 +344,36 @@ class MainWindow(QMainWindow):
 
     def _building_note(self) -> str:
         """For a search while a run adds to the index: "The index is still being built (40% done)", or ""."""
-        if self.progress.control is None or self.progress.control is self.background.control:
+        if not self.runs.building:
             return ""
         fraction = self.progress.overall_fraction
         return "The index is still being built" + (f" ({fraction:.0%} done)" if fraction is not None else "")
 
     def _tab_shown(self, index: int) -> None:
+        if not self._started:
+            return
         widget = self.tabs.widget(index)
         if widget is self.review:
             self.review.refresh()
         elif widget is self.stats:
             self.stats.refresh()
 
-    def _new_control(self) -> RunControl:
-        control = RunControl()
-        self._controls.add(control)
-        self._runs_asked += 1
-        return control
-
     def show_error(self, message: str) -> None:
         self.statusBar().showMessage(message)
 
-    def closeEvent(self, event):  # noqa: N802 (Qt's name)
-        """Quit within 2 s whatever runs: every run is cancelled (the model's call cut short), its workers get a
-        second to reach a checkpoint; the app then ends the children any of them still waits on (AppSession)."""
-        self.agents.stop()  # a client mid-call hears the app has gone (EndpointGone) and asks again elsewhere
-        self.runner.close()
-        QApplication.instance().removeEventFilter(self.background)
-        self.follower.stop()
-        self.lane.stop()  # a batch in hand is cut short; the runs waiting are not begun
-        self.background.close()
-        if self.progress.control is not None:
-            self.progress.control.cancel()  # finished work is kept; the rest resumes next time
-        for control in list(self._controls):
-            control.cancel()
-        self.runner.wait(QUIT_WAIT_MS)
-        super().closeEvent(event)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """The person's input: the service hears of it (with "only when idle" its upgrade makes way)."""
+        if event.type() in _INPUT_EVENTS and self._started:
+            now = time.monotonic()
+            if now - self._input_noted_at >= INPUT_NOTE_EVERY_S:
+                self._input_noted_at = now
+                self.runner.load(lambda: self.link.call("note_input"), on_error=lambda message: None)
+        return False
 
+    def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        """Only the window closes (≤ 0.5 s): calls in flight are let go, the service goes on."""
+        QApplication.instance().removeEventFilter(self)
+        self.background.close()
+        self.runner.close()
+        self.link.close()
+        super().closeEvent(event)

@@ -1,12 +1,10 @@
-"""One task runner for all heavy work (the Anki way): indexing, upgrades, edits and searches run on worker
-threads; their results and progress come back to the GUI thread as queued signals.
+"""One task runner for the window's calls and reads (the Anki way): each runs on a worker thread, never on the
+window's; its result comes back to the GUI thread as a queued signal.
 
-Four lanes, each one task at a time: runs (index, sync, folder removal) share the library's one writer, on the
-window's WriteLane (core/runs/lane.py: the order `watch` and the service follow, where the folder
-follower's change batches go before the runs waiting); edits of single contexts are short and have their own
-lane, so a person's edit never waits behind a long run; reads (searches, stats, review rows) have theirs, so a
-search never does either; and loading a model at start has its own, so searches typed meanwhile are not queued
-behind seconds of loading.
+Four lanes, each one task at a time: calls that start work in the service (index a folder, pause, settings of
+the background); edits a person makes (a context, a setting, a folder's mark), which the service carries out
+before anything else (issue 49); reads (searches, stats, review rows), so a search never waits behind either; and
+the first load of the service's model, so searches typed meanwhile are not queued behind seconds of loading.
 """
 
 from __future__ import annotations
@@ -111,53 +109,12 @@ class _Lane(_Counted):
                     self._changed.notify_all()
 
 
-class _OnWriteLane(_Counted):
-    """The runner's write jobs carried out by a WriteLane, counted as a _Lane counts them (wait, idle). The lane
-    is its owner's (the window's): it is stopped there, and the jobs it never started are let go of here."""
-
-    def __init__(self, lane):
-        super().__init__()
-        self._lane = lane
-        self._running = False
-        self._stopped = False
-
-    def start(self, job: _Job) -> None:
-        with self._changed:
-            self._pending += 1
-        self._lane.submit(lambda: self._run(job))
-
-    def _run(self, job: _Job) -> None:
-        with self._changed:
-            if self._stopped:
-                return  # (counted out by stop)
-            self._running = True
-        try:
-            job.run()
-        finally:
-            with self._changed:
-                self._running = False
-                self._pending -= 1
-                self._changed.notify_all()
-
-    def stop(self) -> None:
-        """Jobs not begun are not begun (the lane stops with the window); the one running finishes its step."""
-        with self._changed:
-            self._stopped = True
-            self._pending = 1 if self._running else 0
-            self._changed.notify_all()
-
-
 class TaskRunner(QObject):
     error = Signal(str)  # a task without its own error handler failed: the window shows this
-    # An edit was asked for: the background LLM upgrade makes way for it (ui/background.py); a run goes to the
-    # write lane, which makes way for it itself.
-    writes_wanted = Signal()
 
-    def __init__(self, parent: QObject | None = None, write_lane=None):
-        """`write_lane`: the WriteLane the runs go to (the window's); None: a thread of the runner's own."""
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._lanes: dict[str, _Lane | _OnWriteLane] = {lane: _Lane(lane) for lane in ("edit", "read", "load")}
-        self._lanes["write"] = _Lane("write") if write_lane is None else _OnWriteLane(write_lane)
+        self._lanes = {lane: _Lane(lane) for lane in ("write", "edit", "read", "load")}
         self._relays: set[_Relay] = set()  # kept alive until their job reports back
         self._writes_pending = 0
         self._closing = threading.Event()
@@ -180,7 +137,6 @@ class TaskRunner(QObject):
         self._submit("write", work, on_done, on_error, on_progress)
 
     def edit(self, work, on_done=None, on_error=None) -> None:
-        self.writes_wanted.emit()
         self._submit("edit", lambda report: work(), on_done, on_error, None)
 
     def read(self, work, on_done=None, on_error=None) -> None:

@@ -5,9 +5,9 @@ has a tray; it is a client of the endpoint like the quick popup, in a process of
 or the service tied their lives together (Jan's tray + Quick Ask: quit and update bugs, #3944, #3679).
 
 It hears of a change as it happens: a status request waits on the endpoint until something differs (a long poll,
-service/activity.py), so it asks nothing while nothing changes. A service that vanished without noting an orderly
-end (killed, crashed) is started again, a few times at most. The tray ends when Quit is chosen, or when nothing
-has answered for the data folder for a while (`desktop-rag stop`, or the window closed with the service off).
+service/activity.py), so it asks nothing while nothing changes. It supervises nothing (issue 49): a service that
+died is started by the next front end that needs it (Search… here, the window, `index`, `mcp`). The tray ends when
+Quit is chosen (the service stops, and the window with it), or when nothing has answered for a while.
 """
 
 from __future__ import annotations
@@ -25,9 +25,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop_rag.errors import UserError
 from desktop_rag.platform.file_locks import lock
-from desktop_rag.config import Settings
-from desktop_rag.service.background_process import (APP_ROLE, SERVICE_ROLE, ended_in_order, service_starting,
-                                                    start_detached, start_service, stop_answering, who_answers)
+from desktop_rag.service.background_process import service_starting, start_detached, stop_answering
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 from desktop_rag.ui.theme import icon
@@ -37,10 +35,6 @@ log = logging.getLogger(__name__)
 STATUS_WAIT_S = 20.0  # a status request waits this long for a change (the endpoint closes idle ones after 60)
 GONE_AFTER_S = 30.0  # nothing answering nor starting for this long: the tray ends
 RECONNECT_S = 1.0
-# A service killed or crashed is started again, but not forever: past this many in RESTARTS_WITHIN_S the tray
-# says so and leaves it (something in the library or the machine needs a person: the log says what).
-MAX_RESTARTS = 3
-RESTARTS_WITHIN_S = 600.0
 
 
 def status_words(status: dict | None, starting: bool = False) -> str:
@@ -55,8 +49,7 @@ def status_words(status: dict | None, starting: bool = False) -> str:
         line = "Idle: the index is up to date"
     elif doing == "paused":
         line = "Background work paused"
-    where = "in the window" if status.get("role") == APP_ROLE else "in the background"
-    return f"{line} ({where})"
+    return f"{line} (in the background)"
 
 
 class StatusFollower(QObject):
@@ -121,9 +114,6 @@ class ServiceTray(QObject):
         self.status: dict | None = None
         self.gone_after_s = GONE_AFTER_S
         self._unanswered_since: float | None = None
-        self._last_role: str | None = None  # of the last process seen answering
-        self._restarts: list[float] = []
-        self.gave_up = False
         self._popup: QuickSearch | None = None
         self.icon = QSystemTrayIcon(icon("app"), self)
         self.menu = QMenu()
@@ -158,10 +148,8 @@ class ServiceTray(QObject):
         if status is None:
             self._unanswered_since = self._unanswered_since or self._clock()
         else:
-            self._unanswered_since, self._last_role, self.gave_up = None, status.get("role"), False
+            self._unanswered_since = None
         words = status_words(status, status is None and service_starting(self.data_dir))
-        if status is None and self.gave_up:
-            words = "The background index keeps stopping: logs/service.log in the data folder says why"
         self.state_line.setText(words)
         self.icon.setToolTip(f"desktop-rag: {words}")
         self.pause_action.setEnabled(status is not None)
@@ -196,52 +184,28 @@ class ServiceTray(QObject):
             client.close()
 
     def open_window(self) -> None:
-        """The window (an open one comes forward: ui/single_instance.py); it takes the library from the service."""
+        """The window (an open one comes forward: ui/single_instance.py), a client of the service."""
         start_detached(self.data_dir, "gui")
 
     def quit_everything(self) -> None:
-        """Stop whoever answers (the service, or the window: it closes and starts no service), then end."""
+        """Stop the service, and with it the window (told so on its event stream), then end."""
         try:
-            stop_answering(self.data_dir)
+            stop_answering(self.data_dir, everything=True)
         except UserError as exc:
             log.warning("%s", exc)
         self.close()
 
     def _end_if_gone(self) -> None:
-        if self._unanswered_since is None or self.gave_up:
+        """Nothing has answered (nor been starting) for a while: the tray ends. It starts nothing itself: the
+        service is started by whichever front end needs it next (issue 49; Search… here is one)."""
+        if self._unanswered_since is None:
             return
         if service_starting(self.data_dir):
             self._unanswered_since = self._clock()  # a service loading: not gone
             return
-        # Gone without an orderly end, and nobody answers now (a window taking the library over answers before the
-        # follower hears of it: it must not be taken for a service that died).
-        ended_badly = (self._last_role in (SERVICE_ROLE, APP_ROLE) and not ended_in_order(self.data_dir)
-                       and who_answers(self.data_dir) is None)
-        if ended_badly and self._last_role == SERVICE_ROLE:
-            self._start_again("The background index stopped unexpectedly; it was started again.")
-        elif ended_badly and self._last_role == APP_ROLE and Settings.load(self.data_dir).keep_fresh_when_closed:
-            self._start_again("The window ended unexpectedly; the background index keeps your files searchable.")
-        elif self._clock() - self._unanswered_since >= self.gone_after_s:
+        if self._clock() - self._unanswered_since >= self.gone_after_s:
             log.info("nothing answers for %s: the tray ends", self.data_dir)
             self.close()
-
-    def _start_again(self, message: str) -> None:
-        """The service (or the window, as it would have started the service on closing) was killed or crashed: it
-        noted no orderly end. The service is started (again), a few times at most."""
-        now = self._clock()
-        self._restarts = [t for t in self._restarts if now - t < RESTARTS_WITHIN_S]
-        self._last_role, self._unanswered_since = None, now  # until it answers: starting, then gone
-        if len(self._restarts) >= MAX_RESTARTS:
-            log.error("the background service of %s stopped unexpectedly %d times in %.0f minutes; not started "
-                      "again", self.data_dir, len(self._restarts) + 1, RESTARTS_WITHIN_S / 60)
-            self.gave_up = True
-            self.show_status(None)
-            return
-        self._restarts.append(now)
-        log.warning("%s (%s)", message, self.data_dir)
-        start_service(self.data_dir)
-        self.icon.showMessage("desktop-rag", message)
-        self.show_status(None)
 
     def close(self) -> None:
         self._gone.stop()

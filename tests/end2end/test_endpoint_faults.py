@@ -32,7 +32,8 @@ WIRE = [b"[" * 500_000 + b"\n", b"{" * 30 + b"\n", b'{"method": "search", "param
 def wrong_values(argument: Argument) -> list:
     """Values of the wrong type, out of range or too long, for one declared argument."""
     if argument.kind == "integer":
-        values = ["5", 2.5, True, [1], {"n": 1}, 2**64, -2**64, 0]
+        values = ["5", 2.5, True, [1], {"n": 1}, 2**64, -2**64,
+                  (argument.minimum if argument.minimum is not None else 1) - 1]  # just under its range
     elif argument.kind == "number":
         values = ["0.5", True, [0.5], 1e308 * 10, -1, (argument.maximum if argument.maximum is not None else 1) + 1]
     elif argument.kind == "boolean":

@@ -1,5 +1,5 @@
-"""A person's first hour (issue 37), through the app as it runs (AppSession: Chroma, the models and the reader in
-child processes), default settings, a folder of mixed files made here: a query typed before the folder is added
+"""A person's first hour (issue 37), through the app as it runs (AppSession: the window, a client of the service it
+starts, issue 49), default settings, a folder of mixed files made here: a query typed before the folder is added
 comes back by itself within seconds; the language model is not asked while the files are read; files saved,
 renamed and deleted in the middle of the first run are as they are on disk when it ends; the progress bar never
 goes back; Quit takes at most 2 s. bench/first_hour.py does the same on a folder you point it at, with the times."""
@@ -9,7 +9,8 @@ from pathlib import Path
 
 from desktop_rag.config import Settings
 from documents import write_docx, write_pdf
-from fake_models import SlowFakeModel
+from fake_llm_server import SlowChatServer
+from window_sessions import stop_the_service
 from office_documents import message, write_mbox, write_pptx, write_xlsx, write_zip
 from test_ui import WAIT_MS, search_and_wait
 
@@ -49,12 +50,12 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
-    # The defaults (contexts auto, the 1.5B model for the background upgrade), but no service after the window.
-    Settings(keep_fresh_when_closed=False).save(data)
+    # The defaults (contexts auto, the background upgrade), but no service after the window, and a stand-in for
+    # the model's server that tells whether the run asked it anything.
+    server = SlowChatServer(seconds=0).__enter__()
+    Settings(keep_fresh_when_closed=False, llm_server=server.url).save(data)
     mixed_folder(docs)
     session = AppSession(data)
-    model = SlowFakeModel(seconds=0)  # stands in for the model, to tell whether the run asked it anything
-    session.library.llm_backend = lambda: model
     win = session.window
     with qtbot.waitActive(win):
         win.show()
@@ -89,7 +90,7 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
         (docs / "lighthouse.pdf").unlink()
 
         qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done"), timeout=WAIT_MS)
-        assert model.calls == 0  # `auto`: rules contexts while the files are read, the model only afterwards
+        assert server.calls == 0  # `auto`: rules contexts while the files are read, the model only afterwards
 
         def on_disk_again() -> bool:
             found = {Path(hit.path).name for word in ("kingfisher", "heron", "lighthouse", "ferry")
@@ -111,4 +112,6 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
         win.close()
         session.close()
         quit_seconds = time.monotonic() - started
+        stop_the_service(data)
+        server.__exit__()
     assert quit_seconds <= QUIT_S

@@ -231,27 +231,26 @@ def test_a_second_serve_is_refused_with_a_reason(serving):
     assert second.returncode == 1 and "already answers for" in second.stderr
 
 
-def test_with_the_app_running_it_answers_and_runs_the_reindexing_in_its_window(indexed, qtbot):
+def test_with_the_window_open_the_service_answers_and_its_run_shows_in_the_window(indexed, qtbot):
+    """The window is a client of the service as the agent is (issue 49): the agent's re-indexing is the service's
+    run, and the window's panel follows it from the service's event stream."""
     import threading
 
-    from desktop_rag.ui.main_window import MainWindow
+    from window_sessions import close_session, open_session, stop_the_service
 
     data_dir, docs = indexed
-    library = Library(data_dir)
-    window = MainWindow(library)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: EndpointClient.for_library(data_dir) is not None, timeout=30_000)
+    session = open_session(qtbot, data_dir)
+    window = session.window
     outcome: dict = {}
 
     async def scenario():
-        async with mcp_session(data_dir) as session:
-            found = await call(session, "search_with_contextual_retrieval", query="router firmware", limit=3)
+        async with mcp_session(data_dir) as mcp:
+            found = await call(mcp, "search_with_contextual_retrieval", query="router firmware", limit=3)
             outcome["search"] = found
-            started = await call(session, "reindex_with_context", paths=[str(docs)], contexts="rules")
-            outcome["ended"] = await run_to_its_end(session, started["run_id"])
+            started = await call(mcp, "reindex_with_context", paths=[str(docs)], contexts="rules")
+            outcome["ended"] = await run_to_its_end(mcp, started["run_id"])
 
-    def in_thread():  # the window's event loop keeps running meanwhile: it runs what the assistant asked
+    def in_thread():  # the window's event loop keeps running meanwhile: it shows what the service does
         try:
             asyncio.run(scenario())
         except BaseException as exc:
@@ -261,13 +260,15 @@ def test_with_the_app_running_it_answers_and_runs_the_reindexing_in_its_window(i
 
     threading.Thread(target=in_thread, daemon=True).start()
     qtbot.waitUntil(lambda: outcome.get("done") is True, timeout=300_000)  # (a None would count as passed)
-    assert "error" not in outcome, outcome.get("error")
-    assert "desktop-rag app" in outcome["search"]["served_by"]
-    assert outcome["search"]["results"][0]["path"].endswith("router.pdf")
-    ended = outcome["ended"]
-    assert ended["state"] == "finished" and "desktop-rag app" in ended["served_by"]
-    assert "4 unchanged" in ended["summary"] and ended["phases"]["parse"]["total"] == 4
-    assert window.progress.title.text().startswith(ended["summary"])  # the run was the window's, in its panel
-    window.close()
-    library.close()
-    assert EndpointClient.for_library(data_dir) is None  # gone with the window
+    try:
+        assert "error" not in outcome, outcome.get("error")
+        assert "desktop-rag service" in outcome["search"]["served_by"]
+        assert outcome["search"]["results"][0]["path"].endswith("router.pdf")
+        ended = outcome["ended"]
+        assert ended["state"] == "finished" and "desktop-rag service" in ended["served_by"]
+        assert "4 unchanged" in ended["summary"] and ended["phases"]["parse"]["total"] == 4
+        qtbot.waitUntil(lambda: window.progress.title.text().startswith(ended["summary"]), timeout=30_000)
+    finally:
+        close_session(session)
+    assert EndpointClient.for_library(data_dir) is not None  # the service goes on after the window
+    stop_the_service(data_dir)

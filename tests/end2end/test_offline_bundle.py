@@ -26,25 +26,30 @@ from pathlib import Path
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
 from desktop_rag.config import Settings
-from desktop_rag.core.library import Library
-from desktop_rag.ui.main_window import MainWindow
+from desktop_rag.service.background_process import stop_answering
+from desktop_rag.ui.app import AppSession
 import desktop_rag
 samples, data = Path(sys.argv[1]), Path(sys.argv[2])
 app = QApplication([])
-library = Library(data, Settings(contexts="rules", llm_upgrade_when_idle=False))
-window = MainWindow(library)
+Settings(contexts="rules", llm_upgrade_when_idle=False).save(data)
+session = AppSession(data)  # the window, a client of the service it starts
+window = session.window
 window.show()
-window.add_folder(str(samples))
 deadline = time.monotonic() + 600
+while not window._started and time.monotonic() < deadline:
+    app.processEvents()
+    time.sleep(0.05)
+window.add_folder(str(samples))
 while not window.progress.title.text().startswith("Done") and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.05)
 print("RUN", window.progress.title.text())
-hits = library.search("when does the Aurora mobile app launch", k=3).hits
+hits = session.library.search("when does the Aurora mobile app launch", k=3).hits
 print("HIT", Path(hits[0].path).name)
-print("FROM", desktop_rag.__file__)
 window.close()
-library.close()
+session.close()
+print("FROM", desktop_rag.__file__)
+stop_answering(data, wait_s=30)
 """
 
 

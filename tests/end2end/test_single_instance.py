@@ -8,6 +8,7 @@ import sys
 import time
 
 from desktop_rag.config import Settings
+from window_sessions import stop_the_service
 from desktop_rag.ui.single_instance import hand_to_running_window, instance_name
 from test_ui import WAIT_MS
 
@@ -42,6 +43,7 @@ def test_a_second_launch_brings_the_open_window_forward_with_its_query_and_ends(
     finally:
         win.close()
         session.close()
+        stop_the_service(data)  # (asked to stop as the window closed: "keep the index fresh" is off here)
     assert not hand_to_running_window(data)  # the window closed: a launch now opens its own
 
 

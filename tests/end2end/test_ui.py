@@ -8,33 +8,26 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_rag.config import Settings
-from desktop_rag.core.library import Library
-from desktop_rag.ui.main_window import MainWindow
 from documents import write_pdf
 from office_documents import message, write_zip
+from window_sessions import close_session, open_session, stop_the_service
 
 WAIT_MS = 180_000
 
 
-def shown_window(qtbot, library: Library) -> MainWindow:
-    window = MainWindow(library)
-    qtbot.addWidget(window)
-    with qtbot.waitActive(window):
-        window.show()
-    return window
-
-
 @pytest.fixture
-def window(qtbot, make_library):
+def window(qtbot, data_dir):
+    """Opens the window on the test's data folder as a person does: a client of the service it starts."""
     def open_window(settings: Settings | None = None):
-        window = shown_window(qtbot, make_library(settings or Settings(contexts="rules", llm_upgrade_when_idle=False)))
-        opened.append(window)
-        return window
+        session = open_session(qtbot, data_dir, settings or Settings(contexts="rules", llm_upgrade_when_idle=False))
+        sessions.append(session)
+        return session.window
 
-    opened = []
+    sessions: list = []
     yield open_window
-    for window in opened:
-        window.close()
+    for session in sessions:
+        close_session(session)
+    stop_the_service(data_dir)
 
 
 def heron_folder(docs: Path) -> Path:
@@ -79,17 +72,18 @@ def test_adding_a_folder_indexes_it_shows_progress_and_the_corrupt_file_with_its
     qtbot.waitUntil(lambda: win.folders.list.count() == 1 and "2 files" in win.folders.list.item(0).text())
 
 
-def test_a_folder_added_before_the_state_at_start_comes_back_keeps_its_done_line(qtbot, make_library, docs):
-    # The state read at start (read lane) and a folder added at once (write lane) run side by side; when the
-    # state came back last it replaced "Done…" with "2 files indexed…", then a catch-up's "Up to date." — the
-    # intermittent 180 s waits of index_and_wait. The state read is held here until the run is done (injected).
-    library = make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
-    released, counts = threading.Event(), library.reads.counts
-    library.reads.counts = lambda: (released.wait(WAIT_MS / 1000), counts())[1]
-    win = shown_window(qtbot, library)
+def test_a_folder_added_before_the_state_at_start_comes_back_keeps_its_done_line(qtbot, window, docs, monkeypatch):
+    # The state read at start (read lane) and a folder added at once run side by side; when the state came back
+    # last it replaced "Done…" with "2 files indexed…" — the intermittent 180 s waits of index_and_wait. The state
+    # read is held here until the run is done (injected).
+    from desktop_rag.core.library_reads import ClientReads
+
+    released, counts = threading.Event(), ClientReads.counts
+    monkeypatch.setattr(ClientReads, "counts", lambda self: (released.wait(WAIT_MS / 1000), counts(self))[1])
+    win = window()
     index_and_wait(qtbot, win, heron_folder(docs))
     released.set()
-    qtbot.waitUntil(lambda: win.runner.idle and win.follower.watching)
+    qtbot.waitUntil(lambda: win.runner.idle)
     qtbot.wait(300)  # the state's answer, and anything it started, reach the window
     qtbot.waitUntil(lambda: win.runner.idle)
     assert win.progress.title.text().startswith("Done") and "2 files indexed" in win.progress.title.text()
@@ -181,11 +175,11 @@ def test_a_mail_hit_shows_its_sender_and_an_archive_member_opens_as_a_copy(qtbot
     assert opened[0].name == "plumber.txt" and b"leaking radiator" in opened[0].read_bytes()
 
     # What was opened gets its LLM contexts first, then a folder marked so in its menu comes before it.
-    win.library.use_notes.close()  # the note is written off the window's thread: wait for it here
-    catalog = win.library.catalog
+    catalog = win.library.reads.reader  # the window's own read connection
+    qtbot.waitUntil(lambda: catalog.upgrade_order.next_upgrades(limit=1)[0][1] == "opened from a search result",
+                    timeout=WAIT_MS)  # the service notes it (on its own thread)
     first = catalog.upgrade_order.next_upgrades(limit=1)[0]
-    path = catalog._db.execute("SELECT path FROM documents WHERE id = ?", (first[0],)).fetchone()[0]
-    assert first[1] == "opened from a search result" and path.endswith("plumber.txt")
+    assert win.library.reads.document_for_contexts(first[0])[0]["path"].endswith("plumber.txt")
     win.folders.upgrade_first_toggled.emit(str(docs), True)  # "Write LLM contexts here first", ticked
     qtbot.waitUntil(lambda: "LLM contexts first" in win.folders.list.item(0).text(), timeout=WAIT_MS)
     assert catalog.upgrade_order.upgrade_first_folders() == [str(docs)]
@@ -263,7 +257,7 @@ def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
     assert win.progress.pause_button.text() == "Resume"
 
     def work_done():
-        stats = win.library.catalog.stats()
+        stats = win.library.reads.counts()
         return stats["documents"]["indexed"], stats["chunks"] - stats["chunks_pending_embedding"]
 
     qtbot.wait(300)  # let the worker reach its next checkpoint
@@ -283,10 +277,11 @@ def test_on_start_the_window_reports_earlier_failures_and_finishes_work_a_killed
     earlier.index([docs])
     earlier.catalog.mark_all_unembedded()  # as if the run had been killed before embedding
     earlier.vectors.reset()
-    win = window()
-    qtbot.waitUntil(lambda: win.progress.title.text() == "Up to date.", timeout=WAIT_MS)
+    earlier.close()  # (the service the window starts is the data folder's one writer)
+    win = window()  # the service it starts catches up (as it does at every start), then the window follows it
+    qtbot.waitUntil(lambda: win.progress.errors.topLevelItem(0) is not None, timeout=WAIT_MS)
     assert win.progress.errors.topLevelItem(0).child(0).text(0).endswith("broken.pdf")
-    assert win.library.stats()["chunks_pending_embedding"] == 0
+    qtbot.waitUntil(lambda: win.library.stats()["chunks_pending_embedding"] == 0, timeout=WAIT_MS)
     search_and_wait(qtbot, win, "compost heap")
     assert Path(win.search.hits[0].path).name == "garden.md"
 
@@ -296,9 +291,11 @@ def test_on_start_a_lost_dense_index_is_rebuilt_and_the_panel_says_so(qtbot, win
     earlier = make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
     earlier.index([docs])
     earlier.vectors.reset()  # the store lost, the catalog still saying every chunk is in it
+    earlier.close()
     win = window()
     qtbot.waitUntil(lambda: "dense index was empty" in win.progress.title.text(), timeout=WAIT_MS)
-    assert win.library.vectors.count() >= win.library.catalog.chunk_count()
+    stats = win.library.stats()
+    assert stats["dense_index_vectors"] >= stats["chunks"]
     win.search.mode.setCurrentIndex(win.search.mode.findData("dense"))
     search_and_wait(qtbot, win, "compost heap")
     assert Path(win.search.hits[0].path).name == "garden.md"
@@ -322,7 +319,8 @@ def test_the_settings_dialog_sets_when_background_llm_work_may_run(qtbot):
 def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
     win = window()
     chosen = Settings(**{**vars(win.library.settings), "llm_idle_minutes": 5.0, "chunk_tokens": 150})
-    win.save_settings(chosen)
+    win.save_settings(chosen)  # carried out by the service
+    qtbot.waitUntil(lambda: "Settings saved" in win.statusBar().currentMessage(), timeout=WAIT_MS)
     assert win.library.settings.llm_idle_minutes == 5.0
     assert Settings.load(win.library.data_dir).chunk_tokens == 150
     assert "chunk_tokens" in win.statusBar().currentMessage()  # says it needs a re-index
@@ -336,7 +334,7 @@ def test_a_settings_change_reaches_each_view_as_changes(qtbot, window, docs):
     index_and_wait(qtbot, win, docs)
     assert not win.search.rerank.isEnabled()  # no cross-encoder set
     win.save_settings(Settings(**{**vars(win.library.settings), "rerank_model": str(docs)}))
-    assert win.search.rerank.isEnabled()
+    qtbot.waitUntil(win.search.rerank.isEnabled, timeout=WAIT_MS)
     win.set_folder_ocr(str(docs), False)
     qtbot.waitUntil(lambda: "no OCR" in win.folders.list.item(0).text(), timeout=WAIT_MS)
     assert win.library.settings.ocr_skip_folders == [str(docs)]
@@ -353,7 +351,7 @@ def test_when_idle_the_app_writes_the_queued_llm_contexts_and_a_new_run_goes_fir
     qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done: ") and "LLM" in win.progress.title.text(),
                     timeout=WAIT_MS)
     assert win.library.stats()["contexts_awaiting_upgrade"] == 0
-    model = win.library.catalog._db.execute("SELECT model FROM contexts").fetchone()[0]
+    model = win.library.reads.reader._db.execute("SELECT model FROM contexts").fetchone()[0]
     assert model.lower().startswith("smollm2")  # written, or tried and recorded, by the model
 
     # A file saved meanwhile is indexed by the watcher (rules first); a person's run goes before the upgrade.
@@ -381,7 +379,7 @@ def test_the_window_follows_files_saved_renamed_and_deleted_in_its_folders(qtbot
     assert renamed.chunk_id == weeds.chunk_id  # the same chunk, moved: nothing was redone
     (docs / "nettles.md").unlink()
     qtbot.waitUntil(lambda: all("nettle" not in h.text.lower() for h in win.search.hits), timeout=WAIT_MS)
-    assert win.library.catalog.document(str(docs.resolve() / "nettles.md")) is None
+    assert win.library.reads.document_record(str(docs.resolve() / "nettles.md")) is None
 
 
 def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtbot, tmp_path, docs, monkeypatch):
@@ -402,7 +400,7 @@ def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtb
         assert session.switch(str(second))
         assert session.library.data_dir == second and session.window is not old and not old.isVisible()
         qtbot.waitUntil(lambda: "add a folder" in session.window.progress.title.text(), timeout=WAIT_MS)
-        assert session.library.catalog.chunk_count() == 0  # the other library: nothing of the first shows
+        assert session.library.reads.chunk_count() == 0  # the other library: nothing of the first shows
         assert resolve_data_dir() == second  # remembered, for the next start and for the CLI
 
         blocked = tmp_path / "a-file"
@@ -417,6 +415,8 @@ def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtb
     finally:
         session.window.close()
         session.close()
+        for folder in (first, second):
+            stop_the_service(folder)
 
 
 def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qtbot, tmp_path, docs, monkeypatch):
@@ -426,9 +426,11 @@ def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qt
     data = tmp_path / "data"
     settings = Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False)
     settings.save(data)
+    from desktop_rag.core.library import Library
+
     with Library(data, settings) as indexed_before:  # as by an earlier session
         indexed_before.index([heron_folder(docs)])
-    session = AppSession(data)  # as the app starts: its embedding model loads in a child process, for seconds
+    session = AppSession(data)  # as the app starts: the service it starts loads its embedding model, for seconds
     try:
         win = session.window
         with qtbot.waitActive(win):
@@ -445,6 +447,7 @@ def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qt
     finally:
         session.window.close()
         session.close()
+        stop_the_service(data)
 
 
 def test_shown_results_follow_a_switch_to_a_dark_palette(qtbot, window, docs, qapp):
@@ -526,7 +529,7 @@ def test_a_scan_is_found_shown_as_scanned_with_its_confidence_and_opens_at_its_p
     assert all(" · OCR 0." in review.model.data(review.model.index(row, 3)) for row in range(3))
 
     win.folders.set_ocr(str(docs), False)  # the folder's menu: "Read scans and images (OCR)" unticked
-    assert win.library.settings.ocr_skip_folders == [str(docs)]
+    qtbot.waitUntil(lambda: win.library.settings.ocr_skip_folders == [str(docs)], timeout=WAIT_MS)
     assert Settings.load(win.library.data_dir).ocr_skip_folders == [str(docs)]
     qtbot.waitUntil(lambda: "no OCR" in win.folders.list.item(0).text(), timeout=WAIT_MS)
 

@@ -10,21 +10,25 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from desktop_rag.config import Settings
 from desktop_rag.core.search.match_strength import strength_label
-from desktop_rag.ui.main_window import MainWindow
 from office_documents import write_boiler_folder
-from test_ui import WAIT_MS, index_and_wait, shown_window
+from test_ui import WAIT_MS, index_and_wait
+from window_sessions import close_session, open_session, stop_the_service
+
+RULES = Settings(contexts="rules", llm_upgrade_when_idle=False)
 
 
 @pytest.fixture
-def boiler_window(qtbot, make_library, docs):
-    window = shown_window(qtbot, make_library(Settings(contexts="rules", llm_upgrade_when_idle=False)))
+def boiler_window(qtbot, data_dir, docs):
+    session = open_session(qtbot, data_dir, RULES)
+    window = session.window
     index_and_wait(qtbot, window, write_boiler_folder(docs))
     window.search.open_file = lambda path, page: opened.append(("file", Path(path).name))
     window.search.open_folder = lambda folder: opened.append(("folder", folder))
     opened = []
     window.opened = opened
     yield window
-    window.close()
+    close_session(session)
+    stop_the_service(data_dir)
 
 
 class UrlCatcher(QObject):
@@ -173,10 +177,9 @@ def test_keys_move_between_the_field_and_the_results_and_searches_are_remembered
     assert (data_dir / "recent-searches.json").is_file()
 
 
-def test_the_window_never_tells_a_person_to_run_a_command(qtbot, make_library):
-    window = MainWindow(make_library(Settings(contexts="rules", llm_upgrade_when_idle=False)))
-    qtbot.addWidget(window)
-    window.show()
+def test_the_window_never_tells_a_person_to_run_a_command(qtbot, data_dir):
+    session = open_session(qtbot, data_dir, RULES)
+    window = session.window
     panel = window.search
     panel.query.setText("anything")
     sent = panel._query_sent
@@ -184,7 +187,8 @@ def test_the_window_never_tells_a_person_to_run_a_command(qtbot, make_library):
     qtbot.waitUntil(lambda: panel._answered > sent, timeout=WAIT_MS)
     assert panel.message.text().startswith("Nothing is searchable yet: add a folder")
     assert "desktop-rag" not in panel.message.text()
-    window.close()
+    close_session(session)
+    stop_the_service(data_dir)
 
 
 def test_open_goes_to_xdg_open_and_says_so_when_no_program_takes_the_file(qtbot, boiler_window, tmp_path,

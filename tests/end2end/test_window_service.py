@@ -1,11 +1,12 @@
-"""The window and the background service take turns holding a data folder (issue 40, service/background_process.py):
-a window that opens asks the running service to stop and holds the library itself (it can write at once); as it
-closes, the service starts again and keeps the index fresh — a file saved then is found by `desktop-rag search`,
-answered by the service. Real processes, a real library, the window offscreen."""
+"""The window is a client of the data folder's service, the library's one writer (issue 49): it joins a running
+service instead of taking the library from it, closes without handing anything over, notices a killed service and
+starts another, and after `desktop-rag stop` says so and waits for the person. Real processes, a real library, the
+window offscreen."""
 
 from __future__ import annotations
 
-import sys
+import os
+import signal
 import time
 
 import pytest
@@ -13,102 +14,102 @@ import pytest
 from cli_runner import cli, cli_json
 from desktop_rag.config import Settings
 from desktop_rag.platform.autostart import service_command
-from desktop_rag.service.background_process import service_starting, who_answers
-from desktop_rag.service.endpoint import EndpointClient
-from test_service import start_service, stop_and_wait
-from test_ui import index_and_wait
+from desktop_rag.service.background_process import who_answers
+from test_service import start_service
+from test_ui import WAIT_MS, index_and_wait, search_and_wait
 from waiting import eventually
+from window_sessions import close_session, open_session, stop_the_service
 
 pytestmark = pytest.mark.slow
 
-
-def found_by_the_service(data_dir, words: str) -> list[str]:
-    client = EndpointClient.for_library(data_dir)
-    if client is None:
-        return []
-    try:
-        return [hit["path"] for hit in client.call("search", query=words, limit=1, mode="bm25")["results"]]
-    finally:
-        client.close()
+RULES = Settings(contexts="rules", llm_upgrade_when_idle=False)  # keep_fresh_when_closed: on
 
 
-def test_the_window_takes_the_library_from_the_service_and_hands_it_back_as_it_closes(qtbot, docs, data_dir,
-                                                                                        tmp_path, monkeypatch):
-    from desktop_rag.ui.app import AppSession
-
-    monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
-    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)  # keep_fresh_when_closed: on
+def test_the_window_joins_the_running_service_and_closing_it_leaves_the_service_at_work(qtbot, docs, data_dir,
+                                                                                          tmp_path):
+    RULES.save(data_dir)
     (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
     cli(data_dir, "index", str(docs))
     service = start_service(service_command(data_dir), tmp_path / "service.log")
-    session = None
     try:
-        assert who_answers(data_dir)["role"] == "service"
-        session = AppSession(data_dir)  # asks the service to stop, and holds the library itself
-        assert service.wait(timeout=10) == 0, (tmp_path / "service.log").read_text()[-2000:]
-        assert who_answers(data_dir)["role"] == "app"
+        pid = who_answers(data_dir)["pid"]
+        session = open_session(qtbot, data_dir)
         win = session.window
-        with qtbot.waitActive(win):
-            win.show()
+        assert who_answers(data_dir)["pid"] == pid and service.poll() is None  # joined, not taken over
         boats = tmp_path / "boats"
         boats.mkdir()
         (boats / "dinghy.md").write_text("# Dinghy\n\nThe dinghy's centreboard needs new varnish.\n")
-        index_and_wait(qtbot, win, boats)  # the window writes: the service let go of the data folder
+        index_and_wait(qtbot, win, boats)  # the service's run, followed in the window's panel
 
-        win.close()
-        session.close()
-        assert session.service_started
-        eventually(lambda: (who_answers(data_dir) or {}).get("role") == "service", timeout=120)
+        started = time.monotonic()
+        close_session(session)
+        assert time.monotonic() - started <= 0.5
+        assert who_answers(data_dir)["pid"] == pid  # nothing handed over: the same service goes on
         (boats / "ketch.md").write_text("# Ketch\n\nThe ketch's mizzen mast was stepped in April.\n")
-        saved = time.monotonic()
-        eventually(lambda: found_by_the_service(data_dir, "mizzen mast") == [str(boats / "ketch.md")], timeout=60)
-        print(f"a file saved after the window closed: searchable in the service after "
-              f"{time.monotonic() - saved:.1f} s")
-        found = cli_json(data_dir, "search", "mizzen mast", "-k", "1", "--json")
-        assert found["results"][0]["path"] == str(boats / "ketch.md")
-        assert found["served_by"].startswith("desktop-rag service"), found["served_by"]
+        eventually(lambda: [h["path"] for h in cli_json(data_dir, "search", "mizzen mast", "-k", "1", "--json",
+                                                        "--mode", "bm25")["results"]] == [str(boats / "ketch.md")],
+                   timeout=60)
     finally:
-        if session is not None and session.window.isVisible():
-            session.window.close()
-            session.close()
-        if service.poll() is None:
-            service.kill()
-        stop_and_wait(data_dir)  # the one the window started as it closed
+        stop_the_service(data_dir)
+        service.wait(30)
     assert who_answers(data_dir) is None
 
 
-def test_a_window_opened_while_the_service_starts_waits_for_it_and_takes_over(qtbot, docs, data_dir, tmp_path,
-                                                                              monkeypatch):
-    """Closing and opening the window again at once: the service it started has not answered yet. The window
-    waits for it and asks it to stop, instead of racing it for the data folder."""
+def test_a_killed_service_is_noticed_and_started_again_and_the_next_search_works(qtbot, docs, data_dir):
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    session = open_session(qtbot, data_dir, RULES)  # the window starts the service
+    win = session.window
+    try:
+        index_and_wait(qtbot, win, docs)
+        search_and_wait(qtbot, win, "prime pump")
+        killed = who_answers(data_dir)["pid"]
+        os.kill(killed, signal.SIGKILL)
+        killed_at = time.monotonic()
+        qtbot.waitUntil(lambda: "stopped unexpectedly" in win.service_label.text(), timeout=10_000)
+        assert time.monotonic() - killed_at <= 2.5  # said within 2 s (and a poll)
+        qtbot.waitUntil(lambda: (who_answers(data_dir) or {}).get("pid") not in (None, killed), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: win.service_label.text() == "", timeout=WAIT_MS)  # followed again
+        search_and_wait(qtbot, win, "pump start")
+        assert win.search.hits[0].path.endswith("pump.md")
+    finally:
+        close_session(session)
+        stop_the_service(data_dir)
+
+
+def test_stop_while_the_window_is_open_is_said_and_the_window_starts_the_service_again_when_asked(qtbot, docs,
+                                                                                                   data_dir):
+    session = open_session(qtbot, data_dir, RULES)
+    win = session.window
+    try:
+        assert "Stopped" in cli(data_dir, "stop").stderr
+        qtbot.waitUntil(lambda: "was stopped" in win.service_label.text(), timeout=10_000)
+        assert win.start_again_button.isVisible()
+        qtbot.wait(3000)
+        assert who_answers(data_dir) is None  # not started again behind the person's back
+        win.start_again_button.click()
+        qtbot.waitUntil(lambda: who_answers(data_dir) is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not win.start_again_button.isVisible(), timeout=WAIT_MS)
+        (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+        index_and_wait(qtbot, win, docs)
+    finally:
+        close_session(session)
+        stop_the_service(data_dir)
+
+
+def test_stop_while_the_service_is_starting_stops_it(data_dir):
+    """D3: a stop while a service holds its mark but does not answer yet (its first second: imports, the
+    catalog) waits for it to answer and stops it, instead of saying that nothing runs."""
     import subprocess
 
-    from desktop_rag.ui.app import AppSession
+    from desktop_rag.service.background_process import service_starting, stop_answering
 
-    monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
-    Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False).save(data_dir)
-    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
-    cli(data_dir, "index", str(docs))
-    with open(tmp_path / "service.log", "w") as log:
-        service = subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "service"],
-                                   stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    RULES.save(data_dir)
+    starting = subprocess.Popen(service_command(data_dir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        eventually(lambda: service_starting(data_dir), timeout=60)
-        assert who_answers(data_dir) is None  # it is loading, and answers nobody yet
-        session = AppSession(data_dir)
-        try:
-            assert service.wait(timeout=60) == 0, (tmp_path / "service.log").read_text()[-2000:]
-            assert who_answers(data_dir)["role"] == "app"
-            win = session.window
-            with qtbot.waitActive(win):
-                win.show()
-            (docs / "hatch.md").write_text("# Hatch\n\nThe roof hatch sticks in frost.\n")
-            index_and_wait(qtbot, win, docs)
-        finally:
-            session.window.close()
-            session.close()
-        assert not session.service_started  # the setting is off
+        eventually(lambda: service_starting(data_dir), timeout=60, interval=0.01)
+        assert who_answers(data_dir) is None  # caught in its first moments
+        assert (stop_answering(data_dir) or "").startswith("desktop-rag service")
+        assert starting.wait(timeout=30) is not None
     finally:
-        if service.poll() is None:
-            service.kill()
-    assert who_answers(data_dir) is None
+        if starting.poll() is None:
+            starting.kill()

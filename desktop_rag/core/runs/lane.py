@@ -98,6 +98,7 @@ class WriteLane:
         # asked for them): the service's event stream (service/events.py). None: nobody follows.
         self.on_changes: Callable[[Any], None] | None = None
         self.on_failure: Callable[[str], None] | None = None  # and what failed (on_error is the front end's)
+        self.on_applied: Callable[[Any], None] | None = None  # and each batch's summary (the window's status line)
         self._wake = threading.Event()
         self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
@@ -224,6 +225,9 @@ class WriteLane:
         if self.watcher is not None and summary.busy:
             self.watcher.retry_later(summary.busy)
         self._report(lambda: self.on_batch(batch, summary))
+        if self.on_applied is not None:
+            applied = self.on_applied
+            self._report(lambda: applied(summary))
         self._tell_changes(summary.changes)
         self._wake.set()  # go on with what else waits
         return True

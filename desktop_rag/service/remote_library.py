@@ -1,0 +1,135 @@
+"""The library as a client of the service sees it (issue 49): the window's view of it, with the surface the window's
+panels use — searches and every write go to the service through the endpoint (`call(method, **params)`, blocking:
+called on a worker thread), the reads in bulk (Review's rows, previews, folder counts) come from the catalog read in
+this process on a connection that cannot write (core/library_reads.py ClientReads), and the settings are a copy
+kept as the service changed them.
+
+It holds no model, no index and no lock: closing it lets go of a read connection, nothing more."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+from collections.abc import Callable
+
+from desktop_rag.config import Settings
+from desktop_rag.core.changes import Changes
+from desktop_rag.core.library import CATALOG_FILE
+from desktop_rag.core.library_reads import ClientReads
+from desktop_rag.core.search.filters import SearchFilters
+from desktop_rag.core.search.highlight import QueryMatch
+from desktop_rag.core.search.query import parse_query
+from desktop_rag.core.search.searcher import SearchResult
+from desktop_rag.errors import UserError
+from desktop_rag.service.operations import MAX_LIMIT
+
+Call = Callable[..., Any]
+
+
+class RemoteEdits:
+    """A person's hand on one context, carried out by the service; each returns what it changed."""
+
+    def __init__(self, call: Call):
+        self._call = call
+
+    def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> Changes:
+        return _changes(self._call("set_context", chunk_id=chunk_id, text=text, questions=questions))
+
+    def revert_context(self, chunk_id: int) -> Changes:
+        return _changes(self._call("revert_context", chunk_id=chunk_id))
+
+    def approve_context(self, chunk_id: int) -> Changes:
+        return _changes(self._call("approve_context", chunk_id=chunk_id))
+
+    def regenerate_context(self, chunk_id: int) -> Changes:
+        return _changes(self._call("regenerate_context", chunk_id=chunk_id))
+
+
+class RemoteLibrary:
+    def __init__(self, data_dir: Path, call: Call):
+        self.data_dir = Path(data_dir)
+        self._call = call
+        self.settings = Settings.load(self.data_dir)
+        self.reads = ClientReads(self.data_dir / CATALOG_FILE)
+        self.edits = RemoteEdits(call)
+
+    # -- searching ------------------------------------------------------------------------------------------
+
+    def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
+               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
+        answer = self._call("search", query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
+                            filters=(filters or SearchFilters()).to_dict(), sort=sort, facets=facets)
+        result = _result(answer)
+        result.match = QueryMatch.of(parse_query(result.query))  # what marks a preview: found here, as the search does
+        return result
+
+    def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
+        return _result(self._call("search", similar_to=chunk_id, limit=min(k, MAX_LIMIT),
+                                  filters=(filters or SearchFilters()).to_dict()))
+
+    def load_embedding_model(self) -> None:
+        """A search by meaning answered once: the service has its model loaded when this returns."""
+        try:
+            self._call("search", query="warm up", limit=1, mode="dense")
+        except UserError:
+            pass  # nothing indexed yet: the first run loads it
+
+    def stats(self) -> dict:
+        return self._call("stats")
+
+    # -- opening a hit ----------------------------------------------------------------------------------------
+
+    def note_opened(self, chunk_id: int) -> None:
+        """Its LLM contexts come sooner; said to the service on a thread of its own (the window does not wait)."""
+        threading.Thread(target=self._note_opened, args=(chunk_id,), daemon=True).start()
+
+    def _note_opened(self, chunk_id: int) -> None:
+        try:
+            self._call("open_hit", chunk_id=chunk_id)
+        except UserError:
+            pass  # a note lost is an order a little less apt, nothing more
+
+    def openable_path(self, path: str) -> Path:
+        return Path(self._call("open_hit", path=path)["path"])
+
+    # -- writes -----------------------------------------------------------------------------------------------
+
+    def set_settings(self, values: dict) -> Changes:
+        answer = self._call("change_settings", values=values)
+        self.follow_settings(answer["settings"])
+        return _changes(answer)
+
+    def follow_settings(self, values: dict | None = None) -> None:
+        """The settings as the service now has them: `values` it answered with, or the file it wrote."""
+        current = values if values is not None else vars(Settings.load(self.data_dir))
+        names = {f.name for f in fields(Settings)}
+        for name, value in current.items():
+            if name in names:
+                setattr(self.settings, name, value)
+
+    def remove_folder(self, folder: str) -> Changes:
+        return _changes(self._call("remove_folder", folder=folder))
+
+    def mark_upgrade_first(self, folder: str, marked: bool = True) -> Changes:
+        return _changes(self._call("upgrade_first", folder=folder, on=marked))
+
+    # -- nothing to let go but a read connection ---------------------------------------------------------------
+
+    def release_llm_model(self) -> None:
+        pass
+
+    def close(self, keep_catalog: bool = False) -> None:
+        self.reads.close()
+
+
+def _changes(answer: dict) -> Changes:
+    return Changes.from_dict(answer["changes"])
+
+
+def _result(answer: dict) -> SearchResult:
+    result = SearchResult.from_dict(answer)
+    covers = answer.get("meaning_covers")
+    result.meaning_covers = (covers[0], covers[1]) if covers else None
+    return result

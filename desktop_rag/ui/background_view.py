@@ -1,0 +1,230 @@
+"""The background LLM upgrade as the window shows it (issue 49): the service's write lane runs it (core/runs/lane.py:
+one document a step, when the schedule allows and nothing else waits, cut short within a second for a saved file,
+a run or an edit); the window shows its steps in the progress panel as the service's event stream tells them, and
+a line under the panel says what waits and why it runs or not.
+
+The person decides: Pause holds it (remembered across restarts until Resume), Cancel stops it until they start it
+again (the `llm_upgrade_when_idle` setting), "Write LLM contexts now" runs it whatever the machine is doing. Each
+is a settings change or a call the service carries out; the line follows what the service then says.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from desktop_rag.core.indexing.report import Progress
+from desktop_rag.core.indexing.upgrade import UpgradeSummary
+from desktop_rag.documents import duration_words
+from desktop_rag.ui.errors import sentences
+
+RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
+# A step ended and no next one began for this long: the upgrade stopped (the schedule, a pause, made way), and the
+# panel says so. Between two steps the lane takes a fraction of a second.
+STEP_GAP_S = 1.5
+WRITING = "writing LLM contexts"
+
+
+class UpgradeControl:
+    """The panel's Pause and Cancel while an upgrade step shows: the person's Pause and Cancel of the upgrade."""
+
+    def __init__(self, pause: Callable[[], None], stop: Callable[[], None]):
+        self.pause, self.cancel = pause, stop
+        self.paused = self.cancelled = False
+
+    def resume(self) -> None:  # (the panel's Pause goes through on_pause: never called)
+        pass
+
+    @property
+    def stopping(self) -> bool:
+        return False
+
+
+class BackgroundView(QObject):
+    changed = Signal()  # the line or its button changed: the panel shows status_text() and action
+
+    def __init__(self, library, runner, panel, send: Callable[[str, dict], None], parent: QObject | None = None,
+                 clock=time.monotonic):
+        """`send(method, params)`: a call to the service, off the window's thread."""
+        super().__init__(parent)
+        self.library, self.runner, self.panel = library, runner, panel
+        self._send = send
+        self._clock = clock
+        self.status: dict = {}
+        self.waiting: int | None = None
+        self.seconds_per_chunk: float | None = None
+        self._counting = False
+        self._count_again = False
+        self._counted_at = 0.0
+        self.control: UpgradeControl | None = None  # while the panel shows a step
+        self._tally = UpgradeSummary()
+        self._ended_at: float | None = None
+        self._timer = QTimer(self, interval=500)
+        self._timer.timeout.connect(self._tick)
+
+    def begin(self) -> None:
+        self._timer.start()
+        self.count_waiting()
+
+    def close(self) -> None:
+        self._timer.stop()
+
+    # -- what the service says --------------------------------------------------------------------------------
+
+    def show_status(self, status: dict) -> None:
+        self.status = status
+        self.changed.emit()
+
+    def step(self, event: dict) -> None:
+        """A step of the upgrade (service/host.py): started, running (its progress), ended (what it wrote). Its
+        first progress takes the panel: a step that finds nothing to do never shows."""
+        state = event["state"]
+        if state == "ended":
+            if self.control is not None:
+                self._ended(event.get("summary"))
+            else:
+                self.count_waiting()
+            return
+        if state != "running":
+            return
+        if self.control is None or self.panel.control is not self.control:
+            if self.control is None:  # a new stretch of upgrading
+                self._tally = UpgradeSummary()
+            self.control = UpgradeControl(self.pause, self.stop)
+            title = ("Writing LLM contexts (you asked for them now)…" if event.get("asked_now")
+                     else "Writing LLM contexts in the background (search works meanwhile)…")
+            self.panel.start(title, self.control, on_pause=self.pause, on_cancel=self.stop)
+        self._ended_at = None
+        self.panel.on_progress(Progress(**event["progress"]))
+
+    def _ended(self, summary: dict | None) -> None:
+        self._ended_at = self._clock()
+        if summary is None:  # failed: the error event says why; the service tries again later
+            self._finish_panel("LLM contexts stopped; they are tried again in a while.")
+            return
+        tally = self._tally
+        tally.documents += summary["documents"]
+        tally.upgraded_chunks += summary["upgraded_chunks"]
+        tally.kept_rules += summary["kept_rules"]
+        tally.notices += [n for n in summary["notices"] if n not in tally.notices]
+        if summary["cancelled"]:
+            self._finish_panel(self._summed_up(self._stopped_because()))
+        elif not summary["documents"]:
+            self._finish_panel(self._summed_up("Done"))
+        self.count_waiting()
+
+    def _tick(self) -> None:
+        if self._ended_at is not None and self._clock() - self._ended_at >= STEP_GAP_S:
+            self._ended_at = None
+            self._finish_panel(self._summed_up(self._stopped_because() if self.waiting else "Done"))
+        if self.status.get("doing") not in (None, "idle", "paused") and \
+                self._clock() - self._counted_at > RECOUNT_EVERY_S:
+            self.count_waiting()
+
+    def _summed_up(self, verb: str) -> str:
+        t = self._tally
+        return (f"{verb}: {t.upgraded_chunks} contexts written by the LLM in {t.documents} documents; "
+                f"{t.kept_rules} kept their rules context. {sentences(t.notices)}").strip()
+
+    def _finish_panel(self, message: str) -> None:
+        control, self.control = self.control, None
+        if control is not None and self.panel.control is control:
+            self.panel.finish(message)
+        self.changed.emit()
+
+    def _stopped_because(self) -> str:
+        s = self.library.settings
+        if not s.llm_upgrade_when_idle:
+            return "Stopped"
+        if s.llm_upgrade_paused:
+            return "Paused"
+        return "Made way, goes on later"
+
+    # -- what the person asks -----------------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        self._save(llm_upgrade_paused=True)
+
+    def resume(self) -> None:
+        self._save(llm_upgrade_paused=False, llm_upgrade_when_idle=True)
+
+    def stop(self) -> None:
+        """Cancel: no background LLM work until the person starts it again."""
+        self._save(llm_upgrade_when_idle=False)
+
+    def start(self) -> None:
+        self._save(llm_upgrade_when_idle=True, llm_upgrade_paused=False)
+
+    def run_now(self) -> None:
+        self._send("upgrade_now", {})
+
+    def _save(self, **values) -> None:
+        self._send("change_settings", {"values": values})
+
+    # -- what waits -----------------------------------------------------------------------------------------
+
+    def count_waiting(self) -> None:
+        if self._counting:
+            self._count_again = True  # a count begun earlier may have read the catalog before the change
+            return
+        self._counting, self._count_again, self._counted_at = True, False, self._clock()
+
+        def counted(numbers) -> None:
+            self._counting = False
+            if self._count_again:
+                self.count_waiting()
+                return
+            self.waiting, self.seconds_per_chunk = numbers
+            self.changed.emit()
+
+        def failed(message: str) -> None:
+            self._counting = False
+
+        reads = self.library.reads
+        self.runner.read(lambda: (reads.contexts_awaiting_upgrade(), reads.llm_seconds_per_chunk()),
+                         on_done=counted, on_error=failed)
+
+    def status_text(self) -> str:
+        """One line for the progress panel: what waits, at what cost, and what happens to it now."""
+        if self.waiting is None:
+            return ""
+        settings = self.library.settings
+        if not self.waiting:
+            return "LLM contexts: none waiting." + ("" if settings.llm_upgrade_when_idle
+                                                   else " Background LLM contexts are off.")
+        what = f"{self.waiting:,} passages wait for the language model's contexts"
+        if self.seconds_per_chunk:  # from its recent pace; until it has one, no guess
+            what += f" (about {duration_words(self.waiting * self.seconds_per_chunk)} of its work at its recent pace)"
+        if self.status.get("doing") == WRITING:
+            return f"{what} · writing now"
+        if settings.contexts != "auto" and not self.status.get("asked_now"):
+            return f"{what} · contexts are {settings.contexts} in Settings; “Write LLM contexts now” writes them anyway"
+        if not settings.llm_upgrade_when_idle:
+            return f"{what} · background LLM contexts are off"
+        if settings.llm_upgrade_paused:
+            return f"{what} · paused until you resume"
+        if self.status.get("doing") in ("indexing", "catching up", "applying changes"):
+            return f"{what} · after the work in progress"
+        reason = self.status.get("upgrade_reason")
+        if self.status.get("upgrade_may_run"):
+            return f"{what} · starting in a moment"
+        return f"{what} · {reason}" if reason else what
+
+    @property
+    def action(self) -> str | None:
+        """The background button: "Resume", "Start", "Pause", or None while a step shows (the panel's own Pause
+        and Cancel act on it then) or while contexts other than `auto` keep it from running at all."""
+        settings = self.library.settings
+        if self.control is not None or (settings.contexts != "auto" and not self.status.get("asked_now")):
+            return None
+        if settings.llm_upgrade_paused:
+            return "Resume"
+        if not settings.llm_upgrade_when_idle:
+            return "Start"
+        return "Pause"
+
+    def act(self) -> None:
+        if self.action is not None:
+            {"Resume": self.resume, "Start": self.start, "Pause": self.pause}[self.action]()

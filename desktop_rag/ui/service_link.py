@@ -1,0 +1,218 @@
+"""The window's line to the data folder's service, the library's one writer (issue 49): calls, and the one event
+stream it follows.
+
+`call(method, **params)` is blocking and made on the task runner's threads, each with a connection of its own.
+A thread follows the service's events (service/events.py, a long poll) and hands each to the window's thread as a
+signal: what every write changed, each run's state, each step of the LLM upgrade, what failed, the status.
+
+The service is started when none answers (the window opening is one of the front ends that need it). When it goes
+away, it is either stopped on purpose — `desktop-rag stop`, the tray's Quit: it said "stopping" first — and the
+window says so and waits for the person to start it again (`start_again`), or it died, and the link starts it
+again at once and follows the new one (`lost`, then `back`; the views read everything anew: `missed`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_rag.core.changes import Changes
+from desktop_rag.errors import UserError
+from desktop_rag.service.background_process import service_starting, start_service, who_answers
+from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+
+log = logging.getLogger(__name__)
+
+EVENTS_WAIT_S = 20.0  # a long poll's longest wait: under the endpoint's idle timeout (60 s)
+SERVICE_START_S = 90.0  # a service's start on a busy 2-core machine: imports, the catalog, the folders' watches
+CALL_ATTEMPTS = 2  # a call that met a service gone is asked once more of the one started in its place
+
+
+class ServiceUnavailable(UserError):
+    what = "The background service is not running: "
+
+
+class ServiceLink(QObject):
+    changed = Signal(object)  # Changes
+    run_state = Signal(dict)  # a run's state (service/runs.py RunState.as_dict)
+    upgrade = Signal(dict)  # a step of the LLM upgrade: {"state": started|running|ended, …}
+    failed = Signal(str)  # a sentence: what failed in the service, and what it does about it
+    applied = Signal(dict)  # a batch of file changes applied: {"words": ["1 indexed", …], "failed": [...]}
+    status = Signal(dict)  # what the service is doing (service/activity.py), when it changes
+    lost = Signal()  # it went away unasked: being started again
+    back = Signal(str)  # it answers (again): what it is ("desktop-rag service (process 12)")
+    stopped = Signal()  # stopped on purpose: not started again until start_again()
+    missed = Signal()  # events were missed (a new service, or far behind): every view reads anew
+    quit_all = Signal()  # the tray's Quit: the service stops, and the window with it
+
+    def __init__(self, data_dir: Path, parent: QObject | None = None):
+        super().__init__(parent)
+        self.data_dir = data_dir
+        self._closing = threading.Event()
+        self._restart = threading.Event()  # the person asked to start a stopped service again
+        self._local = threading.local()  # a connection per calling thread
+        self._clients: list[EndpointClient] = []
+        self._clients_lock = threading.Lock()
+        self._starting = threading.Lock()
+        self._stopped_on_purpose = False
+        self.served_by = ""
+        self._follower = threading.Thread(target=self._follow, name="desktop-rag service events", daemon=True)
+
+    # -- calls (on worker threads) ------------------------------------------------------------------------------
+
+    def call(self, method: str, **params):
+        for attempt in range(CALL_ATTEMPTS):
+            client = self._client()
+            try:
+                return client.call(method, **params)
+            except EndpointGone:
+                self._drop_client()
+                if attempt + 1 == CALL_ATTEMPTS or method not in _ASKED_AGAIN:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _client(self) -> EndpointClient:
+        client = getattr(self._local, "client", None)
+        if client is None:
+            client = self._connect()
+            self._local.client = client
+            with self._clients_lock:
+                self._clients.append(client)
+        return client
+
+    def _drop_client(self) -> None:
+        client = getattr(self._local, "client", None)
+        self._local.client = None
+        if client is not None:
+            with self._clients_lock:
+                if client in self._clients:
+                    self._clients.remove(client)
+            client.close()
+
+    def _connect(self) -> EndpointClient:
+        """A connection to the service; started if none answers, unless it was stopped on purpose."""
+        client = EndpointClient.for_library(self.data_dir)
+        if client is not None:
+            return client
+        if self._stopped_on_purpose or self._closing.is_set():
+            raise ServiceUnavailable("it was stopped; start it again from the window's status line")
+        self.ensure_running()
+        client = EndpointClient.for_library(self.data_dir)
+        if client is None:
+            raise ServiceUnavailable("it did not start: logs/service.log in the data folder says why")
+        return client
+
+    def ensure_running(self) -> dict:
+        """The service's hello, starting it when none answers (and none is starting); ServiceUnavailable when it
+        does not answer within SERVICE_START_S."""
+        with self._starting:
+            hello = who_answers(self.data_dir)
+            if hello is not None:
+                return hello
+            if not service_starting(self.data_dir):
+                log.info("no service answers for %s: starting one", self.data_dir)
+                start_service(self.data_dir)
+            deadline = time.monotonic() + SERVICE_START_S
+            while not self._closing.is_set() and time.monotonic() < deadline:
+                hello = who_answers(self.data_dir)
+                if hello is not None:
+                    return hello
+                time.sleep(0.2)
+        raise ServiceUnavailable(f"it did not answer within {SERVICE_START_S:.0f} s: logs/service.log in the data "
+                                 "folder says why")
+
+    # -- the event stream (its own thread) ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._follower.start()
+
+    def start_again(self) -> None:
+        """The person asked to start a service that was stopped on purpose."""
+        self._stopped_on_purpose = False
+        self._restart.set()
+
+    def _follow(self) -> None:
+        after: int | None = None
+        instance: str | None = None
+        status_version: str | None = None
+        client: EndpointClient | None = None
+        while not self._closing.is_set():
+            try:
+                if client is None:
+                    client = self._connect()
+                    hello = client.call("hello")
+                    self.served_by = hello["served_by"]
+                    self.back.emit(self.served_by)
+                answer = client.call("events", after=after, instance=instance, wait_s=EVENTS_WAIT_S,
+                                     status=status_version)
+            except (EndpointGone, OSError, UserError) as exc:
+                if client is not None:
+                    client.close()
+                client = None
+                if self._closing.is_set():
+                    return
+                self._went_away(exc)
+                continue
+            if answer["missed"] and after is not None:
+                self.missed.emit()
+            for run in answer.get("runs", ()):  # joining: the runs in hand, as they stand
+                self.run_state.emit(run)
+            for event in answer["events"]:
+                self._tell(event)
+            after, instance = answer["last"], answer["instance"]
+            if answer["status"]["version"] != status_version:
+                status_version = answer["status"]["version"]
+                self.status.emit(answer["status"])
+        if client is not None:
+            client.close()
+
+    def _tell(self, event: dict) -> None:
+        kind = event["kind"]
+        if kind == "changes":
+            self.changed.emit(Changes.from_dict(event["changes"]))
+        elif kind == "run":
+            self.run_state.emit(event["run"])
+        elif kind == "upgrade":
+            self.upgrade.emit(event)
+        elif kind == "batch":
+            self.applied.emit(event)
+        elif kind == "error":
+            self.failed.emit(event["message"])
+        elif kind == "stopping":
+            self._stopped_on_purpose = True
+            if event.get("everything"):
+                self.quit_all.emit()
+
+    def _went_away(self, exc: Exception) -> None:
+        if self._stopped_on_purpose:
+            log.info("the service was stopped: waiting for the person to start it again")
+            self.stopped.emit()
+            self._restart.clear()
+            while not self._restart.wait(0.5):
+                if self._closing.is_set():
+                    return
+            return
+        log.warning("the service went away (%s): starting it again", exc)
+        self.lost.emit()
+        self._closing.wait(0.5)  # a service that dies at once is not started again and again in a tight loop
+
+    # -- the end --------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """The window closes: within a long poll's answer at most; the service goes on."""
+        self._closing.set()
+        with self._clients_lock:
+            clients, self._clients = self._clients, []
+        for client in clients:
+            try:
+                client.close()
+            except OSError:
+                pass
+
+
+# A call asked again of a new service when the first one died under it: reads, whose answer would be the same.
+_ASKED_AGAIN = {"search", "stats", "hello", "open_hit", "prepare_search", "events"}

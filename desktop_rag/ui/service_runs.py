@@ -1,0 +1,108 @@
+"""The service's runs in the window's progress panel (issue 49): every run it carries out — one the person asked
+for here, one `desktop-rag index` or an agent asked for, the catch-up at its start — as its event stream tells its
+state, with the panel's Pause and Cancel sent back to it. The bar and the estimate are the service's own (one bar
+over the whole run, from its measured rates), and a reopened window shows the run where it stands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_rag.core.indexing.report import Progress
+from desktop_rag.ui.errors import sentences
+
+TITLES = {"catch-up": "Checking the folders for changes made while nothing watched them…"}
+
+
+class RemoteRunControl:
+    """The panel's handle on a run the service carries out: what RunControl offers the panel, sent as calls."""
+
+    def __init__(self, run_id: str, send: Callable[[str, dict], None]):
+        self.run_id = run_id
+        self._send = send
+        self.paused = False
+        self.cancelled = False
+
+    def pause(self) -> None:
+        self.paused = True
+        self._send("pause_run", {"run_id": self.run_id, "paused": True})
+
+    def resume(self) -> None:
+        self.paused = False
+        self._send("pause_run", {"run_id": self.run_id, "paused": False})
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self._send("cancel_run", {"run_id": self.run_id})
+
+    @property
+    def stopping(self) -> bool:
+        return self.paused or self.cancelled
+
+
+class ServiceRuns(QObject):
+    ended = Signal(dict)  # a run's last state (finished, cancelled, failed)
+
+    def __init__(self, panel, send: Callable[[str, dict], None], parent: QObject | None = None):
+        """`send(method, params)`: a call to the service, off the window's thread."""
+        super().__init__(parent)
+        self.panel = panel
+        self._send = send
+        self._controls: dict[str, RemoteRunControl] = {}
+        self.active: dict[str, dict] = {}  # runs queued or running, by id: their latest state
+        self.seen = 0  # states shown so far: a view that asked for something before can tell one came between
+
+    def show(self, state: dict) -> None:
+        self.seen += 1
+        run_id = state["run_id"]
+        if state["state"] in ("queued", "running"):
+            self.active[run_id] = state
+        else:
+            self.active.pop(run_id, None)
+        if state["state"] == "running":
+            self._show_running(state)
+        elif state["state"] in ("finished", "cancelled", "failed"):
+            self._show_end(state)
+
+    def _show_running(self, state: dict) -> None:
+        control = self._controls.get(state["run_id"])
+        if control is None or self.panel.control is not control:
+            control = self._controls[state["run_id"]] = RemoteRunControl(state["run_id"], self._send)
+            title = TITLES.get(state.get("kind", "index"), f"Indexing {', '.join(state['paths'])}")
+            self.panel.start(title, control)
+        for phase, counts in state["phases"].items():
+            self.panel.on_progress(Progress(phase, counts["done"], counts["total"], overall=state["share_done"],
+                                            seconds_left=state["seconds_left"]))
+        if state.get("current"):
+            self.panel.current.setText(state["current"])
+
+    def _show_end(self, state: dict) -> None:
+        control = self._controls.pop(state["run_id"], None)
+        shown = control is not None and self.panel.control is control
+        notices = sentences(state.get("notices") or [])
+        changed_something = state["state"] != "finished" or state.get("indexed") or state.get("errors")
+        if state["state"] == "failed":
+            message = state.get("error") or "The run failed."
+        elif state.get("kind") == "catch-up" and not changed_something:
+            message = f"Up to date. {notices}".strip()
+        else:
+            message = f"{state.get('summary') or 'Done.'} {notices}".strip()
+        # A run the panel showed ends there; one it did not (a catch-up that found nothing, a run that ended before
+        # the window opened) is said only when it changed something and the panel is free. A catch-up's errors are
+        # the files that failed before: the list shown from the start stays.
+        errors = [(e["path"], e["reason"]) for e in state.get("errors") or []]
+        if shown or (changed_something and self.panel.control is None):
+            self.panel.finish(message, errors if errors or state.get("kind") != "catch-up" else None)
+        self.ended.emit(state)
+
+    @property
+    def folders_in_hand(self) -> tuple[set[str], set[str]]:
+        """(queued, indexing): the folders of the runs waiting and of the one running."""
+        queued = {p for s in self.active.values() if s["state"] == "queued" for p in s["paths"]}
+        running = {p for s in self.active.values() if s["state"] == "running" for p in s["paths"]}
+        return queued, running
+
+    @property
+    def building(self) -> bool:
+        return any(s["state"] == "running" for s in self.active.values())

@@ -1,0 +1,44 @@
+"""The window as a person opens it, for the window's end-to-end tests: a client of its data folder's service (issue
+49), which it starts as a real process when none runs; closed with the service stopped and its process gone, so
+the next test (or the test's own checks on the catalog) finds the data folder free."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WAIT_MS = 180_000
+
+
+def open_session(qtbot, data_dir: Path, settings=None):
+    """An AppSession on `data_dir` (its settings saved first when given), its window shown and answered by the
+    service."""
+    from desktop_rag.ui.app import AppSession
+
+    if settings is not None:
+        settings.save(data_dir)
+    session = AppSession(data_dir)
+    qtbot.addWidget(session.window)
+    with qtbot.waitActive(session.window):
+        session.window.show()
+    qtbot.waitUntil(lambda: session.window._started, timeout=WAIT_MS)
+    return session
+
+
+def close_session(session) -> None:
+    session.window.close()
+    session.close()
+
+
+def stop_the_service(data_dir: Path) -> None:
+    """`desktop-rag stop` as the person would, then until its process is gone."""
+    import psutil
+
+    from desktop_rag.service.background_process import stop_answering, who_answers
+
+    hello = who_answers(data_dir)
+    stop_answering(data_dir, wait_s=30)
+    if hello is not None:
+        try:
+            psutil.Process(hello["pid"]).wait(timeout=30)
+        except psutil.NoSuchProcess:
+            pass
