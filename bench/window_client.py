@@ -1,12 +1,13 @@
 """The window as a client of the service (issue 49): a search typed in it, through the endpoint, at N chunks; the
 window opened on a service at rest until its first hit; the window closed.
 
-    .venv/bin/python bench/window_client.py [--chunks 10000] [--searches 60]
+    .venv/bin/python bench/window_client.py [--chunks 10000] [--searches 60] [--rest-seconds 200]
 
 Offscreen, a temporary data folder, synthetic Markdown (bench/synthetic.py), rules contexts. The service is started
 by the window as a person's would be, indexes the corpus, then: each search is the window's own call
 (RemoteLibrary.search, the filter bar's filters and type counts included) timed from the call to the answer; the
-window is closed and opened again on the running service, and timed to its first hit; then closed. Prints a table.
+window is closed and, after --rest-seconds (past 180 the service has let its models go: at rest), opened again on
+the running service and timed to its first hit; then closed. Prints a table.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--searches", type=int, default=60)
+    parser.add_argument("--rest-seconds", type=float, default=0.0, help="wait before opening the window again")
     args = parser.parse_args()
 
     from desktop_rag.config import Settings
@@ -67,8 +69,9 @@ def main() -> None:
         session.close()
         closed_s = time.perf_counter() - started
 
+        time.sleep(args.rest_seconds)
         opened = time.perf_counter()
-        session = AppSession(data)  # on the running service, at rest
+        session = AppSession(data)  # on the running service
         window = session.window
         window.show()
         spin(app, lambda: window._started, 60)
@@ -85,7 +88,8 @@ def main() -> None:
     print(f"{'indexing ' + str(args.chunks) + ' chunks through the service':<52}{indexing:>9.1f} s")
     print(f"{'a search from the window, p50 / p95':<52}{statistics.median(times):>6.0f} / {p95:.0f} ms   "
           "(target p95 ≤ 60 ms)")
-    print(f"{'the window opened on the service at rest: first hit':<52}{first_hit_s:>9.2f} s   (target ≤ 1.5 s)")
+    print(f"{f'the window opened again after {args.rest_seconds:g} s: first hit':<52}{first_hit_s:>9.2f} s   "
+          "(target ≤ 1.5 s at rest)")
     print(f"{'the window closed':<52}{closed_s:>9.2f} s   (target ≤ 0.5 s)")
 
 
