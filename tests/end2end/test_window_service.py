@@ -113,3 +113,22 @@ def test_stop_while_the_service_is_starting_stops_it(data_dir):
     finally:
         if starting.poll() is None:
             starting.kill()
+
+
+def test_a_setting_changed_in_a_terminal_shows_in_the_open_window_and_does_not_undo_the_window_s(qtbot, data_dir):
+    """Both go to the service, the one writer of the settings; each is written key by key, and the window follows
+    the Changes the service tells (issue 49: a process rewrote the whole file from its own copy)."""
+    session = open_session(qtbot, data_dir, RULES)
+    win = session.window
+    try:
+        assert win.library.settings.ocr and win.library.settings.llm_only_on_mains
+        chosen = Settings(**{**vars(win.library.settings), "llm_only_on_mains": False})
+        win.save_settings(chosen)  # the window's change, sent as the terminal's is
+        assert "ocr = false" in cli(data_dir, "settings", "ocr", "false").stdout
+        qtbot.waitUntil(lambda: not win.library.settings.ocr, timeout=10_000)  # the window heard of it
+        qtbot.waitUntil(lambda: not win.library.settings.llm_only_on_mains, timeout=10_000)
+        stored = Settings.load(data_dir)
+        assert not stored.ocr and not stored.llm_only_on_mains  # neither undid the other
+    finally:
+        close_session(session)
+        stop_the_service(data_dir)
