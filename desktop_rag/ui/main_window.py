@@ -304,8 +304,7 @@ class MainWindow(QMainWindow):
     # -- views ----------------------------------------------------------------------------------------------
 
     def _run_state(self, state: dict) -> None:
-        self.runs.show(state)
-        if state["state"] != "running" or state.get("phases", {}).keys() <= {"scan"}:
+        if self.runs.show(state):
             self._refresh_folders()  # queued, begun, ended: the folders' marks
 
     def _follow_changes(self, changes: Changes) -> None:

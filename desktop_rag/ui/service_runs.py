@@ -53,9 +53,11 @@ class ServiceRuns(QObject):
         self.active: dict[str, dict] = {}  # runs queued or running, by id: their latest state
         self.seen = 0  # states shown so far: a view that asked for something before can tell one came between
 
-    def show(self, state: dict) -> None:
+    def show(self, state: dict) -> bool:
+        """The run's state in the panel; True when it moved on (queued, begun, ended): the folders' marks change."""
         self.seen += 1
         run_id = state["run_id"]
+        moved_on = self.active.get(run_id, {}).get("state") != state["state"]
         if state["state"] in ("queued", "running"):
             self.active[run_id] = state
         else:
@@ -64,6 +66,7 @@ class ServiceRuns(QObject):
             self._show_running(state)
         elif state["state"] in ("finished", "cancelled", "failed"):
             self._show_end(state)
+        return moved_on
 
     def _show_running(self, state: dict) -> None:
         control = self._controls.get(state["run_id"])
