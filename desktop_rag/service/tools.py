@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 
 from desktop_rag.core.search.filters import make_filters
@@ -29,7 +29,6 @@ from desktop_rag import remedies
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
 AROUND_CHARS = 1_500  # document text given on each side of a chunk
 STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks again (a few attribute reads)
