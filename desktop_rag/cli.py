@@ -6,23 +6,19 @@ Results go to stdout (JSON with --json), progress and messages to stderr, so scr
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag import cli_service
+from desktop_rag import cli_service, cli_writes
 from desktop_rag.cli_parser import build_parser
 from desktop_rag.config import OPTIONS, Settings, describe, parse_setting, resolve_data_dir
-from desktop_rag.core.library_writing import name_this_process
-from desktop_rag.core.progress.control import RunControl
+from desktop_rag.cli_writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE, cancelled_by_signals,
+                                    interrupted, name_this_process, open_library_for_writing)
 from desktop_rag.core.search.filters import make_filters
-from desktop_rag.errors import BadInput, NoIndexError, as_sentence, user_message
+from desktop_rag.errors import BadInput, user_message
 from desktop_rag.logs import ROLE_OF_COMMAND, log_path, log_to_data_folder, log_to_terminal, stop_logging
 
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
-INTERRUPTED_MESSAGE = "interrupted: finished work is saved; run the same command again to continue"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,12 +77,6 @@ def _quiet_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def _open(data_dir: Path):
-    from desktop_rag.core.library import Library
-
-    return Library(data_dir, read_in_child=True)  # a parser crashing on one file must not end the run
-
-
 # -- index ----------------------------------------------------------------------------------------------------
 
 def cmd_index(args, data_dir: Path) -> int:
@@ -94,36 +84,14 @@ def cmd_index(args, data_dir: Path) -> int:
 
     if (through_service := cli_service.index_through_service(args, data_dir)) is not None:
         return through_service  # the process answering for the data folder (the service) indexed them
-    control = _cancelled_by_signals()
-    with _open(data_dir) as library:
+    with open_library_for_writing(data_dir) as library:
         summary = library.index(args.paths, contexts=args.contexts, on_progress=ProgressPrinter(sys.stderr),
-                                control=control)
+                                control=cancelled_by_signals())
     if args.json:
         print(json.dumps(asdict(summary), indent=2))
     else:
         print_index_summary(summary, sys.stdout)
-    return _interrupted() if summary.cancelled else 0
-
-
-def _cancelled_by_signals() -> RunControl:
-    """Ctrl-C, or a plain `kill`, stops the run at its next checkpoint (a file, a batch of embeddings; a model
-    call in hand is cut short), keeping what is finished; a second one stops at once. Not KeyboardInterrupt at
-    the first: raised while llama.cpp computes, it would land in the model's abort callback and be lost."""
-    control = RunControl()
-
-    def cancel(signum, frame):
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, cli_service.raise_keyboard_interrupt)
-        control.cancel()
-
-    signal.signal(signal.SIGINT, cancel)
-    signal.signal(signal.SIGTERM, cancel)
-    return control
-
-
-def _interrupted() -> int:
-    print(INTERRUPTED_MESSAGE, file=sys.stderr)
-    return EXIT_INTERRUPTED
+    return interrupted() if summary.cancelled else 0
 
 
 # -- search ---------------------------------------------------------------------------------------------------
@@ -205,7 +173,7 @@ def _print_notices(result) -> None:
         print(f"note: {notice}", file=sys.stderr)
 
 
-# -- stats, reindex, settings ---------------------------------------------------------------------------------
+# -- stats, settings ---------------------------------------------------------------------------------
 
 def cmd_stats(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import print_stats
@@ -224,103 +192,6 @@ def cmd_stats(args, data_dir: Path) -> int:
         print(json.dumps(stats, indent=2))
     else:
         print_stats(stats, failures, sys.stdout)
-    return 0
-
-
-def cmd_reindex(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import ProgressPrinter
-
-    with _open(data_dir) as library:
-        if library.reads.chunk_count() == 0:
-            raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
-        summary = library.indexes.reindex(on_progress=ProgressPrinter(sys.stderr))
-    print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
-          f"{summary.keyword_chunks or 0} in the keyword index, in {summary.seconds:.1f} s")
-    return 0
-
-
-def cmd_doctor(args, data_dir: Path) -> int:
-    """Exit 0 when all agree (or were mended with --repair), 1 when something is still wrong."""
-    from desktop_rag.core import doctor
-
-    with _open(data_dir) as library:
-        checkup = doctor.examine(library)
-        findings = checkup.findings()
-        repaired = doctor.repair(library, checkup) if args.repair and findings else []
-        if repaired:
-            checkup = doctor.examine(library)
-    left = checkup.findings()
-    if args.json:
-        print(json.dumps({"found": findings, "repaired": repaired, "left": left}))
-    else:
-        for finding in findings:
-            print(f"found: {finding}")
-        for done in repaired:
-            print(f"repaired: {done}")
-        if not findings:
-            print("The catalog, the dense index and the keyword index agree.")
-        elif left and not args.repair:
-            print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
-        if checkup.damage_advice:
-            print(as_sentence(checkup.damage_advice) + ".")
-    return EXIT_ERROR if left else 0
-
-
-def cmd_contextualize(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import ProgressPrinter
-
-    control = _cancelled_by_signals()
-    with _open(data_dir) as library:
-        summary = library.upgrade_contexts(on_progress=ProgressPrinter(sys.stderr), limit=args.limit,
-                                           control=control)
-    if args.json:
-        print(json.dumps(asdict(summary)))
-    else:
-        print(f"{'Interrupted' if summary.cancelled else 'Done'}: {summary.upgraded_chunks} contexts upgraded to LLM "
-              f"in {summary.documents} documents; {summary.kept_rules} kept their rules context")
-        for notice in summary.notices:
-            print(f"Note: {notice}")
-    return _interrupted() if summary.cancelled else 0
-
-
-def cmd_upgrade_first(args, data_dir: Path) -> int:
-    with _open(data_dir) as library:
-        for folder in args.folders:
-            if not args.off and not folder.expanduser().is_dir():
-                raise BadInput(f"{folder} is not a folder")
-            library.mark_upgrade_first(str(folder), marked=not args.off)
-        marked = library.reads.upgrade_first_folders()
-    print("LLM contexts are written first for: " + ", ".join(marked) if marked
-          else "No folder is marked: the LLM upgrade takes what you search and open first, then the rest.")
-    return 0
-
-
-def cmd_context(args, data_dir: Path) -> int:
-    from desktop_rag.documents import question_list
-
-    with _open(data_dir) as library:
-        if library.reads.context(args.chunk_id) is None:
-            raise BadInput(f"no chunk with id {args.chunk_id}")
-        if args.set is not None or args.questions is not None:
-            text = args.set if args.set is not None else library.reads.context(args.chunk_id)["text"]
-            library.edits.set_context(args.chunk_id, text, args.questions)
-        elif args.revert and not library.edits.revert_context(args.chunk_id):
-            print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
-        elif args.regenerate:
-            regenerated = library.edits.regenerate_context(args.chunk_id,
-                                                     on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
-            if not regenerated.changes:
-                print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
-        row = library.reads.context(args.chunk_id)
-    if args.json:
-        print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",
-                                                "generated_text", "generated_source", "questions")}))
-    else:
-        print(f"[{row['source']}] {row['text']}")
-        for question in question_list(row["questions"]):
-            print(f"  Q: {question}")
-        if row["source"] == "manual" and row["generated_text"] is not None:
-            print(f"(replaces the {row['generated_source']} context: {row['generated_text']})")
     return 0
 
 
@@ -381,36 +252,10 @@ def cmd_eval(args, data_dir: Path) -> int:
 
 
 def cmd_serve(args, data_dir: Path) -> int:
-    import os
-    import threading
-
-    from desktop_rag.errors import DataFolderBusy
-    from desktop_rag.service.endpoint import EndpointClient, endpoint_path
-    from desktop_rag.service.host import LibraryHost
+    from desktop_rag.service.writer_process import serve
 
     cli_service.terminate_as_interrupt()
-    answering = EndpointClient.for_library(data_dir)  # the app, `watch` or another `serve`
-    if answering is not None:
-        answering.close()
-        raise DataFolderBusy(f"another desktop-rag process (the app, `watch` or `serve`) already answers for "
-                             f"{data_dir}: its answers are what `serve` would give")
-    with _open(data_dir) as library:
-        library.writer.claim()  # the runs asked of it are its own, and its loaded indexes stay the current ones
-        # Its own write lane: an agent's runs, then the LLM upgrade when the schedule allows, as in the app.
-        stopped = threading.Event()  # Ctrl-C, a plain kill, or `desktop-rag stop`
-        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled", role="serve",
-                           on_stop=stopped.set)
-        host.warm_up()  # before listening: the first answer is as quick as the next
-        if not host.start():
-            raise DataFolderBusy(f"another desktop-rag process began answering for {data_dir} meanwhile")
-        print(f"Answering for {data_dir} at {endpoint_path(data_dir)}; Ctrl-C stops.", file=sys.stderr, flush=True)
-        try:
-            stopped.wait()
-        except KeyboardInterrupt:  # Ctrl-C or a plain kill: the way to stop it
-            print("Stopped answering.", file=sys.stderr)
-        finally:
-            host.stop()
-        return 0
+    return serve(data_dir, on_listening=lambda line: print(line, file=sys.stderr, flush=True))
 
 
 def cmd_mcp(args, data_dir: Path) -> int:
@@ -440,12 +285,12 @@ _COMMANDS = {
     "tray": cli_service.cmd_tray,
     "search": cmd_search,
     "stats": cmd_stats,
-    "reindex": cmd_reindex,
-    "doctor": cmd_doctor,
-    "context": cmd_context,
+    "rebuild": cli_writes.cmd_rebuild,
+    "doctor": cli_writes.cmd_doctor,
+    "context": cli_writes.cmd_context,
     "gui": cmd_gui,
-    "contextualize": cmd_contextualize,
-    "upgrade-first": cmd_upgrade_first,
+    "contextualize": cli_writes.cmd_contextualize,
+    "upgrade-first": cli_writes.cmd_upgrade_first,
     "settings": cmd_settings,
     "eval": cmd_eval,
     "demo": cmd_demo,

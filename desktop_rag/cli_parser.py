@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     index.add_argument("--contexts", choices=CONTEXT_CHOICES, help="how chunk contexts are written (default: auto)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _local_write(index)
 
     search = commands.add_parser("search", help="search the index")
     search.add_argument("query", nargs="?", help="the question or keywords; may hold filter words: type:pdf "
@@ -79,22 +80,29 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("stop", help="stop the process answering for the data folder (the service, `watch`, "
                         "`serve`); what it applied is kept")
 
-    commands.add_parser("reindex", help="rebuild the dense and keyword indexes from the catalog")
+    # The writes below go to the service answering for the data folder (it writes the library alone, and its
+    # clients hear of it); --local, or no service answering: in this process, under the writer's lock.
+    rebuild = commands.add_parser("rebuild", help="rebuild the dense and keyword indexes from the catalog (no file "
+                                  "is read again; `index` reads files)")
+    _local_write(rebuild)
 
     doctor = commands.add_parser("doctor", help="check that the catalog and both indexes agree (--repair mends them)")
     doctor.add_argument("--repair", action="store_true", help="rebuild from the catalog what disagrees")
     doctor.add_argument("--json", action="store_true")
+    _local_write(doctor)
 
     upgrade = commands.add_parser("contextualize", help="write LLM contexts for chunks that have rules contexts")
     upgrade.add_argument("--upgrade", action="store_true", required=True,
                          help="upgrade rules contexts to LLM contexts (hand edits are never touched)")
     upgrade.add_argument("--limit", type=int, help="at most this many documents in this run")
     upgrade.add_argument("--json", action="store_true")
+    _local_write(upgrade)
 
     first = commands.add_parser("upgrade-first", help="write LLM contexts for these folders' documents before all "
                                                       "others (--off: no longer); with no folder, list them")
     first.add_argument("folders", nargs="*", type=Path)
     first.add_argument("--off", action="store_true")
+    _local_write(first)
 
     context = commands.add_parser("context", help="show a chunk's context, or set it by hand, or revert the edit")
     context.add_argument("chunk_id", type=int, help="the chunk_id of a search hit (see search --json)")
@@ -106,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--questions", metavar="TEXT",
                          help="the questions the chunk answers, one per line (keyword-indexed; kept like --set)")
     context.add_argument("--json", action="store_true")
+    _local_write(context)
 
     settings = commands.add_parser("settings", help="show settings, or set one: settings KEY VALUE")
     settings.add_argument("key", nargs="?")
@@ -133,6 +142,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "already, bring its window forward")
     gui.add_argument("--search", metavar="QUERY", help="with this query in the search field")
     return parser
+
+
+def _local_write(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--local", action="store_true", help="write in this process, not through the running "
+                         "service (refused while one holds the data folder: `desktop-rag stop` first)")
 
 
 def _positive(text: str) -> int:

@@ -238,7 +238,7 @@ class Settings:
     # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.
     chroma_server: str = setting(
         "", "A Chroma server (host:port) instead of the store in the data folder",
-        effect=f"{remedies.REINDEX} to fill it")
+        effect=f"{remedies.REBUILD} to fill it")
 
     @classmethod
     def load(cls, data_dir: Path) -> Settings:

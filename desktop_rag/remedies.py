@@ -23,7 +23,7 @@ REPAIR_INDEXES = Remedy("run `desktop-rag doctor --repair` (or any index run)", 
 INDEX_FIRST = Remedy("run `desktop-rag index PATH...` first", "add a folder")
 ADD_FOLDER = Remedy("add one in the app or with `desktop-rag index PATH`", "add a folder")
 ADD_ITS_FOLDER = Remedy("add its folder in the app or with `desktop-rag index FOLDER` first", "add its folder first")
-REINDEX = Remedy("run `desktop-rag reindex`", "re-scan the folders (F5)")
+REBUILD = Remedy("run `desktop-rag rebuild`", "re-scan the folders (F5)")
 CHANGED_FILES_REREAD = Remedy("`desktop-rag index` re-reads only changed files",
                               "a re-scan (F5) re-reads only changed files")
 SET_RERANK_MODEL = Remedy("set `rerank_model` to a cross-encoder folder (desktop-rag settings rerank_model PATH)",
@@ -31,7 +31,7 @@ SET_RERANK_MODEL = Remedy("set `rerank_model` to a cross-encoder folder (desktop
 _SET_SETTING = Remedy("set it again with `desktop-rag settings {name} VALUE`", "set it again in Settings")
 
 STOP_SERVICE = Remedy("`desktop-rag stop` ends it now", "Quit in its tray icon's menu ends it now")
-FIXED = (STOP_SERVICE, REPAIR_INDEXES, INDEX_FIRST, ADD_FOLDER, ADD_ITS_FOLDER, REINDEX, CHANGED_FILES_REREAD,
+FIXED = (STOP_SERVICE, REPAIR_INDEXES, INDEX_FIRST, ADD_FOLDER, ADD_ITS_FOLDER, REBUILD, CHANGED_FILES_REREAD,
          SET_RERANK_MODEL)
 
 

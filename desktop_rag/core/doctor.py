@@ -77,9 +77,10 @@ def examine(library) -> Checkup:
     return checkup
 
 
-def repair(library, checkup: Checkup) -> list[str]:
+def repair(library, checkup: Checkup, on_progress=None, control=None) -> list[str]:
     """Rebuild what the checkup found wrong, from the catalog; returns what was done. A damaged catalog is not
-    repaired here: it is the source of truth, and a person decides what becomes of it."""
+    repaired here: it is the source of truth, and a person decides what becomes of it. `on_progress`, `control`:
+    the rebuild's (a cancel keeps what was embedded; the rest waits for the next sync)."""
     done: list[str] = []
     if checkup.catalog_damage:
         return done
@@ -94,7 +95,7 @@ def repair(library, checkup: Checkup) -> list[str]:
             library.catalog.mark_keyword_index_dirty()
             done.append("keyword index rebuilt")
         if done:
-            library.indexes.sync_now()
+            library.indexes.sync_now(on_progress, control)
     return done
 
 

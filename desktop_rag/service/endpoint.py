@@ -36,7 +36,7 @@ class EndpointGone(UserError):
     """The process answering for the library went away during a call (the app quit): nothing it did is lost;
     asking again reaches whoever answers now."""
 
-    what = "The desktop-rag app stopped during the call: "
+    what = "The desktop-rag service stopped during the call: "
 
 
 def endpoint_path(data_dir: Path) -> Path:

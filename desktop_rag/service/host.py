@@ -66,6 +66,7 @@ class LibraryHost:
         if self.queue is not None:
             writes.cancel_runs = self.queue.cancel
             writes.pause_runs = self.queue.pause
+            writes.submit_work = self.queue.submit_work
         self.tools.on_stop = on_stop
         self.tools.role = role
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation

@@ -245,6 +245,11 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("revert_context", (_CHUNK_ID,)),
     Operation("approve_context", (_CHUNK_ID,)),
     Operation("regenerate_context", (_CHUNK_ID,)),
+    Operation("context", (_CHUNK_ID,)),  # a chunk's context as the catalog has it (`desktop-rag context ID`)
+    # `desktop-rag rebuild`, `doctor [--repair]`, `contextualize --limit N`: the runs answer with their id.
+    Operation("rebuild"),
+    Operation("doctor", (Argument("repair", "boolean", False),)),
+    Operation("contextualize", (Argument("limit", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),)),
     Operation("cancel_run", (_optional_text("run_id", 100),)),  # None: every run queued or running
     Operation("pause_run", (_optional_text("run_id", 100), Argument("paused", "boolean", True))),
     # "Write LLM contexts now": the upgrade runs whatever the machine does, until nothing waits.

@@ -30,7 +30,9 @@ class RunState:
     paths: list[str]
     contexts: str
     state: str = "queued"  # queued, running, finished, cancelled, failed
-    kind: str = "index"  # "index": asked for; "catch-up": what changed while nobody watched, at the start
+    # "index": files read, asked for; "catch-up": what changed while nobody watched, at the start; "rebuild": the
+    # indexes made again from the catalog; "repair": doctor's; "upgrade": LLM contexts written (`contextualize`)
+    kind: str = "index"
     queued_at: float = field(default_factory=time.time)
     started_at: float | None = None
     finished_at: float | None = None
@@ -44,6 +46,7 @@ class RunState:
     notices: list[str] = field(default_factory=list)  # what it noticed (an index rebuilt, a model missing)
     indexed: int | None = None
     error: str | None = None  # why a failed run failed
+    result: dict | None = None  # a run's summary as its command prints it with --json (service/run_kinds.py)
     _first_seen: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict:
@@ -90,14 +93,18 @@ class RunRegistry:
 
         return report
 
-    def finished(self, run_id: str, summary: IndexSummary) -> None:
+    def finished(self, run_id: str, summary: IndexSummary | RunOutcome) -> None:
         with self._lock:
             run = self._runs[run_id]
             run.state = "cancelled" if summary.cancelled else "finished"
             run.finished_at = time.time()
-            run.summary, run.indexed = summary.headline("Cancelled"), summary.indexed
+            run.summary = summary.headline("Cancelled")
             run.notices = list(summary.notices)
-            run.errors = [{"path": f.path, "reason": f.reason} for f in summary.failed]
+            if isinstance(summary, IndexSummary):
+                run.indexed = summary.indexed
+                run.errors = [{"path": f.path, "reason": f.reason} for f in summary.failed]
+            else:
+                run.result = summary.result
             run.current, run.seconds_left = None, 0.0 if not summary.cancelled else None
             if not summary.cancelled:
                 run.share_done = 1.0
@@ -132,6 +139,21 @@ def phases_in_order(phases: dict[str, dict]) -> dict[str, dict]:
     return {name: phases[name] for name in PHASES if name in phases}
 
 
+@dataclass
+class RunOutcome:
+    """How a run that indexes no files ended (a rebuild, a repair, an upgrade): its sentence and its result."""
+    sentence: str
+    cancelled: bool = False
+    notices: list[str] = field(default_factory=list)
+    result: dict | None = None
+    changes: Changes | None = None
+
+    def headline(self, stopped: str = "Cancelled") -> str:
+        return f"{stopped}: {self.sentence}" if self.cancelled else self.sentence
+
+
+# A run's work: (report, control) -> how it ended.
+RunWork = Callable[[Callable[[Progress], None], RunControl], "IndexSummary | RunOutcome"]
 StateListener = Callable[[dict, Changes | None], None]  # a run's state, and what its step made searchable
 
 
@@ -150,10 +172,16 @@ class RunQueue:
         self._controls: dict[str, RunControl] = {}  # of runs queued or running: what cancel() acts on
 
     def submit(self, paths: list[str], contexts: str) -> RunState:
-        run = self.registry.new(paths, contexts)
+        """An indexing run of these files and folders."""
+        return self.submit_work("index", lambda report, control: self._run([Path(p) for p in paths], contexts,
+                                                                          report, control), paths, contexts)
+
+    def submit_work(self, kind: str, work: RunWork, paths: list[str] | None = None, contexts: str = "") -> RunState:
+        """A run of another kind (a rebuild, a repair, an upgrade): queued, followed and cancelled as any."""
+        run = self.registry.new(paths or [], contexts, kind)
         control = self._controls[run.run_id] = RunControl()
         control.between_steps = self._lane.serve_edits  # a person's edit waits for a step, not for the run
-        self._lane.submit(lambda: self._carry_out(run, control))
+        self._lane.submit(lambda: self._carry_out(run, control, work))
         self._tell(run.run_id)
         return run
 
@@ -184,10 +212,15 @@ class RunQueue:
         self._controls[run.run_id] = control
         control.between_steps = self._lane.serve_edits
         self._tell(run.run_id)
-        return self._carry_out(run, control, raise_failure=True, also_report=also_report) or IndexSummary()
 
-    def _carry_out(self, run: RunState, control: RunControl, raise_failure: bool = False,
-                   also_report: Callable[[Progress], None] = lambda progress: None) -> IndexSummary | None:
+        def work(report: Callable[[Progress], None], control: RunControl) -> IndexSummary:
+            return self._run([Path(p) for p in paths], contexts, report, control)
+
+        summary = self._carry_out(run, control, work, raise_failure=True, also_report=also_report)
+        return summary if isinstance(summary, IndexSummary) else IndexSummary()
+
+    def _carry_out(self, run: RunState, control: RunControl, work: RunWork, raise_failure: bool = False,
+                   also_report: Callable[[Progress], None] = lambda progress: None) -> IndexSummary | RunOutcome | None:
         try:
             if control.cancelled:  # cancelled while queued
                 self.registry.finished(run.run_id, IndexSummary(cancelled=True))
@@ -201,7 +234,7 @@ class RunQueue:
                 report(progress)
                 also_report(progress)
 
-            summary = self._run([Path(p) for p in run.paths], run.contexts, report_both, control)
+            summary = work(report_both, control)
         except Exception as exc:
             from desktop_rag.errors import user_message
 

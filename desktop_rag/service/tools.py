@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 
 AROUND_CHARS = 1_500  # document text given on each side of a chunk
+CONTEXT_FIELDS = ("chunk_id", "text", "source", "model", "prompt_version", "quality", "generated_text",
+                  "generated_source", "questions")  # a context as `context` gives it
 STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks again (a few attribute reads)
 
 
@@ -128,6 +130,12 @@ class LibraryTools:
                 "quality": result.quality, "quality_detail": result.quality_detail,
                 "seconds": round(result.seconds, 2), "stored": stored_now,
                 "questions": question_list(result.questions)}  # with llm_questions set
+
+    def context(self, chunk_id: int) -> dict:
+        row = self.library.reads.context(chunk_id)
+        if row is None:
+            raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+        return {**{k: row[k] for k in CONTEXT_FIELDS}, "served_by": self.served_by}
 
     def open_hit(self, chunk_id: int | None = None, path: str | None = None) -> dict:
         """A hit a person opens: its document's LLM contexts come sooner (use notes, for `chunk_id`), and the path

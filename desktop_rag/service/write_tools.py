@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
+from desktop_rag.core import doctor
 from desktop_rag.core.changes import Changes
-from desktop_rag.errors import BadInput
+from desktop_rag.errors import BadInput, UserError
+from desktop_rag.service import run_kinds
 from desktop_rag.service.events import EventLog
+from desktop_rag.service.runs import RunState, RunWork
 
 
 class WriteTools:
@@ -28,6 +31,8 @@ class WriteTools:
         self.cancel_runs: Callable[[str | None], list[str]] = lambda run_id: []
         self.pause_runs: Callable[[str | None, bool], list[str]] = lambda run_id, paused: []
         self.lane: Any = None  # the process's WriteLane (core/runs/lane.py), where it has one
+        # submit_work(kind, work) -> the run queued (service/runs.py RunQueue.submit_work), where runs are carried out
+        self.submit_work: Callable[[str, RunWork], RunState] | None = None
 
     def change_settings(self, values: dict) -> dict:
         """Settings changed by the one writer (config.py checks each value); every client hears the Changes."""
@@ -80,6 +85,30 @@ class WriteTools:
         if self.lane is not None:
             self.lane.ask_now()
         return self._answer(changes)
+
+    # -- runs that index no files (service/run_kinds.py): `desktop-rag rebuild`, `doctor --repair`, `contextualize`
+
+    def rebuild(self) -> dict:
+        """Both indexes made again from the catalog (no file read, no context written), as a run."""
+        return self._run("rebuild", run_kinds.rebuild(self.library))
+
+    def doctor(self, repair: bool = False) -> dict:
+        """What disagrees between the catalog and the indexes (looked at on the lane: nothing writes meanwhile);
+        with `repair`, a run that rebuilds it (its result says what is left)."""
+        if repair:
+            return self._run("repair", run_kinds.repair(self.library))
+        checkup = self._write(lambda: doctor.examine(self.library))
+        return {"found": checkup.findings(), "damage_advice": checkup.damage_advice, "served_by": self.served_by}
+
+    def contextualize(self, limit: int | None = None) -> dict:
+        """LLM contexts written now for documents with rules contexts (at most `limit` documents), as a run."""
+        return self._run("upgrade", run_kinds.upgrade(self.library, limit))
+
+    def _run(self, kind: str, work: RunWork) -> dict:
+        if self.submit_work is None:
+            raise UserError(f"{self.served_by} carries out no runs of its own")
+        run = self.submit_work(kind, work)
+        return {"run_id": run.run_id, "kind": kind, "state": run.state, "served_by": self.served_by}
 
     def note_input(self) -> dict:
         if self.lane is not None:

@@ -131,8 +131,8 @@ class TaskRunner(QObject):
         return self._closing.is_set()
 
     def write(self, work, on_done=None, on_error=None, on_progress=None) -> None:
-        """`work(report)` runs on the write lane; `report(x)` delivers x to on_progress in the GUI thread. (A
-        WriteLane makes its LLM upgrade make way for it by itself.)"""
+        """`work(report)` runs on the thread for writes (a call to the service); `report(x)` delivers x to
+        on_progress in the GUI thread."""
         self._writes_pending += 1
         self._submit("write", work, on_done, on_error, on_progress)
 

@@ -7,7 +7,7 @@ from desktop_rag.config import Settings
 from documents import write_pdf
 
 
-def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
+def test_index_search_stats_rebuild_contract(tmp_path, docs, data_dir):
     (docs / "heron.md").write_text("# Herons\n\nThe grey heron hunts fish in shallow water.")
     write_pdf(docs / "router.pdf", ["Router manual", "Update the router firmware every month."])
     (docs / "broken.pdf").write_bytes(b"%PDF-1.4 broken")
@@ -56,7 +56,7 @@ def test_index_search_stats_reindex_contract(tmp_path, docs, data_dir):
     assert f"LLM contexts are written first for: {docs}" in cli(data_dir, "upgrade-first", str(docs)).stdout
     assert "Upgrade:     3 documents in a folder marked upgrade first\n" in cli(data_dir, "stats").stdout
 
-    rebuilt = cli(data_dir, "reindex")
+    rebuilt = cli(data_dir, "rebuild")
     assert f"{stats['chunks']} chunks embedded" in rebuilt.stdout
 
     readable = cli(data_dir, "search", "heron").stdout

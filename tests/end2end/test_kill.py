@@ -1,4 +1,4 @@
-"""SIGKILL at a dozen points of `index` and `reindex`: after each, `doctor` finds the catalog and both indexes in
+"""SIGKILL at a dozen points of `index` and `rebuild`: after each, `doctor` finds the catalog and both indexes in
 agreement, and the run that finishes redoes nothing finished and finds every file by a word planted in it.
 
 Kills are placed by watching the data folder, not by timers (a loaded machine moves timers around): so many more
@@ -51,7 +51,7 @@ def assert_doctor_clean(data_dir, context):
 
 
 @pytest.mark.slow
-def test_index_and_reindex_survive_sigkill_anywhere(docs, data_dir):
+def test_index_and_rebuild_survive_sigkill_anywhere(docs, data_dir):
     make_notes(docs, FILES)
     index = ["index", str(docs), "--contexts", "rules"]
 
@@ -64,7 +64,7 @@ def test_index_and_reindex_survive_sigkill_anywhere(docs, data_dir):
     def new_generation(before, gens):
         return bool(generations(data_dir) - gens)
 
-    def embedded_dropped(before, gens):  # reindex: the catalog marked every chunk for embedding again
+    def embedded_dropped(before, gens):  # rebuild: the catalog marked every chunk for embedding again
         return counts(data_dir)[2] < before[2]
 
     # In the order a run meets them: each killed run resumes where the last one stopped.
@@ -93,11 +93,11 @@ def test_index_and_reindex_survive_sigkill_anywhere(docs, data_dir):
 
     for where, condition in [("after the reset", embedded_dropped), ("embed", embedded_grew(100)),
                              ("keyword swap", new_generation)]:
-        if run_until(data_dir, ["reindex"], condition):
-            killed.append(f"reindex/{where}")
-            assert counts(data_dir)[:2] == (FILES, FILES * 2)  # reindex never loses the catalog's work
-            assert_doctor_clean(data_dir, f"in reindex at {where}")
-    cli(data_dir, "index", str(docs), "--contexts", "rules")  # finishes what the reindex left
+        if run_until(data_dir, ["rebuild"], condition):
+            killed.append(f"rebuild/{where}")
+            assert counts(data_dir)[:2] == (FILES, FILES * 2)  # rebuild never loses the catalog's work
+            assert_doctor_clean(data_dir, f"in rebuild at {where}")
+    cli(data_dir, "index", str(docs), "--contexts", "rules")  # finishes what the rebuild left
 
     print(f"\nkilled {len(killed)} times: {', '.join(killed)}")
     assert len(killed) >= 10, killed

@@ -115,3 +115,33 @@ def test_a_run_is_cancelled_through_the_service_and_what_it_finished_is_kept(ser
         e["kind"] == "run" and e["run"]["state"] in ("cancelled", "finished") for e in events), timeout=60)
     ended = next(e["run"] for e in seen if e["kind"] == "run" and e["run"]["state"] in ("cancelled", "finished"))
     assert ended["state"] == "cancelled", ended
+
+
+def test_the_cli_s_writes_go_to_the_running_service_and_its_clients_hear_them(service, data_dir, docs):
+    """`context`, `upgrade-first`, `doctor`, `rebuild` while the service runs: carried out by it (it holds the
+    writer's lock: a write of the command's own would be refused, as `--local` is), told on the event stream."""
+    hit = cli_json(data_dir, "search", "prime the pump", "-k", "1", "--json")["results"][0]
+    start = service.call("events")
+    edited = cli_json(data_dir, "context", str(hit["chunk_id"]), "--set", "Priming notes for the well pump.",
+                      "--json")
+    assert edited["source"] == "manual" and edited["text"] == "Priming notes for the well pump."
+    seen = _events_until(service, start, lambda events: any(e["kind"] == "changes" for e in events))
+    assert next(e["changes"]["contexts"] for e in seen if e["kind"] == "changes") == [hit["chunk_id"]]
+    missing = cli(data_dir, "context", "999999", check=False)
+    assert missing.returncode == 1 and "there is no chunk 999999" in missing.stderr
+
+    marked = cli(data_dir, "upgrade-first", str(docs))
+    assert str(docs.resolve()) in marked.stdout
+    assert cli_json(data_dir, "doctor", "--json") == {"found": [], "repaired": [], "left": []}
+
+    start = service.call("events")
+    rebuilt = cli(data_dir, "rebuild")
+    assert "Rebuilt from the catalog: 1 chunks embedded" in rebuilt.stdout and "In desktop-rag service" in rebuilt.stderr
+    seen = _events_until(service, start, lambda events: any(
+        e["kind"] == "run" and e["run"]["kind"] == "rebuild" and e["run"]["state"] == "finished" for e in events))
+    assert any(e["run"]["state"] == "running" for e in seen if e["kind"] == "run")
+
+    refused = cli(data_dir, "rebuild", "--local", check=False)  # the one writer is the service
+    assert refused.returncode == 1 and "is writing to this data folder" in refused.stderr
+    found = service.call("search", query="priming notes well pump", limit=1, mode="bm25")["results"]
+    assert found and found[0]["chunk_id"] == hit["chunk_id"]  # the hand edit survived the rebuild

@@ -17,6 +17,7 @@ from desktop_rag.ui.errors import readable, sentences
 PACKAGE = Path(desktop_rag.__file__).parent
 # Where a command may be written: the declarations, and the CLI's own words (its help, its output).
 MAY_WRITE_COMMANDS = {"remedies.py", "cli.py", "cli_parser.py", "cli_output.py", "cli_watch.py", "cli_service.py",
+                      "cli_writes.py",
                       "demo.py"}
 
 

@@ -1,0 +1,287 @@
+"""The CLI's writes to a library: `rebuild`, `doctor [--repair]`, `contextualize`, `upgrade-first`, `context`.
+Each goes to the service answering for the data folder, which writes the library alone and tells its clients (the
+window shows a context set here at once); only when nothing answers, or with `--local`, does the command open the
+library in this process, under the writer's lock (one writer: a service starting meanwhile waits for it).
+`index` does the same (cli_service.index_through_service)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from desktop_rag.core.progress.control import RunControl
+from desktop_rag.errors import BadInput, NoIndexError, as_sentence
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+INTERRUPTED_MESSAGE = "interrupted: finished work is saved; run the same command again to continue"
+FOLLOW_EVERY_S = 0.5
+
+
+def open_library_for_writing(data_dir: Path):
+    """The library in this process: the one place outside the service that builds one for writing (`--local`, or no
+    service answering). A parser crashing on one file must not end the run: files are read in a child."""
+    from desktop_rag.core.library import Library
+
+    return Library(data_dir, read_in_child=True)
+
+
+def name_this_process(command: str) -> None:
+    """What this process is ("index", "rebuild"…), for the message a process finding the data folder held shows."""
+    from desktop_rag.core.library_writing import name_this_process as name_it
+
+    name_it(command)
+
+
+def the_service(args, data_dir: Path):
+    """The client of the service answering for the data folder, or None (nothing answers, or `--local`)."""
+    from desktop_rag.service.endpoint import EndpointClient
+
+    return None if getattr(args, "local", False) else EndpointClient.for_library(data_dir)
+
+
+def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:
+    """A run of the service followed to its end, its progress on stderr; Ctrl-C cancels it (what it finished is
+    kept) and raises KeyboardInterrupt, or with `cancel_on_interrupt` False leaves it to the service."""
+    shown = None
+    try:
+        while (state := client.call("progress", run_id=run_id))["state"] in ("queued", "running"):
+            line = progress_line(state)
+            if line != shown:
+                print(line, file=sys.stderr, flush=True)
+                shown = line
+            time.sleep(FOLLOW_EVERY_S)
+    except KeyboardInterrupt:
+        if cancel_on_interrupt:
+            client.call("cancel_run", run_id=run_id)
+        raise
+    return state
+
+
+def progress_line(state: dict) -> str:
+    share = f"{state['share_done']:.0%}" if state.get("share_done") is not None else state["state"]
+    return f"  {share} {state.get('current') or ''}".rstrip()
+
+
+def _run_in_service(client, method: str, **params) -> dict:
+    try:
+        started = client.call(method, **params)
+        print(f"In {started['served_by']}…", file=sys.stderr, flush=True)
+        state = follow_run(client, started["run_id"])
+    finally:
+        client.close()
+    if state["state"] == "failed":
+        raise _RunFailed(state["error"])
+    return state
+
+
+class _RunFailed(BadInput):
+    what = ""
+
+
+def cancelled_by_signals() -> RunControl:
+    """Ctrl-C, or a plain `kill`, stops a run of this process at its next checkpoint (a file, a batch of
+    embeddings; a model call in hand is cut short), keeping what is finished; a second one stops at once. Not
+    KeyboardInterrupt at the first: raised while llama.cpp computes, it would land in the model's abort callback
+    and be lost."""
+    control = RunControl()
+
+    def cancel(signum, frame):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, raise_keyboard_interrupt)
+        control.cancel()
+
+    signal.signal(signal.SIGINT, cancel)
+    signal.signal(signal.SIGTERM, cancel)
+    return control
+
+
+def raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def interrupted() -> int:
+    print(INTERRUPTED_MESSAGE, file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+# -- rebuild ------------------------------------------------------------------------------------------------------
+
+def cmd_rebuild(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import ProgressPrinter
+
+    if (client := the_service(args, data_dir)) is not None:
+        state = _run_in_service(client, "rebuild")
+        print(state["summary"])
+        return interrupted() if state["state"] == "cancelled" else 0
+    with open_library_for_writing(data_dir) as library:
+        if library.reads.chunk_count() == 0:
+            raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
+        summary = library.indexes.reindex(on_progress=ProgressPrinter(sys.stderr), control=cancelled_by_signals())
+    print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
+          f"{summary.keyword_chunks or 0} in the keyword index, in {summary.seconds:.1f} s")
+    return interrupted() if summary.cancelled else 0
+
+
+# -- doctor -------------------------------------------------------------------------------------------------------
+
+def cmd_doctor(args, data_dir: Path) -> int:
+    """Exit 0 when all agree (or were mended with --repair), 1 when something is still wrong."""
+    if (client := the_service(args, data_dir)) is not None:
+        if args.repair:
+            result = _run_in_service(client, "doctor", repair=True)["result"]
+        else:
+            try:
+                answer = client.call("doctor")
+            finally:
+                client.close()
+            result = {"found": answer["found"], "repaired": [], "left": answer["found"],
+                      "damage_advice": answer["damage_advice"]}
+    else:
+        result = _doctor_here(data_dir, args.repair)
+    _print_doctor(result, args)
+    return EXIT_ERROR if result["left"] else 0
+
+
+def _doctor_here(data_dir: Path, repair: bool) -> dict:
+    from desktop_rag.core import doctor
+
+    with open_library_for_writing(data_dir) as library:
+        checkup = doctor.examine(library)
+        findings = checkup.findings()
+        repaired = doctor.repair(library, checkup) if repair and findings else []
+        left = doctor.examine(library).findings() if repaired else findings
+    return {"found": findings, "repaired": repaired, "left": left, "damage_advice": checkup.damage_advice}
+
+
+def _print_doctor(result: dict, args) -> None:
+    if args.json:
+        print(json.dumps({k: result[k] for k in ("found", "repaired", "left")}))
+        return
+    for finding in result["found"]:
+        print(f"found: {finding}")
+    for done in result["repaired"]:
+        print(f"repaired: {done}")
+    if not result["found"]:
+        print("The catalog, the dense index and the keyword index agree.")
+    elif result["left"] and not args.repair:
+        print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
+    if result["damage_advice"]:
+        print(as_sentence(result["damage_advice"]) + ".")
+
+
+# -- LLM contexts -------------------------------------------------------------------------------------------------
+
+def cmd_contextualize(args, data_dir: Path) -> int:
+    from desktop_rag.cli_output import ProgressPrinter
+
+    if (client := the_service(args, data_dir)) is not None:
+        state = _run_in_service(client, "contextualize", limit=args.limit)
+        result, cancelled = state["result"] or {}, state["state"] == "cancelled"
+    else:
+        with open_library_for_writing(data_dir) as library:
+            summary = library.upgrade_contexts(on_progress=ProgressPrinter(sys.stderr), limit=args.limit,
+                                               control=cancelled_by_signals())
+        result, cancelled = asdict(summary), summary.cancelled
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{'Interrupted' if cancelled else 'Done'}: {result.get('upgraded_chunks', 0)} contexts upgraded to "
+              f"LLM in {result.get('documents', 0)} documents; {result.get('kept_rules', 0)} kept their rules "
+              "context")
+        for notice in result.get("notices", []):
+            print(f"Note: {notice}")
+    return interrupted() if cancelled else 0
+
+
+def cmd_upgrade_first(args, data_dir: Path) -> int:
+    for folder in args.folders:
+        if not args.off and not folder.expanduser().is_dir():
+            raise BadInput(f"{folder} is not a folder")
+    folders = [str(folder.expanduser().resolve()) for folder in args.folders]
+    if (client := the_service(args, data_dir)) is not None:
+        try:
+            for folder in folders:
+                client.call("upgrade_first", folder=folder, on=not args.off)
+        finally:
+            client.close()
+        marked = _marked_folders(data_dir)  # as the catalog has them now (the service wrote them)
+    else:
+        with open_library_for_writing(data_dir) as library:
+            for folder in folders:
+                library.mark_upgrade_first(folder, marked=not args.off)
+            marked = library.reads.upgrade_first_folders()
+    print("LLM contexts are written first for: " + ", ".join(marked) if marked
+          else "No folder is marked: the LLM upgrade takes what you search and open first, then the rest.")
+    return 0
+
+
+def _marked_folders(data_dir: Path) -> list[str]:
+    from desktop_rag.core.library_reads import ClientReads
+    from desktop_rag.core.library import CATALOG_FILE
+
+    reads = ClientReads(data_dir / CATALOG_FILE)
+    try:
+        return reads.upgrade_first_folders()
+    finally:
+        reads.close()
+
+
+def cmd_context(args, data_dir: Path) -> int:
+    from desktop_rag.documents import question_list
+
+    if (client := the_service(args, data_dir)) is not None:
+        try:
+            row = _context_in_service(client, args)
+        finally:
+            client.close()
+    else:
+        row = _context_here(data_dir, args)
+    if args.json:
+        print(json.dumps({k: row[k] for k in ("chunk_id", "text", "source", "model", "prompt_version", "quality",
+                                                "generated_text", "generated_source", "questions")}))
+    else:
+        print(f"[{row['source']}] {row['text']}")
+        for question in question_list(row["questions"]):
+            print(f"  Q: {question}")
+        if row["source"] == "manual" and row["generated_text"] is not None:
+            print(f"(replaces the {row['generated_source']} context: {row['generated_text']})")
+    return 0
+
+
+def _context_in_service(client, args) -> dict:
+    row = client.call("context", chunk_id=args.chunk_id)  # a chunk that is not there is said before any write
+    if args.set is not None or args.questions is not None:
+        client.call("set_context", chunk_id=args.chunk_id, text=args.set if args.set is not None else row["text"],
+                    questions=args.questions)
+    elif args.revert:
+        if not client.call("revert_context", chunk_id=args.chunk_id)["changes"].get("contexts"):
+            print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
+    elif args.regenerate:
+        regenerated = client.call("regenerate_context", chunk_id=args.chunk_id)
+        if not regenerated["changes"].get("contexts"):
+            print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
+    else:
+        return row
+    return client.call("context", chunk_id=args.chunk_id)
+
+
+def _context_here(data_dir: Path, args) -> dict:
+    with open_library_for_writing(data_dir) as library:
+        if library.reads.context(args.chunk_id) is None:
+            raise BadInput(f"no chunk with id {args.chunk_id}")
+        if args.set is not None or args.questions is not None:
+            text = args.set if args.set is not None else library.reads.context(args.chunk_id)["text"]
+            library.edits.set_context(args.chunk_id, text, args.questions)
+        elif args.revert and not library.edits.revert_context(args.chunk_id):
+            print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
+        elif args.regenerate:
+            regenerated = library.edits.regenerate_context(
+                args.chunk_id, on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))
+            if not regenerated.changes:
+                print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
+        return library.reads.context(args.chunk_id)

@@ -1,0 +1,55 @@
+"""The runs that index no files, as the service's run queue carries them out (service/runs.py): the indexes
+rebuilt from the catalog (`desktop-rag rebuild`), doctor's repair, and LLM contexts written now (`contextualize`).
+Each is followed, paused and cancelled as an indexing run is, by whichever client asked and by every window."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from desktop_rag import remedies
+from desktop_rag.core import doctor
+from desktop_rag.errors import NoIndexError
+from desktop_rag.service.runs import RunOutcome, RunWork
+
+
+def rebuild(library) -> RunWork:
+    def work(report, control) -> RunOutcome:
+        if library.reads.chunk_count() == 0:
+            raise NoIndexError(f"the catalog is empty: {remedies.INDEX_FIRST}")
+        summary = library.indexes.reindex(on_progress=report, control=control)
+        sentence = (f"Rebuilt from the catalog: {summary.embedded} chunks embedded, {summary.keyword_chunks or 0} "
+                    f"in the keyword index, in {summary.seconds:.1f} s")
+        return RunOutcome(sentence, cancelled=summary.cancelled, notices=list(summary.notices),
+                          result={"embedded": summary.embedded, "keyword_chunks": summary.keyword_chunks or 0,
+                                  "seconds": round(summary.seconds, 1)}, changes=summary.changes)
+
+    return work
+
+
+def repair(library) -> RunWork:
+    """doctor --repair: what the checkup finds is rebuilt from the catalog, then looked at again."""
+    def work(report, control) -> RunOutcome:
+        found = doctor.examine(library)
+        findings = found.findings()
+        repaired = doctor.repair(library, found, report, control) if findings else []
+        left = doctor.examine(library).findings() if repaired else findings
+        sentence = ("Repaired: " + "; ".join(repaired)) if repaired else (
+            "Nothing to repair: the catalog, the dense index and the keyword index agree" if not findings else
+            "Nothing could be repaired here")
+        return RunOutcome(sentence, cancelled=control.cancelled,
+                          result={"found": findings, "repaired": repaired, "left": left,
+                                  "damage_advice": found.damage_advice})
+
+    return work
+
+
+def upgrade(library, limit: int | None) -> RunWork:
+    """LLM contexts for documents that have rules contexts, at most `limit` documents (None: all)."""
+    def work(report, control) -> RunOutcome:
+        summary = library.upgrade_contexts(on_progress=report, limit=limit, control=control)
+        sentence = (f"{summary.upgraded_chunks} contexts upgraded to LLM in {summary.documents} documents; "
+                    f"{summary.kept_rules} kept their rules context")
+        return RunOutcome(sentence if summary.cancelled else f"Done: {sentence}", cancelled=summary.cancelled,
+                          notices=list(summary.notices), result=asdict(summary), changes=summary.changes)
+
+    return work

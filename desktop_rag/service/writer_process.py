@@ -1,0 +1,128 @@
+"""The processes that write a library (issue 49: one writer, every front end its client): the background service
+and `watch`, which follow folders (service/follow_loop.py), and `serve`, which answers and runs what it is asked.
+Each builds the library for writing, holds the writer's lock, answers at the local endpoint, and carries out every
+write on one write lane (core/runs/lane.py). Outside this package only the CLI's `--local` path (cli_writes.py)
+builds a library for writing."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from desktop_rag import remedies
+from desktop_rag.errors import DataFolderBusy
+from desktop_rag.service.follow_loop import FollowReports, follow
+
+# After a few minutes with nothing to do the service lets go of the embedding model's child (242 MB) and of the
+# vector store's index (~220 MB at 105k chunks): a search after that waits ~1.1 s for them (bench/idle_service.py),
+# none when the quick popup asked the service to prepare as it opened.
+RELEASE_EMBEDDER_AFTER_S = 180.0
+# How long a starting service waits for a process letting go of the data folder (the previous service ending, which
+# closes its socket before its library; a `--local` command finishing its step).
+LETS_GO_WAIT_S = 15.0
+
+
+def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role: str,
+                   reports: FollowReports) -> int:
+    """The service (role "service": every indexed folder, and those indexed through it later) or `watch` (the
+    folders given), until a stop."""
+    from desktop_rag.core.library import Library
+    from desktop_rag.core.progress.control import RunControl
+    from desktop_rag.core.runs.lane import WriteLane
+    from desktop_rag.platform.processes import lower_priority
+    from desktop_rag.service.activity import LaneActivity
+    from desktop_rag.service.host import LibraryHost
+
+    if role == "service":
+        lower_priority()  # background work: the catch-up and the upgrade give way to the person's programs
+    # Models, the reader and the vector store each in a child process that ends when unused for a minute
+    # (use_clock.py): the service waits most of the time, and a child gives its memory back.
+    with Library(data_dir, child_processes=True) as library:
+        lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
+        if role == "service":
+            lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
+        catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
+        catch_up.between_steps = lane.serve_edits  # a person's edit waits for a step of it, not for all of it
+
+        def stop() -> None:  # within 2 s whatever runs: a run in hand is cut short (what it finished is kept)
+            catch_up.cancel()
+            if host.queue is not None:
+                host.queue.cancel(None)
+            lane.stop()
+
+        host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop,
+                           role=role)
+        activity = host.tools.activity = LaneActivity(lane, host.runs, library)
+        if role == "service" and not _take_the_data_folder(host, library):
+            raise DataFolderBusy(f"another desktop-rag process already answers for {data_dir}: "
+                                 f"{remedies.STOP_SERVICE}")
+        if role == "watch":
+            host.start()  # search, stats and mcp from other processes are answered here while it watches
+
+        def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from its run on
+            host.after_run = lambda: watcher.set_folders(Path(f) for f in library.reads.folders())
+            host.before_run = lambda paths: watcher.set_folders(
+                [*(Path(f) for f in library.reads.folders()), *paths])
+
+        def run_catch_up(folders, report, control):  # a run every client follows, as the ones asked for
+            assert host.queue is not None
+            return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
+                                             "catch-up", also_report=report)
+
+        try:
+            return follow(library, lane, paths, upgrade, catch_up, reports, follow_new_folders,
+                          any_folders=role == "service", activity=activity, run_catch_up=run_catch_up)
+        finally:
+            host.stop()
+
+
+def _take_the_data_folder(host, library) -> bool:
+    """Answer for the data folder and hold its writer's lock; a process letting go of them may hold them for a
+    moment more: wait that long, not fail."""
+    deadline = time.monotonic() + LETS_GO_WAIT_S
+    while not host.start():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.2)
+    while True:
+        try:
+            library.writer.claim()
+            return True
+        except DataFolderBusy:
+            if time.monotonic() >= deadline:
+                host.stop()
+                raise
+            time.sleep(0.2)
+
+
+def serve(data_dir: Path, on_listening: Callable[[str], None]) -> int:
+    """`desktop-rag serve`: answer for the data folder, carrying out what is asked on a write lane of its own (an
+    agent's runs, then the LLM upgrade when the schedule allows), until Ctrl-C, a kill or `desktop-rag stop`."""
+    from desktop_rag.core.library import Library
+    from desktop_rag.service.endpoint import EndpointClient, endpoint_path
+    from desktop_rag.service.host import LibraryHost
+
+    answering = EndpointClient.for_library(data_dir)  # the service, `watch` or another `serve`
+    if answering is not None:
+        answering.close()
+        raise DataFolderBusy(f"another desktop-rag process (the service, `watch` or `serve`) already answers for "
+                             f"{data_dir}: its answers are what `serve` would give")
+    with Library(data_dir, read_in_child=True) as library:
+        library.writer.claim()  # the runs asked of it are its own, and its loaded indexes stay the current ones
+        stopped = threading.Event()  # Ctrl-C, a plain kill, or `desktop-rag stop`
+        host = LibraryHost(library, f"desktop-rag serve (process {os.getpid()})", upgrade="scheduled", role="serve",
+                           on_stop=stopped.set)
+        host.warm_up()  # before listening: the first answer is as quick as the next
+        if not host.start():
+            raise DataFolderBusy(f"another desktop-rag process began answering for {data_dir} meanwhile")
+        on_listening(f"Answering for {data_dir} at {endpoint_path(data_dir)}; Ctrl-C stops.")
+        try:
+            stopped.wait()
+        except KeyboardInterrupt:  # Ctrl-C or a plain kill: the way to stop it
+            on_listening("Stopped answering.")
+        finally:
+            host.stop()
+        return 0
