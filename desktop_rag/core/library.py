@@ -1,8 +1,6 @@
-"""The Python API that the CLI and the app share: one data folder, its catalog, its indexes, its models.
-
-Heavy parts (Chroma, the embedding model, the reranker) are created on first use, so opening a library and
-reading its catalog is instant.
-"""
+"""The Python API of one data folder (its catalog, its indexes, its models), built for writing by the service
+alone (service/writer_process.py) and the CLI's `--local` path. Heavy parts (Chroma, the embedding model, the
+reranker) are created on first use, so opening a library and reading its catalog is instant."""
 
 from __future__ import annotations
 
@@ -212,11 +210,12 @@ class Library:
         return summary
 
     def apply_changes(self, changes: ChangeBatch, on_progress: ProgressCallback | None = None,
-                      control: RunControl | None = None) -> IndexSummary:
-        """Bring the catalog and indexes in line with what a file watcher saw (contexts as `index` writes them)."""
+                      control: RunControl | None = None, within_run: bool = False) -> IndexSummary:
+        """Bring the catalog and indexes in line with what a file watcher saw (contexts as `index` writes them).
+        `within_run`: between two documents of a run in hand (core/runs/lane.py), which embeds what this leaves."""
         with self.writer.writing():
-            return Indexer(self, self.contextualizer(self.settings.contexts), on_progress, control).apply_changes(
-                changes)
+            return Indexer(self, self.contextualizer(self.settings.contexts), on_progress, control,
+                           embedding_left_to_run=within_run).apply_changes(changes)
 
     def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None):
         """`max_words`: a longest context other than the setting's (an agent asking for one)."""

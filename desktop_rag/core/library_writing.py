@@ -36,6 +36,9 @@ class LibraryWriter:
         self.data_dir, self.catalog, self.settings = data_dir, catalog, settings
         self._check_before_writing, self._sync = check_before_writing, sync_edits
         self.lock = threading.Lock()  # held by the one write in progress (a run, a sync, an edit's index update)
+        # The thread holding it: a write it starts inside the one in hand (the file changes a run applies between
+        # two of its steps, issue 49) is part of it, not a second writer waiting for the first to end.
+        self._holder: int | None = None
         # A person's edit does not wait for a run in progress: it is stored at once and marked here, and the run
         # indexes it before it lets go of the library. The guard makes "mark it" and "let go" one step each, so an
         # edit is never marked just after the run last looked.
@@ -67,6 +70,9 @@ class LibraryWriter:
         True once the library is held. With `wait=False` (a person's edit), while another write holds it: yields
         False at once, and that write indexes the edit before it lets go."""
         self.claim()
+        if wait and self._holder == threading.get_ident():
+            yield True  # nested in this thread's write in hand: it lets go, and checks, for both
+            return
         if wait:
             self.lock.acquire()
         else:
@@ -77,11 +83,13 @@ class LibraryWriter:
             if not held:
                 yield False
                 return
+        self._holder = threading.get_ident()
         try:
             if not self.indexes_checked:
                 self._check_before_writing()
             yield True
         finally:
+            self._holder = None
             self._let_go()
 
     def _let_go(self) -> None:

@@ -1,7 +1,7 @@
 """What the process answering for a library is doing, in the words a tray icon shows (issue 40): catching up,
 indexing N%, applying changes, writing LLM contexts, paused, idle. The `status` operation (service/tools.py) answers
 it, and waits for the next change when asked to (a long poll: the tray hears of a change within a quarter second
-and asks nothing while nothing changes); `pause_background` holds or resumes the background LLM work.
+and asks nothing while nothing changes).
 
 The service (and `watch`) read it from their write lane (core/runs/lane.py), their runs and their catch-up
 (`LaneActivity`); the window shows the same through the event stream's status (service/events.py).
@@ -39,10 +39,6 @@ def version_of(state: dict) -> str:
 class ActivitySource(Protocol):
     def now(self) -> Activity: ...
 
-    def pause(self, paused: bool) -> None:
-        """Hold (True) or resume (False) the background LLM work: remembered across restarts, as the window's
-        Pause is."""
-
 
 class LaneActivity:
     """The service's activity, read from its write lane, its runs and its catch-up."""
@@ -75,8 +71,3 @@ class LaneActivity:
         if self._library.settings.llm_upgrade_paused:
             return Activity("paused")
         return Activity("idle")
-
-    def pause(self, paused: bool) -> None:
-        self._library.set_settings({"llm_upgrade_paused": paused})
-        if paused:
-            self._lane.turn.stop()  # the model's call in hand is cut short; what it finished is kept

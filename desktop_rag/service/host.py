@@ -67,6 +67,7 @@ class LibraryHost:
             writes.cancel_runs = self.queue.cancel
             writes.pause_runs = self.queue.pause
             writes.submit_work = self.queue.submit_work
+            writes.pause_runs_of_kind = self.queue.pause_kind
         self.tools.on_stop = on_stop
         self.tools.role = role
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation

@@ -245,6 +245,8 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("revert_context", (_CHUNK_ID,)),
     Operation("approve_context", (_CHUNK_ID,)),
     Operation("regenerate_context", (_CHUNK_ID,)),
+    Operation("cancel_regenerate", (Argument("chunk_id", "integer", None, nullable=True, minimum=1,
+                                             maximum=LARGEST_ID),)),  # None: every regeneration asked
     Operation("context", (_CHUNK_ID,)),  # a chunk's context as the catalog has it (`desktop-rag context ID`)
     # `desktop-rag rebuild`, `doctor [--repair]`, `contextualize --limit N`: the runs answer with their id.
     Operation("rebuild"),

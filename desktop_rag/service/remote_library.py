@@ -43,8 +43,13 @@ class RemoteEdits:
     def approve_context(self, chunk_id: int) -> Changes:
         return _changes(self._call("approve_context", chunk_id=chunk_id))
 
-    def regenerate_context(self, chunk_id: int) -> Changes:
-        return _changes(self._call("regenerate_context", chunk_id=chunk_id))
+    def regenerate_context(self, chunk_id: int) -> Changes | None:
+        """What the new context changed; None: cancelled (cancel_regenerate), nothing written."""
+        answer = self._call("regenerate_context", chunk_id=chunk_id)
+        return None if answer.get("cancelled") else _changes(answer)
+
+    def cancel_regenerate(self, chunk_id: int) -> None:
+        self._call("cancel_regenerate", chunk_id=chunk_id)
 
 
 class RemoteLibrary:

@@ -180,7 +180,8 @@ class RunQueue:
         """A run of another kind (a rebuild, a repair, an upgrade): queued, followed and cancelled as any."""
         run = self.registry.new(paths or [], contexts, kind)
         control = self._controls[run.run_id] = RunControl()
-        control.between_steps = self._lane.serve_edits  # a person's edit waits for a step, not for the run
+        # A person's edit waits for a step, not for the run; a file saved meanwhile for a document.
+        control.between_steps, control.between_documents = self._lane.serve_edits, self._lane.apply_changes_waiting
         self._lane.submit(lambda: self._carry_out(run, control, work))
         self._tell(run.run_id)
         return run
@@ -204,13 +205,19 @@ class RunQueue:
             self._tell(chosen_id)
         return chosen
 
+    def pause_kind(self, kind: str, paused: bool) -> list[str]:
+        """Hold (or resume) every run of a kind queued or running (the LLM's: "upgrade")."""
+        chosen = [run_id for run_id in list(self._controls)
+                  if (run := self.registry.get(run_id)) is not None and run.kind == kind]
+        return [paused_id for run_id in chosen for paused_id in self.pause(run_id, paused)]
+
     def carry_out_here(self, paths: list[str], contexts: str, control: RunControl, kind: str,
                        also_report: Callable[[Progress], None] = lambda progress: None) -> IndexSummary:
         """A run on the calling thread (the service's catch-up, before its lane begins), registered and told as
         any run; its failure is raised to the caller after it is told."""
         run = self.registry.new(paths, contexts, kind)
         self._controls[run.run_id] = control
-        control.between_steps = self._lane.serve_edits
+        control.between_steps, control.between_documents = self._lane.serve_edits, self._lane.apply_changes_waiting
         self._tell(run.run_id)
 
         def work(report: Callable[[Progress], None], control: RunControl) -> IndexSummary:

@@ -120,8 +120,10 @@ class LibraryTools:
                                             len(text.split()), hashlib.sha256(text.encode()).hexdigest())]
             position = len(chunks) - 1
         if store:
-            regenerated = self._write(lambda: self.library.edits.regenerate_context(chunk_id))
-            self.event_log.changes(regenerated.changes)
+            assert chunk_id is not None
+            regenerated = self.writes.regenerated(chunk_id)  # a person's write: the same as the window's
+            if regenerated is None:
+                raise BadInput(f"regenerating the context of chunk {chunk_id} was cancelled; nothing was written")
             result, stored_now = regenerated.result, bool(regenerated.changes)
         else:
             result = self.library.edits.preview_context(stored.document, chunks, position, max_words=max_words)
@@ -238,11 +240,9 @@ class LibraryTools:
         return {**state, "version": version_of(state)}
 
     def pause_background(self, paused: bool) -> dict:
-        """Hold or resume the background LLM work of the process answering (the tray's Pause and Resume)."""
-        if self.activity is None:
-            self.library.set_settings({"llm_upgrade_paused": paused})
-        else:
-            self.activity.pause(paused)
+        """Hold or resume the background LLM work (the tray's Pause and Resume): the window's Pause and Resume,
+        through the same write (service/write_tools.py), so both say and do the same."""
+        self.writes.pause_llm_work(paused)
         return self._status_now()
 
     def prepare_search(self) -> dict:
@@ -315,7 +315,7 @@ def _filters_from(values: dict):
     return filters
 
 
-WRITES = {name for name in dir(WriteTools) if not name.startswith("_")}
+WRITES = {name for name in OPERATIONS if hasattr(WriteTools, name)}  # the operations WriteTools carries out
 
 
 def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:

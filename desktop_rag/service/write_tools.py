@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from desktop_rag.core import doctor
 from desktop_rag.core.changes import Changes
+from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.progress.control import RunControl
 from desktop_rag.errors import BadInput, UserError
 from desktop_rag.service import run_kinds
 from desktop_rag.service.events import EventLog
@@ -30,9 +32,11 @@ class WriteTools:
         self.on_settings_changed: Callable[[Changes], None] = lambda changes: None
         self.cancel_runs: Callable[[str | None], list[str]] = lambda run_id: []
         self.pause_runs: Callable[[str | None, bool], list[str]] = lambda run_id, paused: []
+        self.pause_runs_of_kind: Callable[[str, bool], list[str]] = lambda kind, paused: []
         self.lane: Any = None  # the process's WriteLane (core/runs/lane.py), where it has one
         # submit_work(kind, work) -> the run queued (service/runs.py RunQueue.submit_work), where runs are carried out
         self.submit_work: Callable[[str, RunWork], RunState] | None = None
+        self._regenerations: dict[int, RunControl] = {}  # chunk id -> what cancels its regeneration
 
     def change_settings(self, values: dict) -> dict:
         """Settings changed by the one writer (config.py checks each value); every client hears the Changes."""
@@ -66,18 +70,64 @@ class WriteTools:
         return self._answer(self._changed(lambda: self.library.edits.approve_context(chunk_id)))
 
     def regenerate_context(self, chunk_id: int) -> dict:
-        """A new LLM context for the chunk (a hand edit included: the person asked)."""
-        regenerated = self._write(lambda: self.library.edits.regenerate_context(chunk_id))
-        self.event_log.changes(regenerated.changes)
+        """A new LLM context for the chunk (a hand edit included: the person asked); `cancel_regenerate` cuts the
+        model's call short (a Regenerate during a run once showed "Asking the model…" for 9 minutes)."""
+        regenerated = self.regenerated(chunk_id)
+        if regenerated is None:
+            return {**self._answer(Changes()), "cancelled": True}
         result = regenerated.result
         return {**self._answer(regenerated.changes), "context": result.text, "source": result.source,
-                "quality": result.quality}
+                "quality": result.quality, "cancelled": False}
+
+    def regenerated(self, chunk_id: int):
+        """The chunk's context written anew by the model (core/context_edits.py Regenerated), told to every
+        client; None when it was cancelled before anything was written."""
+        control = self._regenerations.setdefault(chunk_id, RunControl())
+
+        def work():
+            if control.cancelled:  # cancelled while it waited for its turn
+                return None
+            try:
+                with calls_controlled_by(control):  # a cancel cuts the model's call short
+                    return self.library.edits.regenerate_context(chunk_id)
+            except Interrupted:
+                if control.cancelled:
+                    return None
+                raise
+
+        try:
+            regenerated = self._write(work)
+        finally:
+            self._regenerations.pop(chunk_id, None)
+        if regenerated is None or (control.cancelled and not regenerated.changes):
+            return None
+        self.event_log.changes(regenerated.changes)
+        return regenerated
+
+    def cancel_regenerate(self, chunk_id: int | None = None) -> dict:
+        """Stop regenerating the chunk's context (None: every one asked); nothing is written of it."""
+        chosen = [c for c in list(self._regenerations) if chunk_id is None or c == chunk_id]
+        for chosen_id in chosen:
+            control = self._regenerations.get(chosen_id)
+            if control is not None:
+                control.cancel()
+        return {"cancelled": chosen, "served_by": self.served_by}
 
     def cancel_run(self, run_id: str | None = None) -> dict:
         return {"cancelled": self.cancel_runs(run_id), "served_by": self.served_by}
 
     def pause_run(self, run_id: str | None = None, paused: bool = True) -> dict:
         return {"paused" if paused else "resumed": self.pause_runs(run_id, paused), "served_by": self.served_by}
+
+    def pause_llm_work(self, paused: bool) -> Changes:
+        """Pause: the upgrade's call in hand is cut short and nothing of the model runs until Resume, `contextualize`
+        runs included; Resume also turns the idle upgrade back on (as the window's Resume always did)."""
+        values = {"llm_upgrade_paused": True} if paused else {"llm_upgrade_paused": False,
+                                                               "llm_upgrade_when_idle": True}
+        changes = self._changed(lambda: self.library.set_settings(values))
+        self.on_settings_changed(changes)
+        self.pause_runs_of_kind("upgrade", paused)
+        return changes
 
     def upgrade_now(self) -> dict:
         """"Write LLM contexts now": not paused, and whatever the machine does, until nothing waits."""

@@ -45,7 +45,8 @@ def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role
         if role == "service":
             lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
         catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
-        catch_up.between_steps = lane.serve_edits  # a person's edit waits for a step of it, not for all of it
+        # A person's edit waits for a step of it, not for all of it; a file saved meanwhile for a document.
+        catch_up.between_steps, catch_up.between_documents = lane.serve_edits, lane.apply_changes_waiting
 
         def stop() -> None:  # within 2 s whatever runs: a run in hand is cut short (what it finished is kept)
             catch_up.cancel()

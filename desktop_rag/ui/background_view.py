@@ -144,11 +144,11 @@ class BackgroundView(QObject):
 
     # -- what the person asks -----------------------------------------------------------------------------------
 
-    def pause(self) -> None:
-        self._save(llm_upgrade_paused=True)
+    def pause(self) -> None:  # the tray's Pause too: every LLM work, `contextualize` runs included
+        self._send("pause_background", {"paused": True})
 
     def resume(self) -> None:
-        self._save(llm_upgrade_paused=False, llm_upgrade_when_idle=True)
+        self._send("pause_background", {"paused": False})
 
     def stop(self) -> None:
         """Cancel: no background LLM work until the person starts it again."""

@@ -16,6 +16,7 @@ from desktop_rag.core.library_reads import REVIEW_FILTERS, ReviewRow
 from desktop_rag.documents import LOW_OCR_CONFIDENCE
 from desktop_rag.ui.document_preview import show_in_document
 
+REGENERATE, CANCEL_REGENERATE = "Regenerate with the LLM", "Cancel regenerating"
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
 FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rules": "Rules contexts",
                  "llm": "LLM contexts", "hand-edited": "Hand-edited", "not reviewed": "Not reviewed yet",
@@ -120,7 +121,8 @@ class ReviewPanel(QWidget):
         self.breakdown = QLabel()
         self.breakdown.setWordWrap(True)
         self.save_button = QPushButton("Save edit")
-        self.regenerate_button = QPushButton("Regenerate with the LLM")
+        self.regenerate_button = QPushButton(REGENERATE)
+        self._regenerating: int | None = None  # the chunk whose context the model is writing anew
         self.revert_button = QPushButton("Revert to generated")
         self.approve_button = QPushButton("Approve")
         self.message = QLabel()
@@ -207,6 +209,7 @@ class ReviewPanel(QWidget):
     def _set_editing(self, row: ReviewRow | None) -> None:
         for widget in (self.editor, self.questions, self.save_button, self.regenerate_button, self.approve_button):
             widget.setEnabled(row is not None)
+        self.regenerate_button.setEnabled(row is not None or self._regenerating is not None)  # Cancel stays
         self.revert_button.setEnabled(row is not None and row.source == "manual")
         if row is None:
             self.editor.clear()
@@ -224,9 +227,18 @@ class ReviewPanel(QWidget):
                         "Saved; search uses your context once the indexing in progress has finished.")
 
     def regenerate(self) -> None:
+        """Regenerate with the LLM; while the model works the button cancels it (the service cuts its call short)."""
+        if self._regenerating is not None:
+            chunk_id, self._regenerating = self._regenerating, None
+            self.message.setText("Cancelling…")
+            self.runner.write(lambda report: self.library.edits.cancel_regenerate(chunk_id),
+                              on_error=self.message.setText)
+            return
         row = self.current
         if row:
-            self.message.setText("Asking the model…")
+            self._regenerating = row.chunk_id
+            self.regenerate_button.setText(CANCEL_REGENERATE)
+            self.message.setText("Asking the model… (Cancel regenerating stops it)")
             self._write(lambda: self.library.edits.regenerate_context(row.chunk_id), row.chunk_id, None)
 
     def revert(self) -> None:
@@ -245,8 +257,10 @@ class ReviewPanel(QWidget):
         def done(result):
             changes = getattr(result, "changes", result)  # a regeneration's result carries its Changes
             if message is None:  # a regeneration: say what came of it
-                text = ("New context written." if changes
-                        else "The model's answer was not good enough; the context is unchanged.")
+                self._regenerated()
+                text = ("Regenerating was cancelled; the context is unchanged." if changes is None else
+                        "New context written." if changes else
+                        "The model's answer was not good enough; the context is unchanged.")
             else:
                 text = message(changes) if callable(message) else message
             self.message.setText(text)
@@ -255,4 +269,13 @@ class ReviewPanel(QWidget):
             if changes:
                 self.changed.emit(changes)
 
-        self.runner.edit(work, on_done=done, on_error=self.message.setText)
+        def failed(text: str) -> None:
+            if message is None:
+                self._regenerated()
+            self.message.setText(text)
+
+        self.runner.edit(work, on_done=done, on_error=failed)
+
+    def _regenerated(self) -> None:
+        self._regenerating = None
+        self.regenerate_button.setText(REGENERATE)

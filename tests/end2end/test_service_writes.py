@@ -145,3 +145,29 @@ def test_the_cli_s_writes_go_to_the_running_service_and_its_clients_hear_them(se
     assert refused.returncode == 1 and "is writing to this data folder" in refused.stderr
     found = service.call("search", query="priming notes well pump", limit=1, mode="bm25")["results"]
     assert found and found[0]["chunk_id"] == hit["chunk_id"]  # the hand edit survived the rebuild
+
+
+def test_a_regeneration_is_cancelled_at_once_and_writes_nothing(service, data_dir):
+    """Regenerate while the model takes minutes (a slow OpenAI-compatible server: the injected delay), then cancel:
+    the call ends within seconds saying so, and the context is as it was (a person once waited 9 minutes)."""
+    import threading
+
+    from fake_llm_server import SlowChatServer
+
+    hit = service.call("search", query="prime the pump", limit=1, mode="bm25")["results"][0]
+    before = service.call("context", chunk_id=hit["chunk_id"])
+    with SlowChatServer(seconds=300) as server:
+        service.call("change_settings", values={"llm_server": server.url})
+        answers: list[dict] = []
+        asking = threading.Thread(target=lambda: answers.append(
+            EndpointClient.for_library(data_dir).call("regenerate_context", chunk_id=hit["chunk_id"])))
+        asking.start()
+        assert server.working.wait(60), "the model was never asked"
+        cancelled_at = time.monotonic()
+        assert service.call("cancel_regenerate", chunk_id=hit["chunk_id"])["cancelled"] == [hit["chunk_id"]]
+        asking.join(30)
+        took = time.monotonic() - cancelled_at
+    print(f"a regeneration cancelled in {took:.2f} s")
+    assert answers and answers[0]["cancelled"] is True and answers[0]["changes"]["contexts"] == []
+    assert took < 3.0
+    assert service.call("context", chunk_id=hit["chunk_id"]) == before

@@ -27,8 +27,9 @@ _KEYWORD_REBUILD_S_PER_CHUNK = 1.2e-4
 
 
 class IndexSync:
-    def __init__(self, state: RunState):
+    def __init__(self, state: RunState, embedding_left_to_run: bool = False):
         self.state = state
+        self.embedding_left_to_run = embedding_left_to_run  # (see Indexer)
         self.lib = state.lib
         self.summary = state.summary
         self.meter = state.meter
@@ -78,13 +79,15 @@ class IndexSync:
         to 67% and fall back (issue 37). The run never waits for the model here: its first load on a new machine
         converts it (~40 s on 2 cores), and files keep being read meanwhile."""
         catalog = self.lib.catalog
-        if (self.meter.chunks_embedded or not getattr(self.lib.embedder, "loaded", True)
+        if (self.embedding_left_to_run or self.meter.chunks_embedded or not getattr(self.lib.embedder, "loaded", True)
                 or catalog.count_pending_embeddings() < FIRST_EMBEDDED_CHUNKS):
             return
         self._drop_removed_vectors()
         self._embed(catalog.pending_embeddings(FIRST_EMBEDDED_CHUNKS), catalog.count_pending_embeddings())
 
     def embed_pending(self) -> None:
+        if self.embedding_left_to_run:
+            return
         catalog = self.lib.catalog
         self._drop_removed_vectors()
         self._keep_older_vectors()
@@ -92,7 +95,7 @@ class IndexSync:
         batch_size = max(self.state.settings.embed_batch_size * 4, 64)
         last = 0
         while True:
-            self.control.checkpoint()
+            self.control.checkpoint(between_documents=True)
             waiting = catalog.count_pending_embeddings()
             # Forward by id, each chunk once: one whose context a person changed while it was embedded is pending
             # again (mark_embedded), and is embedded by the next sync, after its stale vector is dropped — here it

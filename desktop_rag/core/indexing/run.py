@@ -45,7 +45,9 @@ from desktop_rag.storage.catalog import DocumentRecord
 
 class Indexer:
     def __init__(self, library: IndexParts, contextualizer: Contextualizer, on_progress: ProgressCallback | None = None,
-                 control: RunControl | None = None):
+                 control: RunControl | None = None, embedding_left_to_run: bool = False):
+        """`embedding_left_to_run`: this indexer works between two steps of a run in hand, whose embedding takes
+        what this one leaves waiting (embedding it here would take the whole run's backlog: minutes)."""
         self.state = state = RunState(library, control or RunControl(), on_progress or (lambda progress: None))
         self.lib, self.control, self.summary = library, state.control, state.summary
         outcomes = FileOutcomes(state)
@@ -53,7 +55,7 @@ class Indexer:
         ocr = OcrPages(state, outcomes)
         store = DocumentStore(state, outcomes, ocr, ContextStep(state, contextualizer))
         copies = CopyStore(state)
-        self.sync = IndexSync(state)
+        self.sync = IndexSync(state, embedding_left_to_run)
         members = MemberIndexing(state, outcomes, ocr, store, copies, self.sync)
         self.scans = ScanStep(state, reading, ocr, store, self.sync)
         self.files = FileStep(state, outcomes=outcomes, reading=reading, ocr=ocr, store=store, copies=copies,
@@ -119,7 +121,7 @@ class Indexer:
         self.state.run_files = len(files)
         for number, found in enumerate(files, start=1):
             self.state.progress(Progress("parse", number - 1, len(files), str(found.path)))
-            self.control.checkpoint()
+            self.control.checkpoint(between_documents=True)
             started = time.perf_counter()
             self.files.index_file(found, (number - 1, len(files)))
             if found.path in to_read:
@@ -149,7 +151,7 @@ class Indexer:
             files.append(found)
             if len(files) % 500 == 0:
                 self.state.progress(Progress("scan", len(files), None, str(found.path)))
-                self.control.checkpoint()  # a scan of a big tree takes seconds: Pause and Quit must not wait
+                self.control.checkpoint(between_documents=True)  # a big tree's scan takes seconds: Pause must not wait
         self.state.progress(Progress("scan", len(files), len(files)))
         for problem in problems:
             self.summary.failed.append(FileFailure(printable(problem.path), problem.reason))

@@ -114,7 +114,7 @@ class _Upgrade:
         self.chunks_total = catalog.contexts.count_rules_contexts(attempted_by=key) if limit is None else None
         tried: set[int] = set()  # a document whose chunks all fell back stays a candidate: not taken twice
         while limit is None or self.summary.documents < limit:
-            self.control.checkpoint()
+            self.control.checkpoint(between_documents=True)
             picked = catalog.upgrade_order.next_upgrade(key, skip=tried)
             if picked is None:
                 break

@@ -27,6 +27,9 @@ class RunControl:
         # Called on the worker's thread at each checkpoint, paused or not: the service's write lane serves a
         # person's edits there (core/runs/lane.py), so an edit waits for the step in hand, not for the whole run.
         self.between_steps: Callable[[], None] | None = None
+        # Called too at the checkpoints between two documents (no document half stored, no transaction open):
+        # the lane applies the file changes waiting there (issue 49). Paused, it is called as between_steps is.
+        self.between_documents: Callable[[], None] | None = None
 
     def cancel(self) -> None:
         self._cancelled.set()
@@ -66,11 +69,14 @@ class RunControl:
         for hook in hooks:
             hook(self)
 
-    def checkpoint(self) -> None:
+    def checkpoint(self, between_documents: bool = False) -> None:
+        """`between_documents`: no document is half stored here (see between_documents)."""
+        serve = [hook for hook in (self.between_steps, self.between_documents if between_documents else None)
+                 if hook is not None]
         while True:
-            if self.between_steps is not None:
-                self.between_steps()
-            if self._running.wait(None if self.between_steps is None else 0.2):
+            for hook in serve:
+                hook()
+            if self._running.wait(None if not serve else 0.2):
                 break
         if self._cancelled.is_set():
             raise Cancelled()

@@ -1,10 +1,11 @@
-"""Who writes when: the one order in which a process writes to its library, shared by the app, `watch` and `serve`.
+"""Who writes when: the one order in which the process writing a library (the service, `watch`, `serve`) writes.
 
 0. A person's edits (a context written, approved, reverted, regenerated; a setting; a folder's mark): before
    anything else, and also between the steps of a run in hand (at its checkpoints), so an edit waits for one step,
    not a run.
-1. Change batches the folder watcher hands over (a saved file is searchable within seconds).
-2. Runs a person or an agent asked for (index, re-index), one at a time.
+1. Change batches the folder watcher hands over (a saved file is searchable within seconds): also between two
+   documents of a run in hand, so a file saved during a first run of minutes does not wait for its end (issue 49).
+2. Runs a person or an agent asked for (index, rebuild, repair, contextualize), one at a time.
 3. The LLM upgrade of rules contexts, one document at a time, when the schedule allows (core/runs/schedule.py:
    contexts `auto`, not paused or off, idle computer, mains power, the hourly cap) and nothing else has arrived for
    MAKE_WAY_S.
@@ -14,9 +15,8 @@ upgrade starts again MAKE_WAY_S after the last of them has arrived and ended. Th
 RELEASE_MODEL_AFTER_S after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is
 left to upgrade; so is the document reader's child.
 
-`UpgradeTurn` (upgrade_turn.py) holds those rules without threads: the app asks it from its Qt timer
-(ui/background.py); `WriteLane` is the order itself, on a thread: `watch`, `serve`, the service, and the app (its
-task runner's writes and its folder follower's batches go to it: ui/tasks.py, ui/watching.py).
+`UpgradeTurn` (upgrade_turn.py) holds those rules without threads; `WriteLane` is the order itself, on a thread
+of the process that writes the library (service/), whose clients every front end is.
 
 What fails in the lane does not end it (issue 39): a batch, a run or an upgrade that raises is logged once, told to
 the front end (`on_error`), and the lane goes on; a failed batch is kept and tried again after RETRY_FIRST_S,
@@ -103,7 +103,7 @@ class WriteLane:
         self._nothing_to_upgrade = False  # until an upgrade finds nothing to do
         self.decision = Decision(False, "starting")  # the schedule's last word on the upgrade
         self.doing: str | None = None  # "changes", "run" or "upgrade" while the lane does it (the tray shows it)
-        self._batch_control = RunControl()  # of the batch in hand
+        self._batch_control, self._applying = RunControl(), False  # of the batch in hand (whose steps apply none)
         self._thread: threading.Thread | None = None
 
     # -- from any thread --------------------------------------------------------------------------------------
@@ -119,10 +119,15 @@ class WriteLane:
         self._arrived()
         return future
 
-    def serve_edits(self) -> None:
-        """Carry out the edits waiting, on the lane's thread: its loop, and a run's checkpoints (RunControl's
-        between_steps)."""
+    def serve_edits(self) -> None:  # on the lane's thread: its loop, and a run's checkpoints (between_steps)
         self._edits.serve()
+
+    def apply_changes_waiting(self) -> None:
+        """At a run's checkpoint between two documents (RunControl's between_documents), on the lane's thread:
+        the file changes waiting — a file saved during a first run of minutes is searchable by its words in
+        seconds, not when the run ends (issue 49: 19 minutes later); the run embeds it with the rest."""
+        if not self._applying and not self.stop_requested.is_set():
+            self._apply_batches(within_run=True)
 
     def ask_now(self) -> None:
         """"Write LLM contexts now": the upgrade runs whatever the machine does, until nothing waits."""
@@ -196,7 +201,7 @@ class WriteLane:
             else:
                 self.library.release_unused(RELEASE_MODEL_AFTER_S, self.release_embedder_after)
 
-    def _apply_batches(self) -> bool:
+    def _apply_batches(self, within_run: bool = False) -> bool:
         batch = ChangeBatch()
         while not self._batches.empty():  # what piled up while the last one was applied: one batch
             batch.merge(self._batches.get_nowait())
@@ -206,19 +211,19 @@ class WriteLane:
             batch, self._failed_batch = failed, None
         if not batch:
             return False
-        self.doing = "changes"
+        doing, self.doing, self._applying = self.doing, "changes", True
         self._batch_control = RunControl()  # stop() cuts the batch in hand short: the next start's scan does the rest
         if self.stop_requested.is_set():
             self._batch_control.cancel()
         try:
-            summary = self.library.apply_changes(batch, control=self._batch_control)
+            summary = self.library.apply_changes(batch, control=self._batch_control, within_run=within_run)
         except Exception as exc:  # noqa: BLE001 — the batch is kept and tried again; the lane goes on
             if self._cut_short_by_stopping("a change batch", exc):
                 return True
             self._keep_for_retry(batch, exc, retrying)
             return True
         finally:
-            self.doing = None
+            self.doing, self._applying = doing, False
         if retrying:
             self._retry_after_s = RETRY_FIRST_S
         self.turn.make_way()  # the upgrade waits MAKE_WAY_S from the end of the last write too

@@ -34,7 +34,7 @@ class FailingLibraryFake:
             self.failures[what] -= 1
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    def apply_changes(self, batch: ChangeBatch, control=None) -> IndexSummary:
+    def apply_changes(self, batch: ChangeBatch, control=None, within_run: bool = False) -> IndexSummary:
         self._fail("apply")
         self.applied.append(set(batch.dirty))
         return IndexSummary()
