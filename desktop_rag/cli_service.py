@@ -57,6 +57,7 @@ def index_through_service(args, data_dir: Path) -> int | None:
     followed here until it ends (it holds the data folder, so a run of this process's own would be refused);
     None when nothing answers, or with `--local`. Ctrl-C leaves the run to it."""
     from desktop_rag.cli_writes import follow_run, the_service
+    from desktop_rag.service.endpoint import EndpointGone
 
     client = the_service(args, data_dir)
     if client is None:
@@ -69,6 +70,10 @@ def index_through_service(args, data_dir: Path) -> int | None:
     except KeyboardInterrupt:
         print("Stopped following: the run goes on in the background.", file=sys.stderr)
         return 0
+    except EndpointGone:
+        print("The service stopped before the run ended; what it finished is kept, and the next start of the "
+              "service (the window opens it) goes on with the rest.", file=sys.stderr)
+        return 1
     finally:
         client.close()
     if args.json:

@@ -24,7 +24,8 @@ from desktop_rag.ui.notices import first_time
 from desktop_rag.ui.main_window import MainWindow
 from desktop_rag.ui.qt_platform import cannot_open_window, missing_window_libraries, tell_on_the_desktop
 from desktop_rag.ui.service_link import ServiceLink
-from desktop_rag.ui.single_instance import WindowRequests, hand_to_running_window
+from desktop_rag.ui.single_instance import (WindowRequests, hand_to_opening_window, hand_to_running_window,
+                                            take_the_window_mark)
 from desktop_rag.ui.theme import icon
 
 
@@ -169,6 +170,14 @@ def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> 
     app = cast(QApplication, QApplication.instance()) or QApplication(argv if argv is not None else sys.argv[:1])
     if hand_to_running_window(data_dir, search):
         return 0
+    window_mark = take_the_window_mark(data_dir)  # the one window of this data folder (two launches at once: D2)
+    if window_mark is None:
+        if hand_to_opening_window(data_dir, search):
+            return 0
+        message = "A desktop-rag window on this data folder is opening but does not answer; try again in a moment."
+        print(message, file=sys.stderr)
+        tell_on_the_desktop(message)
+        return 1
     app.setApplicationName("desktop-rag")
     app.setOrganizationName("desktop-rag")
     app.setWindowIcon(icon("app"))
