@@ -94,6 +94,23 @@ def test_files_saved_renamed_and_deleted_are_in_search_within_3_s_while_the_llm_
         assert llm_contexts(win) >= written  # no finished context was lost
 
 
+def test_a_context_edited_in_the_window_during_an_llm_step_is_searchable_within_a_second(qtbot, app_window, docs):
+    """Issue 49: the edit goes to the service, which cuts the upgrade's step short for it (core/runs/lane.py)."""
+    boiler_manual(docs)
+    with SlowChatServer(fast_calls=8) as server:  # the first step is written; the next lasts two minutes
+        win = app_window(background(server))
+        index_and_wait(qtbot, win, docs)
+        qtbot.waitUntil(lambda: server.calls > 8 and server.working.is_set(), timeout=WAIT_MS)  # a step in hand
+        chunk_id = win.library.search("setting number 3 pressure valve", k=1, mode="bm25").hits[0].chunk_id
+        edited = time.monotonic()
+        changes = win.library.edits.set_context(chunk_id, "Where the kettle whistle valve is adjusted.")
+        qtbot.waitUntil(lambda: any(h.chunk_id == chunk_id for h in win.library.search(
+            "kettle whistle", k=3, mode="bm25").hits), timeout=10_000)
+        took = time.monotonic() - edited
+        print(f"an edit during an LLM step: searchable after {took:.2f} s")
+        assert changes.searchable and took <= 1.0
+
+
 def test_pause_and_cancel_hold_within_a_second_through_file_changes_and_a_restart(qtbot, app_window, docs):
     boiler_manual(docs)
     with SlowChatServer(fast_calls=8) as server:
