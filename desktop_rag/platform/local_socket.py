@@ -1,9 +1,21 @@
-"""The local endpoint's transport (service/endpoint.py): a Unix domain socket only this user can open, in a folder
-only this user may enter ($XDG_RUNTIME_DIR, else one of our own under the temporary folder), created 0600.
+"""The local endpoint's transport (service/endpoint.py), its one seam: `runtime_folder` (where the address
+lives), `listen_privately` and `connect` — a byte stream both ways, that the endpoint's loop waits on with
+`selectors` and reads as JSON lines (service/connection_loop.py: a half line, an oversized one, a stalled or a
+silent client each hold nothing). Here: a Unix domain socket only this user can open, in a folder only this user
+may enter ($XDG_RUNTIME_DIR, else one of our own under the temporary folder), created 0600.
 
-Elsewhere: macOS has Unix sockets and no $XDG_RUNTIME_DIR (the temporary folder, per user, serves); Windows
-CPython has no AF_UNIX, so this becomes a named pipe (multiprocessing.connection's, or QLocalServer in the app)
-with an owner-only security descriptor."""
+Why a stream of sockets, measured against the alternatives (bench/transport.py, docs/benchmarks.md "The
+endpoint's transport"): every way costs 10-30 µs a call on 2 cores, nothing beside a search's ~30 ms, so the choice
+is what stays robust. `multiprocessing.connection` (AF_UNIX and Windows' AF_PIPE under one API) frames messages and
+reads them whole: a client that sends half a frame and stops holds the reader (and with an authkey, its challenge
+holds the accepting thread), and its Windows pipes cannot be waited on with `selectors`, so the loop and its fault
+handling would be written twice. QLocalServer is Qt, which only ui/ loads.
+
+Elsewhere, the pieces to fill: macOS has Unix sockets and no $XDG_RUNTIME_DIR (the temporary folder, per user,
+serves: nothing to change). Windows CPython has no AF_UNIX (python/cpython#77589): `listen_privately` becomes a
+socket on 127.0.0.1 with a port chosen by the system, its address and a secret of 32 random bytes written to a file
+in the user's profile (readable by the user alone), and `connect` reads them and sends the secret as its first
+line, which the loop checks before it reads requests — the framing, the timeouts and the clients are unchanged."""
 
 from __future__ import annotations
 
