@@ -10,9 +10,17 @@ Left alone, search by meaning then answers "No results" silently. Two depths:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass, field
 
 from desktop_rag.storage.catalog_connection import damaged_message
+
+if TYPE_CHECKING:
+    from desktop_rag.core.indexing.run_state import IndexParts
+    from desktop_rag.core.library import Library
+    from desktop_rag.core.progress.control import RunControl
+    from desktop_rag.core.indexing.report import ProgressCallback
 
 
 @dataclass
@@ -42,7 +50,7 @@ class Checkup:
         return found
 
 
-def lost_indexes(library) -> list[str]:
+def lost_indexes(library: IndexParts) -> list[str]:
     """The cheap check: an index gone or broken as a whole. Marks what must be rebuilt (the next sync does it)
     and returns why, for the run's summary."""
     catalog, notices = library.catalog, []
@@ -58,7 +66,7 @@ def lost_indexes(library) -> list[str]:
     return notices
 
 
-def examine(library) -> Checkup:
+def examine(library: Library) -> Checkup:
     catalog = library.catalog
     damage = catalog.damage()
     checkup = Checkup(catalog_damage=damage, damage_advice=damaged_message(catalog.path, damage) if damage else None)
@@ -77,7 +85,8 @@ def examine(library) -> Checkup:
     return checkup
 
 
-def repair(library, checkup: Checkup, on_progress=None, control=None) -> list[str]:
+def repair(library: Library, checkup: Checkup, on_progress: ProgressCallback | None = None,
+           control: RunControl | None = None) -> list[str]:
     """Rebuild what the checkup found wrong, from the catalog; returns what was done. A damaged catalog is not
     repaired here: it is the source of truth, and a person decides what becomes of it. `on_progress`, `control`:
     the rebuild's (a cancel keeps what was embedded; the rest waits for the next sync)."""
@@ -99,7 +108,7 @@ def repair(library, checkup: Checkup, on_progress=None, control=None) -> list[st
     return done
 
 
-def _keyword_files_problem(library) -> str | None:
+def _keyword_files_problem(library: IndexParts) -> str | None:
     keywords, catalog = library.keywords, library.catalog
     damage = keywords.damage()
     if damage:

@@ -12,9 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
-from typing import Protocol
+from typing import Protocol, TYPE_CHECKING
 
 from desktop_rag.service.runs import RunRegistry
+
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
+    from desktop_rag.core.runs.lane import WriteLane
 
 DOINGS = ("catching up", "indexing", "applying changes", "writing LLM contexts", "paused", "idle")
 
@@ -43,7 +47,7 @@ class ActivitySource(Protocol):
 class LaneActivity:
     """The service's activity, read from its write lane, its runs and its catch-up."""
 
-    def __init__(self, lane, runs: RunRegistry, library):
+    def __init__(self, lane: WriteLane, runs: RunRegistry, library: Library):
         self._lane = lane
         self._runs = runs
         self._library = library

@@ -14,6 +14,8 @@ from desktop_rag.core.progress.control import RunControl
 from desktop_rag.errors import BadInput
 
 if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
+    from desktop_rag.core.runs.lane import WriteLane
     from desktop_rag.core.watching.watch import FolderWatcher
     from desktop_rag.service.activity import LaneActivity
 
@@ -34,7 +36,8 @@ class FollowReports:
     stopped: Callable[[], None] = _ignore
 
 
-def follow(library, lane, paths: list[Path], upgrade: bool | None, catch_up: RunControl, reports: FollowReports,
+def follow(library: Library, lane: WriteLane, paths: list[Path], upgrade: bool | None, catch_up: RunControl,
+           reports: FollowReports,
            on_watching: Callable[[FolderWatcher], None] = lambda watcher: None, any_folders: bool = False,
            activity: LaneActivity | None = None, run_catch_up: Callable[..., Any] | None = None) -> int:
     """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to; `catch_up`:
@@ -82,7 +85,7 @@ def follow(library, lane, paths: list[Path], upgrade: bool | None, catch_up: Run
     return 0
 
 
-def _catch_up(library, folders: list[Path], control: RunControl, reports: FollowReports,
+def _catch_up(library: Library, folders: list[Path], control: RunControl, reports: FollowReports,
               activity: LaneActivity | None, run_catch_up: Callable[..., Any] | None) -> None:
     """The reconciliation scan: unchanged files cost a stat each, moved ones are recognised by content."""
     def report(progress) -> None:

@@ -10,7 +10,7 @@ import logging
 import time
 from pathlib import Path
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.errors import UserError
@@ -18,6 +18,9 @@ from desktop_rag.service.endpoint import EndpointServer
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunQueue, RunRegistry
 from desktop_rag.service.tools import LibraryTools, request_handler
+
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +32,7 @@ EDIT_WAIT_S = 120.0
 
 
 class LibraryHost:
-    def __init__(self, library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
+    def __init__(self, library: Library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
                  runs: RunRegistry | None = None, lane: WriteLane | None = None, upgrade: str = "never",
                  on_stop: Callable[[], None] | None = None, role: str = ""):
         """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: on

@@ -4,6 +4,8 @@ Each is followed, paused and cancelled as an indexing run is, by whichever clien
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import asdict
 
 from desktop_rag import remedies
@@ -11,8 +13,11 @@ from desktop_rag.core import doctor
 from desktop_rag.errors import NoIndexError
 from desktop_rag.service.runs import RunOutcome, RunWork
 
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
 
-def rebuild(library) -> RunWork:
+
+def rebuild(library: Library) -> RunWork:
     def work(report, control) -> RunOutcome:
         if library.reads.chunk_count() == 0:
             raise NoIndexError(f"the catalog is empty: {remedies.INDEX_FIRST}")
@@ -26,7 +31,7 @@ def rebuild(library) -> RunWork:
     return work
 
 
-def repair(library) -> RunWork:
+def repair(library: Library) -> RunWork:
     """doctor --repair: what the checkup finds is rebuilt from the catalog, then looked at again."""
     def work(report, control) -> RunOutcome:
         found = doctor.examine(library)
@@ -43,7 +48,7 @@ def repair(library) -> RunWork:
     return work
 
 
-def upgrade(library, limit: int | None) -> RunWork:
+def upgrade(library: Library, limit: int | None) -> RunWork:
     """LLM contexts for documents that have rules contexts, at most `limit` documents (None: all)."""
     def work(report, control) -> RunOutcome:
         summary = library.upgrade_contexts(on_progress=report, limit=limit, control=control)

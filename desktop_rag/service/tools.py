@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 
 from desktop_rag.core.search.filters import make_filters
@@ -27,6 +27,9 @@ from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
 from desktop_rag.service.runs import RunRegistry, phases_in_order
 from desktop_rag import remedies
 
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
+
 log = logging.getLogger(__name__)
 
 
@@ -37,7 +40,7 @@ STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks aga
 
 
 class LibraryTools:
-    def __init__(self, library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str,
+    def __init__(self, library: Library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str,
                  events: EventLog | None = None, write: Callable[[Callable[[], Any]], Any] | None = None):
         """`start_run(paths, contexts)` starts (or queues) an indexing run registered in `runs` and returns its id
         at once: the app hands it to its window, `serve` and `mcp` to their own run queue. `events`: where every

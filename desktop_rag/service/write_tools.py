@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 from collections.abc import Callable
 
 from desktop_rag.core import doctor
@@ -19,9 +19,13 @@ from desktop_rag.service import run_kinds
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunState, RunWork
 
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
+
 
 class WriteTools:
-    def __init__(self, library, write: Callable[[Callable[[], Any]], Any], event_log: EventLog, served_by: str):
+    def __init__(self, library: Library, write: Callable[[Callable[[], Any]], Any], event_log: EventLog,
+                 served_by: str):
         self.library = library
         self._write = write
         self.event_log = event_log

@@ -6,6 +6,8 @@ builds a library for writing."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 import threading
 import time
@@ -15,6 +17,10 @@ from pathlib import Path
 from desktop_rag import remedies
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.service.follow_loop import FollowReports, follow
+
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
+    from desktop_rag.service.host import LibraryHost
 
 # After a few minutes with nothing to do the service lets go of the embedding model's child (242 MB) and of the
 # vector store's index (~220 MB at 105k chunks): a search after that waits ~1.1 s for them (bench/idle_service.py),
@@ -80,7 +86,7 @@ def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role
             host.stop()
 
 
-def _take_the_data_folder(host, library) -> bool:
+def _take_the_data_folder(host: LibraryHost, library: Library) -> bool:
     """Answer for the data folder and hold its writer's lock; a process letting go of them may hold them for a
     moment more: wait that long, not fail."""
     deadline = time.monotonic() + LETS_GO_WAIT_S

@@ -10,6 +10,7 @@ is a settings change or a call the service carries out; the line follows what th
 
 from __future__ import annotations
 
+
 import time
 from collections.abc import Callable
 
@@ -19,6 +20,9 @@ from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.documents import duration_words
 from desktop_rag.ui.errors import sentences
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.tasks import TaskRunner
+
 
 RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes on
 # A step ended and no next one began for this long: the upgrade stopped (the schedule, a pause, made way), and the
@@ -45,7 +49,8 @@ class UpgradeControl:
 class BackgroundView(QObject):
     changed = Signal()  # the line or its button changed: the panel shows status_text() and action
 
-    def __init__(self, library, runner, panel, send: Callable[[str, dict], None], parent: QObject | None = None,
+    def __init__(self, library: RemoteLibrary, runner: TaskRunner,
+                 panel, send: Callable[[str, dict], None], parent: QObject | None = None,
                  clock=time.monotonic):
         """`send(method, params)`: a call to the service, off the window's thread."""
         super().__init__(parent)

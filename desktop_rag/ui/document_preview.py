@@ -4,14 +4,19 @@ never holds the window. The search view's preview and the review view's both."""
 
 from __future__ import annotations
 
+
 from PySide6.QtWidgets import QTextBrowser
 
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.ui.result_html import Colors, preview_html
 from desktop_rag.ui.theme import colors_for
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.tasks import TaskRunner
 
 
-def show_in_document(browser: QTextBrowser, runner, library, chunk_id: int, match: QueryMatch | None,
+
+def show_in_document(browser: QTextBrowser, runner: TaskRunner, library: RemoteLibrary, chunk_id: int,
+                     match: QueryMatch | None,
                      context: str = "", context_source: str = "", fallback: str = "", questions: str = "",
                      colors: Colors | None = None) -> None:
     """The chunk inside its document text in `browser`, scrolled to it, the words of `match` marked (None: none).

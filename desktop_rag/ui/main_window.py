@@ -8,6 +8,7 @@ window closes only the window; the service goes on keeping the index fresh."""
 
 from __future__ import annotations
 
+
 import time
 from dataclasses import asdict, fields, replace
 
@@ -30,6 +31,9 @@ from desktop_rag.ui.settings_dialog import SettingsDialog
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.service_link import ServiceLink
+
 
 # The person's input reaches the service at most this often (with "only when idle" the upgrade makes way at once).
 INPUT_NOTE_EVERY_S = 5.0
@@ -44,7 +48,7 @@ class MainWindow(QMainWindow):
     # What a write changed (core/changes.py), whoever made it: every view decides what to show.
     changed = Signal(object)
 
-    def __init__(self, library, link):
+    def __init__(self, library: RemoteLibrary, link: ServiceLink):
         """`library`: service/remote_library.py's RemoteLibrary; `link`: ui/service_link.py's ServiceLink."""
         super().__init__()
         self.library = library
@@ -111,7 +115,7 @@ class MainWindow(QMainWindow):
         link.stopped.connect(self._service_stopped)
         link.missed.connect(lambda: self.changed.emit(EVERYTHING))
         link.quit_all.connect(self.quit_requested)
-        QApplication.instance().installEventFilter(self)  # the person's input
+        _application().installEventFilter(self)  # the person's input
         self.resize(1200, 800)
         QTimer.singleShot(0, self.focus_search)
 
@@ -371,8 +375,15 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
         """Only the window closes (≤ 0.5 s): calls in flight are let go, the service goes on."""
-        QApplication.instance().removeEventFilter(self)
+        _application().removeEventFilter(self)
         self.background.close()
         self.runner.close()
         self.link.close()
         super().closeEvent(event)
+
+
+def _application() -> QApplication:
+    """The window's application (a window exists only inside one)."""
+    application = QApplication.instance()
+    assert isinstance(application, QApplication)
+    return application

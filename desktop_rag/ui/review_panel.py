@@ -4,6 +4,7 @@ the context. A saved edit is re-embedded and re-indexed before the editor says s
 
 from __future__ import annotations
 
+
 from pathlib import Path
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
@@ -15,6 +16,9 @@ from PySide6.QtWidgets import (
 from desktop_rag.core.library_reads import REVIEW_FILTERS, ReviewRow
 from desktop_rag.documents import LOW_OCR_CONFIDENCE
 from desktop_rag.ui.document_preview import show_in_document
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.tasks import TaskRunner
+
 
 REGENERATE, CANCEL_REGENERATE = "Regenerate with the LLM", "Cancel regenerating"
 COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
@@ -85,7 +89,7 @@ class ReviewPanel(QWidget):
     status = Signal(str)
     changed = Signal(object)  # the Changes of an edit (core/changes.py): other views showing the chunk follow
 
-    def __init__(self, library, runner, parent: QWidget | None = None):
+    def __init__(self, library: RemoteLibrary, runner: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)
         self.library = library
         self.runner = runner

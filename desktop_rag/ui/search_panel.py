@@ -1,10 +1,8 @@
 """The search view: query box (results as you type, debounced; recent searches under it), mode and rerank, the
 filter bar (ui/filter_bar.py), the hits with context prefixes set apart (ui/hit_list.py), a document's passages
 together and few (core/search/grouping.py), a menu per hit (ui/hit_actions.py), and a preview of the hit inside
-its document.
-
-Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc back to the field (a
-second Esc clears it)."""
+its document. Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc back to
+the field (a second Esc clears it)."""
 
 from __future__ import annotations
 
@@ -30,6 +28,9 @@ from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.recent_searches import RecentSearches
 from desktop_rag.ui.document_preview import show_in_document
 from desktop_rag.ui.theme import colors_for
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.tasks import TaskRunner
+
 
 DEBOUNCE_MS = 250
 MODES = (("Hybrid", "hybrid"), ("Meaning", "dense"), ("Keywords", "bm25"))
@@ -50,7 +51,7 @@ class SearchPanel(QWidget):
     status = Signal(str)
     _not_opened = Signal()  # the system had no program for what Open asked (from the opener's thread)
 
-    def __init__(self, library, runner, parent: QWidget | None = None):
+    def __init__(self, library: RemoteLibrary, runner: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)
         self.library = library
         self.runner = runner

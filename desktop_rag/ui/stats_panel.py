@@ -3,6 +3,7 @@ scanned pages read by OCR, index sizes."""
 
 from __future__ import annotations
 
+
 import html
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
@@ -10,6 +11,9 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.library_reads import upgrade_order_sentence
 from desktop_rag.documents import documents_sentence
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.tasks import TaskRunner
+
 
 
 def stats_html(stats: dict) -> str:
@@ -37,7 +41,7 @@ def stats_html(stats: dict) -> str:
 
 
 class StatsPanel(QWidget):
-    def __init__(self, library, runner, parent: QWidget | None = None):
+    def __init__(self, library: RemoteLibrary, runner: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)
         self.library = library
         self.runner = runner

@@ -62,11 +62,18 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(source: str, module: str, modules: set[str], is_package: bool = False) -> set[str]:
+def imports_of(source: str, module: str, modules: set[str], is_package: bool = False,
+               type_only: bool = True) -> set[str]:
     """Every name imported anywhere in the source (inside functions too): the project's modules it uses, and
-    outside packages. Relative imports are resolved against `module`."""
+    outside packages. Relative imports are resolved against `module`. `type_only` False: without the imports
+    under `if TYPE_CHECKING:` (for annotations alone: no import at run time, so no cycle)."""
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    if not type_only:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+                node.body = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -91,10 +98,11 @@ def project_files() -> dict[str, Path]:
     return {module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
-def project_graph() -> dict[str, set[str]]:
+def project_graph(type_only: bool = True) -> dict[str, set[str]]:
+    """Each module's imports (`type_only` False: those made at run time alone)."""
     files = project_files()
     modules = set(files)
-    return {name: imports_of(path.read_text(encoding="utf-8"), name, modules, path.name == "__init__.py")
+    return {name: imports_of(path.read_text(encoding="utf-8"), name, modules, path.name == "__init__.py", type_only)
             for name, path in files.items()}
 
 
@@ -267,11 +275,18 @@ def test_the_cycle_finder_finds_a_cycle_and_passes_a_chain():
 
 
 def test_no_module_imports_itself_back_through_others():
-    assert cycles(project_graph()) == []
+    assert cycles(project_graph(type_only=False)) == []
 
 
 def test_no_package_imports_itself_back_through_others():
-    assert cycles(package_graph(project_graph())) == []
+    assert cycles(package_graph(project_graph(type_only=False))) == []
+
+
+def test_imports_for_annotations_alone_make_no_cycle_but_keep_their_layer():
+    modules = set(project_files())
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from desktop_rag.ui.main_window import MainWindow\n"
+    assert imports_of(source, "desktop_rag.core.doctor", modules, type_only=False) == {"typing"}
+    assert "desktop_rag.ui.main_window" in imports_of(source, "desktop_rag.core.doctor", modules)
 
 
 def test_the_layers_import_one_way_and_only_the_window_imports_qt():

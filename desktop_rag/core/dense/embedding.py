@@ -11,7 +11,7 @@ import logging
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -37,7 +37,7 @@ class Embedder:
         self.model_path = Path(model_path) if model_path else default_embedding_model_path()
         self.precision = precision
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None  # TorchEncoder, or the int8 ONNX encoder: loaded at the first use
         self._lock = threading.Lock()
 
     @property

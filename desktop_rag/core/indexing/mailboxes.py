@@ -211,7 +211,8 @@ class MailboxIndexing:
         read = self.outcomes.reading(target, content_hash, lambda: read_member(members.index(own)))
         self.summary.phase_seconds["parse"] += time.perf_counter() - t0
         if read is not None:
-            self.store.store(target, content_hash, self.lib.catalog.document(target.path), *read, position)
+            document, chunks = read
+            self.store.store(target, content_hash, self.lib.catalog.document(target.path), document, chunks, position)
         self.sync.keyword_index_catch_up()
 
 

@@ -107,8 +107,8 @@ class LlamaCppBackend:
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, (os.cpu_count() or 2))
         self.n_parallel = n_parallel
-        self._llama = None
-        self._decoder = None
+        self._llama: Any = None  # llama_cpp.Llama (with our counting), loaded at the first call
+        self._decoder: Any = None  # llama_batch.BatchedDecoder, made at the first batched call
         self._formatter: Any = None  # llama-cpp's Jinja2ChatFormatter, made at the first prompt
         self._lock = threading.Lock()  # one llama context is one sequence: calls must not interleave
         self._guard = CallGuard(AbortFlag()) if abort_flag is None else None

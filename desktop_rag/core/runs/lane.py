@@ -1,22 +1,19 @@
 """Who writes when: the one order in which the process writing a library (the service, `watch`, `serve`) writes.
 
 0. A person's edits (a context written, approved, reverted, regenerated; a setting; a folder's mark): before
-   anything else, and also between the steps of a run in hand (at its checkpoints), so an edit waits for one step,
-   not a run.
-1. Change batches the folder watcher hands over (a saved file is searchable within seconds): also between two
-   documents of a run in hand, so a file saved during a first run of minutes does not wait for its end (issue 49).
+   anything else, and between the steps of a run in hand (its checkpoints): an edit waits for a step, not a run.
+1. Change batches the folder watcher hands over (a saved file is searchable within seconds), also between two
+   documents of a run in hand (issue 49).
 2. Runs a person or an agent asked for (index, rebuild, repair, contextualize), one at a time.
 3. The LLM upgrade of rules contexts, one document at a time, when the schedule allows (core/runs/schedule.py:
-   contexts `auto`, not paused or off, idle computer, mains power, the hourly cap) and nothing else has arrived for
-   MAKE_WAY_S.
+   `auto`, not paused or off, idle, on mains, the hourly cap) and nothing else has arrived for MAKE_WAY_S.
 
 Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
 upgrade starts again MAKE_WAY_S after the last of them has arrived and ended. The model's memory is given back
 RELEASE_MODEL_AFTER_S after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is
 left to upgrade; so is the document reader's child.
 
-`UpgradeTurn` (upgrade_turn.py) holds those rules without threads; `WriteLane` is the order itself, on a thread
-of the process that writes the library (service/), whose clients every front end is.
+`UpgradeTurn` (upgrade_turn.py) holds those rules without threads; `WriteLane` is the order itself, on a thread.
 
 What fails in the lane does not end it (issue 39): a batch, a run or an upgrade that raises is logged once, told to
 the front end (`on_error`), and the lane goes on; a failed batch is kept and tried again after RETRY_FIRST_S,
@@ -31,7 +28,7 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, TYPE_CHECKING, TypeVar
 from collections.abc import Callable
 
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
@@ -42,6 +39,9 @@ from desktop_rag.core.runs.upgrade_turn import MAKE_WAY_S, UpgradeTurn
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.errors import user_message
 from desktop_rag.logs import SHOWN
+
+if TYPE_CHECKING:
+    from desktop_rag.core.library import Library
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ class WriteLane:
     "never". `on_batch(batch, summary)` and `on_upgrade(summary)` report what was done, `on_error(sentence)` what
     failed and what the lane does about it (without it, the log's terminal line is all a person sees)."""
 
-    def __init__(self, library, upgrade: str = "scheduled",
+    def __init__(self, library: Library, upgrade: str = "scheduled",
                  on_batch: Callable[[ChangeBatch, Any], None] = lambda batch, summary: None,
                  on_upgrade: Callable[[UpgradeSummary], None] = lambda summary: None,
                  on_error: Callable[[str], None] | None = None,
