@@ -132,3 +132,81 @@ def test_a_setting_changed_in_a_terminal_shows_in_the_open_window_and_does_not_u
     finally:
         close_session(session)
         stop_the_service(data_dir)
+
+
+def _holders(data_dir) -> dict[str, set[int]]:
+    """The processes that have the writer's lock and the vector store's database open, as `lsof` would say."""
+    import psutil
+
+    wanted = {str(data_dir / "writer.lock"): "writer.lock", str(data_dir / "chroma" / "chroma.sqlite3"): "chroma"}
+    found: dict[str, set[int]] = {name: set() for name in wanted.values()}
+    for process in psutil.process_iter(["pid", "name"]):
+        if "python" not in (process.info["name"] or ""):
+            continue
+        try:
+            for opened in process.open_files():
+                if opened.path in wanted:
+                    found[wanted[opened.path]].add(process.info["pid"])
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return found
+
+
+def test_windows_and_the_popup_opened_and_closed_during_a_first_index_leave_one_writer(qtbot, docs, data_dir,
+                                                                                         tmp_path):
+    """Issue 49's Done when: the window opened and closed 10 times during a first index of 300 files, a second window
+    and the quick popup beside it; at every sample one process (the service) holds the writer's lock and the
+    vector store; every file is found after, and doctor finds nothing. (Sampled every 0.1 s with psutil.)"""
+    import threading
+
+    from desktop_rag.service.endpoint import EndpointClient
+    from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
+
+    RULES.save(data_dir)
+    for n in range(300):
+        (docs / f"log{n:03}.md").write_text(f"# Log {n}\n\nThe keeper noted lamp {n} trimmed at dusk; "
+                                            f"barometer {1000 + n} hPa.\n")
+    service = start_service(service_command(data_dir), tmp_path / "service.log")
+    samples: list[dict[str, set[int]]] = []
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.is_set():
+            samples.append(_holders(data_dir))
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample)
+    try:
+        client = EndpointClient.for_library(data_dir)
+        assert client is not None
+        run_id = client.call("index", paths=[str(docs)])["run_id"]
+        sampler.start()
+        for _ in range(10):
+            session = open_session(qtbot, data_dir)
+            second = open_session(qtbot, data_dir)
+            popup = QuickSearch(ServiceSearch(data_dir))
+            qtbot.addWidget(popup)
+            popup.show()
+            qtbot.keyClicks(popup.field, "lamp trimmed")
+            qtbot.wait(300)
+            popup.close()
+            close_session(second)
+            close_session(session)
+        state = client.call("progress", run_id=run_id)
+        assert state["state"] in ("running", "finished")
+        while client.call("progress", run_id=run_id)["state"] == "running":
+            time.sleep(0.5)
+        sampling.set()
+        sampler.join(30)
+        service_pid = who_answers(data_dir)["pid"]
+        print(f"{len(samples)} samples while the windows came and went; the run {state['state']} when they were done")
+        assert len(samples) > 50 and all(s["writer.lock"] == {service_pid} for s in samples), samples[:3]
+        assert all(s["chroma"] <= {service_pid} for s in samples)  # (not open yet in the first samples)
+        assert client.call("stats")["documents"]["indexed"] == 300
+        assert client.call("doctor")["found"] == []
+        assert len(client.call("search", query="barometer 1299 hPa", limit=1, mode="bm25")["results"]) == 1
+        client.close()
+    finally:
+        sampling.set()
+        stop_the_service(data_dir)
+        service.wait(30)
