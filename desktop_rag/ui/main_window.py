@@ -143,9 +143,12 @@ class MainWindow(QMainWindow):
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
+        repair = action("Check and repair the indexes", lambda: self.send("doctor", {"repair": True}))
+        repair.setToolTip("Compare both indexes with the catalog and rebuild from it what disagrees "
+                          "(as `desktop-rag doctor --repair`)")
         quit_ = action("Quit", self.close, "Ctrl+Q")
         menu = self.menuBar().addMenu("&File")
-        for act in (add, rescan, upgrade, settings):
+        for act in (add, rescan, upgrade, repair, settings):
             menu.addAction(act)
         menu.addSeparator()
         menu.addAction(quit_)

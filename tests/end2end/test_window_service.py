@@ -210,3 +210,18 @@ def test_windows_and_the_popup_opened_and_closed_during_a_first_index_leave_one_
         sampling.set()
         stop_the_service(data_dir)
         service.wait(30)
+
+
+def test_check_and_repair_in_the_window_is_a_run_of_the_service(qtbot, docs, data_dir):
+    """File > Check and repair the indexes: doctor --repair carried out by the service, shown in the run panel."""
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    session = open_session(qtbot, data_dir, RULES)
+    try:
+        win = session.window
+        index_and_wait(qtbot, win, docs)
+        repair = next(a for a in win.actions() if a.text() == "Check and repair the indexes")
+        repair.trigger()
+        qtbot.waitUntil(lambda: win.progress.title.text().startswith("Nothing to repair"), timeout=WAIT_MS)
+    finally:
+        close_session(session)
+        stop_the_service(data_dir)
