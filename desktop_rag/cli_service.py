@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+from dataclasses import asdict
 import sys
 import time
 from pathlib import Path
@@ -56,7 +57,9 @@ def index_through_service(args, data_dir: Path) -> int | None:
     """`desktop-rag index` while a service (or `watch`, or `serve`) answers for the data folder: the run is its,
     followed here until it ends (it holds the data folder, so a run of this process's own would be refused);
     None when nothing answers, or with `--local`. Ctrl-C leaves the run to it."""
+    from desktop_rag.cli_output import print_index_summary
     from desktop_rag.cli_writes import follow_run, the_service
+    from desktop_rag.core.indexing.report import IndexSummary
     from desktop_rag.service.endpoint import EndpointGone
 
     client = the_service(args, data_dir)
@@ -76,13 +79,15 @@ def index_through_service(args, data_dir: Path) -> int | None:
         return 1
     finally:
         client.close()
-    if args.json:
-        print(json.dumps(state, indent=2))
+    if state.get("result") is None:  # it failed: nothing was summed up
+        print(state.get("error") or state["state"], file=sys.stderr)
+        return 1
+    summary = IndexSummary.from_dict(state["result"])
+    if args.json:  # the shape of a run of this process's own
+        print(json.dumps(asdict(summary), indent=2))
     else:
-        print(state.get("summary") or state.get("error") or state["state"])
-        for error in state.get("errors") or []:
-            print(f"  {error['path']}: {error['reason']}")
-    return 0 if state["state"] == "finished" else 1
+        print_index_summary(summary, sys.stdout)
+    return 0 if state["state"] == "finished" else 130
 
 
 def change_through_the_service(data_dir: Path, values: dict) -> dict | None:

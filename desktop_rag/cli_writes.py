@@ -1,12 +1,15 @@
-"""The CLI's writes to a library: `rebuild`, `doctor [--repair]`, `contextualize`, `upgrade-first`, `context`.
-Each goes to the service answering for the data folder, which writes the library alone and tells its clients (the
-window shows a context set here at once); only when nothing answers, or with `--local`, does the command open the
-library in this process, under the writer's lock (one writer: a service starting meanwhile waits for it).
-`index` does the same (cli_service.index_through_service)."""
+"""The CLI's writes to a library: `index` (cli_service.index_through_service), `rebuild`, `doctor [--repair]`,
+`contextualize`, `upgrade-first`, `context`. Each goes to the service answering for the data folder, which writes
+the library alone and tells its clients (the window shows a context set here at once); when none answers the command
+starts it, as the window does, and hands it the work (issue 49: an `index` run in the terminal's own process held
+the data folder, and a window opened meanwhile could not start its service). Only with `--local`, with
+DESKTOP_RAG_START_SERVICE=0 (scripts, CI: no process left behind), or when the service cannot start does the command
+open the library in its own process, under the writer's lock."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import time
@@ -14,12 +17,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 from desktop_rag.core.progress.control import RunControl
-from desktop_rag.errors import BadInput, NoIndexError, as_sentence
+from desktop_rag.errors import BadInput, NoIndexError, UserError, as_sentence
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 INTERRUPTED_MESSAGE = "interrupted: finished work is saved; run the same command again to continue"
 FOLLOW_EVERY_S = 0.5
+START_SERVICE_VARIABLE = "DESKTOP_RAG_START_SERVICE"  # "0": a write with no service running is done in-process
+# How long a command waits for the service it started to answer (its imports and catalog: ~3 s on 2 cores idle,
+# 10-20 s under load).
+SERVICE_START_WAIT_S = 60.0
 
 
 def open_library_for_writing(data_dir: Path):
@@ -38,10 +45,28 @@ def name_this_process(command: str) -> None:
 
 
 def the_service(args, data_dir: Path):
-    """The client of the service answering for the data folder, or None (nothing answers, or `--local`)."""
+    """The client of the service answering for the data folder, started when none answers; None: write in this
+    process (`--local`, DESKTOP_RAG_START_SERVICE=0, or a service that could not start)."""
+    from desktop_rag.service import background_process
     from desktop_rag.service.endpoint import EndpointClient
 
-    return None if getattr(args, "local", False) else EndpointClient.for_library(data_dir)
+    if getattr(args, "local", False):
+        return None
+    client = EndpointClient.for_library(data_dir)
+    if client is not None or os.environ.get(START_SERVICE_VARIABLE, "1") == "0":
+        return client
+    if not background_process.service_starting(data_dir):
+        print("Starting the background service, which will keep this library fresh (`desktop-rag stop` ends "
+              "it)…", file=sys.stderr, flush=True)
+        background_process.start_service(data_dir)
+    if background_process.wait_for_answer(data_dir, SERVICE_START_WAIT_S) is None:
+        if background_process.service_starting(data_dir):
+            raise UserError(f"the background service of {data_dir} is starting but does not answer after "
+                            f"{SERVICE_START_WAIT_S:.0f} s; try again in a moment")
+        print("The background service could not start (its log is in the data folder's logs/): working in this "
+              "process.", file=sys.stderr)
+        return None
+    return EndpointClient.for_library(data_dir)
 
 
 def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:

@@ -6,6 +6,9 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
+# The CLI's writes start the background service when none runs (cli_writes.py); here they work in the command's own
+# process, as a script's do, unless a test runs a service itself (or unsets this: test_cli_starts_the_service.py).
+os.environ["DESKTOP_RAG_START_SERVICE"] = "0"
 sys.path.insert(0, str(Path(__file__).parent))
 
 from desktop_rag.config import Settings

@@ -5,12 +5,15 @@ library of this process's own otherwise, opened on first use. Either way the ans
 operation's dict). A library of its own is opened again when another process has written the dense index since
 it was read, so a long-lived client (`mcp`) never answers from a stale view.
 
+`mcp` starts the data folder's service when none answers (issue 49: the service is the one writer; with
+DESKTOP_RAG_START_SERVICE=0, or when it cannot start, it answers with a library of its own as before).
 `mcp` calls from several threads at once: the library of its own is opened again (or closed for the endpoint)
 only when no call is answering with it, and one endpoint connection is shared (its calls take turns).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
@@ -22,10 +25,14 @@ from desktop_rag.service.runs import RunRegistry
 if TYPE_CHECKING:
     from desktop_rag.service.host import LibraryHost
 
+log = logging.getLogger(__name__)
+
+SERVICE_START_WAIT_S = 60.0  # the service's imports and catalog: ~3 s on 2 cores idle, 10-20 s under load
+
 
 class LibraryClient:
     def __init__(self, data_dir: Path, local_only: bool = False, max_limit: int | None = None,
-                 served_by: str = "mcp"):
+                 served_by: str = "mcp", start_service: bool = False):
         """`local_only`: never ask the endpoint (the CLI's --local); `max_limit`: the most hits a search of its own
         library gives (the endpoint gives at most operations.MAX_LIMIT); `served_by`: this process, as answers name
         it."""
@@ -33,6 +40,8 @@ class LibraryClient:
         self.local_only = local_only
         self.max_limit = max_limit
         self.served_by = served_by
+        self.start_service = start_service  # when none answers, start the data folder's service (`mcp`)
+        self._tried_starting = False
         self._client: EndpointClient | None = None
         self._local: LibraryHost | None = None  # without an endpoint, opened on first need
         self._seen_written: int | None = None  # the dense index's last write when this process last read it
@@ -64,9 +73,29 @@ class LibraryClient:
         with self._lock:
             if self._client is None:
                 self._client = EndpointClient.for_library(self.data_dir)
+                if self._client is None and self._may_start_service():
+                    self._client = self._started_service()
                 if self._client is not None and self._local_unused():
                     self._close_local()  # the app (or serve) answers now: its view is the current one
             return self._client
+
+    def _may_start_service(self) -> bool:
+        """`mcp` starts the service once when none answers (issue 49: the one writer); DESKTOP_RAG_START_SERVICE=0
+        keeps its library in this process, as before."""
+        return (self.start_service and not self._tried_starting
+                and os.environ.get("DESKTOP_RAG_START_SERVICE", "1") != "0")
+
+    def _started_service(self) -> EndpointClient | None:
+        from desktop_rag.service import background_process
+
+        self._tried_starting = True
+        if not background_process.service_starting(self.data_dir):
+            background_process.start_service(self.data_dir)
+        if background_process.wait_for_answer(self.data_dir, SERVICE_START_WAIT_S) is None:
+            log.warning("the background service of %s did not answer: this process answers on its own",
+                        self.data_dir)
+            return None
+        return EndpointClient.for_library(self.data_dir)
 
     def _call_locally(self, method: str, params: dict):
         with self._lock:

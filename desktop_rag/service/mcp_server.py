@@ -39,7 +39,7 @@ def build_server(data_dir: Path):
     import anyio
     from mcp.server.mcpserver import MCPServer
 
-    backend = LibraryClient(data_dir)
+    backend = LibraryClient(data_dir, start_service=True)  # the service answers, started if need be
     server = MCPServer(name="desktop-rag", instructions=INSTRUCTIONS)
 
     async def call(method: str, **params):

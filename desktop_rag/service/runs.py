@@ -103,6 +103,7 @@ class RunRegistry:
             if isinstance(summary, IndexSummary):
                 run.indexed = summary.indexed
                 run.errors = [{"path": f.path, "reason": f.reason} for f in summary.failed]
+                run.result = asdict(summary)  # `index --json` prints it as a run of its own would
             else:
                 run.result = summary.result
             run.current, run.seconds_left = None, 0.0 if not summary.cancelled else None

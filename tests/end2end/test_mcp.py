@@ -43,12 +43,15 @@ def indexed(tmp_path):
 
 
 @asynccontextmanager
-async def mcp_session(data_dir: Path):
+async def mcp_session(data_dir: Path, starts_the_service: bool = False):
+    """`desktop-rag mcp` as an assistant starts it (the SDK passes it a few safe variables alone); it starts the data
+    folder's service when none answers only with `starts_the_service` (DESKTOP_RAG_START_SERVICE, conftest.py)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "desktop_rag", "--data-dir", str(data_dir), "mcp"])
+                                   args=["-m", "desktop_rag", "--data-dir", str(data_dir), "mcp"],
+                                   env={} if starts_the_service else {"DESKTOP_RAG_START_SERVICE": "0"})
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
@@ -196,6 +199,27 @@ def serving(indexed):
     yield data_dir, docs, process
     process.terminate()
     process.wait(timeout=30)
+
+
+def test_mcp_with_no_service_running_starts_it_and_its_calls_are_answered_there(indexed):
+    """Issue 49: the service is the one writer, and `mcp` is one of its clients: started by the first call."""
+    from desktop_rag.service.background_process import who_answers
+    from window_sessions import stop_the_service
+
+    data_dir, _docs = indexed
+
+    async def scenario():
+        async with mcp_session(data_dir, starts_the_service=True) as session:
+            found = await call(session, "search_with_contextual_retrieval", query="grey heron", limit=1)
+            assert found["served_by"].startswith("desktop-rag service")
+            assert found["results"][0]["path"].endswith("heron.md")
+
+    try:
+        asyncio.run(scenario())
+        hello = who_answers(data_dir)
+        assert hello is not None and hello["role"] == "service"  # it goes on after the assistant leaves
+    finally:
+        stop_the_service(data_dir)
 
 
 def test_with_serve_running_the_calls_are_answered_by_it(serving):

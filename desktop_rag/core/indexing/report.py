@@ -3,7 +3,7 @@ left) and its summary when it ends; read by the CLI, the app, the local endpoint
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from collections.abc import Callable
 
 from desktop_rag.core.changes import Changes
@@ -57,6 +57,14 @@ class IndexSummary:
     # Whether the run wrote any file's row (indexed, failed, skipped, moved, removed): counted by the catalog as
     # SQLite writes them (Catalog.writes), not inferred from the counts above, which miss a file that failed.
     documents_written: bool = False
+
+    @classmethod
+    def from_dict(cls, values: dict) -> IndexSummary:
+        """The summary again from its dataclasses.asdict (a run of the service, as `index` prints it)."""
+        known = {f.name for f in fields(cls)}
+        summary = cls(**{k: v for k, v in values.items() if k in known})
+        summary.failed = [FileFailure(**failure) for failure in values.get("failed", [])]
+        return summary
 
     def headline(self, stopped: str = "Interrupted") -> str:
         """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
