@@ -88,6 +88,9 @@ def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:
 
 
 def progress_line(state: dict) -> str:
+    if state.get("paused"):
+        return ("  paused, as the background LLM work is: Resume in the tray or the window, or `desktop-rag settings "
+                "llm_upgrade_paused false`" if state.get("kind") == "upgrade" else "  paused")
     share = f"{state['share_done']:.0%}" if state.get("share_done") is not None else state["state"]
     return f"  {share} {state.get('current') or ''}".rstrip()
 

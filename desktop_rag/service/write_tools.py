@@ -46,6 +46,8 @@ class WriteTools:
         """Settings changed by the one writer (config.py checks each value); every client hears the Changes."""
         changes = self._changed(lambda: self.library.set_settings(values))
         self.on_settings_changed(changes)
+        if "llm_upgrade_paused" in values:  # (`desktop-rag settings llm_upgrade_paused …`: as the tray's Pause)
+            self.pause_runs_of_kind("upgrade", bool(self.library.settings.llm_upgrade_paused))
         if changes.folders:
             self.on_folders_changed()
         return self._answer(changes, settings={name: getattr(self.library.settings, name) for name in values})
@@ -155,8 +157,13 @@ class WriteTools:
         return {"found": checkup.findings(), "damage_advice": checkup.damage_advice, "served_by": self.served_by}
 
     def contextualize(self, limit: int | None = None) -> dict:
-        """LLM contexts written now for documents with rules contexts (at most `limit` documents), as a run."""
-        return self._run("upgrade", run_kinds.upgrade(self.library, limit))
+        """LLM contexts written now for documents with rules contexts (at most `limit` documents), as a run; held
+        while the background LLM work is paused, as every use of the model is (Resume lets it go on)."""
+        answer = self._run("upgrade", run_kinds.upgrade(self.library, limit))
+        if self.library.settings.llm_upgrade_paused:
+            self.pause_runs(answer["run_id"], True)
+            answer["paused"] = True
+        return answer
 
     def _run(self, kind: str, work: RunWork) -> dict:
         if self.submit_work is None:

@@ -171,3 +171,32 @@ def test_a_regeneration_is_cancelled_at_once_and_writes_nothing(service, data_di
     assert answers and answers[0]["cancelled"] is True and answers[0]["changes"]["contexts"] == []
     assert took < 3.0
     assert service.call("context", chunk_id=hit["chunk_id"]) == before
+
+
+def test_pause_holds_on_write_llm_contexts_now_and_on_a_contextualize_run(service, data_dir):
+    """Issue 49: Pause did not hold on "Write LLM contexts now" (three clicks, a core kept busy). The tray's and the
+    window's Pause is one write (pause_background): the upgrade asked for now, and a `contextualize` run, stop
+    asking the model within a second and ask nothing more until Resume. (A slow OpenAI-compatible server stands in
+    for the model: each request held 300 s, so a step that goes on is seen as a new request.)"""
+    from fake_llm_server import SlowChatServer, wait_until
+
+    with SlowChatServer(seconds=300) as server:
+        service.call("change_settings", values={"llm_server": server.url, "contexts": "auto"})
+        service.call("upgrade_now")
+        wait_until(server.working.is_set, 120)
+        paused_at = time.monotonic()
+        service.call("pause_background", paused=True)
+        wait_until(lambda: service.call("status")["doing"] != "writing LLM contexts", 5)
+        took, calls = time.monotonic() - paused_at, server.calls
+        time.sleep(5)
+        assert server.calls == calls, "the model was asked again while paused"
+        assert took < 1.5 and service.call("status")["paused"]
+
+        run = service.call("contextualize", limit=1)  # asked while paused: it waits, and asks nothing
+        time.sleep(3)
+        assert server.calls == calls and service.call("progress", run_id=run["run_id"])["paused"]
+        service.call("pause_background", paused=False)  # Resume: the run goes on
+        wait_until(lambda: server.calls > calls, 60)
+        service.call("cancel_run", run_id=run["run_id"])
+        wait_until(lambda: service.call("progress", run_id=run["run_id"])["state"] != "running", 30)
+        service.call("pause_background", paused=True)
