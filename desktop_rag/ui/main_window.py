@@ -144,8 +144,7 @@ class MainWindow(QMainWindow):
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
         repair = action("Check and repair the indexes", lambda: self.send("doctor", {"repair": True}))
-        repair.setToolTip("Compare both indexes with the catalog and rebuild from it what disagrees "
-                          "(as `desktop-rag doctor --repair`)")
+        repair.setToolTip("Compare both indexes with the catalog and rebuild from it what disagrees")
         quit_ = action("Quit", self.close, "Ctrl+Q")
         menu = self.menuBar().addMenu("&File")
         for act in (add, rescan, upgrade, repair, settings):
