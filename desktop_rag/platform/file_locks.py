@@ -45,3 +45,16 @@ else:
 
     def unlock(handle) -> None:
         fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def hold_mark(path: Path):
+    """A mark a process holds for its whole life (the one service, window or tray of a data folder): the file at
+    `path` opened and locked, returned to be kept open; None when another process holds it. A lock, not a file's
+    presence: a process that crashed leaves nothing held."""
+    handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 — held open: it is the mark
+    try:
+        lock(handle)
+    except OSError:
+        handle.close()
+        return None
+    return handle

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from desktop_rag.platform.autostart import command_for
-from desktop_rag.platform.file_locks import lock, unlock
+from desktop_rag.platform.file_locks import hold_mark, lock, unlock
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.errors import UserError
 
@@ -33,13 +33,7 @@ def hold_the_service_mark(data_dir: Path):
     """Mark this process as the data folder's service from its first moment, before it answers: a front end
     that needs the service meanwhile waits for it instead of starting a second one, and a stop waits to stop it.
     Returns the open mark (held until the process ends), or None when another service holds it."""
-    handle = open(_mark_path(data_dir), "a+", encoding="utf-8")  # noqa: SIM115 — held open: it is the mark
-    try:
-        lock(handle)
-    except OSError:
-        handle.close()
-        return None
-    return handle
+    return hold_mark(_mark_path(data_dir))
 
 
 def service_starting(data_dir: Path) -> bool:

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from desktop_rag.errors import UserError
-from desktop_rag.platform.file_locks import lock
+from desktop_rag.platform.file_locks import hold_mark
 from desktop_rag.platform.local_socket import runtime_folder
 
 log = logging.getLogger(__name__)
@@ -42,18 +42,11 @@ def take_the_window_mark(data_dir: Path):
     """The mark of this data folder's one window, held open while the window is (None: another holds it — a
     window open or opening). A lock, not a file's presence: a window that crashed leaves nothing held."""
     try:
-        handle = open(runtime_folder() / f"{instance_name(data_dir)}.window", "a+",  # noqa: SIM115 — the mark
-                      encoding="utf-8")
+        return hold_mark(runtime_folder() / f"{instance_name(data_dir)}.window")
     except (OSError, UserError) as exc:  # no private folder for it: the window opens as before the mark
         log.warning("the window's mark cannot be taken (%s): a second launch at the same instant may open a "
                     "second window", exc)
         return open(os.devnull, encoding="utf-8")  # held as the mark would be
-    try:
-        lock(handle)
-    except OSError:
-        handle.close()
-        return None
-    return handle
 
 
 def hand_to_opening_window(data_dir: Path, search: str = "", wait_s: float = OPENING_WAIT_S) -> bool:

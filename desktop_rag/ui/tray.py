@@ -24,7 +24,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from desktop_rag.errors import UserError
-from desktop_rag.platform.file_locks import lock
+from desktop_rag.platform.file_locks import hold_mark
 from desktop_rag.service.background_process import service_starting, start_detached, stop_answering
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
@@ -218,13 +218,7 @@ class ServiceTray(QObject):
 
 def hold_the_tray_mark(data_dir: Path):
     """One tray per data folder: the open mark, held while it runs, or None when another tray holds it."""
-    handle = open(endpoint_path(data_dir).with_suffix(".tray"), "a+", encoding="utf-8")  # noqa: SIM115 — the mark
-    try:
-        lock(handle)
-    except OSError:
-        handle.close()
-        return None
-    return handle
+    return hold_mark(endpoint_path(data_dir).with_suffix(".tray"))
 
 
 def run_tray(data_dir: Path) -> int | None:
