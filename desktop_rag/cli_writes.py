@@ -55,11 +55,12 @@ def the_service(args, data_dir: Path):
     client = EndpointClient.for_library(data_dir)
     if client is not None or os.environ.get(START_SERVICE_VARIABLE, "1") == "0":
         return client
+    started = None
     if not background_process.service_starting(data_dir):
         print("Starting the background service, which will keep this library fresh (`desktop-rag stop` ends "
               "it)…", file=sys.stderr, flush=True)
-        background_process.start_service(data_dir)
-    if background_process.wait_for_answer(data_dir, SERVICE_START_WAIT_S) is None:
+        started = background_process.start_service(data_dir)
+    if background_process.wait_for_answer(data_dir, SERVICE_START_WAIT_S, started) is None:
         if background_process.service_starting(data_dir):
             raise UserError(f"the background service of {data_dir} is starting but does not answer after "
                             f"{SERVICE_START_WAIT_S:.0f} s; try again in a moment")

@@ -116,13 +116,15 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
     raise UserError(f"{answer['served_by']} was asked to stop but still answers after {wait_s:g} s")
 
 
-def wait_for_answer(data_dir: Path, timeout_s: float) -> dict | None:
-    """The hello of the process answering for the data folder once one does, or None after `timeout_s`."""
+def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen | None = None) -> dict | None:
+    """The hello of the process answering for the data folder once one does, or None after `timeout_s` — or at once
+    when `started`, the service this process started, has ended without answering (a damaged catalog, a data
+    folder it may not write: its log says why)."""
     deadline = time.monotonic() + timeout_s
     while True:
         hello = who_answers(data_dir)
         if hello is not None:
             return hello
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or (started is not None and started.poll() is not None):
             return None
         time.sleep(0.2)

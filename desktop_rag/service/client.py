@@ -89,9 +89,10 @@ class LibraryClient:
         from desktop_rag.service import background_process
 
         self._tried_starting = True
+        started = None
         if not background_process.service_starting(self.data_dir):
-            background_process.start_service(self.data_dir)
-        if background_process.wait_for_answer(self.data_dir, SERVICE_START_WAIT_S) is None:
+            started = background_process.start_service(self.data_dir)
+        if background_process.wait_for_answer(self.data_dir, SERVICE_START_WAIT_S, started) is None:
             log.warning("the background service of %s did not answer: this process answers on its own",
                         self.data_dir)
             return None
