@@ -9,29 +9,29 @@ context_max_tokens is set to the window.
 
 from __future__ import annotations
 
-from desktop_rag.core.dense.tokens import TokenCounter
+from desktop_rag.core.dense.tokens import CountsTokens
 from desktop_rag.documents import index_text
 
 # Pieces of text per window. all-MiniLM-L6-v2 reads 256, two of which are [CLS] and [SEP]; our own chunker's chunks,
 # context included, fit (chunk_tokens + context_max_tokens). multilingual-e5 reads 512, but windows that long
 # measured worse (codebase, rules contexts: dense R@1 40.8 vs 44.2, hybrid R@5 84.0 vs 85.3): more, shorter
-# windows, each carrying the context, are kept. A model reading fewer pieces (`TokenCounter.text_limit`) gets less.
+# windows, each carrying the context, are kept. A model reading fewer pieces (`CountsTokens.text_limit`) gets less.
 EMBEDDER_TEXT_PIECES = 254
 # A window shorter than this says too little; past it, a long context is what gets cut, not the chunk.
 _MIN_WINDOW_PIECES = 64
 _SEPARATOR_PIECES = 2
 
 
-def window_limit(counter: TokenCounter) -> int:
+def window_limit(counter: CountsTokens) -> int:
     """Pieces of text per window for the model `counter` counts for."""
     return min(counter.text_limit, EMBEDDER_TEXT_PIECES)
 
 
-def dense_windows(context: str, text: str, counter: TokenCounter, limit: int | None = None) -> list[str]:
+def dense_windows(context: str, text: str, counter: CountsTokens, limit: int | None = None) -> list[str]:
     return dense_windows_of([(context, text)], counter, limit)[0]
 
 
-def dense_windows_of(pairs: list[tuple[str, str]], counter: TokenCounter, limit: int | None = None) -> list[list[str]]:
+def dense_windows_of(pairs: list[tuple[str, str]], counter: CountsTokens, limit: int | None = None) -> list[list[str]]:
     """dense_windows of each (context, text), the word pieces of all counted in one call (the counter may be a
     child process's, a pipe away)."""
     limit = limit or window_limit(counter)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from functools import lru_cache
 from pathlib import Path
 
@@ -46,6 +48,16 @@ def default_embedding_model_path() -> Path:
 # One tokenizer call keeps the GIL for the whole of its input (~0.8 s per MB here: a big file froze the app's
 # window for seconds), so long inputs go in pieces, cut at whitespace, where the word pieces are the same.
 PIECE_CHARS = 10_000
+
+
+class CountsTokens(Protocol):
+    """Word pieces of the embedding model counted: a TokenCounter here, or the reader's child's
+    (core/files/reading.py CountingInReader)."""
+
+    @property
+    def text_limit(self) -> int: ...
+    def count(self, texts: list[str]) -> list[int]: ...
+    def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]: ...
 
 
 class TokenCounter:

@@ -6,7 +6,7 @@ scans.py, the keyword rebuild's clock in index_sync.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from desktop_rag.config import Settings
 from desktop_rag.core.indexing.report import IndexSummary, Progress, ProgressCallback
@@ -14,28 +14,36 @@ from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.progress.run_meter import RunMeter
 from desktop_rag.storage.catalog import Catalog
 
+if TYPE_CHECKING:
+    from desktop_rag.core.dense.embedding import Embedder
+    from desktop_rag.core.dense.model_process import EmbedderProcess
+    from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
+    from desktop_rag.core.dense.tokens import CountsTokens
+    from desktop_rag.storage.keyword_index import KeywordIndex
+    from desktop_rag.storage.vector_process import VectorStoreProcess
+    from desktop_rag.storage.vector_store import VectorStore
+
 
 class IndexParts(Protocol):
     """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
     run with nothing new never loads the embedding model); the unit tests give a smaller one
     (tests/unit/core/indexing/index_parts_fake.py)."""
 
-    # Read-only: the library makes its heavy parts on first use (made_once). Any: each has two forms (in this
-    # process, or in a child) with no declared interface in common yet.
+    # Read-only: the library makes its heavy parts on first use (made_once); each in this process or in a child.
     @property
     def settings(self) -> Settings: ...
     @property
     def catalog(self) -> Catalog: ...
     @property
-    def document_reader(self) -> Any: ...  # a file into a document and chunks: DocumentReader, or ReaderProcess
+    def document_reader(self) -> DocumentReader | ReaderProcess: ...  # a file into a document and chunks
     @property
-    def vectors(self) -> Any: ...  # the dense index: VectorStore, or VectorStoreProcess
+    def vectors(self) -> VectorStore | VectorStoreProcess: ...  # the dense index
     @property
-    def embedder(self) -> Any: ...
+    def embedder(self) -> Embedder | EmbedderProcess: ...
     @property
-    def keywords(self) -> Any: ...  # rebuilt from the catalog's texts; how long that spent tokenizing
+    def keywords(self) -> KeywordIndex: ...  # rebuilt from the catalog's texts; how long that spent tokenizing
     @property
-    def token_counter(self) -> Any: ...
+    def token_counter(self) -> CountsTokens: ...
 
 
 @dataclass
