@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import IO, cast
 import logging
 import os
 import sqlite3
@@ -37,6 +37,7 @@ class AppSession:
     def __init__(self, data_dir: Path):
         self._log_handler: logging.Handler | None = None
         self._requests: WindowRequests | None = None
+        self.window_mark: IO | None = None  # the data folder's window mark (ui/single_instance.py), run_app's
         self.quitting_everything = False  # the tray's Quit: the service stops with the window
         self.library, self.window = self._open(data_dir)
 
@@ -68,16 +69,27 @@ class AppSession:
         target = Path(folder).expanduser().resolve()
         if target == self.library.data_dir.resolve():
             return False
+        mark = None
         try:
             private_folder(target)
             probe = target / ".desktop-rag-write-test"
             probe.write_text("")
             probe.unlink()
+            mark = take_the_window_mark(target)  # that folder's one window is this one from now on
+            if mark is None:
+                hand_to_running_window(target)
+                self.window.show_error(f"A window on {target} is open already: it was brought forward.")
+                return False
             library, window = self._open(target)
         except (OSError, ValueError, sqlite3.Error, UserError) as exc:
+            if mark is not None:
+                mark.close()
             self._log_to(self.library.data_dir)  # the log stays with the library still open
             self.window.show_error(f"Cannot use {target} as the data folder: {readable(exc)}")
             return False
+        if self.window_mark is not None:
+            self.window_mark.close()  # a launch on the old folder now opens a window of its own
+        self.window_mark = mark
         old_library, old_window = self.library, self.window
         self.library, self.window = library, window
         remember_data_dir(target)
@@ -183,6 +195,7 @@ def run_app(data_dir: Path, argv: list[str] | None = None, search: str = "") -> 
     app.setWindowIcon(icon("app"))
     try:
         session = AppSession(data_dir)
+        session.window_mark = window_mark
     except UserError as exc:  # a data folder that cannot be used: said in a window, not only on a terminal
         cannot_start(readable(exc))
         raise

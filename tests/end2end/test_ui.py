@@ -415,9 +415,24 @@ def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtb
         assert "Cannot use" in session.window.statusBar().currentMessage()
         assert session.library.data_dir == second and resolve_data_dir() == second
 
+        # The window's mark moves with it (ui/single_instance.py): a launch on `second` finds its window open, one on
+        # `first` would open its own.
+        from desktop_rag.ui.single_instance import take_the_window_mark
+
+        assert take_the_window_mark(second) is None
+        first_mark = take_the_window_mark(first)
+        assert first_mark is not None
+        assert not session.switch(str(first))  # held (as another window would): not opened twice
+        assert "is open already" in session.window.statusBar().currentMessage()
+        first_mark.close()
+
         assert session.switch(str(first))
         search_and_wait(qtbot, session.window, "heron")
         assert session.window.search.hits[0].path.endswith("birds.pdf")
+        assert take_the_window_mark(first) is None
+        second_mark = take_the_window_mark(second)
+        assert second_mark is not None
+        second_mark.close()
     finally:
         session.window.close()
         session.close()
