@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 _READ_BYTES = 65_536
 _SEND_TIMEOUT_S = 30.0  # a client that stops reading its answer gives the worker back after this
 _TICK_S = 0.5  # how often timeouts are looked at
+DRAIN_S = 0.5  # how long a stop lets the answers in hand go out (a long poll woken by "stopping": milliseconds)
 
 
 @dataclass(eq=False)
@@ -69,13 +70,22 @@ class ConnectionLoop:
         self._selector.register(self._wake_read, selectors.EVENT_READ)
         self._thread.start()
 
-    def stop(self) -> None:
-        """Every connection is shut (a client mid-call learns the endpoint is gone at once); a worker still in an
-        operation finishes it and finds its client gone."""
+    def stop(self, drain_s: float = DRAIN_S) -> None:
+        """Every connection is shut (a client mid-call learns the endpoint is gone at once), after the answers
+        being written have gone out for up to `drain_s`: a window's long poll, woken by "stopping", hears it
+        before its connection closes (else it took the stop for a crash and started the service again: 2 runs in
+        5 of a window test). A worker still in an operation after that finishes it and finds its client gone."""
         self._stopping = True
         self._wake()
         self._thread.join(timeout=5)
         self._listener.close()  # before the clients learn of it: a client that then connects again finds no one
+        deadline = time.monotonic() + drain_s
+        while time.monotonic() < deadline:
+            with self._lock:
+                answering = [c for c in self._clients if c.in_hand and c not in self._answered]
+            if not answering:
+                break
+            time.sleep(0.02)
         with self._lock:
             clients = list(self._clients)
         for client in clients:

@@ -97,7 +97,7 @@ class AppSession:
         window.show()  # first, so closing the old window does not leave the app without one (and quit it)
         old_window.close()
         old_window.deleteLater()
-        self._leave(old_library)
+        self._leave(old_library, old_window.link)
         return True
 
     def _log_to(self, data_dir: Path) -> None:
@@ -115,28 +115,31 @@ class AppSession:
         """After the window closed."""
         if self._requests is not None:
             self._requests.close()
-        self._leave(self.library)
+        self._leave(self.library, self.window.link)
         stop_logging(self._log_handler)
 
-    def _leave(self, library: RemoteLibrary) -> None:
+    def _leave(self, library: RemoteLibrary, link: ServiceLink) -> None:
         """The window's reads let go of; the service goes on keeping the index fresh unless the person turned that
         off (the setting) or quit everything (the tray's Quit)."""
         library.close()
-        if self.quitting_everything or not library.settings.keep_fresh_when_closed:
-            _ask_to_stop(library.data_dir)
+        stop = self.quitting_everything or not library.settings.keep_fresh_when_closed
+        if stop and not _ask_to_stop(library.data_dir):
+            link.stop_the_service_started()  # it was starting: not there to be asked
 
 
-def _ask_to_stop(data_dir: Path) -> None:
-    """The service is asked to stop (it answers at once and is gone within 2 s); the window does not wait."""
+def _ask_to_stop(data_dir: Path) -> bool:
+    """The service is asked to stop (it answers at once and is gone within 2 s); the window does not wait. False
+    when none answered."""
     client = EndpointClient.for_library(data_dir)
     if client is None:
-        return
+        return False
     try:
         client.call("stop")
     except UserError as exc:  # (EndpointGone included: it was going already)
         logging.getLogger("desktop_rag").info("the background service was not asked to stop: %s", exc)
     finally:
         client.close()
+    return True
 
 
 SWITCH_INTERVAL_S = 0.001

@@ -14,6 +14,7 @@ again at once and follows the new one (`lost`, then `back`; the views read every
 from __future__ import annotations
 
 import logging
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -60,6 +61,7 @@ class ServiceLink(QObject):
         self._starting = threading.Lock()
         self._stopped_on_purpose = False
         self.served_by = ""
+        self.started: subprocess.Popen | None = None  # the service this window started, if it did
         self._follower = threading.Thread(target=self._follow, name="desktop-rag service events", daemon=True)
 
     # -- calls (on worker threads) ------------------------------------------------------------------------------
@@ -106,6 +108,16 @@ class ServiceLink(QObject):
             raise ServiceUnavailable("it did not start: logs/service.log in the data folder says why")
         return client
 
+    def stop_the_service_started(self) -> bool:
+        """The service this window started, ended if it does not answer yet (a window closed in its first second,
+        with "Keep the index fresh" off: asked to stop through the endpoint, it was not there yet and went on, left
+        running). True when there was one to end."""
+        started = self.started
+        if started is None or started.poll() is not None:
+            return False
+        started.terminate()  # (SIGTERM: as Ctrl-C, before it holds anything)
+        return True
+
     def ensure_running(self) -> dict:
         """The service's hello, starting it when none answers (and none is starting); ServiceUnavailable when it
         does not answer within SERVICE_START_S."""
@@ -115,7 +127,7 @@ class ServiceLink(QObject):
                 return hello
             if not service_starting(self.data_dir):
                 log.info("no service answers for %s: starting one", self.data_dir)
-                start_service(self.data_dir)
+                self.started = start_service(self.data_dir)
             deadline = time.monotonic() + SERVICE_START_S
             while not self._closing.is_set() and time.monotonic() < deadline:
                 hello = who_answers(self.data_dir)

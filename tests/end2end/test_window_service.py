@@ -225,3 +225,26 @@ def test_check_and_repair_in_the_window_is_a_run_of_the_service(qtbot, docs, dat
     finally:
         close_session(session)
         stop_the_service(data_dir)
+
+
+def test_a_window_closed_before_its_service_answers_leaves_no_service_behind(qtbot, data_dir):
+    """"Keep the index fresh" off, the window closed in the first second: the service it started was not there to be
+    asked to stop (a window test left one running, 1 run in 4); the window ends it."""
+    import psutil
+
+    from desktop_rag.ui.app import AppSession
+
+    Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False).save(data_dir)
+    session = AppSession(data_dir)
+    qtbot.waitUntil(lambda: session.window.link.started is not None, timeout=30_000)
+    started = session.window.link.started
+    session.window.close()
+    session.close()
+    assert started.wait(30) is not None  # ended, not left following the folders
+
+    def services() -> list:
+        return [p for p in psutil.process_iter(["cmdline"])
+                if "service" in (p.info["cmdline"] or []) and str(data_dir) in " ".join(p.info["cmdline"] or [])]
+
+    time.sleep(2)
+    assert services() == [] and who_answers(data_dir) is None
