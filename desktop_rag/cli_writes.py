@@ -9,24 +9,18 @@ open the library in its own process, under the writer's lock."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 from desktop_rag.core.progress.control import RunControl
-from desktop_rag.errors import BadInput, NoIndexError, UserError, as_sentence
+from desktop_rag.errors import BadInput, UserError, as_sentence
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
 INTERRUPTED_MESSAGE = "interrupted: finished work is saved; run the same command again to continue"
 FOLLOW_EVERY_S = 0.5
-START_SERVICE_VARIABLE = "DESKTOP_RAG_START_SERVICE"  # "0": a write with no service running is done in-process
-# How long a command waits for the service it started to answer (its imports and catalog: ~3 s on 2 cores idle,
-# 10-20 s under load).
-SERVICE_START_WAIT_S = 60.0
 
 
 def open_library_for_writing(data_dir: Path):
@@ -53,17 +47,17 @@ def the_service(args, data_dir: Path):
     if getattr(args, "local", False):
         return None
     client = EndpointClient.for_library(data_dir)
-    if client is not None or os.environ.get(START_SERVICE_VARIABLE, "1") == "0":
+    if client is not None or not background_process.may_start_service():
         return client
-    started = None
-    if not background_process.service_starting(data_dir):
+
+    def say_it() -> None:
         print("Starting the background service, which will keep this library fresh (`desktop-rag stop` ends "
               "it)…", file=sys.stderr, flush=True)
-        started = background_process.start_service(data_dir)
-    if background_process.wait_for_answer(data_dir, SERVICE_START_WAIT_S, started) is None:
+
+    if background_process.answering_or_started(data_dir, on_start=say_it) is None:
         if background_process.service_starting(data_dir):
             raise UserError(f"the background service of {data_dir} is starting but does not answer after "
-                            f"{SERVICE_START_WAIT_S:.0f} s; try again in a moment")
+                            f"{background_process.SERVICE_START_WAIT_S:.0f} s; try again in a moment")
         print("The background service could not start (its log is in the data folder's logs/): working in this "
               "process.", file=sys.stderr)
         return None
@@ -147,13 +141,12 @@ def cmd_rebuild(args, data_dir: Path) -> int:
         state = _run_in_service(client, "rebuild")
         print(state["summary"])
         return interrupted() if state["state"] == "cancelled" else 0
-    with open_library_for_writing(data_dir) as library:
-        if library.reads.chunk_count() == 0:
-            raise NoIndexError("the catalog is empty: run `desktop-rag index PATH...` first")
-        summary = library.indexes.reindex(on_progress=ProgressPrinter(sys.stderr), control=cancelled_by_signals())
-    print(f"Rebuilt from the catalog: {summary.embedded} chunks embedded, "
-          f"{summary.keyword_chunks or 0} in the keyword index, in {summary.seconds:.1f} s")
-    return interrupted() if summary.cancelled else 0
+    from desktop_rag.service import run_kinds
+
+    with open_library_for_writing(data_dir) as library:  # the service's run, carried out here
+        outcome = run_kinds.rebuild(library)(ProgressPrinter(sys.stderr), cancelled_by_signals())
+    print(outcome.sentence)
+    return interrupted() if outcome.cancelled else 0
 
 
 # -- doctor -------------------------------------------------------------------------------------------------------
@@ -178,13 +171,14 @@ def cmd_doctor(args, data_dir: Path) -> int:
 
 def _doctor_here(data_dir: Path, repair: bool) -> dict:
     from desktop_rag.core import doctor
+    from desktop_rag.service import run_kinds
 
     with open_library_for_writing(data_dir) as library:
+        if repair:  # the service's repair run, carried out here
+            return run_kinds.repair(library)(lambda progress: None, RunControl()).result or {}
         checkup = doctor.examine(library)
-        findings = checkup.findings()
-        repaired = doctor.repair(library, checkup) if repair and findings else []
-        left = doctor.examine(library).findings() if repaired else findings
-    return {"found": findings, "repaired": repaired, "left": left, "damage_advice": checkup.damage_advice}
+    return {"found": checkup.findings(), "repaired": [], "left": checkup.findings(),
+            "damage_advice": checkup.damage_advice}
 
 
 def _print_doctor(result: dict, args) -> None:
@@ -212,10 +206,11 @@ def cmd_contextualize(args, data_dir: Path) -> int:
         state = _run_in_service(client, "contextualize", limit=args.limit)
         result, cancelled = state["result"] or {}, state["state"] == "cancelled"
     else:
-        with open_library_for_writing(data_dir) as library:
-            summary = library.upgrade_contexts(on_progress=ProgressPrinter(sys.stderr), limit=args.limit,
-                                               control=cancelled_by_signals())
-        result, cancelled = asdict(summary), summary.cancelled
+        from desktop_rag.service import run_kinds
+
+        with open_library_for_writing(data_dir) as library:  # the service's run, carried out here
+            outcome = run_kinds.upgrade(library, args.limit)(ProgressPrinter(sys.stderr), cancelled_by_signals())
+        result, cancelled = outcome.result or {}, outcome.cancelled
     if args.json:
         print(json.dumps(result))
     else:

@@ -9,8 +9,10 @@ is ever handed over (docs/architecture.md). It catches up with what changed whil
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from desktop_rag.platform.autostart import command_for
@@ -114,6 +116,30 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
         still.close()
         time.sleep(0.05)
     raise UserError(f"{answer['served_by']} was asked to stop but still answers after {wait_s:g} s")
+
+
+START_SERVICE_VARIABLE = "DESKTOP_RAG_START_SERVICE"  # "0": a front end with no service running starts none
+# How long a front end waits for the service it started to answer (its imports and catalog: ~3 s on 2 cores idle,
+# 10-20 s under load).
+SERVICE_START_WAIT_S = 60.0
+
+
+def may_start_service() -> bool:
+    """Whether a CLI write or `mcp` may start the service (DESKTOP_RAG_START_SERVICE=0: scripts, CI, the tests)."""
+    return os.environ.get(START_SERVICE_VARIABLE, "1") != "0"
+
+
+def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: None) -> dict | None:
+    """The hello of the service answering for the data folder, started first when none answers nor is starting
+    (`on_start()` told as it is); None when it did not answer within SERVICE_START_WAIT_S or ended first."""
+    hello = who_answers(data_dir)
+    if hello is not None:
+        return hello
+    started = None
+    if not service_starting(data_dir):
+        on_start()
+        started = start_service(data_dir)
+    return wait_for_answer(data_dir, SERVICE_START_WAIT_S, started)
 
 
 def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen | None = None) -> dict | None:

@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SERVICE_START_WAIT_S = 60.0  # the service's imports and catalog: ~3 s on 2 cores idle, 10-20 s under load
-
 
 class LibraryClient:
     def __init__(self, data_dir: Path, local_only: bool = False, max_limit: int | None = None,
@@ -82,17 +80,15 @@ class LibraryClient:
     def _may_start_service(self) -> bool:
         """`mcp` starts the service once when none answers (issue 49: the one writer); DESKTOP_RAG_START_SERVICE=0
         keeps its library in this process, as before."""
-        return (self.start_service and not self._tried_starting
-                and os.environ.get("DESKTOP_RAG_START_SERVICE", "1") != "0")
+        from desktop_rag.service.background_process import may_start_service
+
+        return self.start_service and not self._tried_starting and may_start_service()
 
     def _started_service(self) -> EndpointClient | None:
-        from desktop_rag.service import background_process
+        from desktop_rag.service.background_process import answering_or_started
 
         self._tried_starting = True
-        started = None
-        if not background_process.service_starting(self.data_dir):
-            started = background_process.start_service(self.data_dir)
-        if background_process.wait_for_answer(self.data_dir, SERVICE_START_WAIT_S, started) is None:
+        if answering_or_started(self.data_dir) is None:
             log.warning("the background service of %s did not answer: this process answers on its own",
                         self.data_dir)
             return None

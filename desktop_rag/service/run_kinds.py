@@ -11,13 +11,13 @@ from dataclasses import asdict
 from desktop_rag import remedies
 from desktop_rag.core import doctor
 from desktop_rag.errors import NoIndexError
-from desktop_rag.service.runs import RunOutcome, RunWork
+from desktop_rag.service.runs import OutcomeWork, RunOutcome
 
 if TYPE_CHECKING:
     from desktop_rag.core.library import Library
 
 
-def rebuild(library: Library) -> RunWork:
+def rebuild(library: Library) -> OutcomeWork:
     def work(report, control) -> RunOutcome:
         if library.reads.chunk_count() == 0:
             raise NoIndexError(f"the catalog is empty: {remedies.INDEX_FIRST}")
@@ -31,7 +31,7 @@ def rebuild(library: Library) -> RunWork:
     return work
 
 
-def repair(library: Library) -> RunWork:
+def repair(library: Library) -> OutcomeWork:
     """doctor --repair: what the checkup finds is rebuilt from the catalog, then looked at again."""
     def work(report, control) -> RunOutcome:
         found = doctor.examine(library)
@@ -48,7 +48,7 @@ def repair(library: Library) -> RunWork:
     return work
 
 
-def upgrade(library: Library, limit: int | None) -> RunWork:
+def upgrade(library: Library, limit: int | None) -> OutcomeWork:
     """LLM contexts for documents that have rules contexts, at most `limit` documents (None: all)."""
     def work(report, control) -> RunOutcome:
         summary = library.upgrade_contexts(on_progress=report, limit=limit, control=control)

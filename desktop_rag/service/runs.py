@@ -153,8 +153,9 @@ class RunOutcome:
         return f"{stopped}: {self.sentence}" if self.cancelled else self.sentence
 
 
-# A run's work: (report, control) -> how it ended.
+# A run's work: (report, control) -> how it ended; OutcomeWork: a run that indexes no files (service/run_kinds.py).
 RunWork = Callable[[Callable[[Progress], None], RunControl], "IndexSummary | RunOutcome"]
+OutcomeWork = Callable[[Callable[[Progress], None], RunControl], RunOutcome]
 StateListener = Callable[[dict, Changes | None], None]  # a run's state, and what its step made searchable
 
 

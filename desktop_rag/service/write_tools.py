@@ -125,15 +125,12 @@ class WriteTools:
     def pause_run(self, run_id: str | None = None, paused: bool = True) -> dict:
         return {"paused" if paused else "resumed": self.pause_runs(run_id, paused), "served_by": self.served_by}
 
-    def pause_llm_work(self, paused: bool) -> Changes:
+    def pause_llm_work(self, paused: bool) -> dict:
         """Pause: the upgrade's call in hand is cut short and nothing of the model runs until Resume, `contextualize`
         runs included; Resume also turns the idle upgrade back on (as the window's Resume always did)."""
         values = {"llm_upgrade_paused": True} if paused else {"llm_upgrade_paused": False,
                                                                "llm_upgrade_when_idle": True}
-        changes = self._changed(lambda: self.library.set_settings(values))
-        self.on_settings_changed(changes)
-        self.pause_runs_of_kind("upgrade", paused)
-        return changes
+        return self.change_settings(values)  # (which holds or lets go the `contextualize` runs too)
 
     def upgrade_now(self) -> dict:
         """"Write LLM contexts now": not paused, and whatever the machine does, until nothing waits."""
