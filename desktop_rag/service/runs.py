@@ -42,6 +42,7 @@ class RunState:
     current: str | None = None  # the file in hand, or what the run waits for
     errors: list[dict] = field(default_factory=list)  # {"path", "reason"}: files that could not be indexed
     paused: bool = False
+    held: bool = False  # paused and stopped at a checkpoint: nothing moves until it is resumed
     summary: str | None = None  # the finished run in one sentence
     notices: list[str] = field(default_factory=list)  # what it noticed (an index rebuilt, a model missing)
     indexed: int | None = None
@@ -182,8 +183,7 @@ class RunQueue:
         """A run of another kind (a rebuild, a repair, an upgrade): queued, followed and cancelled as any."""
         run = self.registry.new(paths or [], contexts, kind)
         control = self._controls[run.run_id] = RunControl()
-        # A person's edit waits for a step, not for the run; a file saved meanwhile for a document.
-        control.between_steps, control.between_documents = self._lane.serve_edits, self._lane.apply_changes_waiting
+        self._wire(run, control)
         self._lane.submit(lambda: self._carry_out(run, control, work))
         self._tell(run.run_id)
         return run
@@ -219,7 +219,7 @@ class RunQueue:
         any run; its failure is raised to the caller after it is told."""
         run = self.registry.new(paths, contexts, kind)
         self._controls[run.run_id] = control
-        control.between_steps, control.between_documents = self._lane.serve_edits, self._lane.apply_changes_waiting
+        self._wire(run, control)
         self._tell(run.run_id)
 
         def work(report: Callable[[Progress], None], control: RunControl) -> IndexSummary:
@@ -227,6 +227,16 @@ class RunQueue:
 
         summary = self._carry_out(run, control, work, raise_failure=True, also_report=also_report)
         return summary if isinstance(summary, IndexSummary) else IndexSummary()
+
+    def _wire(self, run: RunState, control: RunControl) -> None:
+        # A person's edit waits for a step, not for the run; a file saved meanwhile for a document.
+        control.between_steps, control.between_documents = self._lane.serve_edits, self._lane.apply_changes_waiting
+
+        def held(now: bool) -> None:
+            run.held = now
+            self._tell(run.run_id)
+
+        control.on_held = held
 
     def _carry_out(self, run: RunState, control: RunControl, work: RunWork, raise_failure: bool = False,
                    also_report: Callable[[Progress], None] = lambda progress: None) -> IndexSummary | RunOutcome | None:

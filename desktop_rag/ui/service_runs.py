@@ -79,7 +79,10 @@ class ServiceRuns(QObject):
         for phase, counts in state["phases"].items():
             self.panel.on_progress(Progress(phase, counts["done"], counts["total"], overall=state["share_done"],
                                             seconds_left=state["seconds_left"]))
-        if state.get("current"):
+        if state.get("paused"):  # asked at once, held after the step in hand (seconds for a run's first document)
+            self.panel.current.setText("Paused: nothing moves until you resume." if state.get("held")
+                                       else "Pausing after the step in hand…")
+        elif state.get("current"):
             self.panel.current.setText(state["current"])
 
     def _show_end(self, state: dict) -> None:

@@ -30,6 +30,11 @@ class RunControl:
         # Called too at the checkpoints between two documents (no document half stored, no transaction open):
         # the lane applies the file changes waiting there (issue 49). Paused, it is called as between_steps is.
         self.between_documents: Callable[[], None] | None = None
+        # Called with True when the worker stops at a checkpoint because the run is paused (the step in hand over,
+        # nothing moves until resume) and with False when it goes on: a pause is asked at once but is held only
+        # there, after the step in hand (the first document of a run starts the reader process: seconds on a
+        # loaded machine), and the service tells the two apart (RunState.held).
+        self.on_held: Callable[[bool], None] | None = None
 
     def cancel(self) -> None:
         self._cancelled.set()
@@ -73,10 +78,19 @@ class RunControl:
         """`between_documents`: no document is half stored here (see between_documents)."""
         serve = [hook for hook in (self.between_steps, self.between_documents if between_documents else None)
                  if hook is not None]
+        held = False
         while True:
             for hook in serve:
                 hook()
-            if self._running.wait(None if not serve else 0.2):
+            if self._running.is_set():
                 break
+            if not held:
+                held = True
+                if self.on_held is not None:
+                    self.on_held(True)
+            if self._running.wait(0.2 if serve else None):
+                break
+        if held and self.on_held is not None:
+            self.on_held(False)
         if self._cancelled.is_set():
             raise Cancelled()
