@@ -119,9 +119,9 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
 
 
 START_SERVICE_VARIABLE = "DESKTOP_RAG_START_SERVICE"  # "0": a front end with no service running starts none
-# How long a front end waits for the service it started to answer (its imports and catalog: ~3 s on 2 cores idle,
-# 10-20 s under load).
-SERVICE_START_WAIT_S = 60.0
+# How long a front end waits for the service it started (its imports and catalog: ~3 s on 2 cores idle, 10-20 s
+# under load, more when the folders' watches are many); one that ends first is given up on at once.
+SERVICE_START_WAIT_S = 90.0
 
 
 def may_start_service() -> bool:
@@ -129,9 +129,13 @@ def may_start_service() -> bool:
     return os.environ.get(START_SERVICE_VARIABLE, "1") != "0"
 
 
-def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: None) -> dict | None:
+def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: None,
+                         on_started: Callable[[subprocess.Popen], None] = lambda process: None,
+                         give_up: Callable[[], bool] = lambda: False) -> dict | None:
     """The hello of the service answering for the data folder, started first when none answers nor is starting
-    (`on_start()` told as it is); None when it did not answer within SERVICE_START_WAIT_S or ended first."""
+    — the one way every front end (the window, the quick popup, the CLI's writes, `mcp`) starts it and waits.
+    `on_start()` is told before it is started, `on_started(process)` after; None when it did not answer within
+    SERVICE_START_WAIT_S, ended first, or `give_up()` (a window closing) said so."""
     hello = who_answers(data_dir)
     if hello is not None:
         return hello
@@ -139,18 +143,20 @@ def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: 
     if not service_starting(data_dir):
         on_start()
         started = start_service(data_dir)
-    return wait_for_answer(data_dir, SERVICE_START_WAIT_S, started)
+        on_started(started)
+    return wait_for_answer(data_dir, SERVICE_START_WAIT_S, started, give_up)
 
 
-def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen | None = None) -> dict | None:
+def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen | None = None,
+                    give_up: Callable[[], bool] = lambda: False) -> dict | None:
     """The hello of the process answering for the data folder once one does, or None after `timeout_s` — or at once
     when `started`, the service this process started, has ended without answering (a damaged catalog, a data
-    folder it may not write: its log says why)."""
+    folder it may not write: its log says why), or when `give_up()`."""
     deadline = time.monotonic() + timeout_s
     while True:
         hello = who_answers(data_dir)
         if hello is not None:
             return hello
-        if time.monotonic() >= deadline or (started is not None and started.poll() is not None):
+        if time.monotonic() >= deadline or (started is not None and started.poll() is not None) or give_up():
             return None
         time.sleep(0.2)

@@ -10,9 +10,9 @@ README says how on GNOME and KDE).
 from __future__ import annotations
 
 import logging
+import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl
@@ -22,7 +22,8 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWid
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
-from desktop_rag.service.background_process import start_service, who_answers
+from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answering_or_started, start_service,
+                                                     wait_for_answer, who_answers)
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_manager, open_with_system
 from desktop_rag.ui.hit_list import HitList
@@ -33,7 +34,6 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150  # search as you type: a pause this long between keys asks
 HITS = 8
-SERVICE_START_S = 60.0  # how long a search waits for the service the popup started (its first start loads models)
 
 
 class ServiceStarting(UserError):
@@ -47,7 +47,7 @@ class ServiceSearch:
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
         self._client: EndpointClient | None = None
-        self.started_service = False
+        self._started: subprocess.Popen | None = None  # the service this popup started
         self._starting = threading.Lock()  # the popup's preparation and its first search may both start it
 
     def __call__(self, query: str) -> SearchResult:
@@ -64,11 +64,12 @@ class ServiceSearch:
     def _connect(self) -> EndpointClient:
         client = EndpointClient.for_library(self.data_dir)
         if client is None:
-            self._start_service_once()
-            deadline = time.monotonic() + SERVICE_START_S
-            while client is None and time.monotonic() < deadline:
-                time.sleep(0.2)
-                client = EndpointClient.for_library(self.data_dir)
+            with self._starting:
+                if self._started is not None:  # by the popup's preparation, a moment ago: waited for
+                    hello = wait_for_answer(self.data_dir, SERVICE_START_WAIT_S, self._started)
+                else:
+                    hello = answering_or_started(self.data_dir, on_started=self._note_started)
+            client = EndpointClient.for_library(self.data_dir) if hello is not None else None
             if client is None:
                 raise ServiceStarting("the background index did not start: see logs/service.log in the data folder")
         self._client = client
@@ -93,8 +94,15 @@ class ServiceSearch:
 
     def _start_service_once(self) -> None:
         with self._starting:
-            if not self.started_service:
+            if self._started is None and who_answers(self.data_dir) is None:
                 self.start_service()
+
+    def _note_started(self, process: subprocess.Popen) -> None:
+        self._started = process
+
+    @property
+    def started_service(self) -> bool:
+        return self._started is not None
 
     @property
     def connected(self) -> bool:
@@ -106,8 +114,7 @@ class ServiceSearch:
 
     def start_service(self) -> None:
         """The service of this data folder, in a session of its own: it goes on when the popup closes."""
-        start_service(self.data_dir)
-        self.started_service = True
+        self._note_started(start_service(self.data_dir))
 
     def close(self) -> None:
         if self._client is not None:

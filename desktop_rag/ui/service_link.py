@@ -16,20 +16,18 @@ from __future__ import annotations
 import logging
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.changes import Changes
 from desktop_rag.errors import UserError
-from desktop_rag.service.background_process import service_starting, start_service, who_answers
+from desktop_rag.service.background_process import answering_or_started
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 
 log = logging.getLogger(__name__)
 
 EVENTS_WAIT_S = 20.0  # a long poll's longest wait: under the endpoint's idle timeout (60 s)
-SERVICE_START_S = 90.0  # a service's start on a busy 2-core machine: imports, the catalog, the folders' watches
 CALL_ATTEMPTS = 2  # a call that met a service gone is asked once more of the one started in its place
 
 
@@ -120,22 +118,17 @@ class ServiceLink(QObject):
 
     def ensure_running(self) -> dict:
         """The service's hello, starting it when none answers (and none is starting); ServiceUnavailable when it
-        does not answer within SERVICE_START_S."""
+        does not answer within SERVICE_START_WAIT_S or ended first."""
         with self._starting:
-            hello = who_answers(self.data_dir)
-            if hello is not None:
-                return hello
-            if not service_starting(self.data_dir):
-                log.info("no service answers for %s: starting one", self.data_dir)
-                self.started = start_service(self.data_dir)
-            deadline = time.monotonic() + SERVICE_START_S
-            while not self._closing.is_set() and time.monotonic() < deadline:
-                hello = who_answers(self.data_dir)
-                if hello is not None:
-                    return hello
-                time.sleep(0.2)
-        raise ServiceUnavailable(f"it did not answer within {SERVICE_START_S:.0f} s: logs/service.log in the data "
-                                 "folder says why")
+            hello = answering_or_started(self.data_dir, on_start=lambda: log.info(
+                "no service answers for %s: starting one", self.data_dir), on_started=self._note_started,
+                                         give_up=self._closing.is_set)
+        if hello is None:
+            raise ServiceUnavailable("it did not answer: logs/service.log in the data folder says why")
+        return hello
+
+    def _note_started(self, process: subprocess.Popen) -> None:
+        self.started = process
 
     # -- the event stream (its own thread) ----------------------------------------------------------------------
 
