@@ -41,16 +41,32 @@ def _busy(stop) -> None:
 
 
 class Memory:
-    """Peak RSS per process of the app and its children, sampled every half second."""
+    """Peak RSS per process of the app — the window (this process), and the background service it started with
+    the service's children (issue 49: the service holds the library) — sampled every tenth of a second."""
 
-    def __init__(self):
+    def __init__(self, data: Path):
         import psutil
 
         self.me = psutil.Process()
+        self.data = data
+        self.service: psutil.Process | None = None
         self.peaks: dict[int, tuple[str, int]] = {}
 
     def processes(self):
-        return [self.me, *self.me.children(recursive=True)]
+        import psutil
+
+        from desktop_rag.service.background_process import who_answers
+
+        if self.service is None or not self.service.is_running():
+            hello = who_answers(self.data)
+            self.service = psutil.Process(hello["pid"]) if hello and hello.get("role") == "service" else None
+        found = [self.me, *self.me.children(recursive=True)]
+        if self.service is not None and self.service not in found:
+            try:
+                found += [self.service, *self.service.children(recursive=True)]
+            except psutil.Error:
+                self.service = None
+        return found
 
     def sample(self) -> int:
         import psutil
@@ -59,7 +75,7 @@ class Memory:
         for process in self.processes():
             try:
                 rss = process.memory_info().rss
-                name = process.name() if process is not self.me else "app (window)"  # children name themselves
+                name = self._name(process)
             except psutil.Error:
                 continue
             total += rss
@@ -67,13 +83,18 @@ class Memory:
                 self.peaks[process.pid] = (name, rss)
         return total
 
+    def _name(self, process) -> str:
+        if process == self.me:
+            return "app (window)"
+        return "service" if process == self.service else process.name()  # its children name themselves
+
     def now(self) -> list[tuple[str, int]]:
         import psutil
 
         found = []
         for process in self.processes():
             try:
-                name = process.name() if process is not self.me else "app (window)"
+                name = self._name(process)
                 found.append((name, process.memory_info().rss))
             except psutil.Error:
                 pass
@@ -108,7 +129,7 @@ def main() -> int:
     win.show()
     app.processEvents()
     shown_after = time.monotonic() - opened
-    memory = Memory()
+    memory = Memory(data)
     timeline: list[tuple[float, str]] = []
     samples: list[tuple[float, float, float | None]] = []  # (t, share shown, eta seconds)
     marks: dict[str, float] = {"window shown": shown_after}
@@ -118,32 +139,34 @@ def main() -> int:
     def now() -> float:
         return time.monotonic() - t0[0]
 
-    show = win.progress.on_progress
+    show = win.runs.show
     last_line = [""]
 
-    def recorded(progress):
-        show(progress)
-        if not win.progress.title.text().startswith("Indexing"):
-            return
+    def recorded(state: dict) -> bool:
+        """The window is the service's client (issue 49): each of the service's run states, as the panel shows it."""
+        moved_on = show(state)
+        if state.get("kind") != "index" or state["state"] != "running":
+            return moved_on
         bar.append(win.progress.overall.value())
-        if progress.overall is not None:
-            samples.append((now(), progress.overall, progress.seconds_left))
-        # The run's order (core/indexing/run.py): the files, the keyword index, OCR, "parse n of n", then the
-        # keyword index again if OCR added text, then embedding: every file is keyword-searchable at the end of the
-        # first keyword rebuild after "parse n of n", or at "parse n of n" when embedding comes first.
-        if "all files read" in marks and "all keyword-searchable" not in marks:
-            if progress.phase == "index" and progress.total is not None:  # a rebuild ended
-                marks["all keyword-searchable"] = now()
-            elif progress.phase == "embed":
-                marks["all keyword-searchable"] = marks["all files read"]
-        if progress.phase == "parse" and progress.total and progress.done == progress.total:
+        if state.get("share_done") is not None:
+            samples.append((now(), state["share_done"], state.get("seconds_left")))
+        phases = state["phases"]
+        parse, index = phases.get("parse", {}), phases.get("index", {})
+        if parse.get("total") and parse.get("done") == parse["total"]:
             marks.setdefault("all files read", now())
-        line = f"{progress.phase:<13} {win.progress.overall_label.text():<28} {win.progress.current.text()[:60]}"
-        if line.split()[0:2] != last_line[0].split()[0:2]:
+        # Every file keyword-searchable: after the files are read, a keyword rebuild has ended holding every
+        # passage of the catalog (the run rebuilds it after its last file, and again if OCR added text).
+        if "all files read" in marks and "all keyword-searchable" not in marks and index.get("total") is not None \
+                and index["done"] >= win.library.reads.chunk_count():
+            marks["all keyword-searchable"] = now()
+        doing = win.progress.current.text()[:60]
+        line = f"{win.progress.overall_label.text():<28} {doing}"
+        if doing.split()[:3] != last_line[0].split()[:3] or line[:3] != last_line[0][:3]:
             timeline.append((now(), line))
             last_line[0] = line
+        return moved_on
 
-    win.progress.on_progress = recorded
+    win.runs.show = recorded
 
     def wait(condition, seconds: float) -> bool:
         deadline = time.monotonic() + seconds
@@ -185,6 +208,15 @@ def main() -> int:
     win.close()
     session.close()
     marks["quit s"] = time.monotonic() - started
+    import psutil
+
+    service = memory.service  # asked to stop as the window closed ("keep fresh" off): when it is gone
+    if service is not None:
+        try:
+            service.wait(timeout=60)
+        except psutil.TimeoutExpired:  # still there after a minute: said as such
+            pass
+        marks["service gone s"] = time.monotonic() - started if not service.is_running() else None
     stop.set()
     for hog in hogs:
         hog.join()
@@ -212,6 +244,7 @@ def main() -> int:
     if args.quit_at is None:
         rows.append((f"all processes {args.idle_seconds:g} s after (MB)", sum(rss for _, rss in idle) / 2**20))
     rows.append((f"quit (s){f', {args.load} busy processes' if args.load else ''}", marks["quit s"]))
+    rows.append(("the service gone after quit (s)", marks.get("service gone s")))
     for label, value in rows:
         shown = f"{value:12.1f}" if isinstance(value, float) else f"{value!s:>12}"
         print(f"| {label:<36} | {shown} |")
