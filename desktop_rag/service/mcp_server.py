@@ -110,15 +110,32 @@ def build_server(data_dir: Path):
         the LLM, mean context quality, LLM tokens and time, the models, scanned pages read by OCR, index sizes."""
         return await call("stats")
 
+    async def read(method: str, what: str, given: str, name: str) -> str:
+        """A resource's answer; a wrong id or a document not served is said to the agent as such (the SDK turns
+        any other exception into a generic error naming only the address)."""
+        from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+        if not given.isascii() or not given.isdigit() or int(given) < 1:
+            raise ResourceNotFoundError(f"{given!r} is not a {what} id: ids are whole numbers from 1, as search "
+                                        "results give them")
+        try:
+            return json.dumps(await call(method, **{name: int(given)}), ensure_ascii=False)
+        except Exception as exc:
+            from mcp.server.mcpserver.exceptions import ToolError
+
+            if isinstance(exc, ToolError):  # a user error: said as it is
+                raise ResourceNotFoundError(str(exc)) from None
+            raise
+
     @server.resource("desktop-rag://documents/{document_id}", mime_type="application/json")
-    async def document(document_id: int) -> str:
+    async def document(document_id: str) -> str:
         """An indexed document's whole extracted text, with its chunks' ids and places."""
-        return json.dumps(await call("document", doc_id=int(document_id)), ensure_ascii=False)
+        return await read("document", "document", document_id, "doc_id")
 
     @server.resource("desktop-rag://chunks/{chunk_id}", mime_type="application/json")
-    async def chunk(chunk_id: int) -> str:
+    async def chunk(chunk_id: str) -> str:
         """A chunk in its document: its context, its text and the text just before and after it."""
-        return json.dumps(await call("chunk", chunk_id=int(chunk_id)), ensure_ascii=False)
+        return await read("chunk", "chunk", chunk_id, "chunk_id")
 
     _schemas_from_the_declaration(server)
     server.backend = backend  # kept with the server for its tools' calls

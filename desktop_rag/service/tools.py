@@ -21,7 +21,7 @@ from desktop_rag.core.search.filters import make_filters
 from desktop_rag.service.activity import Activity, ActivitySource, version_of
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.write_tools import WriteTools
-from desktop_rag.documents import Chunk, question_list
+from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, question_list
 from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
 from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
 from desktop_rag.service.runs import RunRegistry, phases_in_order
@@ -272,6 +272,7 @@ class LibraryTools:
         if stored is None:
             raise BadInput(f"there is no indexed document {doc_id}")
         doc, rows = stored
+        self._served_only_inside_the_folders(doc["path"], f"document {doc_id}")
         return {"document_id": doc_id, "path": doc["path"], "title": doc["title"], "text": doc["text"],
                 "chunks": [{"chunk_id": r["id"], "index": r["idx"], "page": r["page"], "start_char": r["start_char"],
                             "end_char": r["end_char"]} for r in rows]}
@@ -282,12 +283,20 @@ class LibraryTools:
         placed = self.library.reads.chunk_in_document(chunk_id)
         if record is None or placed is None:
             raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+        self._served_only_inside_the_folders(record.path, f"chunk {chunk_id}")
         text, start, end = placed
         return {"chunk_id": chunk_id, "document_id": record.document_id, "path": record.path, "page": record.page,
                 "chunk_index": record.idx, "start_char": start, "end_char": end, "context": record.context,
                 "context_source": record.context_source, "text": text[start:end],
                 "before": text[max(0, start - AROUND_CHARS):start], "after": text[end:end + AROUND_CHARS],
                 "ocr_confidence": record.ocr_confidence, "metadata": record.metadata}
+
+    def _served_only_inside_the_folders(self, path: str, what: str) -> None:
+        """An agent reads only what lies inside the indexed folders, by the file's real path (issue 50: a document
+        indexed through a link, before links were checked, served /etc/hostname)."""
+        real = Path(path.split(MEMBER_SEPARATOR)[0]).resolve()
+        if not any(real.is_relative_to(folder) for folder in self.library.reads.folders()):
+            raise BadInput(f"{what} lies outside the indexed folders: it is not served")
 
     def _indexed_path(self, path: str, what: str) -> Path:
         """`path`, resolved, if it lies inside an indexed folder; a BadInput saying so otherwise."""

@@ -14,6 +14,9 @@ from collections.abc import Iterable, Iterator
 from desktop_rag.core.files.parsers import DOCUMENT, file_kind
 
 NOT_REGULAR = "not a regular file"
+# A link is followed only to a file inside an indexed folder: what lies outside them is not the person's choice,
+# and an agent reading the index must not reach it (issue 50: a link to /etc/hostname was served over MCP).
+LINK_OUTSIDE = "a link to a file outside the indexed folders: not indexed"
 # The catalog keeps paths as UTF-8 text; a name with other bytes (an old Latin-1 file name, a broken download)
 # cannot be stored, and used to abort every run. It is reported by itself instead, every other file indexed.
 BAD_NAME = "its name is not valid UTF-8 (rename the file to have it indexed)"
@@ -51,12 +54,17 @@ def is_ignored(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
-def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[ScanProblem]) -> Iterator[FoundFile]:
-    """Files under `roots` (a root may also be a single file). Unreadable folders go to `problems`."""
+def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[ScanProblem],
+         inside: Iterable[Path] = ()) -> Iterator[FoundFile]:
+    """Files under `roots` (a root may also be a single file). Unreadable folders go to `problems`. A link to a
+    file is followed when its target lies inside one of `inside` (the indexed folders, resolved) or is a root
+    itself; otherwise it is found as LINK_OUTSIDE, under its own name (links to folders are never followed)."""
     patterns = tuple(ignore_patterns)
+    roots = list(roots)
+    allowed = (*inside, *(root for root in roots if root.is_dir() and not root.is_symlink()))
     for root in roots:
         if root.is_file():
-            found = _stat(root, problems)
+            found = _stat(root, problems, allowed)
             if found:
                 yield found
             continue
@@ -74,23 +82,27 @@ def scan(roots: Iterable[Path], ignore_patterns: Iterable[str], problems: list[S
                 path = Path(folder, name)
                 if is_ignored(name, patterns):
                     continue
-                found = _stat(path, problems)
+                found = _stat(path, problems, allowed)
                 if found:
                     yield found
 
 
-def _stat(path: Path, problems: list[ScanProblem]) -> FoundFile | None:
+def _stat(path: Path, problems: list[ScanProblem], allowed: tuple[Path, ...]) -> FoundFile | None:
     if not name_is_storable(path):
         problems.append(ScanProblem(path, BAD_NAME))
         return None
     try:
         st = path.stat()
-    except OSError as exc:
-        problems.append(ScanProblem(path, f"cannot read file: {exc.strerror or exc}"))
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as exc:  # (RuntimeError: a loop of links, on Python before 3.13)
+        problems.append(ScanProblem(path, f"cannot read file: {getattr(exc, 'strerror', None) or exc}"))
         return None
+    if resolved != path.absolute() and not any(resolved.is_relative_to(folder) for folder in allowed):
+        link = path.lstat()
+        return FoundFile(path.absolute(), link.st_size, link.st_mtime_ns, LINK_OUTSIDE)
     # A pipe, socket or device is never opened (reading a FIFO waits forever): counted as skipped.
     kind = file_kind(path) if stat.S_ISREG(st.st_mode) else NOT_REGULAR
-    return FoundFile(path.resolve(), st.st_size, st.st_mtime_ns, kind)
+    return FoundFile(resolved, st.st_size, st.st_mtime_ns, kind)
 
 
 class NotRegular(OSError):

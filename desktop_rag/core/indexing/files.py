@@ -11,7 +11,7 @@ import time
 
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
-from desktop_rag.core.files.scan import FoundFile, read_bounded
+from desktop_rag.core.files.scan import LINK_OUTSIDE, FoundFile, read_bounded
 from desktop_rag.core.indexing import mailboxes
 from desktop_rag.core.indexing.copies import CopyStore
 from desktop_rag.core.indexing.mailboxes import MailboxIndexing
@@ -44,6 +44,8 @@ class FileStep:
         """`position`: (files done, files in the run), for the contextualize phase's progress."""
         catalog = self.state.catalog
         path = str(found.path)
+        if found.kind == LINK_OUTSIDE:
+            self._forget_what_the_link_brought(found)
         known = catalog.document(path)
         # Scanned pages left unread (OCR was off) are read once OCR may: the file is read again though unchanged.
         scans_due = bool(known and known.unread_scans and self.ocr.allowed(found.path))
@@ -53,6 +55,9 @@ class FileStep:
                 self.summary.failed.append(FileFailure(path, f"{known.error} (unchanged since the last attempt)"))
             else:
                 self.summary.unchanged += 1
+            return
+        if found.kind == LINK_OUTSIDE:  # said per file, as a file that could not be indexed is
+            self.outcomes.fail(found, None, LINK_OUTSIDE)
             return
         if parsers.is_image(found.path) and not self.ocr.allowed(found.path):
             self.outcomes.skip(found, f"an image, not read: {self.ocr.why_not(found.path)}")
@@ -99,6 +104,21 @@ class FileStep:
             document, chunks = read
         self.summary.phase_seconds["parse"] += time.perf_counter() - t0
         self.store.store(found, content_hash, known, document, chunks, position)
+
+    def _forget_what_the_link_brought(self, found: FoundFile) -> None:
+        """Before links were checked, a link's target was indexed under its own path, outside every folder: it is
+        forgotten now (a file outside the folders is in the catalog only through such a link, or when it was
+        indexed by name — then it goes too, and comes back at its next `index FILE`)."""
+        catalog = self.state.catalog
+        try:
+            target = found.path.resolve()
+        except (OSError, RuntimeError):
+            return
+        if any(target.is_relative_to(folder) for folder in catalog.folders()):
+            return
+        brought = catalog.documents_under(str(target))
+        if brought:
+            self.summary.removed += catalog.remove_documents([doc.id for doc in brought])
 
     def _skipped(self, found: FoundFile) -> bool:
         """A file whose name does not make it a document: skipped (and remembered as such) unless its first bytes

@@ -147,7 +147,8 @@ class Indexer:
         t0 = time.perf_counter()
         problems: list[ScanProblem] = []
         files: list[FoundFile] = []
-        for found in scan(roots, self.state.settings.ignore_patterns, problems):
+        folders = [Path(folder) for folder in self.state.catalog.folders()]
+        for found in scan(roots, self.state.settings.ignore_patterns, problems, inside=folders):
             files.append(found)
             if len(files) % 500 == 0:
                 self.state.progress(Progress("scan", len(files), None, str(found.path)))
