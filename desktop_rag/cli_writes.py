@@ -42,13 +42,14 @@ def the_service(args, data_dir: Path):
     """The client of the service answering for the data folder, started when none answers; None: write in this
     process (`--local`, DESKTOP_RAG_START_SERVICE=0, or a service that could not start)."""
     from desktop_rag.service import background_process
+    from desktop_rag.core.read_only import library_writable
     from desktop_rag.service.endpoint import EndpointClient
 
     if getattr(args, "local", False):
         return None
     client = EndpointClient.for_library(data_dir)
-    if client is not None or not background_process.may_start_service():
-        return client
+    if client is not None or not background_process.may_start_service() or not library_writable(data_dir):
+        return client  # (a library that cannot be written: the command says so, in this process)
 
     def say_it() -> None:
         print("Starting the background service, which will keep this library fresh (`desktop-rag stop` ends "

@@ -40,18 +40,25 @@ def log_path(data_dir: Path, role: str) -> Path:
 
 def log_to_data_folder(data_dir: Path, role: str) -> logging.Handler | None:
     """Info and above, with tracebacks, into the data folder's log of `role` (None when the folder does not exist
-    yet: a command that makes it logs to the terminal only until then)."""
+    yet: a command that makes it logs to the terminal only until then; None too when the log cannot be written —
+    a read-only library is still searched, and a handler opening its file at the first record would raise from
+    that record's `log.info`, issue 50)."""
     if not data_dir.is_dir():
         return None
     path = log_path(data_dir, role)
-    path.parent.mkdir(mode=0o700, exist_ok=True)
-    handler: logging.Handler
-    if role in ONE_WRITER:
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_LOG_BYTES, backupCount=KEPT_LOG_FILES,
-                                                       encoding="utf-8", delay=True)
-    else:
-        rotate_if_grown(path)
-        handler = logging.FileHandler(path, encoding="utf-8", delay=True)  # append mode: whole lines
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            return None
+        handler: logging.Handler
+        if role in ONE_WRITER:
+            handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_LOG_BYTES, backupCount=KEPT_LOG_FILES,
+                                                           encoding="utf-8", delay=True)
+        else:
+            rotate_if_grown(path)
+            handler = logging.FileHandler(path, encoding="utf-8", delay=True)  # append mode: whole lines
+    except OSError:
+        return None
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     _attach(handler, logging.INFO)
     return handler

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 from collections.abc import Mapping, Sequence
@@ -26,6 +27,7 @@ from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.library_reads import LibraryReads
 from desktop_rag.core.library_writing import LibraryWriter
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.core.read_only import CATALOG_FILE, READ_ONLY_SEARCH, CatalogVectors
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.dense.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
@@ -39,8 +41,6 @@ from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.storage.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
-
-CATALOG_FILE = "catalog.sqlite3"
 
 
 class Library:
@@ -143,10 +143,12 @@ class Library:
         return DocumentReader(self.embedder.model_path)
 
     @made_once
-    def vectors(self) -> VectorStore | VectorStoreProcess:
-        if self.child_processes and not self.settings.chroma_server:
-            return VectorStoreProcess(self.data_dir / "chroma")
-        return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
+    def vectors(self) -> VectorStore | VectorStoreProcess | CatalogVectors:
+        if self.settings.chroma_server or not (self.child_processes or self.catalog.read_only):
+            return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
+        if self.catalog.read_only:  # Chroma cannot open a store it may not write: the catalog's copy
+            return CatalogVectors(self.reader, lambda: self.embedder.dimension)
+        return VectorStoreProcess(self.data_dir / "chroma")
 
     @made_once
     def keywords(self) -> KeywordIndex:
@@ -220,11 +222,10 @@ class Library:
     def contextualizer(self, choice: str, on_notice=None, max_words: int | None = None):
         """`max_words`: a longest context other than the setting's (an agent asking for one)."""
         s = self.settings
-        return make_contextualizer(
-            choice, max_words or s.context_max_words, s.context_max_tokens, self.token_counter,
-            llm_backend_factory=self.llm_backend, on_notice=on_notice, llm_levels=s.llm_context_levels,
-            llm_quote_chars=s.llm_chunk_quote_chars, llm_questions=s.llm_questions,
-        )
+        return make_contextualizer(choice, max_words or s.context_max_words, s.context_max_tokens, self.token_counter,
+                                   llm_backend_factory=self.llm_backend, on_notice=on_notice,
+                                   llm_levels=s.llm_context_levels, llm_quote_chars=s.llm_chunk_quote_chars,
+                                   llm_questions=s.llm_questions)
 
     def _close_llm_backend(self, interrupt: bool = False) -> None:
         backend, self._llm_backend = self._llm_backend, None
@@ -297,7 +298,7 @@ class Library:
         """A search's hits are what the person is looking for: the LLM upgrade takes their documents first."""
         if not self.catalog.read_only:
             self.use_notes.hits([hit.chunk_id for hit in result.hits])
-        return result
+        return result if not self.catalog.read_only else replace(result, notices=[*result.notices, READ_ONLY_SEARCH])
 
     def note_opened(self, chunk_id: int) -> None:
         """A hit was opened: its document is upgraded before the ones only seen in results."""

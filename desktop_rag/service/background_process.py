@@ -19,6 +19,7 @@ from desktop_rag.platform.autostart import command_for
 from desktop_rag.platform.file_locks import hold_mark, lock, unlock
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.errors import UserError
+from desktop_rag.core.read_only import library_writable
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +136,13 @@ def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: 
     """The hello of the service answering for the data folder, started first when none answers nor is starting
     — the one way every front end (the window, the quick popup, the CLI's writes, `mcp`) starts it and waits.
     `on_start()` is told before it is started, `on_started(process)` after; None when it did not answer within
-    SERVICE_START_WAIT_S, ended first, or `give_up()` (a window closing) said so."""
+    SERVICE_START_WAIT_S, ended first, or `give_up()` (a window closing) said so — or at once, starting none,
+    when the data folder cannot be written."""
     hello = who_answers(data_dir)
     if hello is not None:
         return hello
+    if not library_writable(data_dir):  # it could not hold the library: searched where it is asked, read-only
+        return None
     started = None
     if not service_starting(data_dir):
         on_start()

@@ -7,7 +7,6 @@ stopped. WAL lets searches read while an indexing run writes.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from pathlib import Path, PurePath
@@ -16,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from desktop_rag.documents import NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog_chunk_rows import ChunkRows
+from desktop_rag.storage.catalog_access import may_write
 from desktop_rag.storage.catalog_connection import (KEYWORD_INDEX_DIRTY, WRITTEN, CatalogConnection, count_writes,
                                                      damaged_message, open_connection, use_wal)
 from desktop_rag.storage.catalog_contexts import CatalogContexts
@@ -43,7 +43,7 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         # A library on a read-only disk (or a copy someone may only read) can still be searched.
-        self.read_only = not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK))
+        self.read_only = not may_write(path)
         try:
             self._db = SerializedConnection(open_connection(path, self.read_only))
             if not self.read_only:

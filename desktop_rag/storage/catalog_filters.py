@@ -152,6 +152,10 @@ class CatalogFilters:
                     found[chunk_id] = vectors.reshape(-1, dimension).astype(np.float32)
         return found
 
+    def chunks_with_vectors(self) -> set[int]:
+        """Every chunk whose vectors are kept here: the chunks in the dense index (the trigger of 0011)."""
+        return {r[0] for r in self._db.execute("SELECT chunk_id FROM chunk_vectors")}
+
     def chunks_without_vectors(self, limit: int) -> list[int]:
         """Chunks in the dense index whose vectors are not kept here (embedded before migration 0011), while
         there may be some; once none is left, [] without looking (a scan of every chunk)."""

@@ -113,6 +113,7 @@ class MainWindow(QMainWindow):
         link.lost.connect(self._service_lost)
         link.back.connect(self._service_back)
         link.stopped.connect(self._service_stopped)
+        link.read_only.connect(self._library_read_only)
         link.missed.connect(lambda: self.changed.emit(EVERYTHING))
         link.quit_all.connect(self.quit_requested)
         _application().installEventFilter(self)  # the person's input
@@ -193,6 +194,10 @@ class MainWindow(QMainWindow):
     def _service_stopped(self) -> None:
         self.service_label.setText("The background service was stopped: searching and indexing wait for it.")
         self.start_again_button.show()
+
+    def _library_read_only(self) -> None:
+        self.service_label.setText("Read-only library: searching works here; indexing, edits and the LLM upgrade "
+                                   "need a data folder you may write.")
 
     def _start_again(self) -> None:
         self.start_again_button.hide()

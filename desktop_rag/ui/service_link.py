@@ -23,7 +23,9 @@ from PySide6.QtCore import QObject, Signal
 from desktop_rag.core.changes import Changes
 from desktop_rag.errors import UserError
 from desktop_rag.service.background_process import answering_or_started
+from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.core.read_only import library_writable
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,7 @@ class ServiceLink(QObject):
     lost = Signal()  # it went away unasked: being started again
     back = Signal(str)  # it answers (again): what it is ("desktop-rag service (process 12)")
     stopped = Signal()  # stopped on purpose: not started again until start_again()
+    read_only = Signal()  # the library cannot be written: no service holds it; searched in this process
     missed = Signal()  # events were missed (a new service, or far behind): every view reads anew
     quit_all = Signal()  # the tray's Quit: the service stops, and the window with it
 
@@ -60,11 +63,17 @@ class ServiceLink(QObject):
         self._stopped_on_purpose = False
         self.served_by = ""
         self.started: subprocess.Popen | None = None  # the service this window started, if it did
+        # A library this process may not write (a read-only disk, a copy, another user's): no service could hold
+        # it, so none is started; the window's calls are answered in its own process, which only reads (issue 50).
+        self.library_read_only = not library_writable(data_dir)
+        self._answered_here: LibraryClient | None = None
         self._follower = threading.Thread(target=self._follow, name="desktop-rag service events", daemon=True)
 
     # -- calls (on worker threads) ------------------------------------------------------------------------------
 
     def call(self, method: str, **params):
+        if self.library_read_only:
+            return self._here().call(method, **params)
         for attempt in range(CALL_ATTEMPTS):
             client = self._client()
             try:
@@ -74,6 +83,13 @@ class ServiceLink(QObject):
                 if attempt + 1 == CALL_ATTEMPTS or method not in _ASKED_AGAIN:
                     raise
         raise AssertionError("unreachable")
+
+    def _here(self) -> LibraryClient:
+        with self._starting:
+            if self._answered_here is None:
+                self._answered_here = LibraryClient(self.data_dir, local_only=True,
+                                                    served_by="this window (the library is read-only)")
+            return self._answered_here
 
     def _client(self) -> EndpointClient:
         client = getattr(self._local, "client", None)
@@ -141,6 +157,12 @@ class ServiceLink(QObject):
         self._restart.set()
 
     def _follow(self) -> None:
+        if self.library_read_only:
+            self.served_by = "this window (the library is read-only)"
+            self.back.emit(self.served_by)  # the views read the catalog; then the window says what it cannot do
+            self.read_only.emit()
+            self._closing.wait()
+            return
         after: int | None = None
         instance: str | None = None
         status_version: str | None = None
@@ -210,6 +232,8 @@ class ServiceLink(QObject):
     def close(self) -> None:
         """The window closes: within a long poll's answer at most; the service goes on."""
         self._closing.set()
+        if self._answered_here is not None:
+            self._answered_here.close()
         with self._clients_lock:
             clients, self._clients = self._clients, []
         for client in clients:

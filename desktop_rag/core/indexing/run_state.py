@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from desktop_rag.core.dense.embedding import Embedder
     from desktop_rag.core.dense.model_process import EmbedderProcess
     from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
+    from desktop_rag.core.search.catalog_vectors import CatalogVectors
     from desktop_rag.core.dense.tokens import CountsTokens
     from desktop_rag.storage.keyword_index import KeywordIndex
     from desktop_rag.storage.vector_process import VectorStoreProcess
@@ -37,7 +38,7 @@ class IndexParts(Protocol):
     @property
     def document_reader(self) -> DocumentReader | ReaderProcess: ...  # a file into a document and chunks
     @property
-    def vectors(self) -> VectorStore | VectorStoreProcess: ...  # the dense index
+    def vectors(self) -> VectorStore | VectorStoreProcess | CatalogVectors: ...  # dense (read-only: the catalog)
     @property
     def embedder(self) -> Embedder | EmbedderProcess: ...
     @property
