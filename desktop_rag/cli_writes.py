@@ -163,7 +163,7 @@ def cmd_doctor(args, data_dir: Path) -> int:
             finally:
                 client.close()
             result = {"found": answer["found"], "repaired": [], "left": answer["found"],
-                      "damage_advice": answer["damage_advice"]}
+                      "damage_advice": answer["damage_advice"], "holds": answer.get("holds")}
     else:
         result = _doctor_here(data_dir, args.repair)
     _print_doctor(result, args)
@@ -179,13 +179,15 @@ def _doctor_here(data_dir: Path, repair: bool) -> dict:
             return run_kinds.repair(library)(lambda progress: None, RunControl()).result or {}
         checkup = doctor.examine(library)
     return {"found": checkup.findings(), "repaired": [], "left": checkup.findings(),
-            "damage_advice": checkup.damage_advice}
+            "damage_advice": checkup.damage_advice, "holds": checkup.holdings()}
 
 
 def _print_doctor(result: dict, args) -> None:
     if args.json:
-        print(json.dumps({k: result[k] for k in ("found", "repaired", "left")}))
+        print(json.dumps({k: result.get(k) for k in ("found", "repaired", "left", "holds")}))
         return
+    if result.get("holds"):
+        print(as_sentence(result["holds"]) + ".")
     for finding in result["found"]:
         print(f"found: {finding}")
     for done in result["repaired"]:

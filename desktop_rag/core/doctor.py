@@ -30,10 +30,23 @@ class Checkup:
     vectors_missing: set[int] = field(default_factory=set)  # embedded, says the catalog, but no vector
     vectors_orphaned: set[int] = field(default_factory=set)  # a vector for a chunk the catalog does not have
     keyword_problem: str | None = None  # the keyword index's files, or its chunks, disagree with the catalog
+    # What each holds: an empty dense index agrees with a catalog whose chunks all wait to be embedded, and meaning
+    # search still finds nothing (issue 50): the waiting ones are a finding too, which --repair embeds.
+    catalog_chunks: int = 0
+    dense_chunks: int = 0
+    keyword_chunks: int | None = None  # None: no keyword index (missing, or to be rebuilt)
+    waiting_to_embed: int = 0
 
     @property
     def healthy(self) -> bool:
-        return not (self.catalog_damage or self.vectors_missing or self.vectors_orphaned or self.keyword_problem)
+        return not (self.catalog_damage or self.vectors_missing or self.vectors_orphaned or self.keyword_problem
+                    or self.waiting_to_embed)
+
+    def holdings(self) -> str:
+        """What each holds, in a sentence."""
+        keywords = "no keyword index" if self.keyword_chunks is None else f"the keyword index {self.keyword_chunks:,}"
+        return (f"the catalog holds {self.catalog_chunks:,} passages, the dense index vectors of "
+                f"{self.dense_chunks:,}, {keywords}")
 
     def findings(self) -> list[str]:
         found = []
@@ -47,6 +60,9 @@ class Checkup:
                          "longer has")
         if self.keyword_problem:
             found.append(f"the keyword index {self.keyword_problem}")
+        if self.waiting_to_embed:
+            found.append(f"{self.waiting_to_embed:,} of {self.catalog_chunks:,} passages wait to be embedded: meaning "
+                         "search does not find them until they are (the background service embeds them as it runs)")
         return found
 
 
@@ -74,6 +90,9 @@ def examine(library: Library) -> Checkup:
         return checkup  # nothing read from a damaged catalog can be trusted
     stored = library.vectors.chunk_ids()
     checkup.vectors_missing = catalog.chunk_ids(embedded=True) - stored
+    checkup.catalog_chunks, checkup.dense_chunks = catalog.chunk_count(), len(stored)
+    checkup.waiting_to_embed = catalog.count_pending_embeddings()
+    checkup.keyword_chunks = len(library.keywords) if library.keywords.exists else None
     # A chunk replaced or removed keeps its vector until the next sync drops it (dense_deletions): not an orphan.
     checkup.vectors_orphaned = stored - catalog.chunk_ids() - set(catalog.pending_dense_deletions())
     checkup.keyword_problem = _keyword_files_problem(library)
@@ -103,6 +122,8 @@ def repair(library: Library, checkup: Checkup, on_progress: ProgressCallback | N
         if checkup.keyword_problem:
             library.catalog.mark_keyword_index_dirty()
             done.append("keyword index rebuilt")
+        if checkup.waiting_to_embed:  # (the sync embeds every chunk waiting)
+            done.append(f"{checkup.waiting_to_embed:,} passages waiting were embedded")
         if done:
             library.indexes.sync_now(on_progress, control)
     return done
@@ -113,6 +134,6 @@ def _keyword_files_problem(library: IndexParts) -> str | None:
     damage = keywords.damage()
     if damage:
         return f"is damaged ({damage})"
-    if not keywords.exists and catalog.chunk_count() and not catalog.keyword_index_dirty:
+    if not keywords.exists and catalog.chunk_count():  # (to be rebuilt or not: keyword search finds nothing now)
         return "is missing"
     return None

@@ -37,13 +37,14 @@ def repair(library: Library) -> OutcomeWork:
         found = doctor.examine(library)
         findings = found.findings()
         repaired = doctor.repair(library, found, report, control) if findings else []
-        left = doctor.examine(library).findings() if repaired else findings
+        after = doctor.examine(library) if repaired else found
+        left = after.findings()
         sentence = ("Repaired: " + "; ".join(repaired)) if repaired else (
             "Nothing to repair: the catalog, the dense index and the keyword index agree" if not findings else
             "Nothing could be repaired here")
         return RunOutcome(sentence, cancelled=control.cancelled,
                           result={"found": findings, "repaired": repaired, "left": left,
-                                  "damage_advice": found.damage_advice})
+                                  "damage_advice": found.damage_advice, "holds": after.holdings()})
 
     return work
 

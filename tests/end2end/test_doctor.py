@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import sqlite3
 
 from cli_runner import cli
 
@@ -96,3 +97,35 @@ def test_reindex_killed_after_emptying_the_store_leaves_work_not_a_lie(make_libr
     library.indexes.sync()
     assert doctor.examine(library).healthy
     assert library.vectors.count() == 3
+
+
+def test_passages_waiting_to_be_embedded_are_a_finding_the_repair_embeds(docs, data_dir):
+    """Issue 50: the store deleted and its re-embedding cut short — an empty store agrees with a catalog whose
+    passages all wait, and meaning search finds nothing: the doctor counts what each holds and says so."""
+    _indexed_by_cli(docs, data_dir)
+    shutil.rmtree(data_dir / "chroma")
+    with sqlite3.connect(data_dir / "catalog.sqlite3") as catalog:  # as a killed re-embedding leaves it
+        catalog.execute("UPDATE chunks SET embedded = 0")
+
+    checked = cli(data_dir, "doctor", "--json", check=False)
+    found = json.loads(checked.stdout)
+    assert checked.returncode == 1 and any("3 of 3 passages wait to be embedded" in f for f in found["found"])
+    assert "the dense index vectors of 0" in found["holds"] and "the keyword index 3" in found["holds"]
+    assert "The catalog holds 3 passages" in cli(data_dir, "doctor", check=False).stdout
+    repaired = json.loads(cli(data_dir, "doctor", "--repair", "--json").stdout)
+    assert "3 passages waiting were embedded" in repaired["repaired"] and repaired["left"] == []
+    hits = json.loads(cli(data_dir, "search", "medlar tree", "-k", "1", "--mode", "dense", "--json").stdout)
+    assert hits["results"][0]["path"].endswith("medlar.md")
+
+
+def test_a_missing_keyword_index_is_said_by_every_search_and_found_by_the_doctor(docs, data_dir):
+    _indexed_by_cli(docs, data_dir)
+    shutil.rmtree(data_dir / "bm25")
+
+    searched = cli(data_dir, "search", "quince", "--json")
+    assert "keyword index is missing" in searched.stderr  # never a silent "No results"
+    assert any("keyword index is missing" in n for n in json.loads(searched.stdout)["notices"])
+    found = json.loads(cli(data_dir, "doctor", "--json", check=False).stdout)
+    assert "the keyword index is missing" in found["found"] and "no keyword index" in found["holds"]
+    assert json.loads(cli(data_dir, "doctor", "--repair", "--json").stdout)["left"] == []
+    assert "quince.md" in cli(data_dir, "search", "quince", "--mode", "bm25").stdout

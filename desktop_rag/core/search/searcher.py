@@ -153,6 +153,9 @@ class Searcher:
         if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
             result.notices.append(f"the dense index is empty although chunks were embedded: {remedies.REPAIR_INDEXES}"
                                   " to rebuild it; meanwhile only keywords match")
+        if mode != "dense" and not self.keywords.exists:  # lost, or being rebuilt: never a silent "No results"
+            result.notices.append(f"the keyword index is missing: the background service rebuilds it (or "
+                                  f"{remedies.REPAIR_INDEXES}); meanwhile only meaning matches")
         ranked = self._fused(parsed, dense, bm25) if mode == "hybrid" else (dense or bm25)
         if facets:
             result.facets = self._facets(parsed, query_vector, mode, n, result.filters, ranked, chunk_count)
