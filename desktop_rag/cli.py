@@ -12,6 +12,7 @@ from pathlib import Path
 
 from desktop_rag import cli_service, cli_writes
 from desktop_rag.cli_parser import build_parser
+from desktop_rag.cli_terminal import HarmlessStream
 from desktop_rag.config import OPTIONS, Settings, describe, parse_setting, resolve_data_dir
 from desktop_rag.cli_writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE, cancelled_by_signals,
                                     interrupted, name_this_process, open_library_for_writing)
@@ -27,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
         args.command = "gui"
     data_dir = resolve_data_dir(args.data_dir)
     logs = []
+    if args.command not in ("gui", "tray", "quick", "mcp"):  # what a person reads: nothing in it obeyed
+        sys.stdout, sys.stderr = HarmlessStream(sys.stdout), HarmlessStream(sys.stderr)
     if args.command != "gui":  # the app logs to its data folder itself, and follows a switch of folder
         name_this_process(args.command)
         logs = [log_to_terminal(), log_to_data_folder(data_dir, ROLE_OF_COMMAND.get(args.command, "cli"))]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TextIO
 
+from desktop_rag.cli_terminal import shown
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing.report import IndexSummary, Progress
 from desktop_rag.core.library_reads import upgrade_order_sentence
@@ -37,8 +37,9 @@ class ProgressPrinter:
             return
         self._last_phase, self._last_time = progress.phase, now
         line = self._format(progress, now)
-        if self.interactive:
-            self.stream.write("\r\x1b[2K" + line + ("\n" if finished else ""))
+        if self.interactive:  # the line redrawn in place: our own control sequence, the rest harmless
+            getattr(self.stream, "control", self.stream.write)("\r\x1b[2K")
+            self.stream.write(line + ("\n" if finished else ""))
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
@@ -61,15 +62,6 @@ class ProgressPrinter:
 def _shorten(path: str, width: int = 60) -> str:
     path = shown(path)
     return path if len(path) <= width else "…" + path[-(width - 1):]
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def shown(path: str) -> str:
-    """A path on one line: a newline or other control character in a file name is written as an escape (\\n),
-    so it cannot break the output into lines that look like other files."""
-    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(path))
 
 
 def print_index_summary(s: IndexSummary, out: TextIO) -> None:
@@ -140,7 +132,7 @@ def _one_line(text: str, width: int) -> str:
 
 def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> None:
     docs = stats["documents"]
-    out.write(f"Data folder: {stats['data_dir']}\n")
+    out.write(f"Data folder: {shown(stats['data_dir'])}\n")
     out.write(f"Documents:   {documents_sentence(docs)}\n")
     out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
     out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, "
@@ -164,7 +156,7 @@ def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> No
     sizes = ", ".join(f"{k} {v / 2**20:.1f} MB" for k, v in stats["index_bytes"].items())
     out.write(f"On disk:     {sizes}\n")
     if stats["folders"]:
-        out.write("Folders:     " + "\n             ".join(stats["folders"]) + "\n")
+        out.write("Folders:     " + "\n             ".join(shown(f) for f in stats["folders"]) + "\n")
     if failures:
         out.write("Failed files:\n")
         for path, reason in failures:

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from desktop_rag.cli_terminal import shown as on_one_line
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.errors import BadInput, UserError, as_sentence
 
@@ -88,7 +89,7 @@ def progress_line(state: dict) -> str:
         return ("  paused, as the background LLM work is: Resume in the tray or the window, or `desktop-rag settings "
                 "llm_upgrade_paused false`" if state.get("kind") == "upgrade" else "  paused")
     share = f"{state['share_done']:.0%}" if state.get("share_done") is not None else state["state"]
-    return f"  {share} {state.get('current') or ''}".rstrip()
+    return f"  {share} {on_one_line(state.get('current') or '')}".rstrip()
 
 
 def _run_in_service(client, method: str, **params) -> dict:

@@ -72,8 +72,10 @@ class ProgressPanel(QWidget):
         self._on_cancel: Callable[[], None] | None = None
         self._started_at = 0.0
         self.title = QLabel("Ready.")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)  # file names: shown, never read as markup
         self.title.setWordWrap(True)
         self.current = QLabel()
+        self.current.setTextFormat(Qt.TextFormat.PlainText)
         self.current.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.overall = QProgressBar()
         self.overall.setRange(0, _BAR_STEPS)

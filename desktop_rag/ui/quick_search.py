@@ -135,6 +135,7 @@ class QuickSearch(QWidget):
         self.results = HitList()
         self.results.use_colors(colors_for(self.palette()))  # a tinted selection, as in the window's list
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # notices and file names: never read as markup
         self.status.setWordWrap(True)
         layout = QVBoxLayout(self)
         for widget in (self.field, self.status, self.results):

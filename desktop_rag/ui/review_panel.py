@@ -130,6 +130,7 @@ class ReviewPanel(QWidget):
         self.revert_button = QPushButton("Revert to generated")
         self.approve_button = QPushButton("Approve")
         self.message = QLabel()
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
 
         top = QHBoxLayout()

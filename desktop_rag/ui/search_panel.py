@@ -11,9 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter, QTextBrowser, QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter,
+                               QTextBrowser, QVBoxLayout, QWidget)
 
 from desktop_rag.core.search.grouping import group_by_document
 from desktop_rag.core.search.highlight import QueryMatch
@@ -90,6 +89,7 @@ class SearchPanel(QWidget):
         self.preview = QTextBrowser()
         self.preview.setOpenLinks(False)
         self.message = QLabel()
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # notices and file names: never read as markup
         self.message.setWordWrap(True)
 
         top = QHBoxLayout()

@@ -27,7 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "core": ("desktop_rag.core",),
     "service": ("desktop_rag.service",),
     "cli": ("desktop_rag.cli", "desktop_rag.cli_output", "desktop_rag.cli_parser", "desktop_rag.cli_watch",
-            "desktop_rag.cli_writes",
+            "desktop_rag.cli_writes", "desktop_rag.cli_terminal",
             "desktop_rag.cli_service",
             "desktop_rag.demo", "desktop_rag.__main__"),
     "ui": ("desktop_rag.ui",),
