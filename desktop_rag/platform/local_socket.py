@@ -22,8 +22,11 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import stat
 import tempfile
 from pathlib import Path
+
+from platformdirs import user_cache_dir
 
 from desktop_rag.errors import DataFolderUnusable, UserError
 from desktop_rag.platform import private_paths
@@ -31,6 +34,7 @@ from desktop_rag.platform import private_paths
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 0.5
+_SAID: set[str] = set()  # runtime folders passed over, said once
 BACKLOG = 256  # dozens of local clients connecting at once are all taken (16 refused a third of 60)
 
 
@@ -44,7 +48,30 @@ def runtime_folder() -> Path:
         except DataFolderUnusable as exc:  # set wrong (a shared folder): one of our own instead
             log.warning("%s", exc)
     folder = Path(tempfile.gettempdir()) / f"desktop-rag-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    try:
+        return _own_folder(folder)
+    except (OSError, UserError) as exc:  # taken by someone else first (the temporary folder is everyone's)
+        fallback = Path(user_cache_dir("desktop-rag", appauthor=False)) / "run"
+        if str(folder) not in _SAID:  # once a process: every connection asks for the folder
+            _SAID.add(str(folder))
+            log.warning("%s: the local endpoint lives in %s instead", exc, fallback)
+        fallback.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return _own_folder(fallback)
+
+
+def _own_folder(folder: Path) -> Path:
+    """`folder`, made if missing, once it is known to be a folder of this user's alone — by its own entry, never a
+    link's target (a link placed there to the person's own private folder passed a check that followed it)."""
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        raise DataFolderUnusable(f"{folder} is not a folder of ours (a link or a file someone else may have put "
+                                 "there)")
+    if info.st_uid != os.getuid():
+        raise DataFolderUnusable(f"the local endpoint's folder {folder} belongs to another user")
     private_paths.check_private(folder, "the local endpoint's folder")
     return folder
 

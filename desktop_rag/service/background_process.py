@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from desktop_rag.platform.autostart import command_for
-from desktop_rag.platform.file_locks import hold_mark, lock, unlock
+from desktop_rag.platform.file_locks import hold_mark, lock, open_lock_file, unlock
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.errors import UserError
 from desktop_rag.core.read_only import library_writable
@@ -42,8 +42,8 @@ def hold_the_service_mark(data_dir: Path):
 def service_starting(data_dir: Path) -> bool:
     """A service of the data folder holds its mark (it may not answer yet)."""
     try:
-        handle = open(_mark_path(data_dir), "a+", encoding="utf-8")  # noqa: SIM115 — closed below
-    except OSError:
+        handle = open_lock_file(_mark_path(data_dir))  # closed below
+    except (OSError, UserError):
         return False
     with handle:
         try:

@@ -11,4 +11,7 @@ CATALOG_FILE = "catalog.sqlite3"  # in the data folder
 
 def may_write(path: Path) -> bool:
     """Whether this process may write the catalog at `path` (its folder, and the file if it is there)."""
-    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:  # a data folder still to be made: where it would be
+        folder = folder.parent
+    return os.access(folder, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))

@@ -15,12 +15,10 @@ from pathlib import Path
 
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.platform.file_locks import lock as _lock
+from desktop_rag.platform.file_locks import open_lock_file
 from desktop_rag.platform.file_locks import unlock as _unlock
 
 LOCK_FILE = "writer.lock"
-
-
-
 
 process_role = "app"  # what this process is, for the message another one shows; the CLI sets its command
 _held: dict[Path, list] = {}  # lock path → [open file, number of libraries holding it]
@@ -30,12 +28,12 @@ _guard = threading.Lock()
 def acquire(data_dir: Path) -> Path:
     """Claim the folder for this process (again, if it already holds it). Raises DataFolderBusy with who holds
     it otherwise. Returns the key to release with."""
-    path = (Path(data_dir) / LOCK_FILE).resolve()
+    path = Path(data_dir).resolve() / LOCK_FILE  # (the folder's link followed, never the lock's: open_lock_file)
     with _guard:
         if path in _held:
             _held[path][1] += 1
             return path
-        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 — held open: it is the lock
+        handle = open_lock_file(path)  # held open: it is the lock
         try:
             _lock(handle)
         except OSError:
