@@ -14,9 +14,10 @@ from window_sessions import stop_the_service
 from office_documents import message, write_mbox, write_pptx, write_xlsx, write_zip
 from test_ui import WAIT_MS, search_and_wait
 
-# A first hit this long after the folder is added at most, here (a shared CI machine, models loading beside the
-# run); bench/first_hour.py measures it on a real folder (the issue's target: 10 s on an idle 2-core machine).
-FIRST_HIT_S = 30.0
+# The times belong to bench/first_hour.py (the issue's target: a first hit in 10 s on an idle 2-core machine): here
+# the order and the truth are asserted — found before the run ended, the bar never back — with a guard against a
+# hang alone, long enough for a machine at load 16 (issue 50: 180 s for the run was missed there).
+RUN_WAIT_MS = 900_000
 QUIT_S = 2.0
 TOPICS = ("invoice supplier delivery", "garden compost orchard", "bicycle train ticket", "budget forecast revenue",
           "violin concert piano", "mortgage pension insurance")
@@ -74,22 +75,19 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
                 counters.setdefault(progress.phase, []).append(progress.done)
 
         win.progress.on_progress = recorded
-        added = time.monotonic()
         win.add_folder(str(docs))
-        qtbot.waitUntil(lambda: any("herons.md" in hit.path for hit in win.search.hits), timeout=WAIT_MS)
-        first_hit_s = time.monotonic() - added
-        assert first_hit_s <= FIRST_HIT_S
+        qtbot.waitUntil(lambda: any("herons.md" in hit.path for hit in win.search.hits), timeout=RUN_WAIT_MS)
         assert win.progress.title.text().startswith("Indexing")  # found before the run ended: it re-ran itself
 
         # Mid-run (the scan has listed the files; most are still to be read or embedded): a save, a rename and a
         # deletion, which the run's own list does not hold as they now are.
-        qtbot.waitUntil(lambda: win.progress.bars["parse"].value() >= 20, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: win.progress.bars["parse"].value() >= 20, timeout=RUN_WAIT_MS)
         assert win.progress.title.text().startswith("Indexing")
         (docs / "kingfisher.md").write_text("# Kingfisher\n\nA kingfisher dives from the willow branch.\n")
         (docs / "herons.md").rename(docs / "grey-herons.md")
         (docs / "lighthouse.pdf").unlink()
 
-        qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: win.progress.title.text().startswith("Done"), timeout=RUN_WAIT_MS)
         assert server.calls == 0  # `auto`: rules contexts while the files are read, the model only afterwards
 
         def on_disk_again() -> bool:
