@@ -37,3 +37,33 @@ def test_index_with_no_service_running_starts_it_and_hands_it_the_run(docs, data
     finally:
         stop_the_service(data_dir)
     assert who_answers(data_dir) is None
+
+
+def test_a_service_killed_under_a_run_it_was_handed_is_named_as_the_service(docs, data_dir):
+    """Issue 50 (7): the CLI said "The desktop-rag app stopped during the call" when it was the service."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for i in range(300):
+        (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\nThe pump primes valve number {i} every morning.\n")
+    as_a_person = {k: v for k, v in os.environ.items() if k != "DESKTOP_RAG_START_SERVICE"}
+    index = subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "index", str(docs),
+                              "--contexts", "rules"], env=as_a_person, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        said = ""
+        while "Indexing in desktop-rag service" not in said:
+            line = index.stderr.readline()
+            assert line, f"the index command ended first: {said}"
+            said += line
+        os.kill(who_answers(data_dir)["pid"], signal.SIGKILL)
+        _out, rest = index.communicate(timeout=120)
+    finally:
+        index.kill()
+        deadline = time.monotonic() + 30
+        while who_answers(data_dir) is not None and time.monotonic() < deadline:
+            time.sleep(0.2)
+    assert index.returncode != 0
+    assert "The service stopped before the run ended; what it finished is kept" in rest and " app " not in rest, rest
