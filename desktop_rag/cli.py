@@ -6,6 +6,7 @@ Results go to stdout (JSON with --json), progress and messages to stderr, so scr
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -18,7 +19,8 @@ from desktop_rag.cli_writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_ME
                                     interrupted, name_this_process, open_library_for_writing)
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.errors import BadInput, user_message
-from desktop_rag.logs import ROLE_OF_COMMAND, log_path, log_to_data_folder, log_to_terminal, stop_logging
+from desktop_rag.logs import (LAST_WORDS, ROLE_OF_COMMAND, SHOWN, log_path, log_to_data_folder, log_to_terminal,
+                              stop_logging)
 
 
 
@@ -43,8 +45,11 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_ERROR
     except Exception as exc:  # noqa: BLE001 — the last resort: one line; a bug's traceback goes to the log
-        print(f"desktop-rag: {_error_message(exc, log_path(data_dir, ROLE_OF_COMMAND.get(args.command, 'cli')))}",
-              file=sys.stderr)
+        message = _error_message(exc, log_path(data_dir, ROLE_OF_COMMAND.get(args.command, 'cli')))
+        print(f"desktop-rag: {message}", file=sys.stderr)
+        # In the log too: a service started by a window ends with its stderr read by nobody, and the window says
+        # why from here (service/background_process.py's why_it_ended).
+        logging.getLogger(__name__).error("%s%s", LAST_WORDS, message, extra=SHOWN)
         return EXIT_ERROR
     finally:
         for log_handler in logs:

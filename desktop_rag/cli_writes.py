@@ -164,7 +164,8 @@ def cmd_doctor(args, data_dir: Path) -> int:
             finally:
                 client.close()
             result = {"found": answer["found"], "repaired": [], "left": answer["found"],
-                      "damage_advice": answer["damage_advice"], "holds": answer.get("holds")}
+                      "damage_advice": answer["damage_advice"], "holds": answer.get("holds"),
+                      "waiting": answer.get("waiting", [])}
     else:
         result = _doctor_here(data_dir, args.repair)
     _print_doctor(result, args)
@@ -180,21 +181,24 @@ def _doctor_here(data_dir: Path, repair: bool) -> dict:
             return run_kinds.repair(library)(lambda progress: None, RunControl()).result or {}
         checkup = doctor.examine(library)
     return {"found": checkup.findings(), "repaired": [], "left": checkup.findings(),
-            "damage_advice": checkup.damage_advice, "holds": checkup.holdings()}
+            "damage_advice": checkup.damage_advice, "holds": checkup.holdings(), "waiting": checkup.waiting()}
 
 
 def _print_doctor(result: dict, args) -> None:
     if args.json:
-        print(json.dumps({k: result.get(k) for k in ("found", "repaired", "left", "holds")}))
+        print(json.dumps({k: result.get(k) for k in ("found", "repaired", "left", "holds", "waiting")}))
         return
     if result.get("holds"):
         print(as_sentence(result["holds"]) + ".")
+    for waits in result.get("waiting") or []:
+        print(f"waiting: {waits} (the background service does it as it runs; `desktop-rag doctor --repair` now)")
     for finding in result["found"]:
         print(f"found: {finding}")
     for done in result["repaired"]:
         print(f"repaired: {done}")
     if not result["found"]:
-        print("The catalog, the dense index and the keyword index agree.")
+        print("The catalog, the dense index and the keyword index agree"
+              + (" on what they hold so far." if result.get("waiting") else "."))
     elif result["left"] and not args.repair:
         print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
     if result["damage_advice"]:

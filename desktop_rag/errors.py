@@ -9,6 +9,7 @@ internal error.
 from __future__ import annotations
 
 import errno
+import sqlite3
 
 
 
@@ -64,6 +65,9 @@ def user_message(exc: BaseException) -> str | None:
         return exc.what + (str(exc).strip() or exc.__class__.__name__)
     if disk_full(exc):
         return DISK_FULL
+    if isinstance(exc, sqlite3.DatabaseError) and any(words in str(exc).lower() for words in _DAMAGED_WORDS):
+        return (f"The catalog is damaged ({exc}). Your files are untouched. Move the data folder aside (keep it: it "
+                "may be recoverable with sqlite3's .recover) and index your folders again")
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
         if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -75,6 +79,8 @@ def user_message(exc: BaseException) -> str | None:
     return None
 
 
+# How SQLite says a catalog's pages are damaged: read by a process that did not open it (the window's reads).
+_DAMAGED_WORDS = ("database disk image is malformed", "file is not a database")
 DISK_FULL = ("The disk is full. Free some space, or move the data folder to a bigger disk (--data-dir, or File → "
              "Data folder in the app), then run the task again; finished work is kept.")
 # How a full disk (or a user's quota) reads when it comes from SQLite (SQLITE_FULL) or from Chroma's Rust core,

@@ -25,12 +25,28 @@ from desktop_rag.platform.file_locks import one_at_a_time
 MAX_LOG_BYTES = 1_000_000
 KEPT_LOG_FILES = 3
 SHOWN = {"shown_to_person": True}
+LAST_WORDS = "ended: "  # what a command said as it ended on an error, in its log (why_it_ended)
 LOGS_FOLDER = "logs"
 ONE_WRITER = ("service", "window", "tray")  # one process of each per data folder: it rotates its file itself
 # What each command logs as: the background's (`service`, `watch`, `serve`: one writer of the library at a time)
 # and the front ends of their own; every other command, `mcp` included, is the CLI's.
 ROLE_OF_COMMAND = {"service": "service", "watch": "service", "serve": "service", "gui": "window", "tray": "tray",
                    "quick": "quick"}
+
+
+def why_it_ended(data_dir: Path, role: str) -> str | None:
+    """What the last process of `role` said as it ended on an error (a service a window started ends with its
+    stderr read by nobody: the window says this instead), or None."""
+    try:
+        with open(log_path(data_dir, role), "rb") as log:
+            log.seek(max(0, log.seek(0, os.SEEK_END) - 64_000))
+            lines = log.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        if f" ERROR desktop_rag.cli: {LAST_WORDS}" in line:
+            return line.split(LAST_WORDS, 1)[1]
+    return None
 
 
 def log_path(data_dir: Path, role: str) -> Path:

@@ -9,14 +9,16 @@ from pathlib import Path
 WAIT_MS = 180_000
 
 
-def open_session(qtbot, data_dir: Path, settings=None):
+def open_session(qtbot, data_dir: Path, settings=None, on_window=None):
     """An AppSession on `data_dir` (its settings saved first when given), its window shown and answered by the
-    service."""
+    service. `on_window(window)`: called before the window is shown (a test following its signals from the start)."""
     from desktop_rag.ui.app import AppSession
 
     if settings is not None:
         settings.save(data_dir)
     session = AppSession(data_dir)
+    if on_window is not None:
+        on_window(session.window)
     qtbot.addWidget(session.window)
     with qtbot.waitActive(session.window):
         session.window.show()

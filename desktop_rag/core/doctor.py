@@ -37,10 +37,21 @@ class Checkup:
     keyword_chunks: int | None = None  # None: no keyword index (missing, or to be rebuilt)
     waiting_to_embed: int = 0
 
+    keyword_index_to_build: bool = False  # marked for rebuilding (a run cut short): the next sync builds it
+
     @property
     def healthy(self) -> bool:
-        return not (self.catalog_damage or self.vectors_missing or self.vectors_orphaned or self.keyword_problem
-                    or self.waiting_to_embed)
+        return not (self.catalog_damage or self.vectors_missing or self.vectors_orphaned or self.keyword_problem)
+
+    def waiting(self) -> list[str]:
+        """Work a run cut short left (nothing damaged): what search lacks until the next sync, or --repair, does it."""
+        left = []
+        if self.waiting_to_embed:
+            left.append(f"{self.waiting_to_embed:,} of {self.catalog_chunks:,} passages wait to be embedded: meaning "
+                        "search does not find them until they are")
+        if self.keyword_index_to_build:
+            left.append("the keyword index waits to be built: keyword search finds nothing until it is")
+        return left
 
     def holdings(self) -> str:
         """What each holds, in a sentence."""
@@ -60,9 +71,6 @@ class Checkup:
                          "longer has")
         if self.keyword_problem:
             found.append(f"the keyword index {self.keyword_problem}")
-        if self.waiting_to_embed:
-            found.append(f"{self.waiting_to_embed:,} of {self.catalog_chunks:,} passages wait to be embedded: meaning "
-                         "search does not find them until they are (the background service embeds them as it runs)")
         return found
 
 
@@ -92,10 +100,12 @@ def examine(library: Library) -> Checkup:
     checkup.vectors_missing = catalog.chunk_ids(embedded=True) - stored
     checkup.catalog_chunks, checkup.dense_chunks = catalog.chunk_count(), len(stored)
     checkup.waiting_to_embed = catalog.count_pending_embeddings()
-    checkup.keyword_chunks = len(library.keywords) if library.keywords.exists else None
     # A chunk replaced or removed keeps its vector until the next sync drops it (dense_deletions): not an orphan.
     checkup.vectors_orphaned = stored - catalog.chunk_ids() - set(catalog.pending_dense_deletions())
     checkup.keyword_problem = _keyword_files_problem(library)
+    if checkup.keyword_problem is None and library.keywords.exists:  # (a damaged one cannot be counted)
+        checkup.keyword_chunks = len(library.keywords)
+    checkup.keyword_index_to_build = checkup.keyword_problem is None and catalog.keyword_index_dirty
     if checkup.keyword_problem is None and not catalog.keyword_index_dirty and library.keywords.exists:
         in_index, in_catalog = library.keywords.chunk_ids(), catalog.chunk_ids()
         if in_index != in_catalog:
@@ -122,8 +132,10 @@ def repair(library: Library, checkup: Checkup, on_progress: ProgressCallback | N
         if checkup.keyword_problem:
             library.catalog.mark_keyword_index_dirty()
             done.append("keyword index rebuilt")
-        if checkup.waiting_to_embed:  # (the sync embeds every chunk waiting)
+        if checkup.waiting_to_embed:  # (the sync embeds every chunk waiting, and builds a marked keyword index)
             done.append(f"{checkup.waiting_to_embed:,} passages waiting were embedded")
+        if checkup.keyword_index_to_build:
+            done.append("keyword index built")
         if done:
             library.indexes.sync_now(on_progress, control)
     return done
@@ -134,6 +146,6 @@ def _keyword_files_problem(library: IndexParts) -> str | None:
     damage = keywords.damage()
     if damage:
         return f"is damaged ({damage})"
-    if not keywords.exists and catalog.chunk_count():  # (to be rebuilt or not: keyword search finds nothing now)
+    if not keywords.exists and catalog.chunk_count() and not catalog.keyword_index_dirty:
         return "is missing"
     return None

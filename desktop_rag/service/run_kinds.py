@@ -36,7 +36,7 @@ def repair(library: Library) -> OutcomeWork:
     def work(report, control) -> RunOutcome:
         found = doctor.examine(library)
         findings = found.findings()
-        repaired = doctor.repair(library, found, report, control) if findings else []
+        repaired = doctor.repair(library, found, report, control) if findings or found.waiting() else []
         after = doctor.examine(library) if repaired else found
         left = after.findings()
         sentence = ("Repaired: " + "; ".join(repaired)) if repaired else (
@@ -44,7 +44,8 @@ def repair(library: Library) -> OutcomeWork:
             "Nothing could be repaired here")
         return RunOutcome(sentence, cancelled=control.cancelled,
                           result={"found": findings, "repaired": repaired, "left": left,
-                                  "damage_advice": found.damage_advice, "holds": after.holdings()})
+                                  "damage_advice": found.damage_advice, "holds": after.holdings(),
+                                  "waiting": after.waiting()})
 
     return work
 

@@ -151,8 +151,8 @@ class WriteTools:
         if repair:
             return self._run("repair", run_kinds.repair(self.library))
         checkup = self._write(lambda: doctor.examine(self.library))
-        return {"found": checkup.findings(), "damage_advice": checkup.damage_advice, "holds": checkup.holdings(),
-                "served_by": self.served_by}
+        return {"found": checkup.findings(), "waiting": checkup.waiting(), "damage_advice": checkup.damage_advice,
+                "holds": checkup.holdings(), "served_by": self.served_by}
 
     def contextualize(self, limit: int | None = None) -> dict:
         """LLM contexts written now for documents with rules contexts (at most `limit` documents), as a run; held

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, Q
 
 from desktop_rag.config import Settings
 from desktop_rag.core.changes import Changes
+from desktop_rag.errors import as_sentence
 from desktop_rag.core.library_reads import FolderState
 from desktop_rag.ui.background_view import BackgroundView
 from desktop_rag.ui.errors import for_window
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         link.back.connect(self._service_back)
         link.stopped.connect(self._service_stopped)
         link.read_only.connect(self._library_read_only)
+        link.cannot_start.connect(self._service_cannot_start)
         link.missed.connect(lambda: self.changed.emit(EVERYTHING))
         link.quit_all.connect(self.quit_requested)
         _application().installEventFilter(self)  # the person's input
@@ -193,6 +195,12 @@ class MainWindow(QMainWindow):
 
     def _service_stopped(self) -> None:
         self.service_label.setText("The background service was stopped: searching and indexing wait for it.")
+        self.start_again_button.show()
+
+    def _service_cannot_start(self, why: str) -> None:
+        self.service_label.setText("The background service could not start: searching and indexing wait for it.")
+        self.progress.finish(as_sentence(why) if why else "The background service could not start: "
+                             "logs/service.log in the data folder says why.")
         self.start_again_button.show()
 
     def _library_read_only(self) -> None:

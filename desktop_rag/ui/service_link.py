@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.changes import Changes
 from desktop_rag.errors import UserError
+from desktop_rag.logs import why_it_ended
 from desktop_rag.service.background_process import answering_or_started
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
@@ -30,6 +31,9 @@ from desktop_rag.core.read_only import library_writable
 log = logging.getLogger(__name__)
 
 EVENTS_WAIT_S = 20.0  # a long poll's longest wait: under the endpoint's idle timeout (60 s)
+# Services started in a row that ended without answering before the window stops starting them (each says why in
+# logs/service.log; the window says so and offers to start it again).
+STARTS_BEFORE_GIVING_UP = 3
 CALL_ATTEMPTS = 2  # a call that met a service gone is asked once more of the one started in its place
 
 
@@ -48,6 +52,7 @@ class ServiceLink(QObject):
     back = Signal(str)  # it answers (again): what it is ("desktop-rag service (process 12)")
     stopped = Signal()  # stopped on purpose: not started again until start_again()
     read_only = Signal()  # the library cannot be written: no service holds it; searched in this process
+    cannot_start = Signal(str)  # services started in a row ended without answering (why, from its log): not again
     missed = Signal()  # events were missed (a new service, or far behind): every view reads anew
     quit_all = Signal()  # the tray's Quit: the service stops, and the window with it
 
@@ -63,6 +68,7 @@ class ServiceLink(QObject):
         self._stopped_on_purpose = False
         self.served_by = ""
         self.started: subprocess.Popen | None = None  # the service this window started, if it did
+        self._ended_unanswered = 0  # services started in a row that ended before they answered
         # A library this process may not write (a read-only disk, a copy, another user's): no service could hold
         # it, so none is started; the window's calls are answered in its own process, which only reads (issue 50).
         self.library_read_only = not library_writable(data_dir)
@@ -174,6 +180,7 @@ class ServiceLink(QObject):
                     hello = client.call("hello")
                     self.served_by = hello["served_by"]
                     self.back.emit(self.served_by)
+                    self._ended_unanswered = 0
                 answer = client.call("events", after=after, instance=instance, wait_s=EVENTS_WAIT_S,
                                      status=status_version)
             except (EndpointGone, OSError, UserError) as exc:
@@ -215,17 +222,31 @@ class ServiceLink(QObject):
                 self.quit_all.emit()
 
     def _went_away(self, exc: Exception) -> None:
+        started = self.started
+        if started is not None and started.poll() is not None and isinstance(exc, ServiceUnavailable):
+            self._ended_unanswered += 1  # (a damaged catalog: each service ends in its first second)
+        if self._ended_unanswered >= STARTS_BEFORE_GIVING_UP:
+            log.warning("%d services ended without answering: not started again until the person asks",
+                        self._ended_unanswered)
+            self._ended_unanswered = 0
+            self._stopped_on_purpose = True
+            self.cannot_start.emit(why_it_ended(self.data_dir, "service") or "")
+            self._wait_to_be_asked()
+            return
         if self._stopped_on_purpose:
             log.info("the service was stopped: waiting for the person to start it again")
             self.stopped.emit()
-            self._restart.clear()
-            while not self._restart.wait(0.5):
-                if self._closing.is_set():
-                    return
+            self._wait_to_be_asked()
             return
         log.warning("the service went away (%s): starting it again", exc)
         self.lost.emit()
         self._closing.wait(0.5)  # a service that dies at once is not started again and again in a tight loop
+
+    def _wait_to_be_asked(self) -> None:
+        self._restart.clear()
+        while not self._restart.wait(0.5):
+            if self._closing.is_set():
+                return
 
     # -- the end --------------------------------------------------------------------------------------------
 

@@ -33,9 +33,12 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
-def assert_doctor_clean(data_dir):
+def assert_doctor_clean(data_dir, work_left_allowed: bool = False):
+    """Nothing damaged; `work_left_allowed`: what a run cut short leaves for the next one (passages to embed, the
+    keyword index to build) may be found, and nothing else (issue 50: the doctor says what waits)."""
     report = json.loads(cli(data_dir, "doctor", "--json", check=False).stdout)
-    assert report["found"] == [], report
+    left_work = ("wait to be embedded", "the keyword index is missing")
+    assert [f for f in report["found"] if not (work_left_allowed and any(w in f for w in left_work))] == [], report
 
 
 def test_a_run_that_fills_a_small_disk_stops_clearly_and_the_next_one_finishes(small_disk, docs):
@@ -47,7 +50,7 @@ def test_a_run_that_fills_a_small_disk_stops_clearly_and_the_next_one_finishes(s
     done_before = counts(data_dir)
 
     subprocess.run(["mount", "-o", "remount,size=256m", str(small_disk)], check=True)  # room again
-    assert_doctor_clean(data_dir)
+    assert_doctor_clean(data_dir, work_left_allowed=True)
     summary = cli_json(data_dir, "index", str(docs), "--contexts", "rules", "--json")
     assert summary["failed"] == [] and summary["indexed"] == 300 - done_before[0]  # nothing finished redone
     assert summary["unchanged"] == done_before[0]
