@@ -14,8 +14,12 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _NOT_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+def _as_escape(match: re.Match) -> str:
+    return match.group(0).encode("unicode_escape").decode("ascii")
+
+
 def harmless(text: str) -> str:
-    return _NOT_TEXT.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+    return _NOT_TEXT.sub(_as_escape, text)
 
 
 class HarmlessStream:
@@ -38,4 +42,4 @@ class HarmlessStream:
 def shown(path: str) -> str:
     """A path on one line: a newline or other control character in a file name is written as an escape (\\n),
     so it cannot break the output into lines that look like other files."""
-    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(path))
+    return _CONTROL.sub(_as_escape, str(path))

@@ -31,12 +31,11 @@ class Checkup:
     vectors_orphaned: set[int] = field(default_factory=set)  # a vector for a chunk the catalog does not have
     keyword_problem: str | None = None  # the keyword index's files, or its chunks, disagree with the catalog
     # What each holds: an empty dense index agrees with a catalog whose chunks all wait to be embedded, and meaning
-    # search still finds nothing (issue 50): the waiting ones are a finding too, which --repair embeds.
+    # search still finds nothing (issue 50): what waits is said apart from damage (`waiting`), and --repair does it.
     catalog_chunks: int = 0
     dense_chunks: int = 0
     keyword_chunks: int | None = None  # None: no keyword index (missing, or to be rebuilt)
     waiting_to_embed: int = 0
-
     keyword_index_to_build: bool = False  # marked for rebuilding (a run cut short): the next sync builds it
 
     @property
@@ -96,18 +95,18 @@ def examine(library: Library) -> Checkup:
     checkup = Checkup(catalog_damage=damage, damage_advice=damaged_message(catalog.path, damage) if damage else None)
     if checkup.catalog_damage:
         return checkup  # nothing read from a damaged catalog can be trusted
-    stored = library.vectors.chunk_ids()
+    stored, in_catalog = library.vectors.chunk_ids(), catalog.chunk_ids()
     checkup.vectors_missing = catalog.chunk_ids(embedded=True) - stored
-    checkup.catalog_chunks, checkup.dense_chunks = catalog.chunk_count(), len(stored)
+    checkup.catalog_chunks, checkup.dense_chunks = len(in_catalog), len(stored)
     checkup.waiting_to_embed = catalog.count_pending_embeddings()
     # A chunk replaced or removed keeps its vector until the next sync drops it (dense_deletions): not an orphan.
-    checkup.vectors_orphaned = stored - catalog.chunk_ids() - set(catalog.pending_dense_deletions())
+    checkup.vectors_orphaned = stored - in_catalog - set(catalog.pending_dense_deletions())
     checkup.keyword_problem = _keyword_files_problem(library)
     if checkup.keyword_problem is None and library.keywords.exists:  # (a damaged one cannot be counted)
         checkup.keyword_chunks = len(library.keywords)
     checkup.keyword_index_to_build = checkup.keyword_problem is None and catalog.keyword_index_dirty
     if checkup.keyword_problem is None and not catalog.keyword_index_dirty and library.keywords.exists:
-        in_index, in_catalog = library.keywords.chunk_ids(), catalog.chunk_ids()
+        in_index = library.keywords.chunk_ids()
         if in_index != in_catalog:
             checkup.keyword_problem = (f"disagrees with the catalog ({len(in_catalog - in_index)} chunks missing, "
                                        f"{len(in_index - in_catalog)} unknown)")

@@ -113,19 +113,15 @@ def build_server(data_dir: Path):
     async def read(method: str, what: str, given: str, name: str) -> str:
         """A resource's answer; a wrong id or a document not served is said to the agent as such (the SDK turns
         any other exception into a generic error naming only the address)."""
-        from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+        from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 
         if not given.isascii() or not given.isdigit() or int(given) < 1:
             raise ResourceNotFoundError(f"{given!r} is not a {what} id: ids are whole numbers from 1, as search "
                                         "results give them")
         try:
             return json.dumps(await call(method, **{name: int(given)}), ensure_ascii=False)
-        except Exception as exc:
-            from mcp.server.mcpserver.exceptions import ToolError
-
-            if isinstance(exc, ToolError):  # a user error: said as it is
-                raise ResourceNotFoundError(str(exc)) from None
-            raise
+        except ToolError as exc:  # a user error (`call` makes them ToolErrors): said as it is
+            raise ResourceNotFoundError(str(exc)) from None
 
     @server.resource("desktop-rag://documents/{document_id}", mime_type="application/json")
     async def document(document_id: str) -> str:
