@@ -199,8 +199,8 @@ class MainWindow(QMainWindow):
 
     def _service_cannot_start(self, why: str) -> None:
         self.service_label.setText("The background service could not start: searching and indexing wait for it.")
-        self.progress.finish(as_sentence(why) if why else "The background service could not start: "
-                             "logs/service.log in the data folder says why.")
+        self.progress.finish(as_sentence(why.rstrip(".")) + "." if why else "The background service could not "
+                             "start: logs/service.log in the data folder says why.")
         self.start_again_button.show()
 
     def _library_read_only(self) -> None:
