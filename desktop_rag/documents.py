@@ -111,6 +111,11 @@ def duration_words(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def how_many(n: int, noun: str, plural: str = "") -> str:
+    """"1 result", "3 results", "1 weak match", "2 weak matches"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def documents_sentence(documents: dict) -> str:
     """The library's stats()["documents"] in words, as the CLI and the Stats tab say it."""
     inside = documents.get("inside_files", 0)

@@ -64,6 +64,7 @@ class BackgroundView(QObject):
         self._count_again = False
         self._counted_at = 0.0
         self.control: UpgradeControl | None = None  # while the panel shows a step
+        self.read_only = False  # a library this process may not write: nothing is upgraded, nothing offered
         self._tally = UpgradeSummary()
         self._ended_at: float | None = None
         self._timer = QTimer(self, interval=500)
@@ -200,6 +201,8 @@ class BackgroundView(QObject):
             return "LLM contexts: none waiting." + ("" if settings.llm_upgrade_when_idle
                                                    else " Background LLM contexts are off.")
         what = f"{self.waiting:,} passages wait for the language model's contexts"
+        if self.read_only:
+            return f"{what} · this library is read-only: none are written here"
         if self.seconds_per_chunk:  # from its recent pace; until it has one, no guess
             what += f" (about {duration_words(self.waiting * self.seconds_per_chunk)} of its work at its recent pace)"
         if self.status.get("doing") == WRITING:
@@ -222,7 +225,9 @@ class BackgroundView(QObject):
         """The background button: "Resume", "Start", "Pause", or None while a step shows (the panel's own Pause
         and Cancel act on it then) or while contexts other than `auto` keep it from running at all."""
         settings = self.library.settings
-        if self.control is not None or (settings.contexts != "auto" and not self.status.get("asked_now")):
+        if self.read_only or self.control is not None:
+            return None
+        if settings.contexts != "auto" and not self.status.get("asked_now"):
             return None
         if settings.llm_upgrade_paused:
             return "Resume"

@@ -49,6 +49,7 @@ class FoldersPanel(QWidget):
         super().__init__(parent)
         self.no_ocr: set[str] = set()  # folders whose scans are not read (the ocr_skip_folders setting)
         self.upgrade_first: set[str] = set()  # folders whose LLM contexts are written first
+        self.read_only = False  # a library this process may not write: its folders are shown, not changed
         self.list = _DropList()
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
@@ -96,9 +97,17 @@ class FoldersPanel(QWidget):
         if self.selected():
             self.rescan_requested.emit(self.selected())
 
+    def set_read_only(self) -> None:
+        self.read_only = True
+        self.list.setAcceptDrops(False)
+        self.list.setToolTip("")
+        self.add_button.setEnabled(False)
+        self.hint.setText("This library is read-only: its folders cannot be changed here.")
+        self._update_buttons()
+
     def _menu(self, position) -> None:
         folder = self.selected()
-        if folder is None:
+        if folder is None or self.read_only:
             return
         menu = QMenu(self)
         menu.addAction("Re-scan", self._rescan)
@@ -139,10 +148,10 @@ class FoldersPanel(QWidget):
             self.list.addItem(item)
             if state.path == current:
                 self.list.setCurrentItem(item)
-        self.hint.setVisible(not states)
+        self.hint.setVisible(not states or self.read_only)
         self._update_buttons()
 
     def _update_buttons(self) -> None:
-        chosen = self.selected() is not None
+        chosen = self.selected() is not None and not self.read_only
         self.remove_button.setEnabled(chosen)
         self.rescan_button.setEnabled(chosen)

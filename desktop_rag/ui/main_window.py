@@ -149,6 +149,7 @@ class MainWindow(QMainWindow):
         repair = action("Check and repair the indexes", lambda: self.send("doctor", {"repair": True}))
         repair.setToolTip("Compare both indexes with the catalog and rebuild from it what disagrees")
         quit_ = action("Quit", self.close, "Ctrl+Q")
+        self.write_actions = (add, rescan, upgrade, repair)  # none can be done in a read-only library
         menu = self.menuBar().addMenu("&File")
         for act in (add, rescan, upgrade, repair, settings):
             menu.addAction(act)
@@ -204,8 +205,16 @@ class MainWindow(QMainWindow):
         self.start_again_button.show()
 
     def _library_read_only(self) -> None:
+        """Searching, previews, stats and reading contexts work; what would write is not offered (issue 50)."""
         self.service_label.setText("Read-only library: searching works here; indexing, edits and the LLM upgrade "
                                    "need a data folder you may write.")
+        for act in self.write_actions:
+            act.setEnabled(False)
+            act.setToolTip(f"{act.text()}: not in a read-only library")
+        self.folders.set_read_only()
+        self.review.set_read_only()
+        self.background.read_only = True
+        self.background.changed.emit()
 
     def _start_again(self) -> None:
         self.start_again_button.hide()
@@ -293,6 +302,10 @@ class MainWindow(QMainWindow):
                 self.data_folder_chosen.emit(dialog.chosen_data_dir())
 
     def save_settings(self, chosen: Settings) -> None:
+        if self.link.library_read_only:  # (the dialog still chooses another data folder)
+            if chosen != self.library.settings:
+                self.statusBar().showMessage("Settings not saved: this library is read-only.")
+            return
         was_ocr = self.library.settings.ocr
         chosen_values = asdict(chosen)
         values = {k: v for k, v in chosen_values.items() if getattr(self.library.settings, k) != v}

@@ -19,11 +19,13 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
+from desktop_rag.core.read_only import library_writable
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
 from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answering_or_started, start_service,
                                                      wait_for_answer, who_answers)
+from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_manager, open_with_system
 from desktop_rag.ui.hit_list import HitList
@@ -42,15 +44,20 @@ class ServiceStarting(UserError):
 
 class ServiceSearch:
     """A search answered by the data folder's service; none running: it is started (once), and the search waits
-    for it to answer."""
+    for it to answer. A library this process may not write has no service (none could hold it): it is searched
+    here, read-only, as the window searches it (issue 50)."""
 
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
+        self._here = (None if library_writable(data_dir) else
+                      LibraryClient(data_dir, local_only=True, served_by="the quick search (read-only library)"))
         self._client: EndpointClient | None = None
         self._started: subprocess.Popen | None = None  # the service this popup started
         self._starting = threading.Lock()  # the popup's preparation and its first search may both start it
 
     def __call__(self, query: str) -> SearchResult:
+        if self._here is not None:
+            return SearchResult.from_dict(self._here.call("search", query=query, limit=HITS))
         for attempt in range(2):
             client = self._client or self._connect()
             try:
@@ -77,12 +84,15 @@ class ServiceSearch:
 
     def openable(self, hit: Hit) -> str:
         """The path a viewer can open for `hit` (service/tools.py's open_hit)."""
-        client = self._client or self._connect()
+        client = self._here or self._client or self._connect()
         return client.call("open_hit", chunk_id=hit.chunk_id, path=hit.path)["path"]
 
     def prepare(self) -> None:
         """As the popup opens, on a connection of its own (the searches keep theirs): the service loads what a
         search needs while the person types; none running, it is started."""
+        if self._here is not None:
+            self._here.call("prepare_search")
+            return
         client = EndpointClient.for_library(self.data_dir)
         if client is None:
             self._start_service_once()
@@ -106,7 +116,7 @@ class ServiceSearch:
 
     @property
     def connected(self) -> bool:
-        return self._client is not None
+        return self._client is not None or self._here is not None
 
     def service_answers(self) -> bool:
         """Whether a service answers now (a probe of its own: the searches keep their connection)."""
@@ -119,6 +129,8 @@ class ServiceSearch:
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
+        if self._here is not None:
+            self._here.close()
 
 
 class QuickSearch(QWidget):

@@ -127,6 +127,7 @@ class ReviewPanel(QWidget):
         self.save_button = QPushButton("Save edit")
         self.regenerate_button = QPushButton(REGENERATE)
         self._regenerating: int | None = None  # the chunk whose context the model is writing anew
+        self.read_only = False  # a library this process may not write: contexts are read, not edited
         self.revert_button = QPushButton("Revert to generated")
         self.approve_button = QPushButton("Approve")
         self.message = QLabel()
@@ -211,11 +212,20 @@ class ReviewPanel(QWidget):
         self.questions.setPlainText(row.questions)
         self.breakdown.setText(breakdown_text(row) + (f" Model: {row.model}." if row.model else ""))
 
+    def set_read_only(self) -> None:
+        self.read_only = True
+        self.message.setText("This library is read-only: its contexts can be read here, not edited.")
+        self._set_editing(self.current)
+
     def _set_editing(self, row: ReviewRow | None) -> None:
-        for widget in (self.editor, self.questions, self.save_button, self.regenerate_button, self.approve_button):
-            widget.setEnabled(row is not None)
-        self.regenerate_button.setEnabled(row is not None or self._regenerating is not None)  # Cancel stays
-        self.revert_button.setEnabled(row is not None and row.source == "manual")
+        editable = row is not None and not self.read_only
+        for widget in (self.editor, self.questions):
+            widget.setEnabled(row is not None)  # read-only, their text can still be selected and copied
+            widget.setReadOnly(not editable)
+        for button in (self.save_button, self.regenerate_button, self.approve_button):
+            button.setEnabled(editable)
+        self.regenerate_button.setEnabled(editable or self._regenerating is not None)  # Cancel stays
+        self.revert_button.setEnabled(editable and row is not None and row.source == "manual")
         if row is None:
             self.editor.clear()
             self.questions.clear()

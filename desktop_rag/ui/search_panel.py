@@ -18,7 +18,7 @@ from desktop_rag.core.search.grouping import group_by_document
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
-from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
+from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name, how_many
 from desktop_rag.errors import NoIndexError
 from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, sentences
 from desktop_rag.ui.filter_bar import FilterBar
@@ -236,16 +236,16 @@ class SearchPanel(QWidget):
             notices = f"{notices} {building}: files not yet indexed are missing from these results.".strip()
         passages = len(self.hits) + sum(map(len, self._folded.values()))
         files = len({hit.path for hit in self.hits})
-        in_files = f" in {files} files" if files < passages else ""
-        found = f"{passages} results{in_files}" if result.hits else "No results."
+        in_files = f" in {how_many(files, 'file')}" if files < passages else ""
+        found = f"{how_many(passages, 'result')}{in_files}" if result.hits else "No results."
         if result.query.startswith("similar to: "):
-            found = f"{passages} passages{in_files} like “{result.query.removeprefix('similar to: ')}”"
+            found = f"{how_many(passages, 'passage')}{in_files} like “{result.query.removeprefix('similar to: ')}”"
         elif result.nothing_left:
             found = "No document matches the filters."
         elif not result.filters.empty:
             found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
         if result.weak:
-            found = f"No good match. {passages} weak matches:"
+            found = f"No good match. {how_many(passages, 'weak match', 'weak matches')}:"
         self.message.setText(f"{found} {notices}".strip())
         self.status.emit(found)
         if result.hits:

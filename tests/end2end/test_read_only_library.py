@@ -84,5 +84,34 @@ def test_the_window_searches_a_read_only_library_and_says_it_is_read_only(qtbot,
         assert window.search.hits[0].path == str(docs / "heron.md")
         assert window.service_label.text().startswith("Read-only library")
         assert who_answers(data_dir) is None and window.link.started is None
+        # What would write is not offered: no action, button, menu or editor that could only fail.
+        assert not any(act.isEnabled() for act in window.write_actions)
+        assert not window.folders.add_button.isEnabled() and not window.folders.list.acceptDrops()
+        window.folders.list.setCurrentRow(0)
+        assert window.folders.selected() and not window.folders.rescan_button.isEnabled()
+        window.tabs.setCurrentWidget(window.review)
+        qtbot.waitUntil(lambda: window.review.model.rowCount() == 2, timeout=WAIT_MS)
+        window.review.table.selectRow(0)
+        assert window.review.editor.toPlainText() and window.review.editor.isReadOnly()
+        assert not window.review.save_button.isEnabled() and not window.review.regenerate_button.isEnabled()
+        qtbot.waitUntil(lambda: window.background.waiting is not None, timeout=WAIT_MS)
+        assert window.background.action is None
+        assert window.background.waiting == 2 and "read-only" in window.background.status_text()
     finally:
         close_session(session)
+
+
+def test_the_quick_search_searches_a_read_only_library_and_starts_no_service(qtbot, read_only_library):
+    from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
+
+    data_dir, docs = read_only_library
+    popup = QuickSearch(ServiceSearch(data_dir))
+    qtbot.addWidget(popup)
+    popup.show()  # its preparation: a service would be started here for a library one may write
+    popup.field.setText("router firmware")
+    popup.search_now()
+    qtbot.waitUntil(lambda: bool(popup.hits), timeout=WAIT_MS)
+    assert popup.hits[0].path == str(docs / "router.md")
+    assert "Starting the background index" not in popup.status.text()
+    popup.close()
+    assert who_answers(data_dir) is None and not popup._search.started_service

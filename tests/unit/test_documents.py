@@ -35,3 +35,11 @@ def test_a_hit_found_by_its_name_says_why_it_shows_no_text():
     assert unread_words("") == "Found by its name: there is no text in this file."
     assert unread_words("encrypted PDF: a password is needed.") == (
         "Found by its name: its text could not be read (encrypted PDF: a password is needed).")
+
+
+def test_how_many_says_one_in_the_singular_and_the_rest_in_the_plural():
+    from desktop_rag.documents import how_many
+
+    assert how_many(1, "result") == "1 result" and how_many(0, "result") == "0 results"
+    assert how_many(2, "weak match", "weak matches") == "2 weak matches"
+    assert how_many(1, "weak match", "weak matches") == "1 weak match" and how_many(12000, "file") == "12,000 files"
