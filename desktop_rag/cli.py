@@ -278,6 +278,15 @@ def cmd_gui(args, data_dir: Path) -> int:
     return run_app(data_dir, search=getattr(args, "search", None) or "")
 
 
+def cmd_doctor(args, data_dir: Path) -> int:
+    from desktop_rag.cli_rebuild import rebuild_then_index
+    from desktop_rag.core.catalog_health import catalog_damage
+
+    if args.repair and (damage := catalog_damage(data_dir)):
+        return rebuild_then_index(args, data_dir, damage, cmd_index)
+    return cli_writes.cmd_doctor(args, data_dir)
+
+
 def cmd_demo(args, data_dir: Path) -> int:
     from desktop_rag.demo import run_demo
 
@@ -294,7 +303,7 @@ _COMMANDS = {
     "search": cmd_search,
     "stats": cmd_stats,
     "rebuild": cli_writes.cmd_rebuild,
-    "doctor": cli_writes.cmd_doctor,
+    "doctor": cmd_doctor,
     "context": cli_writes.cmd_context,
     "gui": cmd_gui,
     "contextualize": cli_writes.cmd_contextualize,

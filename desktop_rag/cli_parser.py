@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                                   "folder, write LLM contexts by the schedule, answer the window, `search` and "
                                   "`mcp` (one per data folder; `desktop-rag stop` ends it)")
     service.add_argument("--json", action="store_true", help="one JSON object per line for each applied change")
+    service.add_argument("--rebuild-damaged-catalog", action="store_true",
+                         help="a damaged catalog is first made anew from the folders, as `doctor --repair` does "
+                         "(the window's “Rebuild from my folders”)")
     commands.add_parser("quick", help="a small search-as-you-type popup answered by the background service (bind "
                         "it to a key; Enter opens, Ctrl+Enter opens the folder, Esc closes)")
     commands.add_parser("tray", help="an icon in the desktop's tray: what the window or the background service is "

@@ -29,15 +29,17 @@ def cmd_service(args, data_dir: Path) -> int:
         raise DataFolderBusy(f"another desktop-rag service already answers for {data_dir}: "
                              "`desktop-rag stop` ends it")
     with mark:
-        return _follow(data_dir, [], None, args.json, "service")
+        return _follow(data_dir, [], None, args.json, "service",
+                       rebuild_damaged=getattr(args, "rebuild_damaged_catalog", False))
 
 
-def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str) -> int:
+def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str,
+            rebuild_damaged: bool = False) -> int:
     from desktop_rag.cli_watch import terminal_reports
     from desktop_rag.service.writer_process import follow_folders
 
     terminate_as_interrupt()
-    return follow_folders(data_dir, paths, upgrade, role, terminal_reports(as_json))
+    return follow_folders(data_dir, paths, upgrade, role, terminal_reports(as_json), rebuild_damaged)
 
 
 def cmd_stop(args, data_dir: Path) -> int:

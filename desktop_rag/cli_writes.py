@@ -154,7 +154,8 @@ def cmd_rebuild(args, data_dir: Path) -> int:
 # -- doctor -------------------------------------------------------------------------------------------------------
 
 def cmd_doctor(args, data_dir: Path) -> int:
-    """Exit 0 when all agree (or were mended with --repair), 1 when something is still wrong."""
+    """Exit 0 when all agree (or were mended with --repair), 1 when something is still wrong. (A damaged catalog's
+    repair is cli_rebuild.py's.)"""
     if (client := the_service(args, data_dir)) is not None:
         if args.repair:
             result = _run_in_service(client, "doctor", repair=True)["result"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import sqlite3
 
+from desktop_rag.remedies import REBUILD_DAMAGED
+
 
 
 class UserError(Exception):
@@ -66,8 +68,7 @@ def user_message(exc: BaseException) -> str | None:
     if disk_full(exc):
         return DISK_FULL
     if isinstance(exc, sqlite3.DatabaseError) and any(words in str(exc).lower() for words in _DAMAGED_WORDS):
-        return (f"The catalog is damaged ({exc}). Your files are untouched. Move the data folder aside (keep it: it "
-                "may be recoverable with sqlite3's .recover) and index your folders again")
+        return f"The catalog is damaged ({exc}). Your files are untouched: {REBUILD_DAMAGED}"
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
         if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):

@@ -23,6 +23,11 @@ REPAIR_INDEXES = Remedy("run `desktop-rag doctor --repair` (or any index run)", 
 INDEX_FIRST = Remedy("run `desktop-rag index PATH...` first", "add a folder")
 ADD_FOLDER = Remedy("add one in the app or with `desktop-rag index PATH`", "add a folder")
 ADD_ITS_FOLDER = Remedy("add its folder in the app or with `desktop-rag index FOLDER` first", "add its folder first")
+REBUILD_DAMAGED = Remedy(
+    "`desktop-rag doctor --repair` makes a new catalog from your folders, keeping what can still be read of this "
+    "one (the folders, hand-edited and LLM contexts) and the damaged file aside",
+    "“Rebuild from my folders” makes a new catalog from them, keeping what can still be read of this one (the "
+    "folders, hand-edited and LLM contexts) and the damaged file aside")
 REBUILD = Remedy("run `desktop-rag rebuild`", "re-scan the folders (F5)")
 CHANGED_FILES_REREAD = Remedy("`desktop-rag index` re-reads only changed files",
                               "a re-scan (F5) re-reads only changed files")
@@ -31,8 +36,8 @@ SET_RERANK_MODEL = Remedy("set `rerank_model` to a cross-encoder folder (desktop
 _SET_SETTING = Remedy("set it again with `desktop-rag settings {name} VALUE`", "set it again in Settings")
 
 STOP_SERVICE = Remedy("`desktop-rag stop` ends it now", "Quit in its tray icon's menu ends it now")
-FIXED = (STOP_SERVICE, REPAIR_INDEXES, INDEX_FIRST, ADD_FOLDER, ADD_ITS_FOLDER, REBUILD, CHANGED_FILES_REREAD,
-         SET_RERANK_MODEL)
+FIXED = (STOP_SERVICE, REBUILD_DAMAGED, REPAIR_INDEXES, INDEX_FIRST, ADD_FOLDER, ADD_ITS_FOLDER, REBUILD,
+         CHANGED_FILES_REREAD, SET_RERANK_MODEL)
 
 
 def set_setting(name: str) -> Remedy:

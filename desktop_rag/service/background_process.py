@@ -78,10 +78,10 @@ def start_detached(data_dir: Path, *arguments: str) -> subprocess.Popen:
                             stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def start_service(data_dir: Path) -> subprocess.Popen:
-    """The service of this data folder."""
+def start_service(data_dir: Path, rebuild_damaged: bool = False) -> subprocess.Popen:
+    """The service of this data folder; `rebuild_damaged`: its damaged catalog made anew from the folders first."""
     log.info("starting the background service of %s", data_dir)
-    return start_detached(data_dir, "service")
+    return start_detached(data_dir, "service", *(["--rebuild-damaged-catalog"] if rebuild_damaged else []))
 
 
 def start_tray(data_dir: Path) -> None:
@@ -132,12 +132,12 @@ def may_start_service() -> bool:
 
 def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: None,
                          on_started: Callable[[subprocess.Popen], None] = lambda process: None,
-                         give_up: Callable[[], bool] = lambda: False) -> dict | None:
+                         give_up: Callable[[], bool] = lambda: False, rebuild_damaged: bool = False) -> dict | None:
     """The hello of the service answering for the data folder, started first when none answers nor is starting
     — the one way every front end (the window, the quick popup, the CLI's writes, `mcp`) starts it and waits.
     `on_start()` is told before it is started, `on_started(process)` after; None when it did not answer within
     SERVICE_START_WAIT_S, ended first, or `give_up()` (a window closing) said so — or at once, starting none,
-    when the data folder cannot be written."""
+    when the data folder cannot be written. `rebuild_damaged`: see start_service."""
     hello = who_answers(data_dir)
     if hello is not None:
         return hello
@@ -146,7 +146,7 @@ def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: 
     started = None
     if not service_starting(data_dir):
         on_start()
-        started = start_service(data_dir)
+        started = start_service(data_dir, rebuild_damaged)
         on_started(started)
     return wait_for_answer(data_dir, SERVICE_START_WAIT_S, started, give_up)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import logging
 import os
 import threading
 import time
@@ -30,11 +31,23 @@ RELEASE_EMBEDDER_AFTER_S = 180.0
 # closes its socket before its library; a `--local` command finishing its step).
 LETS_GO_WAIT_S = 15.0
 
+log = logging.getLogger(__name__)
+
+
+def _rebuild_if_damaged(data_dir: Path) -> None:
+    from desktop_rag.core.catalog_health import catalog_damage
+    from desktop_rag.core.catalog_rebuild import rebuild_damaged_catalog
+
+    if damage := catalog_damage(data_dir):
+        rebuilt = rebuild_damaged_catalog(data_dir)
+        log.warning("the catalog was damaged (%s): %s", damage, "; ".join(rebuilt.sentences()))
+
 
 def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role: str,
-                   reports: FollowReports) -> int:
+                   reports: FollowReports, rebuild_damaged: bool = False) -> int:
     """The service (role "service": every indexed folder, and those indexed through it later) or `watch` (the
-    folders given), until a stop."""
+    folders given), until a stop. `rebuild_damaged` (the window's "Rebuild from my folders"): a damaged catalog is
+    first made anew from the folders, which the catch-up then reads."""
     from desktop_rag.core.library import Library
     from desktop_rag.core.progress.control import RunControl
     from desktop_rag.core.runs.lane import WriteLane
@@ -42,6 +55,8 @@ def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role
     from desktop_rag.service.activity import LaneActivity
     from desktop_rag.service.host import LibraryHost
 
+    if rebuild_damaged:
+        _rebuild_if_damaged(data_dir)
     if role == "service":
         lower_priority()  # background work: the catch-up and the upgrade give way to the person's programs
     # Models, the reader and the vector store each in a child process that ends when unused for a minute

@@ -192,11 +192,11 @@ class Catalog:
         now = time.time()
         with self._transaction():
             manual = self._rows.manual_contexts(path)
-            doc_id = self._upsert_document(
-                path, size, mtime_ns, content_hash, "indexed", None, parser, title, text, page_count, now
-            )
+            doc_id = self._upsert_document(path, size, mtime_ns, content_hash, "indexed", None, parser, title, text,
+                                           page_count, now)
             self._set_place(doc_id, member, metadata)
             self._rows.replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
+            self._db.execute("DELETE FROM salvaged_contexts WHERE path = ?", (path,))  # given back, if any
             self.ocr.set_ocr_record(doc_id, ocr_confidence or {}, unread_scans)
             self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))  # text now, if it was not

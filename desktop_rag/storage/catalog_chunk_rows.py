@@ -19,11 +19,14 @@ class ChunkRows:
         self._db = connection.db
 
     def manual_contexts(self, path: str) -> dict[str, tuple[str, str]]:
-        """Chunk text hash → (context, questions) a person wrote for the document at `path`."""
+        """Chunk text hash → (context, questions) a person wrote for the document at `path`: in this catalog, or
+        in a damaged one it was rebuilt from (salvaged_contexts)."""
         rows = self._db.execute(
-            "SELECT c.text_hash, x.text, x.questions FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
+            "SELECT chunk_text_hash, text, questions FROM salvaged_contexts WHERE path = ? AND source = 'manual'"
+            " UNION ALL"
+            " SELECT c.text_hash, x.text, x.questions FROM contexts x JOIN chunks c ON c.id = x.chunk_id"
             " JOIN documents d ON d.id = c.document_id WHERE d.path = ? AND x.source = 'manual'",
-            (path,),
+            (path, path),
         )
         return {r[0]: (r[1], r[2]) for r in rows}
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from desktop_rag.errors import DataFolderUnusable
+from desktop_rag.remedies import REBUILD_DAMAGED
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
 # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The meta
@@ -61,8 +62,7 @@ def use_wal(db: SerializedConnection) -> None:
 
 
 def damaged_message(path: Path, problem) -> str:
-    return (f"the catalog {path} is damaged ({problem}). Your files are untouched. Move the data folder aside "
-            "(keep it: it may be recoverable with sqlite3's .recover) and index your folders again")
+    return f"the catalog {path} is damaged ({problem}). Your files are untouched: {REBUILD_DAMAGED}"
 
 
 class Transaction:

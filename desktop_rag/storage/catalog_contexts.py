@@ -49,6 +49,24 @@ class CatalogContexts:
         )
         return {r[0]: ContextResult(r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None) for r in rows}
 
+    def salvaged_contexts(self, path: str) -> dict[str, ContextResult]:
+        """Chunk text hash → the model's context read out of a damaged catalog for the document at `path`
+        (storage/catalog_salvage.py): kept for the chunks whose text is the same, as a changed document's are."""
+        rows = self._db.execute(
+            "SELECT chunk_text_hash, text, source, model, prompt_version, quality, quality_detail, questions"
+            " FROM salvaged_contexts WHERE path = ? AND source = 'llm'", (path,))
+        return {r[0]: ContextResult(r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None,
+                                    questions=r[7]) for r in rows}
+
+    def keep_salvaged(self, rows: list[tuple]) -> None:
+        """Rows of salvaged_contexts (catalog_salvage.SALVAGED_COLUMNS), given back as their files are read."""
+        with self._transaction():
+            self._db.executemany("INSERT OR REPLACE INTO salvaged_contexts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def salvaged_waiting(self) -> int:
+        """Salvaged contexts whose files have not been read again yet."""
+        return self._db.execute("SELECT count(*) FROM salvaged_contexts").fetchone()[0]
+
     # -- the context cache ----------------------------------------------------------------------------------
 
     def cached_contexts(self, document_hash: str, title: str, model: str, prompt_version: str

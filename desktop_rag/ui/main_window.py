@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, Q
                                QTabWidget)
 
 from desktop_rag.config import Settings
+from desktop_rag.core.catalog_health import catalog_damage
 from desktop_rag.core.changes import Changes
 from desktop_rag.errors import as_sentence
 from desktop_rag.core.library_reads import FolderState
@@ -101,8 +102,12 @@ class MainWindow(QMainWindow):
         self.start_again_button = QPushButton("Start it again")
         self.start_again_button.hide()
         self.start_again_button.clicked.connect(self._start_again)
+        self.rebuild_button = QPushButton("Rebuild from my folders")
+        self.rebuild_button.hide()
+        self.rebuild_button.clicked.connect(self._rebuild_damaged_catalog)
         self.statusBar().addPermanentWidget(self.service_label)
         self.statusBar().addPermanentWidget(self.start_again_button)
+        self.statusBar().addPermanentWidget(self.rebuild_button)
 
         link.changed.connect(self.changed)
         link.run_state.connect(self._run_state)
@@ -170,6 +175,7 @@ class MainWindow(QMainWindow):
     def _service_back(self, served_by: str) -> None:
         self.service_label.setText("")
         self.start_again_button.hide()
+        self.rebuild_button.hide()
         if not self._started:  # the catalog is there once the service answers: the views can read it
             self._started = True
             self._start()
@@ -200,9 +206,27 @@ class MainWindow(QMainWindow):
 
     def _service_cannot_start(self, why: str) -> None:
         self.service_label.setText("The background service could not start: searching and indexing wait for it.")
-        self.progress.finish(as_sentence(why.rstrip(".")) + "." if why else "The background service could not "
-                             "start: logs/service.log in the data folder says why.")
+        self.progress.finish(as_sentence(for_window(why).rstrip(".")) + "." if why else "The background service "
+                             "could not start: logs/service.log in the data folder says why.")
         self.start_again_button.show()
+        self.runner.read(lambda: catalog_damage(self.library.data_dir), on_done=self._offer_rebuild)
+
+    def _offer_rebuild(self, damage: str | None) -> None:
+        """A damaged catalog: starting again would end the same way; a new one made from the folders would not."""
+        if damage:
+            self.start_again_button.hide()
+            self.rebuild_button.show()
+
+    def _rebuild_damaged_catalog(self) -> None:
+        answer = QMessageBox.question(
+            self, "Rebuild the catalog from your folders?",
+            "A new catalog is made and your folders are read again. Hand-edited and LLM contexts that can still be "
+            "read are kept; the damaged catalog is kept too, in the data folder's “damaged” folder. Your files are "
+            "not touched.")
+        if answer == QMessageBox.StandardButton.Yes:
+            self.rebuild_button.hide()
+            self.service_label.setText("Making a new catalog; your folders are read again…")
+            self.link.start_again(rebuild_damaged=True)
 
     def _library_read_only(self) -> None:
         """Searching, previews, stats and reading contexts work; what would write is not offered (issue 50)."""
@@ -390,7 +414,7 @@ class MainWindow(QMainWindow):
             self.stats.refresh()
 
     def show_error(self, message: str) -> None:
-        self.statusBar().showMessage(message)
+        self.statusBar().showMessage(for_window(message))  # (the service's words name commands)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         """The person's input: the service hears of it (with "only when idle" its upgrade makes way)."""

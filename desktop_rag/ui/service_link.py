@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -31,9 +32,14 @@ from desktop_rag.core.read_only import library_writable
 log = logging.getLogger(__name__)
 
 EVENTS_WAIT_S = 20.0  # a long poll's longest wait: under the endpoint's idle timeout (60 s)
-# Services started in a row that ended without answering before the window stops starting them (each says why in
-# logs/service.log; the window says so and offers to start it again).
+# Services started in a row that ended early before the window stops starting them (each says why in
+# logs/service.log; the window says so and offers to start it again, or to rebuild a damaged catalog).
 STARTS_BEFORE_GIVING_UP = 3
+# A service this window started that ends sooner than this ended early, whether it answered first or not: one on a
+# catalog damaged inside answers, then ends at its first write's check (measured: 9 started in a row, each
+# answering, before this counted them).
+ENDED_EARLY_S = 60.0
+ENDING_WAIT_S = 3.0
 CALL_ATTEMPTS = 2  # a call that met a service gone is asked once more of the one started in its place
 
 
@@ -66,9 +72,11 @@ class ServiceLink(QObject):
         self._clients_lock = threading.Lock()
         self._starting = threading.Lock()
         self._stopped_on_purpose = False
+        self._rebuild_damaged = False  # the person asked for a damaged catalog to be made anew by the next start
         self.served_by = ""
         self.started: subprocess.Popen | None = None  # the service this window started, if it did
-        self._ended_unanswered = 0  # services started in a row that ended before they answered
+        self._ended_early = 0  # services started in a row that ended within ENDED_EARLY_S
+        self._started_at = 0.0
         # A library this process may not write (a read-only disk, a copy, another user's): no service could hold
         # it, so none is started; the window's calls are answered in its own process, which only reads (issue 50).
         self.library_read_only = not library_writable(data_dir)
@@ -144,21 +152,25 @@ class ServiceLink(QObject):
         with self._starting:
             hello = answering_or_started(self.data_dir, on_start=lambda: log.info(
                 "no service answers for %s: starting one", self.data_dir), on_started=self._note_started,
-                                         give_up=self._closing.is_set)
+                                         give_up=self._closing.is_set, rebuild_damaged=self._rebuild_damaged)
+            self._rebuild_damaged = False
         if hello is None:
             raise ServiceUnavailable("it did not answer: logs/service.log in the data folder says why")
         return hello
 
     def _note_started(self, process: subprocess.Popen) -> None:
         self.started = process
+        self._started_at = time.monotonic()
 
     # -- the event stream (its own thread) ----------------------------------------------------------------------
 
     def start(self) -> None:
         self._follower.start()
 
-    def start_again(self) -> None:
-        """The person asked to start a service that was stopped on purpose."""
+    def start_again(self, rebuild_damaged: bool = False) -> None:
+        """The person asked to start a service that was stopped on purpose (or could not start); `rebuild_damaged`:
+        asked for a damaged catalog to be made anew from the folders, by the service before it opens it."""
+        self._rebuild_damaged = rebuild_damaged
         self._stopped_on_purpose = False
         self._restart.set()
 
@@ -180,7 +192,6 @@ class ServiceLink(QObject):
                     hello = client.call("hello")
                     self.served_by = hello["served_by"]
                     self.back.emit(self.served_by)
-                    self._ended_unanswered = 0
                 answer = client.call("events", after=after, instance=instance, wait_s=EVENTS_WAIT_S,
                                      status=status_version)
             except (EndpointGone, OSError, UserError) as exc:
@@ -223,12 +234,18 @@ class ServiceLink(QObject):
 
     def _went_away(self, exc: Exception) -> None:
         started = self.started
-        if started is not None and started.poll() is not None and isinstance(exc, ServiceUnavailable):
-            self._ended_unanswered += 1  # (a damaged catalog: each service ends in its first second)
-        if self._ended_unanswered >= STARTS_BEFORE_GIVING_UP:
-            log.warning("%d services ended without answering: not started again until the person asks",
-                        self._ended_unanswered)
-            self._ended_unanswered = 0
+        if started is not None and started.poll() is None:
+            try:  # a service whose connection closed as it ended is given a moment to be gone
+                started.wait(timeout=ENDING_WAIT_S)
+            except subprocess.TimeoutExpired:
+                pass  # alive: only its connection went
+        if started is not None and started.poll() is not None:
+            ended_early = time.monotonic() - self._started_at < ENDED_EARLY_S
+            self._ended_early = self._ended_early + 1 if ended_early else 0
+        if self._ended_early >= STARTS_BEFORE_GIVING_UP:
+            log.warning("%d services ended within a minute of their start: not started again until the person asks",
+                        self._ended_early)
+            self._ended_early = 0
             self._stopped_on_purpose = True
             self.cannot_start.emit(why_it_ended(self.data_dir, "service") or "")
             self._wait_to_be_asked()

@@ -91,7 +91,7 @@ class ServiceRuns(QObject):
         notices = sentences(state.get("notices") or [])
         changed_something = state["state"] != "finished" or state.get("indexed") or state.get("errors")
         if state["state"] == "failed":
-            message = state.get("error") or "The run failed."
+            message = sentences([state["error"]]) if state.get("error") else "The run failed."  # (window words)
         elif state.get("kind") == "catch-up" and not changed_something:
             message = f"Up to date. {notices}".strip()
         else:

@@ -50,7 +50,7 @@ def test_a_damaged_catalog_is_named_with_what_to_do(docs, data_dir):
     raw[0:16] = b"not sqlite here!"
     catalog.write_bytes(bytes(raw))
     for command in (["stats"], ["search", "quince"], ["index", str(docs)]):
-        _clean_failure(cli(data_dir, *command, check=False), "is damaged", "Move the data folder aside")
+        _clean_failure(cli(data_dir, *command, check=False), "is damaged", "`desktop-rag doctor --repair` makes a new")
 
 
 def test_damaged_pages_inside_the_catalog_are_found_before_anything_is_written(docs, data_dir):

@@ -27,7 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "core": ("desktop_rag.core",),
     "service": ("desktop_rag.service",),
     "cli": ("desktop_rag.cli", "desktop_rag.cli_output", "desktop_rag.cli_parser", "desktop_rag.cli_watch",
-            "desktop_rag.cli_writes", "desktop_rag.cli_terminal",
+            "desktop_rag.cli_writes", "desktop_rag.cli_terminal", "desktop_rag.cli_rebuild",
             "desktop_rag.cli_service",
             "desktop_rag.demo", "desktop_rag.__main__"),
     "ui": ("desktop_rag.ui",),
@@ -48,9 +48,11 @@ WRITING_PARTS = {"writer", "indexes"}
 # the service); the CLI only in its `--local` path.
 WRITING_MODULES = ("desktop_rag.core.library", "desktop_rag.core.library_writing", "desktop_rag.core.index_upkeep",
                    "desktop_rag.core.doctor", "desktop_rag.core.context_edits", "desktop_rag.core.indexing.run",
-                   "desktop_rag.core.runs", "desktop_rag.core.watching")
+                   "desktop_rag.core.runs", "desktop_rag.core.watching", "desktop_rag.core.catalog_rebuild")
 LOCAL_WRITES = "desktop_rag.cli_writes"  # the CLI's `--local` path, where no service answers
-WRITES_ITS_OWN = {LOCAL_WRITES, "desktop_rag.demo"}  # (the demo: a library of its own, in a folder of its own)
+# (the demo: a library of its own, in a folder of its own; cli_rebuild: a damaged catalog, which no service can hold,
+# made anew by `doctor --repair`)
+WRITES_ITS_OWN = {LOCAL_WRITES, "desktop_rag.demo", "desktop_rag.cli_rebuild"}
 # Where a Library is built: for writing, the service's processes and the `--local` path; a library of its own in a
 # folder of its own for the demo and the evaluation.
 BUILDS_A_LIBRARY = {"desktop_rag.service.writer_process", "desktop_rag.service.client", LOCAL_WRITES,

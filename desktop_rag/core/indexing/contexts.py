@@ -30,7 +30,7 @@ class ContextStep:
         while contexts is None:
             try:
                 self._prepare_model(len(chunks), position, path)
-                contexts = self._contexts(document, chunks, known)
+                contexts = self._contexts(document, chunks, known, path)
             except Interrupted:  # paused (asked again on resume) or cancelled (the file is redone next run)
                 self.state.control.checkpoint()
         self.state.summary.phase_seconds["contextualize"] += time.perf_counter() - t1
@@ -55,11 +55,13 @@ class ContextStep:
         self.state.summary.reused_contexts += len(chunks)
         return [cached[chunk.text_hash] for chunk in chunks]
 
-    def _contexts(self, document, chunks, known: DocumentRecord | None) -> list:
-        """New contexts only for chunks whose text is new: a changed document's other chunks keep theirs. Chunks
-        of garbled OCR text get rules contexts, kept as such (RULES_FOR_LOW_OCR)."""
+    def _contexts(self, document, chunks, known: DocumentRecord | None, path: str) -> list:
+        """New contexts only for chunks whose text is new: a changed document's other chunks keep theirs, as a
+        document first read after its damaged catalog was rebuilt keeps the model's contexts read out of it.
+        Chunks of garbled OCR text get rules contexts, kept as such (RULES_FOR_LOW_OCR)."""
         stored = self.state.catalog.contexts
-        previous = stored.reusable_contexts(known.id) if known and known.status == "indexed" else {}
+        previous = (stored.reusable_contexts(known.id) if known and known.status == "indexed"
+                    else stored.salvaged_contexts(path) if known is None else {})
         missing = [i for i, chunk in enumerate(chunks) if chunk.text_hash not in previous]
         garbled = set(document.garbled_chunks(chunks))
         asked = [i for i in missing if i not in garbled]
