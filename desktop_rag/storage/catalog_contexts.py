@@ -11,6 +11,7 @@ import time
 from desktop_rag.documents import RULES_FOR_LOW_OCR, ContextResult
 from desktop_rag.storage.catalog_chunk_rows import ChunkRows
 from desktop_rag.storage.catalog_connection import CatalogConnection
+from desktop_rag.storage.catalog_salvage import SALVAGED_COLUMNS
 from desktop_rag.storage.context_columns import CONTEXT_COLUMNS, context_values
 
 
@@ -60,8 +61,10 @@ class CatalogContexts:
 
     def keep_salvaged(self, rows: list[tuple]) -> None:
         """Rows of salvaged_contexts (catalog_salvage.SALVAGED_COLUMNS), given back as their files are read."""
+        columns = ", ".join(SALVAGED_COLUMNS)
         with self._transaction():
-            self._db.executemany("INSERT OR REPLACE INTO salvaged_contexts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self._db.executemany(f"INSERT OR REPLACE INTO salvaged_contexts ({columns})"
+                                 f" VALUES ({', '.join('?' * len(SALVAGED_COLUMNS))})", rows)
 
     def salvaged_waiting(self) -> int:
         """Salvaged contexts whose files have not been read again yet."""

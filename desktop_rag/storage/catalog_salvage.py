@@ -20,11 +20,13 @@ class Salvaged:
     unreadable: list[str] = field(default_factory=list)  # what could not be read, in words
 
     def count(self, source: str) -> int:
-        return sum(1 for row in self.contexts if row[3] == source)
+        return sum(1 for row in self.contexts if row[_SOURCE] == source)
 
 
+# The columns of salvaged_contexts, in the order _CONTEXTS reads them and CatalogContexts.keep_salvaged writes them.
 SALVAGED_COLUMNS = ("path", "chunk_text_hash", "text", "source", "model", "prompt_version", "quality",
                     "quality_detail", "questions")
+_SOURCE = SALVAGED_COLUMNS.index("source")
 _CONTEXTS = ("SELECT d.path, c.text_hash, x.text, x.source, x.model, x.prompt_version, x.quality, x.quality_detail,"
              " {questions} FROM contexts x JOIN chunks c ON c.id = x.chunk_id JOIN documents d ON d.id = c.document_id"
              " WHERE x.source IN ('llm', 'manual') AND x.chunk_id BETWEEN ? AND ?")
@@ -38,8 +40,7 @@ def salvage(damaged: Path) -> Salvaged:
         found.unreadable.append(f"the file ({exc})")
         return found
     try:
-        found.folders = _rows(db, "SELECT path FROM folders", found, "the folders")
-        found.folders = [row[0] for row in found.folders]
+        found.folders = [row[0] for row in _rows(db, "SELECT path FROM folders", found, "the folders")]
         columns = {row[1] for row in _rows(db, "PRAGMA table_info(contexts)", found, "the contexts' columns")}
         statement = _CONTEXTS.format(questions="x.questions" if "questions" in columns else "''")
         highest = _rows(db, "SELECT max(chunk_id) FROM contexts", found, "the number of contexts")

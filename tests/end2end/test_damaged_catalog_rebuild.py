@@ -8,9 +8,9 @@ cut to its first page."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from cli_runner import cli, cli_json
+from damaged_catalogs import cut_to_first_page, overwrite_pages_of
 from desktop_rag.config import Settings
 from desktop_rag.documents import ContextResult
 from desktop_rag.storage.catalog import Catalog
@@ -29,19 +29,6 @@ def _chunk_of(data_dir, word: str) -> int:
     return cli_json(data_dir, "search", word, "--mode", "bm25", "--json")["results"][0]["chunk_id"]
 
 
-def _overwrite_pages_of(catalog_file, name: str) -> int:
-    db = sqlite3.connect(catalog_file)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = db.execute("PRAGMA page_size").fetchone()[0]
-    pages = [row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = ?", (name,))]
-    db.close()
-    with open(catalog_file, "r+b") as damaged:
-        for page in pages:
-            damaged.seek((page - 1) * size)
-            damaged.write(b"\xde\xad" * (size // 2))
-    return len(pages)
-
-
 def test_doctor_repair_rebuilds_a_damaged_catalog_from_the_folders_keeping_the_contexts_it_can_read(docs, data_dir):
     _index(docs, data_dir)
     heron, router = _chunk_of(data_dir, "heron"), _chunk_of(data_dir, "firmware")
@@ -50,7 +37,7 @@ def test_doctor_repair_rebuilds_a_damaged_catalog_from_the_folders_keeping_the_c
     catalog.contexts.upgrade_context(router, ContextResult("Home network upkeep: the router's monthly firmware "
                                                            "update.", "llm", "smollm2-135m", "v1", 0.8))
     catalog.close()
-    assert _overwrite_pages_of(data_dir / "catalog.sqlite3", "contexts_by_content") >= 1
+    assert overwrite_pages_of(data_dir / "catalog.sqlite3", "contexts_by_content") >= 1
     assert cli(data_dir, "doctor", check=False).returncode == 1  # found, not mended without --repair
 
     repaired = cli(data_dir, "doctor", "--repair", "--json")
@@ -77,13 +64,7 @@ def test_doctor_repair_rebuilds_a_damaged_catalog_from_the_folders_keeping_the_c
 
 def test_a_catalog_cut_short_is_rebuilt_saying_what_could_not_be_read(docs, data_dir):
     _index(docs, data_dir)
-    catalog_file = data_dir / "catalog.sqlite3"
-    db = sqlite3.connect(catalog_file)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = db.execute("PRAGMA page_size").fetchone()[0]
-    db.close()
-    with open(catalog_file, "r+b") as cut:
-        cut.truncate(size)  # the header and the schema's first page, nothing else
+    cut_to_first_page(data_dir / "catalog.sqlite3")
 
     said = cli(data_dir, "stats", check=False)
     assert said.returncode == 1 and "doctor --repair" in said.stderr and "Traceback" not in said.stderr

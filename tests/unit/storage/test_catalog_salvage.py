@@ -6,6 +6,7 @@ import sqlite3
 from desktop_rag.documents import Chunk, ContextResult, text_hash
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.catalog_salvage import salvage
+from damaged_catalogs import cut_to_first_page, overwrite_pages_of
 
 
 def save(catalog, path, texts, source="rules"):
@@ -13,18 +14,6 @@ def save(catalog, path, texts, source="rules"):
     contexts = [ContextResult(f"ctx {t}", source, "m" if source == "llm" else None) for t in texts]
     return catalog.save_document(path=path, size=10, mtime_ns=1, content_hash="h", parser="text", title="T",
                                  text=" ".join(texts), page_count=None, chunks=chunks, contexts=contexts)
-
-
-def overwrite_pages_of(file, name: str) -> None:
-    db = sqlite3.connect(file)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = db.execute("PRAGMA page_size").fetchone()[0]
-    pages = [row[0] for row in db.execute("SELECT pageno FROM dbstat WHERE name = ?", (name,))]
-    db.close()
-    with open(file, "r+b") as damaged:
-        for page in pages:
-            damaged.seek((page - 1) * size)
-            damaged.write(b"\xff" * size)
 
 
 def chunk_with(catalog, text: str) -> int:
@@ -39,7 +28,7 @@ def test_the_folders_and_the_costly_contexts_are_read_past_a_damaged_index_then_
     save(catalog, "/home/me/notes/b.md", ["gamma"])  # rules: free to write again, not carried
     catalog.contexts.set_manual_context(chunk_with(catalog, "alpha"), "my own words", "what is this?")
     catalog.close()
-    overwrite_pages_of(tmp_path / "catalog.sqlite3", "contexts_by_content")
+    overwrite_pages_of(tmp_path / "catalog.sqlite3", "contexts_by_content", b"\xff")
     with sqlite3.connect(tmp_path / "catalog.sqlite3") as damaged:  # damaged indeed, as SQLite sees it
         assert damaged.execute("PRAGMA quick_check").fetchone()[0] != "ok"
 
@@ -67,11 +56,6 @@ def test_a_file_cut_to_its_header_gives_nothing_and_says_so(tmp_path):
     catalog.add_folder("/home/me/notes")
     save(catalog, "/home/me/notes/a.md", ["alpha"])
     catalog.close()
-    db = sqlite3.connect(tmp_path / "catalog.sqlite3")
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = db.execute("PRAGMA page_size").fetchone()[0]
-    db.close()
-    with open(tmp_path / "catalog.sqlite3", "r+b") as cut:
-        cut.truncate(size)
+    cut_to_first_page(tmp_path / "catalog.sqlite3")
     found = salvage(tmp_path / "catalog.sqlite3")
     assert found.folders == [] and found.contexts == [] and found.unreadable[0].startswith("the folders")
