@@ -200,7 +200,7 @@ def _print_doctor(result: dict, args) -> None:
     if not result["found"]:
         print("The catalog, the dense index and the keyword index agree"
               + (" on what they hold so far." if result.get("waiting") else "."))
-    elif result["left"] and not args.repair:
+    elif result["left"] and not args.repair and not result["damage_advice"]:  # (the advice says what to do then)
         print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
     if result["damage_advice"]:
         print(as_sentence(result["damage_advice"]) + ".")

@@ -52,8 +52,10 @@ class Checkup:
             left.append("the keyword index waits to be built: keyword search finds nothing until it is")
         return left
 
-    def holdings(self) -> str:
-        """What each holds, in a sentence."""
+    def holdings(self) -> str | None:
+        """What each holds, in a sentence; None for a damaged catalog (nothing was counted in it: not "0 passages")."""
+        if self.catalog_damage:
+            return None
         keywords = "no keyword index" if self.keyword_chunks is None else f"the keyword index {self.keyword_chunks:,}"
         return (f"the catalog holds {self.catalog_chunks:,} passages, the dense index vectors of "
                 f"{self.dense_chunks:,}, {keywords}")

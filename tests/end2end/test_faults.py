@@ -65,6 +65,9 @@ def test_damaged_pages_inside_the_catalog_are_found_before_anything_is_written(d
     _clean_failure(result, "is damaged")
     doctor = cli(data_dir, "doctor", check=False)
     assert doctor.returncode == 1 and "the catalog is damaged" in doctor.stdout
+    # Nothing counted in it is said (not "holds 0 passages"), and the one thing to do is the rebuild's.
+    assert "holds" not in doctor.stdout and "rebuild the indexes" not in doctor.stdout
+    assert "`desktop-rag doctor --repair` makes a new catalog" in doctor.stdout
 
 
 def test_a_data_folder_that_is_a_file_and_a_broken_settings_file(tmp_path, docs):
