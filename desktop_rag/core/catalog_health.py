@@ -6,23 +6,20 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from desktop_rag.storage.catalog_access import CATALOG_FILE
+from desktop_rag.storage.catalog_access import CATALOG_FILE, structure_damage
 
 
 def catalog_damage(data_dir: Path) -> str | None:
-    """SQLite's own word on the catalog file, read-only (PRAGMA quick_check: ~1 s per 200 MB); None when it is
-    whole, absent, or cannot be asked now (locked: not damage)."""
+    """SQLite's own word on the catalog file, read-only (catalog_access.structure_damage); None when it is whole,
+    absent, or cannot be asked now (locked: not damage)."""
     path = Path(data_dir) / CATALOG_FILE
     if not path.is_file():
         return None
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            found = [row[0] for row in db.execute("PRAGMA quick_check(20)")]
+            return structure_damage(db)
         finally:
             db.close()
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError:  # locked by a writer, or cannot be opened now: not known to be damaged
         return None
-    except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
-        return str(exc)
-    return None if found == ["ok"] else "; ".join(found)

@@ -94,7 +94,8 @@ def lost_indexes(library: IndexParts) -> list[str]:
 def examine(library: Library) -> Checkup:
     catalog = library.catalog
     damage = catalog.damage()
-    checkup = Checkup(catalog_damage=damage, damage_advice=damaged_message(catalog.path, damage) if damage else None)
+    # The advice names the file and the remedy; what SQLite found is the finding's (up to 20 lines: said once).
+    checkup = Checkup(catalog_damage=damage, damage_advice=damaged_message(catalog.path) if damage else None)
     if checkup.catalog_damage:
         return checkup  # nothing read from a damaged catalog can be trusted
     stored, in_catalog = library.vectors.chunk_ids(), catalog.chunk_ids()

@@ -61,8 +61,10 @@ def use_wal(db: SerializedConnection) -> None:
             time.sleep(0.05)
 
 
-def damaged_message(path: Path, problem) -> str:
-    return f"the catalog {path} is damaged ({problem}). Your files are untouched: {REBUILD_DAMAGED}"
+def damaged_message(path: Path, problem: object = None) -> str:
+    """`problem`: what SQLite said, when no other line says it."""
+    found = "" if problem is None else f" ({problem})"
+    return f"the catalog {path} is damaged{found}. Your files are untouched: {REBUILD_DAMAGED}"
 
 
 class Transaction:

@@ -68,6 +68,9 @@ def test_damaged_pages_inside_the_catalog_are_found_before_anything_is_written(d
     # Nothing counted in it is said (not "holds 0 passages"), and the one thing to do is the rebuild's.
     assert "holds" not in doctor.stdout and "rebuild the indexes" not in doctor.stdout
     assert "`desktop-rag doctor --repair` makes a new catalog" in doctor.stdout
+    # What SQLite found (up to 20 lines of it) is said once: in the finding, not again in the advice.
+    found = doctor.stdout.split("found: the catalog is damaged: ", 1)[1].split("\n", 1)[0]
+    assert doctor.stdout.count(found[:60]) == 1, doctor.stdout
 
 
 def test_a_data_folder_that_is_a_file_and_a_broken_settings_file(tmp_path, docs):

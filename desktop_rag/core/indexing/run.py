@@ -119,6 +119,8 @@ class Indexer:
         files = sorted(files, key=lambda f: (f.path in to_read, f.size if f.path in to_read else 0))
         self.state.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
         self.state.run_files = len(files)
+        if to_read:
+            self.sync.load_embedder_meanwhile()
         for number, found in enumerate(files, start=1):
             self.state.progress(Progress("parse", number - 1, len(files), str(found.path)))
             self.control.checkpoint(between_documents=True)

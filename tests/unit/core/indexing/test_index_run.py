@@ -4,6 +4,9 @@ embeds, run after run; the real parts together are in end2end/test_indexing.py."
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -12,7 +15,7 @@ from desktop_rag.core.indexing.run import Indexer
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.documents import index_text
-from index_parts_fake import DIMENSION, IndexPartsFake
+from index_parts_fake import DIMENSION, EmbedderFake, IndexPartsFake
 
 
 @pytest.fixture
@@ -166,3 +169,38 @@ def test_a_chunk_edited_during_every_embedding_batch_does_not_keep_the_run_going
     indexer(parts).sync_indexes()  # batches of 128 chunks: two, each with an edit
     assert sum(calls) == parts.catalog.chunk_count() and len(calls) == 2  # each chunk embedded once
     assert parts.catalog.count_pending_embeddings() == 1
+
+
+class EmbedderFakeSlowToLoad(EmbedderFake):
+    """Not loaded until its `dimension` is asked for (as the model's child process), and then only once the test
+    lets it: a model that takes its time."""
+
+    def __init__(self):
+        super().__init__()
+        self.loaded = False
+        self.asked_on: list[str] = []
+        self.may_load = threading.Event()
+
+    @property
+    def dimension(self) -> int:
+        self.asked_on.append(threading.current_thread().name)
+        self.may_load.wait(timeout=30)
+        self.loaded = True
+        return DIMENSION
+
+
+def test_a_run_loads_the_embedding_model_on_the_side_while_it_reads(parts, folder):
+    """A service started on an empty library had no model loaded: it loaded only when embedding began, and the
+    ETA stood on a guess until then (issue 49's first hour: "about 5 min left" of 13). The run asks for it as it
+    starts reading, on a thread of its own, and never waits for it."""
+    parts.embedder = slow = EmbedderFakeSlowToLoad()
+    summary = run(parts, folder)
+    assert summary.indexed == 2 and not slow.loaded  # read, stored and embedded while the model still loads
+    deadline = time.monotonic() + 10
+    while not slow.asked_on and time.monotonic() < deadline:  # (the thread asks at once; a loaded machine may lag)
+        time.sleep(0.01)
+    assert slow.asked_on and slow.asked_on[0] != threading.current_thread().name
+    slow.may_load.set()
+    asked_again = len(slow.asked_on)
+    run(parts, folder)  # nothing to read: nothing asked
+    assert len(slow.asked_on) == asked_again
