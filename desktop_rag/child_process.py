@@ -208,7 +208,7 @@ class ChildObject:
         if interrupt:
             self._closed = True
             process = self._process
-            if process is not None:
+            if process is not None and process.pid is not None:  # (not yet launched: its starter cleans up)
                 process.terminate()  # callers waiting on a pipe, or for "ready", see it close
                 process.join(2)
                 if process.is_alive():

@@ -10,8 +10,9 @@ download a model, and `query_texts=` would too.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -37,6 +38,11 @@ class VectorStore:
         from chromadb.config import Settings
 
         settings = Settings(anonymized_telemetry=False)
+        # The embedded store's count, kept between this object's own writes (it is the store's only writer: the
+        # data folder's): Chroma's count() took 11 ms of a 110k-chunk search's ~50, asked by every query. A server's
+        # collection is asked each time (nothing says who else writes it).
+        self._count: int | None = None
+        self._count_kept = not server
         if server:
             host, _, port = server.rpartition(":")
             self._client = chromadb.HttpClient(host=host or "localhost", port=int(port), settings=settings)
@@ -71,8 +77,20 @@ class VectorStore:
         if hnsw.get("sync_threshold", 0) > HNSW_CONFIG["sync_threshold"]:
             self._collection.modify(configuration={"hnsw": {"sync_threshold": HNSW_CONFIG["sync_threshold"]}})
 
+    @contextmanager
+    def _count_changing(self) -> Iterator[None]:
+        """A write: the kept count is forgotten before it and after it (a count taken by another thread while it
+        ran may be the old one)."""
+        self._count = None
+        try:
+            yield
+        finally:
+            self._count = None
+
     def count(self) -> int:
-        return self._collection.count()
+        if self._count is None or not self._count_kept:
+            self._count = self._collection.count()
+        return self._count
 
     def chunk_ids(self) -> set[int]:
         """Every chunk that has a vector (for the doctor's comparison with the catalog), read a page at a time."""
@@ -92,13 +110,14 @@ class VectorStore:
             window = window + 1 if owner == previous else 0
             ids.append(str(owner) if window == 0 else f"{owner}:{window}")
             previous = owner
-        for start in range(0, len(ids), _ADD_BATCH):
-            end = start + _ADD_BATCH
-            # upsert, not add: re-adding an id after a crash between Chroma and the catalog must not fail
-            self._collection.upsert(
-                ids=ids[start:end], embeddings=vectors[start:end],
-                metadatas=[{"chunk": int(o)} for o in owners[start:end]],
-            )
+        with self._count_changing():
+            for start in range(0, len(ids), _ADD_BATCH):
+                end = start + _ADD_BATCH
+                # upsert, not add: re-adding an id after a crash between Chroma and the catalog must not fail
+                self._collection.upsert(
+                    ids=ids[start:end], embeddings=vectors[start:end],
+                    metadatas=[{"chunk": int(o)} for o in owners[start:end]],
+                )
 
     def windows(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored vectors of these chunks, each chunk's windows in order (rows), for the chunks that have some."""
@@ -114,9 +133,10 @@ class VectorStore:
         return {chunk: np.stack([v for _, v in sorted(rows, key=lambda row: row[0])]) for chunk, rows in found.items()}
 
     def delete(self, chunk_ids: Sequence[int]) -> None:
-        for start in range(0, len(chunk_ids), _ADD_BATCH):
-            part = [int(i) for i in chunk_ids[start : start + _ADD_BATCH]]
-            self._collection.delete(where={"chunk": {"$in": part}})
+        with self._count_changing():
+            for start in range(0, len(chunk_ids), _ADD_BATCH):
+                part = [int(i) for i in chunk_ids[start : start + _ADD_BATCH]]
+                self._collection.delete(where={"chunk": {"$in": part}})
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity of its best window) best first, at most n chunks."""
@@ -140,5 +160,6 @@ class VectorStore:
 
     def reset(self) -> None:
         """Drop every vector (for a rebuild from the catalog)."""
-        self._client.delete_collection(self._name)
-        self._collection = self._open()
+        with self._count_changing():
+            self._client.delete_collection(self._name)
+            self._collection = self._open()

@@ -27,3 +27,18 @@ def test_a_window_deleted_during_a_query_is_no_hit_and_no_crash(tmp_path):
     hits = [chunk for chunk, _ in store.query(vectors[4], 3)]
     assert len(hits) == 3 and 5 not in hits  # the "deleted" nearest one is left out, the next ones come back
 
+
+
+def test_the_count_a_query_uses_follows_the_stores_own_writes(tmp_path):
+    """The embedded store keeps its count between its own writes (Chroma's count() was 11 ms of every query at
+    110k chunks); every add, delete and reset must be seen by the next count and the next query."""
+    store = VectorStore(tmp_path / "chroma")
+    vectors = unit_vectors(6)
+    store.add([1, 1, 2, 3], vectors[:4])  # chunk 1 has two windows
+    assert store.count() == 4
+    store.delete([1])
+    assert store.count() == 2 and {chunk for chunk, _ in store.query(vectors[0], 5)} == {2, 3}
+    store.add([4, 5], vectors[4:])
+    assert store.count() == 4 and {chunk for chunk, _ in store.query(vectors[4], 5)} == {2, 3, 4, 5}
+    store.reset()
+    assert store.count() == 0 and store.query(vectors[4], 5) == []

