@@ -40,8 +40,14 @@ class LibraryReads:
         return self.reader.failures()
 
     def counts(self) -> dict:
-        """The catalog's counts alone: instant, unlike stats(), which opens the indexes to count them too."""
+        """The catalog's figures alone (stats() opens the indexes to count them too): documents, chunks, contexts
+        by source and quality, the upgrade's queue — ~0.5 s at 110k chunks."""
         return self.reader.stats()
+
+    def document_counts(self) -> dict[str, int]:
+        """Files indexed and failed, from the catalog alone: instant, unlike stats() (its contexts' figures took
+        450 ms at 110k chunks)."""
+        return self.reader.document_counts()
 
     def chunk_count(self) -> int:
         return self.reader.chunk_count()

@@ -417,13 +417,19 @@ class Catalog:
     def chunk_count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
 
-    def stats(self) -> dict:
+    def document_counts(self) -> dict[str, int]:
+        """Files on disk indexed, and every failure, a file's or a member's: what the window says as it opens
+        (milliseconds; stats() took 450 ms at 110k chunks, ahead of the first search on the window's read lane)."""
         q = self._db.execute
-        # Files on disk indexed, and every failure, a file's or a member's (documents inside files counted apart).
         docs = dict(q("SELECT status, COUNT(*) FROM documents WHERE container_id IS NULL OR status = 'failed'"
                       " GROUP BY status").fetchall())
+        return {"indexed": docs.get("indexed", 0),
+                "failed": docs.get("failed", 0) + q("SELECT COUNT(*) FROM scan_problems").fetchone()[0]}
+
+    def stats(self) -> dict:
+        q = self._db.execute
+        docs = self.document_counts()  # documents inside files counted apart:
         inside = q("SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'indexed'").fetchone()[0]
-        docs["failed"] = docs.get("failed", 0) + q("SELECT COUNT(*) FROM scan_problems").fetchone()[0]
         by_source = dict(
             q("SELECT x.source, COUNT(*) FROM contexts x GROUP BY x.source").fetchall()
         )
@@ -438,7 +444,7 @@ class Catalog:
         models = [r[0] for r in q("SELECT DISTINCT model FROM contexts WHERE model IS NOT NULL ORDER BY model")]
         awaiting = self.contexts_awaiting_upgrade()
         return {
-            "documents": {"indexed": docs.get("indexed", 0), "failed": docs.get("failed", 0),
+            "documents": {"indexed": docs["indexed"], "failed": docs["failed"],
                           "skipped": self.files.skipped_count(),  # not text, or a format nothing here reads
                           "inside_files": inside},  # archive members, mailbox messages, attachments
             "chunks": self.chunk_count(),

@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
         self._tab_shown(self.tabs.currentIndex())
         reads = self.library.reads
         seen = self.runs.seen
-        self.runner.read(lambda: (reads.counts(), reads.failures()),
+        self.runner.read(lambda: (reads.document_counts(), reads.failures()),
                          on_done=lambda state: self._report_state(state, overtaken=self.runs.seen != seen))
         self._load_embedding_model()
         self.background.begin()
@@ -266,10 +266,9 @@ class MainWindow(QMainWindow):
     def _report_state(self, state, overtaken: bool = False) -> None:
         """`overtaken`: a run's state came while this was read (a folder added at once): the panel is that run's,
         and its line must not be replaced by the state at start."""
-        stats, failures = state
+        docs, failures = state
         if overtaken or self.progress.control is not None:
             return
-        docs = stats["documents"]
         if not docs["indexed"] and not docs["failed"]:
             self.progress.finish("Nothing indexed yet: add a folder to start.")
         else:

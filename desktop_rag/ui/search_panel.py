@@ -167,7 +167,7 @@ class SearchPanel(QWidget):
         if self._keywords_only_for_now:
             mode, rerank = "bm25", False
         self.status.emit("Searching…")
-        self.runner.read(
+        self.runner.search(
             lambda: _nothing_indexed_is_none(lambda: self.library.search(
                 text, k=HITS_ASKED, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True)),
             on_done=lambda result: self._show(number, result),
@@ -179,7 +179,7 @@ class SearchPanel(QWidget):
         self._query_sent += 1
         number, filters = self._query_sent, self.filter_bar.filters()
         self.status.emit("Searching…")
-        self.runner.read(lambda: self.library.similar(hit.chunk_id, k=HITS_ASKED, filters=filters),
+        self.runner.search(lambda: self.library.similar(hit.chunk_id, k=HITS_ASKED, filters=filters),
                          on_done=lambda result: self._show(number, result),
                          on_error=lambda message: self._show_error(number, message))
 

@@ -43,3 +43,21 @@ def test_a_runner_deleted_while_its_job_runs_returns_and_leaves_no_thread():
         raise AssertionError("deleting the runner waited for its job while holding the GIL: a deadlock") from None
     assert "lane threads: ['desktop-rag write']" in result.stdout, result.stdout + result.stderr
     assert "left: []" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_search_is_answered_while_the_windows_own_reads_are_in_hand(qtbot):
+    """A window opening on a 110k-chunk library reads the folders' states and the upgrade's backlog (0.8 s); a
+    search typed meanwhile waited behind them on the read lane. It has a lane of its own."""
+    import threading
+
+    from desktop_rag.ui.tasks import TaskRunner
+
+    runner = TaskRunner()
+    read_may_end = threading.Event()
+    answered: list[str] = []
+    runner.read(lambda: read_may_end.wait(10), on_done=lambda _: answered.append("read"))
+    runner.search(lambda: "hits", on_done=answered.append)
+    qtbot.waitUntil(lambda: answered == ["hits"], timeout=5000)
+    read_may_end.set()
+    qtbot.waitUntil(lambda: answered == ["hits", "read"], timeout=5000)
+    runner.close()
