@@ -120,9 +120,10 @@ class Library:
         return shared_embedder(path, self.settings.embedding_precision, self.settings.embed_batch_size)
 
     def load_embedding_model(self) -> None:
-        """Load it now, the vector store's child opened meanwhile (the window at its start; the quick popup as it
-        opens, through the service after a rest): a first search then waits for neither."""
+        """Load it now, the vector store's child opened and the keyword index loaded meanwhile (the window at its
+        start; the quick popup as it opens, through the service after a rest): a first search waits for none."""
         self._wake_vectors()
+        self.keywords.load_if_readable()
         _ = self.embedder.dimension
 
     def _wake_vectors(self) -> None:
@@ -174,8 +175,7 @@ class Library:
 
     def set_settings(self, values: Mapping[str, object]) -> Changes:
         """Settings changed, checked and saved (Settings.change), the parts built from old values dropped (rebuilt
-        on next use); the Changes say which changed, what each does to what is indexed (notes), and whether the
-        folders' marks changed (a folder's OCR)."""
+        on next use); the Changes say which changed, what each does to the index (notes), and if folders' OCR did."""
         names = self.settings.change(values, self.data_dir)
         self._drop_parts_built_from(names)
         return Changes(settings=frozenset(names), folders=bool({"ocr", "ocr_skip_folders"} & set(names)),

@@ -24,13 +24,16 @@ def may_write(path: Path) -> bool:
     return os.access(folder, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
 
 
-def structure_damage(db: _Queried) -> str | None:
+def structure_damage(db: _Queried, say_what_stopped_it: bool = False) -> str | None:
     """SQLite's own check of a catalog's structure (PRAGMA quick_check: every page read, ~1 s per 200 MB): None
     when whole, else what it found (its first 20 findings, or the error that stopped it). OperationalError (locked,
-    busy, cannot be read now) is raised: whether that is damage is the caller's call."""
+    busy, cannot be read now) is raised, or said when `say_what_stopped_it`: whether that is damage is the caller's
+    call."""
     try:
         found = [row[0] for row in db.execute("PRAGMA quick_check(20)")]
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:
+        if say_what_stopped_it:
+            return str(exc)
         raise
     except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
         return str(exc)

