@@ -37,4 +37,6 @@ def structure_damage(db: _Queried, say_what_stopped_it: bool = False) -> str | N
         raise
     except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
         return str(exc)
-    return None if found == ["ok"] else "; ".join(found)
+    # One line: a finding is itself several ("*** in database main ***\nPage 5: …"), and a status line showing
+    # the first line of the advice lost what to do (the window's test, under load).
+    return None if found == ["ok"] else "; ".join(" ".join(row.split()) for row in found)
