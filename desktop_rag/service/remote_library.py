@@ -75,9 +75,11 @@ class RemoteLibrary:
                                   filters=(filters or SearchFilters()).to_dict()))
 
     def load_embedding_model(self) -> None:
-        """A search by meaning answered once: the service has its model loaded when this returns."""
+        """A search answered once, by meaning and by words: the service has its model, its vector store and its
+        keyword index loaded when this returns (by meaning alone, the first search then loaded the keyword index:
+        ~0.5 s at 110k chunks)."""
         try:
-            self._call("search", query="warm up", limit=1, mode="dense")
+            self._call("search", query="warm up", limit=1, mode="hybrid")
         except UserError:
             pass  # nothing indexed yet: the first run loads it
 
