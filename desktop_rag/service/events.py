@@ -7,7 +7,8 @@ further behind, or that followed a service since restarted (another `instance`),
 views again instead of trusting a partial story.
 
 Kinds: "changes" (core/changes.py's Changes of every write, as a dict), "run" (a run's state: service/runs.py),
-"error" (a sentence the lane or an operation reported), "stopping" (the service is ending).
+"error" (a sentence the lane or an operation reported), "stopping" (the service is ending because it was asked to:
+a window waits to be asked before starting another; one ending on an error says nothing, and is started again).
 """
 
 from __future__ import annotations

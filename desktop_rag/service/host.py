@@ -162,9 +162,13 @@ class LibraryHost:
         except UserError:
             pass  # nothing indexed yet: the first index run loads them
 
-    def stop(self) -> None:
+    def stop(self, failed: bool = False) -> None:
+        """`failed`: the process ends on an error (a damaged catalog, the data folder busy): its clients are not
+        told "stopping", which means stopped on purpose (a window waits to be asked before starting another);
+        they see it go, and count a service that ends early."""
         self.tools.closing.set()  # a status waiting for a change answers now, not in up to 30 s
-        self.events.publish("stopping")
+        if not failed:
+            self.events.publish("stopping")
         if self.endpoint is not None:
             self.endpoint.stop()
         if self._own_lane is not None:

@@ -94,11 +94,15 @@ def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role
             return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
                                              "catch-up", also_report=report)
 
+        failed = False  # an error, not a stop asked for (Ctrl-C, a signal, `desktop-rag stop`): see host.stop
         try:
             return follow(library, lane, paths, upgrade, catch_up, reports, follow_new_folders,
                           any_folders=role == "service", activity=activity, run_catch_up=run_catch_up)
+        except Exception:
+            failed = True
+            raise
         finally:
-            host.stop()
+            host.stop(failed=failed)
 
 
 def _take_the_data_folder(host: LibraryHost, library: Library) -> bool:
@@ -115,7 +119,7 @@ def _take_the_data_folder(host: LibraryHost, library: Library) -> bool:
             return True
         except DataFolderBusy:
             if time.monotonic() >= deadline:
-                host.stop()
+                host.stop(failed=True)
                 raise
             time.sleep(0.2)
 

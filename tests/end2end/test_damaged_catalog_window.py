@@ -8,10 +8,13 @@ from __future__ import annotations
 import os
 
 
+import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from cli_runner import cli
+from damaged_catalogs import overwrite_pages_of
 from desktop_rag.config import Settings
+from desktop_rag.errors import CatalogDamaged
 from window_sessions import WAIT_MS, close_session, stop_the_service
 
 
@@ -64,3 +67,28 @@ def test_the_window_on_a_damaged_catalog_gives_the_advice_and_rebuilds_from_the_
     finally:
         close_session(session)
         stop_the_service(data_dir)
+
+
+def test_a_service_that_ends_on_a_damaged_catalog_does_not_say_it_was_stopped(docs, data_dir, monkeypatch):
+    """The window's rebuild offer above came only when it counted services ending early; one of them, which
+    answered before it met the damage, said "stopping" as it went, and the window took it as stopped on purpose
+    and waited (CI, 1 run in 2). Damage that opening the catalog does not read lets a service answer first; the
+    events it published are recorded (a spy on the event log; `watch` here, the same loop as the service's, so
+    that this process's priority is not lowered)."""
+    from desktop_rag.service.events import EventLog
+    from desktop_rag.service.follow_loop import FollowReports
+    from desktop_rag.service.writer_process import follow_folders
+
+    (docs / "heron.md").write_text("# Herons\n\nThe grey heron stands still in the shallows.\n")
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)
+    cli(data_dir, "index", str(docs))
+    assert overwrite_pages_of(data_dir / "catalog.sqlite3", "contexts_by_content") >= 1
+    published: list[str] = []
+    publish = EventLog.publish
+    monkeypatch.setattr(EventLog, "publish", lambda log, kind, **data: (published.append(kind),
+                                                                         publish(log, kind, **data))[1])
+
+    with pytest.raises(CatalogDamaged):
+        follow_folders(data_dir, [docs], None, "watch", FollowReports())
+    assert "run" in published  # it answered, and its catch-up began
+    assert "stopping" not in published
