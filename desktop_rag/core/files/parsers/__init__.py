@@ -13,6 +13,7 @@ from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument,
                                            outlook, paged, rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
+from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.core.files.titles import fitting_title
 from desktop_rag.documents import NAME_ONLY, ParsedDocument
@@ -175,6 +176,8 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
         parser = _BY_EXTENSION.get(sniffed_suffix(data) or "", markup.parse_plain)
     if not data:  # nothing to read: the indexer knows it by its name (documents.NAME_ONLY)
         return ParsedDocument(text="", title=path.stem, parser=NAME_ONLY)
+    if data.startswith(OLE_MAGIC):  # encrypted with a key Office knows (a workbook protected from changes): read
+        data = opened_with_default_key(data) or data  # as Office does; else its parser says it needs a password
     # A document may have no text (a deck of charts, a blank page): the indexer knows it by its name and metadata.
     document = parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
     if document.parser in _TITLED_BY_SENDER:  # a mail's subject is what people remember it by, whatever it says

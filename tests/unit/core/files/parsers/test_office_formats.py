@@ -403,3 +403,24 @@ def test_mail_saved_as_utf16_and_in_rfc_822s_obsolete_header_form_is_read():
     assert doc.title == "Saying Hello" and "jdoe@example.org" in doc.metadata["from"]
     headerless = b"Received: from relay (verified)\n  by mail.example.org\nquite Delivered-To: x\n\nUnsubscribe here.\n"
     assert "Unsubscribe here." in parse(Path("incorrect_header.eml"), headerless).text
+
+
+@pytest.mark.parametrize("name, make, words", [
+    ("census.xlsx", lambda p: write_xlsx(p, {"Census": [["Herons counted at the estuary", 42]]}), "Herons counted"),
+    ("census.docx", lambda p: write_docx(p, [("p", "Herons counted at the estuary in May.")]), "Herons counted"),
+    ("census.pptx", lambda p: write_pptx(p, [("Census", "Herons counted at the estuary", "")]), "Herons counted"),
+])
+def test_a_file_encrypted_with_excels_default_key_is_read_as_office_opens_it(tmp_path, name, make, words):
+    """Excel encrypts a workbook protected from changes with "VelvetSweatshop" and opens it without asking: it is
+    no password a person set, and "cannot be read without its password" was untrue (issue 51, 4)."""
+    data = password_protect(make(tmp_path / name), password="VelvetSweatshop").read_bytes()
+    assert data.startswith(b"\xd0\xcf\x11\xe0")  # encrypted, as Office keeps it
+    assert words in parse(Path(name), data).text
+
+
+def test_an_excel_97_workbook_with_the_default_key_nobody_here_made_is_read():
+    """Apache POI's 50833.xls: RC4-encrypted with "VelvetSweatshop", as Excel 97–2003 saves a protected workbook."""
+    import gzip
+
+    doc = parse(Path("50833.xls"), gzip.decompress((PUBLIC / "50833-velvetsweatshop.xls.gz").read_bytes()))
+    assert doc.parser == "xls" and "test cell value" in doc.text
