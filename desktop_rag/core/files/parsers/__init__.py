@@ -10,9 +10,10 @@ from pathlib import Path, PurePath
 from collections.abc import Callable, Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, opendocument,
-                                           outlook, paged, rtf, sheets, slides)
+from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, office_xml,
+                                           opendocument, outlook, paged, rtf, sheets, slides)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
+from desktop_rag.core.files.parsers.encoded_runs import without_encoded_runs
 from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.core.files.titles import fitting_title
@@ -59,6 +60,8 @@ _BY_EXTENSION: dict[str, Parser] = {
 }
 _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
 _BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
+# Parsers of the names Word and Excel 2003 XML files come under: .xml (any XML is read as text), and .doc or .xls.
+_MAY_BE_OFFICE_XML = {markup.parse_plain, legacy_office.parse_doc, sheets.parse_xls}
 # Parsers whose pages may be scans: they take the OCR text of those pages (core/files/ocr.py) when there is some.
 _READ_SCANS = {paged.parse_pdf, images.parse_image}
 
@@ -174,12 +177,15 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     parser = _BY_EXTENSION.get(path.suffix.lower())
     if parser is None:  # MAYBE_TEXT: a document by its first bytes (a PDF saved without its extension), else text
         parser = _BY_EXTENSION.get(sniffed_suffix(data) or "", markup.parse_plain)
+    if parser in _MAY_BE_OFFICE_XML and office_xml.office_xml_kind(data):  # Word or Excel 2003 XML, by its root
+        parser = office_xml.parse_office_xml
     if not data:  # nothing to read: the indexer knows it by its name (documents.NAME_ONLY)
         return ParsedDocument(text="", title=path.stem, parser=NAME_ONLY)
     if data.startswith(OLE_MAGIC):  # encrypted with a key Office knows (a workbook protected from changes): read
         data = opened_with_default_key(data) or data  # as Office does; else its parser says it needs a password
     # A document may have no text (a deck of charts, a blank page): the indexer knows it by its name and metadata.
     document = parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
+    document = without_encoded_runs(document)  # base64 and hex are no words: a picture's data indexed was 17%
     if document.parser in _TITLED_BY_SENDER:  # a mail's subject is what people remember it by, whatever it says
         return document
     return dataclasses.replace(document, title=fitting_title(document, path.stem))
