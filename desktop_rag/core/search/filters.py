@@ -30,9 +30,10 @@ class Family:
 
 FAMILIES = (
     Family("pdf", "PDF", ("pdf",)),
-    Family("word", "Documents", ("docx", "doc", "word-xml", "odt", "rtf"), ("doc", "docx", "odt", "rtf", "document", "documents")),
+    Family("word", "Documents", ("docx", "doc", "word-xml", "odt", "rtf"),
+           ("doc", "docx", "odt", "rtf", "document", "documents")),
     Family("slides", "Slides", ("pptx", "ppt", "odp"), ("ppt", "pptx", "odp", "slide", "presentation", "powerpoint")),
-    Family("spreadsheet", "Spreadsheets", ("xlsx", "xls", "excel-xml", "ods"),
+    Family("spreadsheet", "Spreadsheets", ("xlsx", "xls", "xlsb", "excel-xml", "ods"),
            ("xls", "xlsx", "xlsm", "ods", "sheet", "sheets", "spreadsheets", "excel", "csv")),
     Family("mail", "Mail", ("email", "outlook"), ("email", "e-mail", "eml", "msg", "mbox", "pst", "message")),
     Family("image", "Images & scans", ("image",), ("images", "scan", "scans", "photo", "png", "jpg", "jpeg", "tiff")),

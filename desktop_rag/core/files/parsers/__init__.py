@@ -10,8 +10,8 @@ from pathlib import Path, PurePath
 from collections.abc import Callable, Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers import (code, docx, html, images, legacy_office, mail, markup, office_xml,
-                                           opendocument, outlook, paged, rtf, sheets, slides)
+from desktop_rag.core.files.parsers import (code, docx, drawings, html, images, legacy_office, mail, markup,
+                                           office_xml, opendocument, outlook, paged, rtf, sheets, slides, xlsb)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers.encoded_runs import without_encoded_runs
 from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
@@ -47,6 +47,12 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".xltx": sheets.parse_xlsx,
     ".xltm": sheets.parse_xlsx,
     ".xls": sheets.parse_xls,
+    ".xlsb": xlsb.parse_xlsb,
+    ".vsdx": drawings.parse_vsdx,
+    ".vsdm": drawings.parse_vsdx,
+    ".xps": drawings.parse_xps,
+    ".oxps": drawings.parse_xps,
+    drawings.OTHER_PACKAGE: drawings.parse_other_package,  # (by what a zip holds, never by a name)
     ".odt": opendocument.parse_odt,
     ".ods": opendocument.parse_ods,
     ".odp": opendocument.parse_odp,
@@ -130,7 +136,6 @@ def sniffed_suffix(data: bytes) -> str | None:
     return None
 
 
-_PACKAGE_PARTS = (("word/document.xml", ".docx"), ("ppt/presentation.xml", ".pptx"), ("xl/workbook.xml", ".xlsx"))
 _ODF_TYPES = {b"application/vnd.oasis.opendocument.text": ".odt", b"application/epub+zip": ".epub",
               b"application/vnd.oasis.opendocument.spreadsheet": ".ods",
               b"application/vnd.oasis.opendocument.presentation": ".odp",
@@ -150,7 +155,7 @@ def _package_suffix(data: bytes) -> str | None:
                 return _ODF_TYPES.get(package.read("mimetype").strip())
     except (zipfile.BadZipFile, OSError, ValueError, KeyError, RuntimeError):
         return None
-    return next((suffix for part, suffix in _PACKAGE_PARTS if part in names), None)
+    return drawings.packaged_kind(names)
 
 
 def _ole_suffix(data: bytes) -> str | None:
