@@ -251,6 +251,9 @@ class ChildObject:
 
 
 def _serve(conns, factory, args, name: str) -> None:
+    from desktop_rag.logs import warnings_to_the_log
+
+    warnings_to_the_log()  # a library's warning (openpyxl's, reading a workbook) is not the terminal's to print
     processes.lower_priority()
     processes.name_process(name)
     # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.

@@ -113,7 +113,19 @@ def stop_logging(handler: logging.Handler | None) -> None:
         handler.close()
 
 
+def warnings_to_the_log() -> None:
+    """Python warnings of the libraries (openpyxl's "Data Validation extension is not supported", with its
+    site-packages path) go to the log file, never to a person's terminal: nobody can act on them (issue 51). With
+    no file to go to (a child process, a folder not made yet) they are dropped, not printed by logging's last
+    resort."""
+    logging.captureWarnings(True)
+    caught = logging.getLogger("py.warnings")
+    if not any(isinstance(h, logging.NullHandler) for h in caught.handlers):
+        caught.addHandler(logging.NullHandler())
+
+
 def _attach(handler: logging.Handler, level: int, logger: logging.Logger | None = None) -> None:
+    warnings_to_the_log()
     handler.setLevel(level)
     (logger or logging.getLogger()).addHandler(handler)
     root = logging.getLogger()

@@ -181,3 +181,18 @@ def test_every_setting_is_described_once_and_checked_on_set_and_on_load(data_dir
                                 ("candidates", "many", "candidates must be a whole number, not 'many'")):
         refused = cli(data_dir, "settings", key, value, check=False)
         assert refused.returncode == 1 and message in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_librarys_warnings_go_to_the_log_not_the_terminal(docs, data_dir):
+    """Issue 51, 11: openpyxl's UserWarning ("Data Validation extension is not supported", with its site-packages
+    path) was printed by `index` on a first run, from the reader's child process."""
+    from office_documents import rewrite_members, write_xlsx
+
+    workbook = write_xlsx(docs / "census.xlsx", {"Census": [["Grey heron", 42]]})
+    extension = (b'<extLst><ext uri="{CCE6A557-97BC-4b89-ADB6-D9C93CAAB3DF}" xmlns:x14="http://schemas.microsoft.com'
+                 b'/office/spreadsheetml/2009/9/main"><x14:dataValidations count="0"/></ext></extLst></worksheet>')
+    rewrite_members(workbook, lambda name, data: data.replace(b"</worksheet>", extension)
+                    if name.startswith("xl/worksheets/sheet") else data)
+    indexed = cli(data_dir, "index", str(docs), "--contexts", "rules")
+    assert "Warning" not in indexed.stderr and "site-packages" not in indexed.stderr, indexed.stderr
+    assert cli_json(data_dir, "search", "grey heron", "--json")["results"][0]["path"] == str(workbook)

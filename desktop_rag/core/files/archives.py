@@ -29,8 +29,8 @@ MIN_RATIO_BYTES = 4 * 2**20
 # Zip's compression methods Python unpacks: stored, deflate, bzip2, lzma. Others are older (PKWARE's Shrink, Reduce,
 # Implode: 1980s-90s archives) or rare (Deflate64, PPMd).
 _ZIP_METHODS_READ = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA}
-_OLD_ZIP_METHOD = ("packed by a compression method desktop-rag cannot unpack (an old zip tool's, such as PKWARE "
-                   "Implode): unpack it with 7-Zip or unzip, and the files are indexed")
+_OLD_ZIP_METHOD = ("packed by an old zip tool's compression method that desktop-rag cannot unpack: unpack it with "
+                   "7-Zip or unzip, and the files are indexed")
 
 # WinZip's AES encryption, said as a compression method: a password-protected member, not an old one.
 _WINZIP_AES = 99

@@ -13,6 +13,17 @@ _BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+# What a person is told (issue 51: "contains NUL bytes", "not UTF-8" said nothing one could act on).
+NOT_TEXT = ("binary content, not text, though its name says text (a program's data, or a damaged file): nothing "
+            "to read in it")
+UNKNOWN_ENCODING = ("undecodable text: its characters are in an encoding that could not be recognised (open it in a "
+                    "text editor and save it as Unicode text to have it indexed)")
+# The share of NUL bytes a text may hold and still be read, when the rest of it is text: Tika's
+# test_ignore_IBM420.html, a web page saved from a mail, has 28 in 1,869 bytes (1.5%) and was refused as binary.
+_STRAY_NUL_SHARE = 0.02
+# A text of plain ASCII but for a few stray bytes, in which charset-normalizer finds no encoding: read as the
+# commonest code page, the strays replaced.
+_STRAY_HIGH_SHARE = 0.01
 _SNIFF_BYTES = 8192
 SNIFF_BYTES = _SNIFF_BYTES
 _COMMONEST_LEGACY = "cp1252"
@@ -28,8 +39,10 @@ def decode_text(data: bytes) -> str:
     head = data[:_SNIFF_BYTES]
     if (wide := utf16_without_bom(head)) is not None:
         return _normalize_newlines(data.decode(wide, "replace"))
-    if b"\x00" in head:
-        raise ParseError("binary content in a text file (contains NUL bytes)")
+    if nuls := head.count(0):
+        if nuls > len(head) * _STRAY_NUL_SHARE or not _few_controls(head.replace(b"\x00", b"")):
+            raise ParseError(NOT_TEXT)
+        data = data.replace(b"\x00", b"")  # a few stray bytes in a text (a web page saved from a mail): dropped
     try:
         return _normalize_newlines(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -41,7 +54,9 @@ def decode_text(data: bytes) -> str:
     matches = from_bytes(data)
     best = matches.best()
     if best is None:
-        raise ParseError("undecodable text: not UTF-8, and no known encoding fits")
+        if sum(byte > 0x7F for byte in head) <= len(head) * _STRAY_HIGH_SHARE:  # text, with a few stray bytes
+            return _normalize_newlines(data.decode(_COMMONEST_LEGACY, "replace"))
+        raise ParseError(UNKNOWN_ENCODING)
     # Short Western texts often fit several code pages equally well; Windows-1252 is by far the most common of
     # them in users' files, so it wins a tie.
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
@@ -56,8 +71,7 @@ def looks_like_text(head: bytes) -> bool:
         return True
     if not head or b"\x00" in head:
         return False
-    controls = sum(1 for byte in head if byte < 0x20 and byte not in _TEXT_CONTROLS)
-    if controls > len(head) * 0.02:
+    if not _few_controls(head):
         return False
     try:
         head.decode("utf-8")
@@ -105,6 +119,11 @@ def utf16_without_bom(head: bytes) -> str | None:
 
 
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b\x08")
+
+
+def _few_controls(head: bytes) -> bool:
+    """No more control characters than a text has (binary data has them everywhere)."""
+    return sum(1 for byte in head if byte < 0x20 and byte not in _TEXT_CONTROLS) <= len(head) * 0.02
 
 
 def _normalize_newlines(text: str) -> str:

@@ -1,3 +1,4 @@
+import re
 import codecs
 import io
 from pathlib import Path
@@ -269,3 +270,20 @@ def test_a_pdf_titled_by_its_accession_number_is_called_by_its_file_s_name_in_th
     assert parse(path, path.read_bytes()).title == "Best Buy 10-K 2023"
     named = write_pdf(tmp_path / "scan0001.pdf", ["Quarterly results of ACME"], title="Travel policy 2024")
     assert parse(named, named.read_bytes()).title == "Travel policy 2024"  # a title that names its document stays
+
+
+def test_failure_reasons_say_what_a_person_can_do_not_what_a_library_said():
+    """Issue 51, 11: "contains NUL bytes", "not UTF-8", "not an image format Pillow reads"."""
+    for name, data in (("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))),
+                       ("garbage.txt", bytes(range(128, 256)) * 8), ("photo.jpg", b"\xff\xd8 not a picture at all")):
+        with pytest.raises(ParseError) as error:
+            parse_bytes(name, data)
+        assert not re.search(r"NUL|UTF-8|Pillow|bytes", str(error.value)), str(error.value)
+
+
+def test_a_web_page_with_a_few_stray_nul_bytes_is_read_not_refused_as_binary():
+    """Tika's test_ignore_IBM420.html (a page saved from a mail): 28 NUL bytes in 1,869 in a <meta> value."""
+    page = (b"<html><head><meta content=\"MSHTML 6.00p\xc0l\x07\x00\x02\x00\x00\x00\x02\x00\x00\x80\xc2l\x07\">"
+            b"</head><body><p>The container ASDF 999 sails on Monday from Santos.</p>" + b"<p>More words.</p>" * 40
+            + b"</body></html>")
+    assert "The container ASDF 999 sails on Monday" in parse_bytes("notice.html", page).text
