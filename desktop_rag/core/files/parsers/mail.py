@@ -1,8 +1,8 @@
 """E-mail: one message (RFC 822, as .eml files and mailbox entries are) into a document whose title is the subject,
 whose metadata holds From, To, Cc and Date, and whose text opens with those header lines (so "mail from Anna"
-finds it by keywords too) followed by the body: the plain-text part, or the HTML part through the HTML parser,
-each in its declared charset. Attachments are returned apart: the container reader indexes the documents among
-them as documents of their own (core/files/containers.py)."""
+finds it by keywords too) followed by the body: every text part a mail client shows (mail_body.py), each in its
+declared charset. Attachments are returned apart: the container reader indexes the documents among them as
+documents of their own (core/files/containers.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 
-from desktop_rag.core.files.parsers import html
+from desktop_rag.core.files.parsers.mail_body import body_text
 from desktop_rag.core.files.parsers.decoding import utf16_without_bom
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import ParsedDocument
@@ -120,20 +120,7 @@ def message_date(message: EmailMessage) -> str:
 
 
 def _body(message: EmailMessage) -> str:
-    try:
-        part = message.get_body(preferencelist=("plain", "html"))
-    except Exception:
-        part = None
-    if part is None:  # an XHTML body (application/xhtml+xml), which get_body does not take for one
-        part = next((p for p in message.walk() if p.get_content_type() == "application/xhtml+xml"
-                     and not p.get_filename()), None)
-        if part is None:  # a malformed container (multipart without its boundary): its text as it came
-            payload = message.get_payload()
-            return payload.strip() if isinstance(payload, str) and message.get_content_maintype() == "multipart" \
-                else ""
-        return html.parse_html(decoded_payload(part), "").text
-    content = _text_of(part)
-    return html.parse_html(content.encode("utf-8"), "").text if part.get_content_subtype() == "html" else content
+    return body_text(message, _text_of, decoded_payload)
 
 
 def decoded_payload(part: email.message.Message) -> bytes:
