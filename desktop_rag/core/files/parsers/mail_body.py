@@ -47,7 +47,8 @@ def _texts(part: Message, text_of, payload_of, top: bool = False) -> list[str]:
 
 
 def _one_of(alternative: Message, text_of, payload_of) -> list[str]:
-    plain, rich = [], []
+    plain: list[str] = []
+    rich: list[str] = []
     for sub in _parts(alternative):
         texts = [t for t in _texts(sub, text_of, payload_of) if t.strip()]
         if texts:
