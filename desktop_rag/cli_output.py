@@ -10,7 +10,7 @@ from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.indexing.report import IndexSummary, Progress
 from desktop_rag.core.library_reads import upgrade_order_sentence
 from desktop_rag.core.search.match_strength import strength_label
-from desktop_rag.documents import documents_sentence, metadata_words, question_list, unread_words
+from desktop_rag.documents import copies_words, documents_sentence, metadata_words, question_list, unread_words
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -108,6 +108,8 @@ def print_search_result(result, out: TextIO) -> None:
         out.write(f"{rank}. {'  '.join(where)}\n")
         if about := metadata_words(hit.metadata, hit.dated):
             out.write(f"   {shown(about)}\n")
+        if hit.copies:
+            out.write(f"   {shown(copies_words(hit.copies))}\n")
         if hit.scores.ranked:
             out.write(f"   {strength_words(hit.scores)} [{scores}{quality}]\n")
         if hit.context:

@@ -90,6 +90,12 @@ def name_card(path: str, title: str | None = None, metadata: dict[str, str] | No
     return "\n".join(lines)
 
 
+def copies_words(copies: list[str], shown: int = 3) -> str:
+    """"also at ~/Backup/report.pdf, …": where the same content is kept besides the hit's file."""
+    more = f" and {len(copies) - shown} more" if len(copies) > shown else ""
+    return "also at " + ", ".join(copies[:shown]) + more
+
+
 def unread_words(reason: str) -> str:
     """Why a hit found by its name shows no text: "" (none in it), or the reason it could not be read."""
     if not reason:

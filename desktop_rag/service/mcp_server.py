@@ -64,8 +64,8 @@ def build_server(data_dir: Path):
         ocr_confidence for scanned pages, family (pdf, word, slides, spreadsheet, mail, image, code, ebook, text),
         dated (epoch seconds: a mail's sent date, else the file's modification time), metadata (author, created,
         modified; for e-mail from, to, cc, date, and attached_to for an attachment), and scores (strength 0-1: what
-        a person is shown). A path with " › " is a document inside a file (an archive member, a mailbox's
-        message, an attachment).
+        a person is shown), copies (other paths holding the same content, stored as its copies: "also at"). A path
+        with " › " is a document inside a file (an archive member, a mailbox's message, an attachment).
         Filters narrow the search itself (a filter matching 3 chunks returns those 3): folders (absolute folders,
         their whole subtree, or a folder's name anywhere), types (families above, or extensions like docx, xlsx,
         eml), after / before (2025, 2025-03, 2025-03-14, or 7d / 4w / 6m / 1y ago; both ends include the period

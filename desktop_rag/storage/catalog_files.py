@@ -63,6 +63,20 @@ class CatalogFiles:
             " AND parser != ? AND path != ? AND size >= 0", (content_hash, COPY, path))
         return [row[0] for row in rows]
 
+    def copies_at(self, paths: list[str]) -> dict[str, list[str]]:
+        """The paths of the documents stored as copies of each of `paths` (same content; documents.COPY), by path."""
+        if not paths:
+            return {}
+        marks = ",".join("?" * len(paths))
+        rows = self._db.execute(
+            "SELECT original.path, copy.path FROM documents AS original JOIN documents AS copy"
+            f" ON copy.content_hash = original.content_hash AND copy.parser = '{COPY}' AND copy.id != original.id"
+            f" WHERE original.path IN ({marks}) AND original.parser != '{COPY}' ORDER BY copy.path", paths)
+        found: dict[str, list[str]] = {}
+        for original, copy in rows:
+            found.setdefault(original, []).append(copy)
+        return found
+
     def orphaned_copies(self) -> list[tuple[int, str]]:
         """(id, path) of the files stored as copies whose original no longer has their content. (The parser is
         written in the query: SQLite takes the partial index of copies, migration 0015, for a constant only.)"""

@@ -11,7 +11,7 @@ from desktop_rag.core.search.highlight import QueryMatch, Span
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
 from desktop_rag.documents import (
-    LOW_OCR_CONFIDENCE, folder_and_name, metadata_words, unread_words,
+    LOW_OCR_CONFIDENCE, copies_words, folder_and_name, metadata_words, unread_words,
 )
 
 SNIPPET_CHARS = 360
@@ -107,6 +107,8 @@ def _hit_body(hit: Hit, colors: Colors) -> str:
               f"<span style='color:{colors.muted}'>{' · '.join(where)}</span>")
     if about := metadata_words(hit.metadata, hit.dated):  # a mail's sender and date, an office file's author
         header += f"<br><span style='color:{colors.muted}'>{html.escape(about)}</span>"
+    if hit.copies:
+        header += f"<br><span style='color:{colors.muted}'>{html.escape(copies_words(hit.copies))}</span>"
     if hit.unread is not None:  # its name card is its only passage: the header shows it already
         return f"{header}<br><span style='color:{colors.muted}'>{html.escape(unread_words(hit.unread))}</span>"
     text = marked(*snippet(hit.text, hit.matches.get("text", ())), colors)

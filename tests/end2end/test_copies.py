@@ -35,6 +35,8 @@ def test_a_file_saved_twice_is_read_once_and_its_copy_takes_over_when_the_origin
     card = library.search('"harbour (copy)"' if stored_copy == str(copy) else "harbour reports", k=5,
                           mode="bm25").hits
     assert stored_copy in [hit.path for hit in card]
+    found = library.search('"Svolvaer lighthouse"', k=10, mode="bm25").hits[0]
+    assert found.copies == [stored_copy]  # "also at" on the original's hit (issue 51, 8)
     assert "same content as" in next(hit for hit in card if hit.path == stored_copy).text
     small = {hit.path for hit in library.search('"ferry pier"', k=10, mode="bm25").hits}
     assert small == {str(docs / "reports" / "small.txt"), str(docs / "backup" / "small.txt")}
@@ -43,3 +45,17 @@ def test_a_file_saved_twice_is_read_once_and_its_copy_takes_over_when_the_origin
     library.apply_changes(ChangeBatch(dirty={kept}))
     assert [hit.path for hit in library.search('"Svolvaer lighthouse"', k=10, mode="bm25").hits][:1] == [stored_copy]
     assert chunks_of(library, stored_copy) > 1
+
+
+def test_the_cli_and_agents_list_a_hits_copies(docs, data_dir):
+    from cli_runner import cli, cli_json
+
+    (docs / "reports").mkdir()
+    (docs / "backup").mkdir()
+    (docs / "reports" / "harbour.txt").write_text("Harbour log of the Svolvaer lighthouse. " + PROSE)
+    shutil.copyfile(docs / "reports" / "harbour.txt", docs / "backup" / "harbour.txt")
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+    hit = cli_json(data_dir, "search", '"Svolvaer lighthouse"', "--mode", "bm25", "--json")["results"][0]
+    other = ({str(docs / "reports" / "harbour.txt"), str(docs / "backup" / "harbour.txt")} - {hit["path"]}).pop()
+    assert hit["copies"] == [other]  # the JSON agents (MCP) and scripts read
+    assert f"also at {other}" in cli(data_dir, "search", '"Svolvaer lighthouse"', "--mode", "bm25").stdout

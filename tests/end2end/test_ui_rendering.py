@@ -50,6 +50,17 @@ def test_a_mail_hit_says_who_sent_it_and_a_member_is_named_from_its_file_on():
     assert "<b>photos.zip › 2023/receipt.pdf</b>" in html and "by Kim, modified 2024-02-01" in html
 
 
+def test_a_hit_names_the_copies_of_its_file():
+    """Issue 51, 8: a copy's words find the original alone; the hit says where else the same content is."""
+    hit = make_hit()
+    assert "also at" not in hit_html(found(hit, "interest"), LIGHT)
+    hit.copies = ["/home/ann/Backup/invoice_tools.py", "/home/ann/old/tools.zip › invoice_tools.py"]
+    html = hit_html(found(hit, "interest"), LIGHT)
+    assert "also at /home/ann/Backup/invoice_tools.py, /home/ann/old/tools.zip › invoice_tools.py" in html
+    hit.copies = [f"/home/ann/copy{i}.py" for i in range(5)]
+    assert "copy2.py and 2 more" in hit_html(found(hit, "interest"), LIGHT)
+
+
 def test_the_questions_a_hit_answers_show_under_its_context_with_the_query_words_marked():
     hit = make_hit()
     hit.questions = "How is late interest computed?\nWhat does <late> mean?"

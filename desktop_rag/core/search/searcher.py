@@ -66,6 +66,9 @@ class Hit:
     # Where the query's words are in "text", "context" and "questions": (start, end) spans, found as the search
     # ran (highlight.QueryMatch), for the window to mark and agents to quote.
     matches: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # Other files with the same content, stored as its copies (core/indexing/copies.py): "also at" on the hit, as a
+    # search for their words finds the original alone (issue 51).
+    copies: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         """For JSON (the endpoint, the CLI): shallow, its lists and dicts shared with the hit (asdict copied every
@@ -146,6 +149,7 @@ class Searcher:
         if not parsed.text:  # filters alone: their documents, newest first
             records = self.catalog.chunks_by_id(self.catalog.filters.newest_chunks(result.filters, k))
             result.hits = _by_date([_hit(i, r, Scores()) for i, r in records.items()], sort != "oldest")
+            self._add_copies(result.hits)
             return result
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
@@ -169,6 +173,7 @@ class Searcher:
         if want_rerank:
             result.reranked = self._rerank(query, hits, result.notices)
         result.hits = hits[:k] if sort == "relevance" else _by_date(hits[:k], sort == "newest")
+        self._add_copies(result.hits)
         result.match = QueryMatch.of(parsed)
         for hit in result.hits:
             hit.matches = result.match.matches_in(text=hit.text, context=hit.context, questions=hit.questions)
@@ -177,6 +182,11 @@ class Searcher:
             result.notices.append(f"nothing matches among the {len(allowed):,} passages the filters leave ("
                                   + ", ".join(result.filters.describe()) + ")")
         return result
+
+    def _add_copies(self, hits: list[Hit]) -> None:
+        copies = self.catalog.files.copies_at(list({hit.path for hit in hits}))
+        for hit in hits:
+            hit.copies = copies.get(hit.path, [])
 
     def _say_meaning_coverage(self, result: SearchResult, chunk_count: int) -> None:
         """During a first indexing the keyword index covers every file long before the embedding ends (core/
