@@ -18,7 +18,7 @@ import re
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.mail import decoded_payload
-from desktop_rag.core.files.parsers.packages import as_plain_document, ooxml_properties, open_package
+from desktop_rag.core.files.parsers.packages import as_plain_document, commented, ooxml_properties, open_package
 from desktop_rag.documents import Heading, ParsedDocument
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.I)
@@ -89,7 +89,9 @@ class _Blocks:
             if element.tag in (f"{_W}footnote", f"{_W}endnote", f"{_W}comment"):
                 if element.get(f"{_W}type") in _SEPARATOR_NOTES:
                     continue
-                texts.append("\n".join(filter(None, (_block_text(child) for child in element.iterchildren()))))
+                said = "\n".join(filter(None, (_block_text(child) for child in element.iterchildren())))
+                author = (element.get(f"{_W}author") or "").strip() if element.tag == f"{_W}comment" else ""
+                texts.append(commented(author, said))
             else:
                 texts.append(_block_text(element))
         text = "\n".join(t for t in texts if t.strip()).strip()

@@ -181,6 +181,48 @@ def package_texts(data: bytes, members: str) -> list[str]:
     return texts
 
 
+def commented(author: str, text: str) -> str:
+    """A comment with who wrote it: the author is part of what a person remembers ("Michael's comment", issue 51)."""
+    return f"Comment by {author}: {text}" if author.strip() and text.strip() else text
+
+
+_PRESENTATION = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+_MODERN = "{http://schemas.microsoft.com/office/powerpoint/2018/8/main}"
+
+
+def slide_comments(data: bytes) -> list[str]:
+    """A presentation's comments, each with its author: PowerPoint's classic ones (ppt/comments/, authors in
+    ppt/commentAuthors.xml) and its modern ones (ppt/comments/modernComment_*.xml, authors in ppt/authors.xml)."""
+    from lxml import etree
+
+    parser = etree.XMLParser(resolve_entities=False, no_network=True)
+    found = []
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        names = package.namelist()
+
+        def root_of(name: str):
+            try:
+                return etree.fromstring(package.read(name), parser)
+            except (etree.XMLSyntaxError, KeyError, zipfile.BadZipFile, OSError, RuntimeError):
+                return None
+
+        authors: dict[str, str] = {}
+        for name, tag in (("ppt/commentAuthors.xml", _PRESENTATION + "cmAuthor"),
+                          ("ppt/authors.xml", _MODERN + "author")):
+            if name in names and (root := root_of(name)) is not None:
+                authors.update({a.get("id", ""): a.get("name", "") for a in root.iter(tag)})
+        for name in sorted((n for n in names if re.fullmatch(r"ppt/comments/[^/]+\.xml", n)), key=_natural):
+            root = root_of(name)
+            if root is None:
+                continue
+            for comment in root.iter(_PRESENTATION + "cm", _MODERN + "cm"):
+                said = " ".join(t.text.strip() for t in comment.iter(_SLIDE_COMMENT, _DRAWING_TEXT)
+                                if t.text and t.text.strip())
+                if said:
+                    found.append(commented(authors.get(comment.get("authorId", ""), ""), said))
+    return found
+
+
 def _is_label(value) -> bool:
     parent = value.getparent()
     while parent is not None:

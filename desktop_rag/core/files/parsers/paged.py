@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.packages import password_protected
+from desktop_rag.core.files.parsers.packages import commented, password_protected
 from desktop_rag.documents import Heading, ParsedDocument
 
 PAGE_SEPARATOR = "\n\n"
@@ -30,7 +30,7 @@ def _annotation_texts(page, page_text: str) -> str:
     for annotation in page.annots() or ():
         content = (annotation.info.get("content") or "").strip()
         if content and content not in texts and " ".join(content.split()) not in flat:
-            texts.append(content)
+            texts.append(commented(annotation.info.get("title") or "", content))  # (a PDF names its author "title")
     return "\n".join(texts)
 
 

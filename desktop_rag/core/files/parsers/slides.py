@@ -7,7 +7,7 @@ import io
 
 from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.packages import (as_plain_document, ooxml_properties, open_package, package_texts,
-                                                    with_section)
+                                                    slide_comments, with_section)
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -30,7 +30,7 @@ def parse_pptx(data: bytes, stem: str, titles: frozenset[str] = frozenset()) -> 
     # Charts (titles, series and categories) and comments: not in the slides' text frames.
     document = text.document(title or text.first_title or stem, "pptx", metadata)
     document = with_section(document, "Charts", package_texts(data, r"ppt/charts/chart\d+\.xml"))
-    return with_section(document, "Comments", package_texts(data, r"ppt/comments/[^/]+\.xml"))
+    return with_section(document, "Comments", slide_comments(data))
 
 
 def add_slide(text: StructuredText, number: int, title: str, blocks: list[str], notes: str) -> None:

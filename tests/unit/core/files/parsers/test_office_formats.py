@@ -424,3 +424,37 @@ def test_an_excel_97_workbook_with_the_default_key_nobody_here_made_is_read():
 
     doc = parse(Path("50833.xls"), gzip.decompress((PUBLIC / "50833-velvetsweatshop.xls.gz").read_bytes()))
     assert doc.parser == "xls" and "test cell value" in doc.text
+
+
+def test_comments_say_who_wrote_them_in_word_powerpoint_and_pdf(tmp_path):
+    """Issue 51, 7: "Michael's comment" — the author is part of what a person remembers, and was not stored."""
+    import pymupdf
+    from office_documents import write_docx_with_every_part
+
+    words = {"body": "Revenue grew.", "nested table": "a", "content control": "b", "text box": "c", "altChunk": "d",
+             "header": "e", "footnote": "f", "comment": "check these figures"}
+    word = parse(Path("every.docx"), write_docx_with_every_part(tmp_path / "every.docx", words).read_bytes())
+    assert "Comment by Kim: check these figures" in word.text
+
+    classic = (b"<p:cmLst xmlns:p='http://schemas.openxmlformats.org/presentationml/2006/main'><p:cm authorId='3'>"
+               b"<p:text>Move the budget slide before the timeline</p:text></p:cm></p:cmLst>")
+    authors = (b"<p:cmAuthorLst xmlns:p='http://schemas.openxmlformats.org/presentationml/2006/main'>"
+               b"<p:cmAuthor id='3' name='Michael Reyes' initials='MR'/></p:cmAuthorLst>")
+    deck = write_pptx(tmp_path / "review.pptx", [("Season review", "Boats and kayaks", "")])
+    import zipfile
+
+    with zipfile.ZipFile(deck, "a") as package:
+        package.writestr("ppt/comments/comment1.xml", classic)
+        package.writestr("ppt/commentAuthors.xml", authors)
+    slides = parse(Path("review.pptx"), deck.read_bytes())
+    assert "Comment by Michael Reyes: Move the budget slide before the timeline" in slides.text
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_textbox(pymupdf.Rect(50, 50, 550, 200), "The lease runs for two years.", fontsize=10)
+    note = page.add_text_annot((60, 300), "Ask about the garden shed")
+    note.set_info(title="Michael Reyes")
+    note.update()
+    pdf.save(tmp_path / "lease.pdf")
+    lease = parse(Path("lease.pdf"), (tmp_path / "lease.pdf").read_bytes())
+    assert "Comment by Michael Reyes: Ask about the garden shed" in lease.text
