@@ -20,7 +20,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
-import signal
 import sys
 import threading
 import time
@@ -171,7 +170,8 @@ class ChildObject:
         theirs = [child_end for _, child_end in ends.values()]
         self._process = context.Process(target=_serve, args=(theirs, self._factory, self._args, self.name),
                                         name=f"desktop-rag {self.name}", daemon=True)
-        self._process.start()
+        with processes.interrupts_held_for_children():
+            self._process.start()
         for child_end in theirs:
             child_end.close()
         first = self._conns[self._lanes[0]]
@@ -257,7 +257,7 @@ def _serve(conns, factory, args, name: str) -> None:
     processes.lower_priority()
     processes.name_process(name)
     # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    processes.ignore_interrupts()
     first, others = conns[0], conns[1:]
     try:
         served = factory(*args)

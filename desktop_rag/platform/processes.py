@@ -8,7 +8,11 @@ priority classes already cover Windows."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 NICENESS = 10  # of 19: background work, as a desktop counts it
 
@@ -52,3 +56,28 @@ def give_back_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc (musl): its own allocator returns memory as it can
         pass
+
+
+@contextmanager
+def interrupts_held_for_children() -> Iterator[None]:
+    """Children started inside come up with Ctrl-C ignored, until ignore_interrupts() in them takes over. Ctrl-C
+    reaches a terminal's whole process group: a child still importing its modules printed a KeyboardInterrupt
+    traceback and died, and `index --json` said "the document reader did not start" instead of "interrupted"
+    (issue 51). An ignored signal stays ignored across exec, and Python then leaves it so (a blocked one does not:
+    multiprocessing's spawn clears the mask). Only the main thread may set a handler: the CLI starts its reader
+    there; children started on other threads (the app's, the service's) have no terminal. For the ~20 ms of the
+    start the parent ignores Ctrl-C too. Windows' piece would be CREATE_NEW_PROCESS_GROUP (not offered by
+    multiprocessing): as it is there."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGINT"):
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def ignore_interrupts() -> None:
+    """In a child: Ctrl-C is its parent's to act on (it closes its children)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -191,3 +191,41 @@ def test_a_child_unused_for_a_while_ends_at_once_leaves_no_process_behind_and_th
         assert child.call("copy") == {} and child._process.pid != first
     finally:
         child.close()
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def add(self):
+        self.count += 1
+        return self.count
+
+
+def test_ctrl_c_while_a_child_starts_leaves_it_to_the_parent():
+    """Ctrl-C reaches a terminal's whole process group: a child still importing its modules printed a
+    KeyboardInterrupt traceback and died, and `index --json` said "the document reader did not start" with no JSON
+    (issue 51, 9). The interrupt is sent the moment the child exists, long before it is ready (~0.3 s of imports)."""
+    import signal
+
+    child = ChildObject(Counter, (), name="a counter")
+    sent = []
+
+    def interrupt_the_child_as_it_starts():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            process = child._process
+            if process is not None and process.pid is not None:
+                os.kill(process.pid, signal.SIGINT)
+                sent.append(process.pid)
+                return
+            time.sleep(0.001)
+
+    interrupter = threading.Thread(target=interrupt_the_child_as_it_starts)
+    interrupter.start()
+    try:
+        assert child.call("add") == 1  # it started, and answers
+        interrupter.join()
+        assert sent
+    finally:
+        child.close()
