@@ -21,7 +21,10 @@ from desktop_rag.documents import NAME_ONLY, ParsedDocument
 _WHAT = {".doc": "Word 97–2003 document", ".ppt": "PowerPoint 97–2003 presentation"}
 # A field's instruction left in the text between its marks (a link's: HYPERLINK "http://…"), before the text it shows.
 _FIELD_INSTRUCTION = re.compile(
-    r'\b(?:HYPERLINK|INCLUDEPICTURE|REF|PAGEREF)\s+(?:\\[a-z]\s+)*"[^"\n]*"\s*(?:\\[a-z*]+\s*)*')
+    r'\b(?:HYPERLINK|INCLUDEPICTURE|REF|PAGEREF)\s+(?:\\[a-z]\s+)*"[^"\n]*"\s*(?:\\[a-z*]+\s*)*'
+    # An embedded object's and a link's instruction ("EMBED AcroExch.Document.7", "LINK PowerPoint.Slide.8
+    # "C:\\Share\\deck.ppt" "256"): the object is read as a document of its own (ole_objects.py), not as this code.
+    r'|\b(?:EMBED|LINK)\s+[A-Za-z][\w.]*(?:\s+(?:"[^"\n]*"|[A-Za-z]:\\\S*))?(?:\s+"[^"\n]*")?(?:\s*\\[a-z*]+)*')
 # The size of the text of one .doc taken at most (legacy-doc's own limit is 5 MB): a 2,000-page book.
 _MAX_TEXT_BYTES = 64 * 2**20
 

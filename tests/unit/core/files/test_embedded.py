@@ -50,3 +50,32 @@ def test_documents_without_files_are_not_containers(tmp_path):
 def test_a_chart_embedded_as_an_object_is_no_document():
     data = gzip.decompress((PUBLIC / "testMSChart-govdocs-428996.xlsx.gz").read_bytes())
     assert embedded.may_hold_files("chart.xlsx", data) and embedded.embedded_files("chart.xlsx", data) == []
+
+
+def _ole1_package(name: str, content: bytes) -> bytes:
+    """An RTF object as Word writes a file dropped in (MS-OLEDS 2.2.4, class "Package"): its native data names the
+    file, then holds its bytes."""
+    import struct
+
+    label = name.encode() + b"\0"
+    native = (struct.pack("<H", 2) + label + f"C:\\Temp\\{name}".encode() + b"\0" + struct.pack("<HH", 0, 3)
+              + struct.pack("<I", 0) + struct.pack("<I", len(content)) + content)
+    return (struct.pack("<II", 0x0501, 2) + struct.pack("<I", 8) + b"Package\0" + struct.pack("<II", 0, 0)
+            + struct.pack("<I", len(native)) + native)
+
+
+def test_objects_in_rtf_and_in_word_97_documents_come_out_as_the_files_they_are():
+    """Issue 51, 1: an RTF's \\objdata and a .doc's ObjectPool were stored as a name card and a field code."""
+    from desktop_rag.core.files.parsers import parse
+
+    hexed = _ole1_package("minutes.txt", b"The slipway budget was approved.").hex()
+    rtf = (rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\pard The minutes are attached.\par"
+           rb"{\object\objemb{\*\objclass Package}{\*\objdata " + "\n".join(
+               hexed[i:i + 64] for i in range(0, len(hexed), 64)).encode() + rb"}}\par}")
+    assert embedded.may_hold_files("letter.rtf", rtf)
+    found = containers.members("letter.rtf", rtf)
+    assert [m.chain for m in found] == [(), ("minutes.txt",)] and found[1].data == b"The slipway budget was approved."
+
+    doc = gzip.decompress((PUBLIC / "test_recursive_embedded.doc.gz").read_bytes())
+    assert [name for name, _ in embedded.embedded_files("nested.doc", doc)] == ["embed1.zip"]  # a zip dropped in
+    assert "EMBED" not in parse(Path("nested.doc"), doc).text  # the object's field code is not its text
