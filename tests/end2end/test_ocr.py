@@ -289,3 +289,38 @@ def test_a_picture_inside_a_zip_and_one_attached_to_a_mail_are_read_by_ocr(make_
                      f"{folder / 'scan.eml'}{MEMBER_SEPARATOR}receipt.png"}
     off = make_library(Settings(contexts="rules", ocr=False), folder=tmp_path / "data-ocr-off")
     assert off.index([folder]).failed == []  # with OCR off a picture inside is left out, not a failure
+
+
+def test_a_picture_pasted_into_a_word_file_and_a_slide_is_read_by_ocr(make_library, tmp_path):
+    """Issue 51, 2: a .docx whose only words on its topic were in a screenshot was not found by them."""
+    import io
+
+    import docx
+    from docx.shared import Inches
+    from pptx import Presentation
+    from pptx.util import Inches as SlideInches
+
+    folder = tmp_path / "office"
+    folder.mkdir()
+    screenshot = io.BytesIO()
+    scanned_image("Happy New Year from the harbour office", width_pt=400, height_pt=120, fontsize=16).save(
+        screenshot, format="PNG")
+    report = docx.Document()
+    report.add_paragraph("Greetings sent this week.")
+    report.add_picture(io.BytesIO(screenshot.getvalue()), width=Inches(4))
+    report.save(folder / "greetings.docx")
+    whiteboard = io.BytesIO()
+    scanned_image("Kayak rentals doubled in July", width_pt=400, height_pt=120, fontsize=16).save(
+        whiteboard, format="PNG")
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Season review"
+    slide.shapes.add_picture(io.BytesIO(whiteboard.getvalue()), SlideInches(1), SlideInches(2), SlideInches(6))
+    deck.save(folder / "review.pptx")
+
+    library = make_library(Settings(contexts="rules", llm_upgrade_when_idle=False))
+    summary = library.index([folder])
+    assert summary.indexed == 2 and summary.failed == []
+    assert library.search("Happy New Year harbour", k=3, mode="bm25").hits[0].path.endswith("greetings.docx")
+    assert library.search("kayak rentals doubled", k=3, mode="bm25").hits[0].path.endswith("review.pptx")
+    assert library.catalog.ocr.ocr_totals()["unread_pages"] == 0

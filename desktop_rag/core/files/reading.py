@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from collections.abc import Callable, Mapping
 
 from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
@@ -20,7 +20,7 @@ from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.chunking import chunk_document
 from desktop_rag.core.files.ocr import OcrPage, PageRecognizer
-from desktop_rag.core.files.parsers import images, mail, outlook, paged
+from desktop_rag.core.files.parsers import images, mail, office_pictures, outlook, paged
 from desktop_rag.documents import Chunk, ParsedDocument
 
 # Far beyond any file within max_file_mb here (a 15 MB text reads in ~16 s on 2 cores), for a slower laptop.
@@ -88,10 +88,17 @@ class DocumentReader:
                 import pymupdf
 
                 self._scan = (content_hash, pymupdf.open(stream=data, filetype="pdf"))
+            elif suffix in office_pictures.SUFFIXES:  # its pictures, one opened for each "page"
+                self._scan = (content_hash, data)
             else:
                 self._scan = (content_hash, images.open_image(data))
         opened = self._scan[1]
-        pixels = paged.page_pixels(opened, page) if suffix == ".pdf" else images.frame_pixels(opened, page)
+        if suffix == ".pdf":
+            pixels = paged.page_pixels(opened, page)
+        elif suffix in office_pictures.SUFFIXES:
+            pixels = images.frame_pixels(images.open_image(office_pictures.picture_bytes(cast(bytes, opened), page)), 1)
+        else:
+            pixels = images.frame_pixels(opened, page)
         if languages not in self._recognizers:
             self._recognizers[languages] = PageRecognizer(languages)
         return self._recognizers[languages].recognize(*pixels)
@@ -134,7 +141,8 @@ class DocumentReader:
 
     def _close_scan(self) -> None:
         if self._scan is not None:
-            self._scan[1].close()
+            if hasattr(self._scan[1], "close"):  # (an Office file's bytes: nothing held open)
+                self._scan[1].close()
             self._scan = None
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path, PurePath
 from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, docx, drawings, html, images, legacy_office, mail, markup,
-                                           office_xml, opendocument, outlook, paged, rtf, sheets, slides, xlsb)
+                                           office_pictures, office_xml, opendocument, outlook, paged, rtf, sheets,
+                                           slides, xlsb)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers.encoded_runs import without_encoded_runs
 from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
@@ -65,11 +67,15 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".msg": outlook.parse_msg,
 }
 _BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
+# Word, PowerPoint and Excel files' pictures are read by OCR as scanned pages are (office_pictures.py).
+_WITH_PICTURES: dict[Parser, Parser] = {parser: office_pictures.with_pictures(parser)
+                                        for parser in (docx.parse_docx, slides.parse_pptx, sheets.parse_xlsx)}
+_BY_EXTENSION.update({ext: _WITH_PICTURES[_BY_EXTENSION[ext]] for ext in office_pictures.SUFFIXES})
 _BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
 # Parsers of the names Word and Excel 2003 XML files come under: .xml (any XML is read as text), and .doc or .xls.
 _MAY_BE_OFFICE_XML = {markup.parse_plain, legacy_office.parse_doc, sheets.parse_xls}
 # Parsers whose pages may be scans: they take the OCR text of those pages (core/files/ocr.py) when there is some.
-_READ_SCANS = {paged.parse_pdf, images.parse_image}
+_READ_SCANS = {paged.parse_pdf, images.parse_image, *_WITH_PICTURES.values()}
 
 # Files that hold documents, by how their names end, with their kind (core/files/containers.py reads them):
 # archives and mailboxes (Outlook's .pst and .ost among them). Read, so not skipped; never given to parse() whole.
@@ -189,7 +195,7 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
     if data.startswith(OLE_MAGIC):  # encrypted with a key Office knows (a workbook protected from changes): read
         data = opened_with_default_key(data) or data  # as Office does; else its parser says it needs a password
     # A document may have no text (a deck of charts, a blank page): the indexer knows it by its name and metadata.
-    document = parser(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
+    document = cast(Any, parser)(data, path.stem, ocr) if parser in _READ_SCANS else parser(data, path.stem)
     document = without_encoded_runs(document)  # base64 and hex are no words: a picture's data indexed was 17%
     if document.parser in _TITLED_BY_SENDER:  # a mail's subject is what people remember it by, whatever it says
         return document
