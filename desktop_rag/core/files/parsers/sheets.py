@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import (ooxml_properties, open_package, package_texts, password_protected,
                                                     with_section)
+from desktop_rag.core.files.parsers.biff_drawings import drawing_texts
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -88,7 +89,8 @@ def parse_xls(data: bytes, stem: str) -> ParsedDocument:
     except Exception as exc:
         raise unreadable("not a readable Excel 97–2003 workbook", exc) from None
     metadata = {"author": (book.user_name or "").strip()}
-    return sheets.document(stem, "xls", metadata)
+    # Text boxes, shapes and charts' labels: not in the cells xlrd reads (biff_drawings.py).
+    return with_section(sheets.document(stem, "xls", metadata), "Charts, drawings and comments", drawing_texts(data))
 
 
 def _xls_row(book, sheet, row: int) -> list:

@@ -458,3 +458,14 @@ def test_comments_say_who_wrote_them_in_word_powerpoint_and_pdf(tmp_path):
     pdf.save(tmp_path / "lease.pdf")
     lease = parse(Path("lease.pdf"), (tmp_path / "lease.pdf").read_bytes())
     assert "Comment by Michael Reyes: Ask about the garden shed" in lease.text
+
+
+def test_text_boxes_and_chart_labels_of_an_excel_97_workbook_are_read():
+    """Issue 51, 3: a 97–2003 workbook of text boxes gave "Sheet1 Sheet2 Sheet3"; its charts' labels were lost."""
+    import gzip
+
+    shapes = parse(Path("shapes.xls"), gzip.decompress((PUBLIC / "testEXCEL_textbox.xls.gz").read_bytes()))
+    assert "this is some autoshape text" in shapes.text
+    charts = parse(Path("charts.xls"), gzip.decompress((PUBLIC / "testEXCEL-charts.xls.gz").read_bytes()))
+    for label in ("WhamPuff", "YottaPuff", "eksaxis", "whyaxis"):  # title, series, the axes' titles
+        assert label in charts.text.split("Charts, drawings and comments", 1)[1], label
