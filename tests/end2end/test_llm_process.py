@@ -66,8 +66,9 @@ def test_the_model_s_call_is_cut_short_by_its_caller_s_control_and_the_next_call
         with calls_controlled_by(control), pytest.raises(Interrupted):
             model.chat_batch(questions[:1], max_tokens=5)  # a cancelled caller gets no more calls
         other = RunControl()  # another caller (a person's "regenerate") is not held by the first one's cancel
-        with calls_controlled_by(other):
-            answers = model.chat_batch(questions[:2], max_tokens=8)
+        short = [[{"role": "user", "content": f"Question {k}: what does a heron eat?"}] for k in range(2)]
+        with calls_controlled_by(other):  # (short prompts: the long ones took ~50 s of this test to evaluate)
+            answers = model.chat_batch(short, max_tokens=8)
         assert len(answers) == 2 and all(a.completion_tokens > 0 for a in answers)
         assert model.count_tokens("one two three") > 0  # the lane carries this call's own answer
     finally:
