@@ -34,15 +34,26 @@ def dense_windows(context: str, text: str, counter: CountsTokens, limit: int | N
 def dense_windows_of(pairs: list[tuple[str, str]], counter: CountsTokens, limit: int | None = None) -> list[list[str]]:
     """dense_windows of each (context, text), the word pieces of all counted in one call (the counter may be a
     child process's, a pipe away)."""
+    return dense_windows_counted(pairs, counter, limit)[0]
+
+
+def dense_windows_counted(pairs: list[tuple[str, str]], counter: CountsTokens,
+                          limit: int | None = None) -> tuple[list[list[str]], int]:
+    """dense_windows_of, and the word pieces the embedder reads in all of them (what embedding them costs: a run's
+    ETA is paced by it, core/progress/run_meter.py)."""
     limit = limit or window_limit(counter)
     fulls = [index_text(context, text) for context, text in pairs]
     counts = iter(counter.count([part for (context, _), full in zip(pairs, fulls) for part in (context, full)]))
     found = []
+    pieces = 0
     for (context, text), full in zip(pairs, fulls):
         context_pieces, full_pieces = next(counts), next(counts)
         if full_pieces <= limit:
             found.append([full])
+            pieces += full_pieces
             continue
         budget = max(limit - context_pieces - _SEPARATOR_PIECES, _MIN_WINDOW_PIECES)
-        found.append([index_text(context, text[a:b]) for a, b in counter.windows(text, budget)])
-    return found
+        windows = [index_text(context, text[a:b]) for a, b in counter.windows(text, budget)]
+        found.append(windows)
+        pieces += full_pieces + (len(windows) - 1) * (context_pieces + _SEPARATOR_PIECES)  # each carries the context
+    return found, pieces

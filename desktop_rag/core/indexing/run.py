@@ -117,7 +117,8 @@ class Indexer:
         # files searchable soonest. In path order a 3 MB book near the top of a folder held the next 500 files back
         # for 4 s, and the first hit of a first run came 26.5 s after the folder was added (issue 37).
         files = sorted(files, key=lambda f: (f.path in to_read, f.size if f.path in to_read else 0))
-        self.state.meter.plan([f.size for f in files if f.path in to_read], catalog.count_pending_embeddings())
+        self.state.meter.plan([(f.size, f.path.suffix) for f in files if f.path in to_read],
+                              catalog.count_pending_embeddings())
         self.state.run_files = len(files)
         if to_read:
             self.sync.load_embedder_meanwhile()
@@ -127,7 +128,7 @@ class Indexer:
             started = time.perf_counter()
             self.files.index_file(found, (number - 1, len(files)))
             if found.path in to_read:
-                self.state.meter.file_read(found.size, time.perf_counter() - started)
+                self.state.meter.file_read(found.size, time.perf_counter() - started, found.path.suffix)
             # Files whose contexts are written: a scan's come after OCR (_read_scans), counting on from here.
             self.state.progress(Progress("contextualize", number - self.scans.waiting, len(files)))
             self.sync.keyword_index_catch_up()

@@ -57,4 +57,12 @@ class DocumentStore:
         else:
             summary.indexed += 1
         summary.chunks += len(chunks)
-        self.state.meter.stored(len(chunks), sum(len(c.text) for c in chunks) + sum(len(c.text) for c in contexts))
+        self.state.meter.stored(len(chunks), _pieces_to_embed(chunks, contexts))
+
+
+def _pieces_to_embed(chunks: list[Chunk], contexts: list[ContextResult]) -> int:
+    """The word pieces the embedder will read of a document's chunks and their contexts (for the run's ETA): the
+    chunks' are counted already, the contexts' are taken at the document's own pieces per character."""
+    pieces = sum(chunk.token_count for chunk in chunks)
+    per_char = pieces / max(sum(len(chunk.text) for chunk in chunks), 1)
+    return round(pieces + per_char * sum(len(context.text) for context in contexts))

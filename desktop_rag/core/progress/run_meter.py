@@ -1,12 +1,20 @@
 """How far an indexing run is, and how long the rest should take, from what the run has measured so far.
 
 A run reads files (parse, chunk, contexts: time grows with a file's size) and embeds their chunks (time grows with
-the text embedded, known only once a file is read). The meter plans with the sizes of the files to read, learns
-both rates as it goes, and expects the unread files to give text in the proportion the read ones did. One number
+the text embedded, known only once a file is read). The meter plans with the sizes and kinds of the files to read,
+learns both rates as it goes, and expects the unread files to give text as the read ones of their kind did. One number
 for the whole run, where each phase's own bar restarted with every batch and so could give no ETA.
 
-Embedding is paced per character, not per chunk: files are read smallest first, so the first chunks embedded are
-short ones (a mail, a note) and a pace per chunk taken from them said "3 min left" of a run that had 10 (issue 37).
+Embedding is paced per word piece the embedder reads (what it costs: bench/embedding_cost.py, 2 cores, idle:
+9.1 ms for a chunk of 40 pieces, 53 ms for one of 227, no fixed cost per chunk to speak of). Files are read
+smallest first, so the first chunks embedded are short ones (a mail, a note): a pace per chunk taken from them said
+"3 min left" of a run that had 10 (issue 37). Pieces, not characters: a Japanese character is a piece, an English
+one a quarter of one.
+
+The text to come is expected per kind of file (its extension): a megabyte of PDF gives a tenth of the word pieces
+a megabyte of plain text does, a photo none. The small files read first are mostly text and mail; expecting the
+PDFs after them to give text in the same proportion made the embedding left look several times longer than it was.
+Each kind starts from a prior (TEXT_YIELD_PRIORS) worth PRIOR_BYTES of reading and follows what its files gave.
 
 The share shown never goes back: when a new measurement says more is left (a slower pace, scanned pages found), the
 shown share holds and moves on at the pace the new time left allows, reaching the end with the work; when the
@@ -17,14 +25,48 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
-# Before the first measurement (2 cores): ~50 chunks of ~1,000 characters embedded a second; reading runs at
+# Before the first measurement (2 cores): ~50 chunks of ~200 word pieces embedded a second; reading runs at
 # ~1 MB/s over a mix of PDFs and text. Replaced by what the run measures as soon as it has measured anything.
-CHARS_PER_CHUNK_GUESS = 1000
-EMBED_SECONDS_PER_CHAR_GUESS = 1 / (50 * CHARS_PER_CHUNK_GUESS)
+PIECES_PER_CHUNK_GUESS = 200
 READ_SECONDS_PER_BYTE_GUESS = 1e-6
-CHUNKS_PER_BYTE_GUESS = 1 / 1000
 OCR_SECONDS_PER_PAGE_GUESS = 2.0  # a full A4 page at 200 dpi on 2 cores (bench/ocr_indexing.py)
+EMBED_SECONDS_PER_PIECE_GUESS = 1 / (50 * PIECES_PER_CHUNK_GUESS)
+# Word pieces a byte of a file gives, by kind, before the run has read any of that kind: plain text ~4 bytes a
+# piece in English, ~3 in Japanese (a UTF-8 character a piece); markup and compressed packages fewer; pictures
+# (read by OCR, timed apart) almost none. On a folder of 559 public files: PDF 0.028, .txt 0.28, .md 0.24, .docx 0.12,
+# .xlsx 0.14, .eml 0.024, .pptx 0.001, pictures < 0.004.
+TEXT_YIELD_PRIORS = {
+    **dict.fromkeys((".txt", ".md", ".markdown", ".rst", ".csv", ".tsv", ".json", ".log", ".tex", ".org", ".yaml",
+                     ".yml", ".py", ".js", ".ts", ".java", ".c", ".h", ".cpp", ".go", ".rs", ".rb", ".sh"), 0.25),
+    **dict.fromkeys((".html", ".htm", ".xml", ".xhtml", ".svg"), 0.08),
+    **dict.fromkeys((".docx", ".odt", ".xlsx", ".ods", ".epub"), 0.1),
+    **dict.fromkeys((".pdf", ".doc", ".xls", ".rtf", ".eml", ".msg", ".mbox", ".zip", ".tar", ".gz", ".7z"), 0.03),
+    **dict.fromkeys((".pptx", ".odp", ".ppt"), 0.01),
+    **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp", ".heic"), 0.002),
+}
+TEXT_YIELD_OTHER = 0.05
+PRIOR_BYTES = 256_000  # how much reading a prior is worth: the first 250 KB of a kind move it halfway
+
+
+@dataclass
+class _Kind:
+    """What the files of one kind (extension) planned and read have given so far."""
+    bytes_total: int = 0
+    bytes_read: int = 0
+    read_seconds: float = 0.0
+    chunks: int = 0
+    pieces: int = 0
+
+    def unread(self) -> int:
+        return max(self.bytes_total - self.bytes_read, 0)
+
+
+def _moved(prior: float, measured: float, bytes_read: int) -> float:
+    """A rate per byte: the prior, worth PRIOR_BYTES, moved by what `bytes_read` bytes measured."""
+    weight = bytes_read + PRIOR_BYTES
+    return (measured + prior * PRIOR_BYTES) / weight if weight else prior
 
 
 class RunMeter:
@@ -32,33 +74,50 @@ class RunMeter:
         self._clock = clock
         self._shown: float | None = None  # the share last reported (never less than before)
         self._shown_at = 0.0
+        self._kinds: dict[str, _Kind] = {}
         self.bytes_total = 0
         self.bytes_read = 0
         self.read_seconds = 0.0
         self.chunks_read = 0
-        self.chars_read = 0  # of the chunks read: their text and context, what the embedder reads
+        self.pieces_read = 0  # of the chunks read: the word pieces of their text and context, what the embedder reads
+        self._file_chunks = self._file_pieces = 0  # of the file being read, until file_read says its kind
         self.chunks_waiting_at_start = 0  # left by an earlier run: embedded by this one
         self.chunks_embedded = 0
-        self.chars_embedded = 0
+        self.pieces_embedded = 0
         self.embed_seconds = 0.0
         self.ocr_pages_total = 0  # scanned pages the run reads by OCR, once it has found them
         self.ocr_pages_read = 0
         self.ocr_seconds = 0.0
         self.planned = False
 
-    def plan(self, sizes_to_read: list[int], chunks_waiting: int) -> None:
-        self.bytes_total = sum(sizes_to_read)
+    def plan(self, files_to_read: list[tuple[int, str]], chunks_waiting: int) -> None:
+        """The files the run reads, as (size, kind: the name's extension), and the chunks an earlier run left."""
+        for size, kind in files_to_read:
+            self._kind(kind).bytes_total += size
+        self.bytes_total = sum(size for size, _ in files_to_read)
         self.chunks_waiting_at_start = chunks_waiting
         self.planned = True
 
-    def file_read(self, size: int, seconds: float) -> None:
+    def _kind(self, kind: str) -> _Kind:
+        return self._kinds.setdefault(kind.lower(), _Kind())
+
+    def file_read(self, size: int, seconds: float, kind: str = "") -> None:
+        """A file read: what was stored since the last one (stored) was its text."""
         self.bytes_read += size
         self.read_seconds += seconds
+        read = self._kind(kind)
+        read.bytes_read += size
+        read.read_seconds += seconds
+        read.chunks += self._file_chunks
+        read.pieces += self._file_pieces
+        self._file_chunks = self._file_pieces = 0
 
-    def stored(self, chunks: int, chars: int) -> None:
-        """A document's chunks stored, waiting to be embedded: `chars` of text and context in all."""
+    def stored(self, chunks: int, pieces: int) -> None:
+        """A document's chunks stored, waiting to be embedded: `pieces` word pieces of text and context in all."""
         self.chunks_read += chunks
-        self.chars_read += chars
+        self.pieces_read += pieces
+        self._file_chunks += chunks
+        self._file_pieces += pieces
 
     def plan_ocr(self, pages: int) -> None:
         self.ocr_pages_total += pages
@@ -67,33 +126,55 @@ class RunMeter:
         self.ocr_pages_read += 1
         self.ocr_seconds += seconds
 
-    def batch_embedded(self, chunks: int, chars: int, seconds: float) -> None:
+    def batch_embedded(self, chunks: int, pieces: int, seconds: float) -> None:
         self.chunks_embedded += chunks
-        self.chars_embedded += chars
+        self.pieces_embedded += pieces
         self.embed_seconds += seconds
 
-    def chunks_expected(self) -> int:
-        """Chunks the run will have embedded by its end: those read, and those the unread bytes should give."""
-        chunks_per_byte = self.chunks_read / self.bytes_read if self.bytes_read else CHUNKS_PER_BYTE_GUESS
-        unread = max(self.bytes_total - self.bytes_read, 0)
-        return round(self.chunks_waiting_at_start + self.chunks_read + unread * chunks_per_byte)
+    def _pieces_per_chunk(self) -> float:
+        return self.pieces_read / self.chunks_read if self.chunks_read else PIECES_PER_CHUNK_GUESS
 
-    def chars_expected(self) -> float:
-        """Characters the run will have embedded by its end, as chunks_expected() counts chunks."""
-        chars_per_chunk = self.chars_read / self.chunks_read if self.chunks_read else CHARS_PER_CHUNK_GUESS
-        chars_per_byte = self.chars_read / self.bytes_read if self.bytes_read else 1.0
-        unread = max(self.bytes_total - self.bytes_read, 0)
-        return self.chunks_waiting_at_start * chars_per_chunk + self.chars_read + unread * chars_per_byte
+    def _unread_yield(self) -> tuple[float, float]:
+        """(chunks, word pieces) the unread files should give: each kind at its prior, moved by what its files gave."""
+        chunks = pieces = 0.0
+        per_chunk = self._pieces_per_chunk()
+        for name, kind in self._kinds.items():
+            if not kind.unread():
+                continue
+            prior = TEXT_YIELD_PRIORS.get(name, TEXT_YIELD_OTHER)
+            pieces += kind.unread() * _moved(prior, kind.pieces, kind.bytes_read)
+            chunks += kind.unread() * _moved(prior / per_chunk, kind.chunks, kind.bytes_read)
+        return chunks, pieces
+
+    def chunks_expected(self) -> int:
+        """Chunks the run will have embedded by its end: those read, and those the unread files should give."""
+        return round(self.chunks_waiting_at_start + self.chunks_read + self._unread_yield()[0])
+
+    def embedding_left(self) -> float:
+        """The word pieces left to embed: of the text expected, what is not embedded yet — but never less than
+        the chunks still waiting at the pieces a chunk has taken so far. A document's pieces are counted before
+        its contexts are (theirs estimated), so the count ran out before the chunks did: the bar said "100%, about
+        1 s left" for the run's last 30 s (issue 49's first hour, ETA error 100% there)."""
+        unread_chunks, unread_pieces = self._unread_yield()
+        pieces = self.chunks_waiting_at_start * self._pieces_per_chunk() + self.pieces_read + unread_pieces
+        chunks_left = self.chunks_waiting_at_start + self.chunks_read + unread_chunks - self.chunks_embedded
+        per_chunk = self.pieces_embedded / self.chunks_embedded if self.chunks_embedded else 0.0
+        return max(pieces - self.pieces_embedded, chunks_left * per_chunk, 0)
+
+    def _read_seconds_left(self) -> float:
+        """The unread files' reading, each kind at its own pace once it has one (a PDF's parse is slower per
+        byte than a text's), the run's pace over all kinds until then."""
+        overall = self.read_seconds / self.bytes_read if self.bytes_read else READ_SECONDS_PER_BYTE_GUESS
+        return sum(kind.unread() * _moved(overall, kind.read_seconds, kind.bytes_read) for kind in self._kinds.values())
 
     def estimate(self) -> tuple[float | None, float | None]:
         """(share of the run done, seconds of work left); (None, None) before the run knows its files."""
         if not self.planned:
             return None, None
-        read_rate = self.read_seconds / self.bytes_read if self.bytes_read else READ_SECONDS_PER_BYTE_GUESS
-        embed_rate = self.embed_seconds / self.chars_embedded if self.chars_embedded else EMBED_SECONDS_PER_CHAR_GUESS
+        embedded = self.pieces_embedded
+        embed_rate = self.embed_seconds / embedded if embedded else EMBED_SECONDS_PER_PIECE_GUESS
         ocr_rate = self.ocr_seconds / self.ocr_pages_read if self.ocr_pages_read else OCR_SECONDS_PER_PAGE_GUESS
-        bytes_left = max(self.bytes_total - self.bytes_read, 0)
-        left = (bytes_left * read_rate + max(self.chars_expected() - self.chars_embedded, 0) * embed_rate
+        left = (self._read_seconds_left() + self.embedding_left() * embed_rate
                 + max(self.ocr_pages_total - self.ocr_pages_read, 0) * ocr_rate)
         done = self.read_seconds + self.embed_seconds + self.ocr_seconds
         if done + left <= 0:

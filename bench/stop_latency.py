@@ -1,0 +1,141 @@
+"""How long a stop takes while a run embeds: Ctrl-C to `desktop-rag index` working in its own process, and
+`desktop-rag stop` to the service running the same index. The promise: within a second (Ctrl-C), 2 s (stop).
+
+    python bench/stop_latency.py FOLDER [--times 3] [--load 0]
+
+Each time: a fresh data folder, `index FOLDER` started (rules contexts, no LLM); once the catalog says more than 40
+chunks are embedded (past the 32 a run embeds while it reads: in its embedding proper) and a random moment of up
+to 3 s later, the stop is sent; the time until the process is gone is what a person waits. With `--load N`, N busy
+processes load the CPU meanwhile. A folder of text files suits it (read in seconds, embedded in minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+COMMAND = [sys.executable, "-m", "desktop_rag"]
+
+
+def _busy(stop) -> None:
+    while not stop.is_set():
+        sum(i * i for i in range(10_000))
+
+
+def _embedding_started(data: Path) -> bool:
+    try:
+        db = sqlite3.connect(f"file:{data / 'catalog.sqlite3'}?mode=ro", uri=True, timeout=1)
+        try:
+            # Past the first 32, which a run embeds while it reads (to measure the pace): in the embedding proper.
+            return db.execute("SELECT COUNT(*) FROM chunks WHERE embedded = 1").fetchone()[0] > 40
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+
+
+def _settings(data: Path) -> None:
+    data.mkdir(parents=True)
+    (data / "settings.json").write_text(json.dumps({"contexts": "rules", "llm_upgrade_when_idle": False}))
+
+
+def _wait_for_embedding(data: Path, process: subprocess.Popen) -> bool:
+    deadline = time.monotonic() + 900
+    while not _embedding_started(data):
+        if process.poll() is not None or time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    time.sleep(random.uniform(0, 3))
+    return process.poll() is None
+
+
+def ctrl_c(folder: Path, base: Path) -> float | None:
+    data = base / "ctrl-c"
+    _settings(data)
+    env = {**os.environ, "DESKTOP_RAG_START_SERVICE": "0"}
+    process = subprocess.Popen([*COMMAND, "--data-dir", str(data), "index", str(folder)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not _wait_for_embedding(data, process):
+        process.kill()
+        return None
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    process.wait()
+    return time.monotonic() - sent
+
+
+def service_stop(folder: Path, base: Path) -> float | None:
+    data = base / "service"
+    _settings(data)
+    index = subprocess.Popen([*COMMAND, "--data-dir", str(data), "index", str(folder)],
+                             env={**os.environ, "DESKTOP_RAG_START_SERVICE": "1"},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not _wait_for_embedding(data, index):
+        index.kill()
+        return None
+    from desktop_rag.service.background_process import who_answers
+
+    hello = who_answers(data)
+    sent = time.monotonic()
+    subprocess.run([*COMMAND, "--data-dir", str(data), "stop"], capture_output=True)
+    pid = (hello or {}).get("pid")
+    while pid and _alive(pid):
+        time.sleep(0.02)
+    took = time.monotonic() - sent
+    index.wait(timeout=60)
+    return took
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a child of nobody here: a zombie is gone for a person
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--times", type=int, default=3)
+    parser.add_argument("--load", type=int, default=0)
+    args = parser.parse_args()
+    stop = multiprocessing.Event()
+    load = [multiprocessing.Process(target=_busy, args=(stop,), daemon=True) for _ in range(args.load)]
+    for process in load:
+        process.start()
+    rows: dict[str, list[float]] = {"Ctrl-C to `index` (in its process)": [], "`stop` to the service": []}
+    try:
+        for _ in range(args.times):
+            for label, way in zip(rows, (ctrl_c, service_stop)):
+                with tempfile.TemporaryDirectory(prefix="desktop-rag-stop-") as base:
+                    took = way(args.folder.resolve(), Path(base))
+                if took is not None:
+                    rows[label].append(took)
+    finally:
+        stop.set()
+    print(f"load {args.load}, {os.cpu_count()} CPUs, {args.times} times each")
+    print(f"{'what':40} {'median s':>8} {'worst s':>8}")
+    for label, took in rows.items():
+        if took:
+            print(f"{label:40} {statistics.median(took):>8.2f} {max(took):>8.2f}")
+        else:
+            print(f"{label:40} {'n/a':>8} {'n/a':>8}")
+
+
+if __name__ == "__main__":
+    main()
