@@ -149,7 +149,7 @@ class IndexSync:
         for (chunk_id, _, _), chunk_windows in zip(batch, windows):
             owners += [chunk_id] * len(chunk_windows)
             texts += chunk_windows
-        vectors = self._embed_in_parts(texts)
+        vectors = self.lib.embedder.embed(texts)
         self.lib.vectors.add(owners, vectors)
         self.lib.catalog.mark_embedded([chunk_id for chunk_id, _, _ in batch], owners, vectors,
                                        embedded_with=[context for _, context, _ in batch])
@@ -157,26 +157,6 @@ class IndexSync:
         seconds = time.perf_counter() - t0
         self.summary.phase_seconds["embed"] += seconds
         self.meter.batch_embedded(len(batch), pieces, seconds)
-
-    def _embed_in_parts(self, texts: list[str]) -> np.ndarray:
-        """The embedder's calls one of its batches at a time, the run's checkpoint between them: a stop, a pause or
-        a person's edit waits for a batch of `embed_batch_size` texts, not for all of a step's (128 chunks took
-        56 s to finish under load before `desktop-rag stop` was heard: issue 51). Longest first, as the embedder
-        orders one call's texts, so each batch pads little: in parts, unsorted, embedding took 6.6% longer (1,024
-        chunks, 4 rounds interleaved, 2 cores: 47.0 vs 44.1 s), sorted 3% (45.4). Stopped, the part embedded is not
-        kept: its chunks are still pending, and the next run embeds them."""
-        part = max(self.state.settings.embed_batch_size, 1)
-        if len(texts) <= part:
-            return self.lib.embedder.embed(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        parts = []
-        for start in range(0, len(texts), part):
-            if start:
-                self.control.checkpoint()
-            parts.append(self.lib.embedder.embed([texts[i] for i in order[start:start + part]]))
-        vectors = np.empty((len(texts), parts[0].shape[1]), dtype=np.float32)
-        vectors[order] = np.concatenate(parts)
-        return vectors
 
     def _keep_older_vectors(self) -> None:
         """Chunks embedded before the catalog kept vectors (migration 0011): theirs are copied from the dense index,
