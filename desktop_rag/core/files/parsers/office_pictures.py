@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers.packages import with_section
+from desktop_rag.core.files.parsers.packages import natural_order, with_section
 from desktop_rag.documents import ParsedDocument
 
 _MEDIA = re.compile(r"(?:word|ppt|xl)/media/[^/]+")
@@ -39,7 +39,7 @@ def picture_names(data: bytes) -> list[str]:
                      and info.file_size >= MIN_PICTURE_BYTES]
     except (zipfile.BadZipFile, OSError, ValueError):
         return []
-    return sorted(found, key=_natural)[:MAX_PICTURES]
+    return sorted(found, key=natural_order)[:MAX_PICTURES]
 
 
 def picture_bytes(data: bytes, number: int) -> bytes:
@@ -65,6 +65,3 @@ def with_pictures(parser: Callable[[bytes, str], ParsedDocument]):
     read.__name__ = parser.__name__
     return read
 
-
-def _natural(name: str) -> list:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]

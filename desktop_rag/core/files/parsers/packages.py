@@ -165,7 +165,7 @@ def package_texts(data: bytes, members: str) -> list[str]:
 
     texts = []
     with zipfile.ZipFile(io.BytesIO(data)) as package:
-        for name in sorted((n for n in package.namelist() if re.fullmatch(members, n)), key=_natural):
+        for name in sorted((n for n in package.namelist() if re.fullmatch(members, n)), key=natural_order):
             try:
                 root = etree.fromstring(package.read(name), etree.XMLParser(resolve_entities=False, no_network=True))
             except (etree.XMLSyntaxError, KeyError, zipfile.BadZipFile, OSError, RuntimeError):
@@ -211,7 +211,7 @@ def slide_comments(data: bytes) -> list[str]:
                           ("ppt/authors.xml", _MODERN + "author")):
             if name in names and (root := root_of(name)) is not None:
                 authors.update({a.get("id", ""): a.get("name", "") for a in root.iter(tag)})
-        for name in sorted((n for n in names if re.fullmatch(r"ppt/comments/[^/]+\.xml", n)), key=_natural):
+        for name in sorted((n for n in names if re.fullmatch(r"ppt/comments/[^/]+\.xml", n)), key=natural_order):
             root = root_of(name)
             if root is None:
                 continue
@@ -235,7 +235,8 @@ def _is_label(value) -> bool:
     return False
 
 
-def _natural(name: str) -> list:
+def natural_order(name: str) -> list:
+    """A sort key putting "chart10" after "chart9"."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
