@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from desktop_rag.errors import DataFolderBusy
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
 from desktop_rag.storage.catalog_access import CATALOG_FILE
@@ -84,3 +85,27 @@ def rebuild_damaged_catalog(data_dir: Path) -> Rebuilt:
     finally:
         writer_lock.release(key)
     return Rebuilt(aside, found.folders, found.count("manual"), found.count("llm"), found.unreadable)
+
+
+def rebuild_if_damaged(data_dir: Path, wait_s: float) -> tuple[str, Rebuilt] | None:
+    """(what SQLite found, what was rebuilt) when the catalog is damaged; None when it is whole. Judged holding the
+    data folder's lock, waited for up to `wait_s` (DataFolderBusy past it): the window's "Rebuild from my folders"
+    starts a service while the last one that met the damage may still be ending, and its lock made the rebuild
+    fail, or SQLite's made the check answer "not known to be damaged" (the window's test in CI, 1 run in 2)."""
+    from desktop_rag.core.catalog_health import catalog_damage
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            key = writer_lock.acquire(data_dir)
+            break
+        except DataFolderBusy:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
+    try:
+        damage = catalog_damage(data_dir)
+        # (the lock taken again inside: this process holds it already)
+        return (damage, rebuild_damaged_catalog(data_dir)) if damage else None
+    finally:
+        writer_lock.release(key)

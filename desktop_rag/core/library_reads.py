@@ -5,6 +5,7 @@ never waits for a write in progress and never sees a file half re-indexed.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -101,13 +102,22 @@ class ClientReads(LibraryReads):
     def __init__(self, catalog_path: Path):
         self._path = catalog_path
         self._catalog: Catalog | None = None
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file the connection reads
         self._opening = threading.Lock()
         super().__init__(self._open)
 
     def _open(self) -> Catalog:
+        """The connection, opened again when the catalog's file was replaced (a damaged one set aside and made anew
+        by the service: the old connection went on reading the damaged file, "malformed" in every view). A stat
+        per read: microseconds."""
         with self._opening:
+            now = _file_identity(self._path)
+            if self._catalog is not None and now is not None and now != self._file:
+                self._catalog.close()
+                self._catalog = None
             if self._catalog is None:
                 self._catalog = Catalog(self._path, query_only=True)
+                self._file = _file_identity(self._path)
             return self._catalog
 
     def close(self) -> None:
@@ -115,3 +125,11 @@ class ClientReads(LibraryReads):
             if self._catalog is not None:
                 self._catalog.close()
                 self._catalog = None
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:  # set aside, the new one not made yet: the open connection is all there is
+        return None
+    return found.st_dev, found.st_ino

@@ -143,19 +143,23 @@ def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: 
         return hello
     if not library_writable(data_dir):  # it could not hold the library: searched where it is asked, read-only
         return None
-    started = None
-    if not service_starting(data_dir):
-        on_start()
-        started = start_service(data_dir, rebuild_damaged)
-        on_started(started)
+    if service_starting(data_dir):  # another's service, starting, or ending without having answered
+        hello = wait_for_answer(data_dir, SERVICE_START_WAIT_S, give_up=give_up, while_starting=True)
+        if hello is not None or give_up() or service_starting(data_dir):
+            return hello
+    on_start()
+    started = start_service(data_dir, rebuild_damaged)
+    on_started(started)
     return wait_for_answer(data_dir, SERVICE_START_WAIT_S, started, give_up)
 
 
 def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen | None = None,
-                    give_up: Callable[[], bool] = lambda: False) -> dict | None:
+                    give_up: Callable[[], bool] = lambda: False, while_starting: bool = False) -> dict | None:
     """The hello of the process answering for the data folder once one does, or None after `timeout_s` — or at once
     when `started`, the service this process started, has ended without answering (a damaged catalog, a data
-    folder it may not write: its log says why), or when `give_up()`."""
+    folder it may not write: its log says why), or when `give_up()`. `while_starting`: None at once too when no
+    service holds its mark any more (one this process did not start, which ended: the window's calls waited the
+    whole 90 s for a service that had met a damaged catalog, the window's event stream waiting behind them)."""
     deadline = time.monotonic() + timeout_s
     while True:
         hello = who_answers(data_dir)
@@ -163,4 +167,6 @@ def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen 
             return hello
         if time.monotonic() >= deadline or (started is not None and started.poll() is not None) or give_up():
             return None
+        if while_starting and not service_starting(data_dir):
+            return who_answers(data_dir)  # (it may have answered as it let go of its mark: asked once more)
         time.sleep(0.2)

@@ -35,12 +35,15 @@ log = logging.getLogger(__name__)
 
 
 def _rebuild_if_damaged(data_dir: Path) -> None:
-    from desktop_rag.core.catalog_health import catalog_damage
-    from desktop_rag.core.catalog_rebuild import rebuild_damaged_catalog
+    from desktop_rag.core.catalog_rebuild import rebuild_if_damaged
 
-    if damage := catalog_damage(data_dir):
-        rebuilt = rebuild_damaged_catalog(data_dir)
+    # A service that met the damage may still be ending: its hold on the data folder is waited for as a
+    # starting service waits for it.
+    if (found := rebuild_if_damaged(data_dir, LETS_GO_WAIT_S)) is not None:
+        damage, rebuilt = found
         log.warning("the catalog was damaged (%s): %s", damage, "; ".join(rebuilt.sentences()))
+    else:
+        log.info("asked to rebuild a damaged catalog: SQLite finds it whole, kept")
 
 
 def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role: str,

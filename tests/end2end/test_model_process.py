@@ -4,6 +4,7 @@ the same errors as in-process, and a query answered while a batch is being embed
 import os
 import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ from desktop_rag.core.dense.embedding import shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess
 from desktop_rag.core.dense.tokens import default_embedding_model_path
 from desktop_rag.core.dense.rerank import RerankerUnavailable
+from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+from desktop_rag.core.progress.control import RunControl
 from documents import write_random_cross_encoder
 
 TEXTS = ["The grey heron stands in shallow water waiting for fish.",
@@ -54,6 +57,34 @@ def test_a_query_is_answered_while_a_long_batch_is_embedded_and_a_dead_child_is_
     os.kill(models._child._process.pid, signal.SIGKILL)  # the child dies (a crash, the OS reclaiming memory)
     models._child._process.join(10)
     assert np.allclose(models.embed_query("heron"), vector, atol=1e-5)  # a new child loads the model again
+
+
+def test_a_pause_or_cancel_cuts_a_long_embedding_short_and_the_next_call_is_whole(models):
+    """Ctrl-C, Pause or Cancel during a run's embedding: heard within a second, not after the step (18-24 s
+    under load, issue 51); the child stops between two of its batches, and its next call is answered whole."""
+    before = models.embed(TEXTS)
+    batch = [f"{TEXTS[i % 3]} Paragraph {i} goes on about herons, revenue and parsers. " * 6 for i in range(600)]
+    control = RunControl()
+    outcome: list[object] = []
+
+    def embed() -> None:
+        with calls_controlled_by(control):
+            try:
+                outcome.append(models.embed(batch))
+            except Interrupted as exc:
+                outcome.append(exc)
+
+    indexing = threading.Thread(target=embed)
+    indexing.start()
+    time.sleep(1.0)
+    assert indexing.is_alive()  # (600 long passages: ~20 s on 2 cores)
+    cancelled_at = time.monotonic()
+    control.cancel()
+    indexing.join(10)
+    assert time.monotonic() - cancelled_at < 2.0  # (50 ms idle; the whole batch: 8 s idle, 20 s under load)
+    assert isinstance(outcome[0], Interrupted)
+    assert models._child._owed  # the child's answer to the call given up is still owed: read before the next one
+    assert np.allclose(models.embed(TEXTS), before, atol=1e-5)
 
 
 def test_failures_cross_the_pipe_as_the_same_exceptions(tmp_path, models):

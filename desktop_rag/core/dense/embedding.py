@@ -33,10 +33,14 @@ class Embedder:
     """`precision` (config.EMBEDDING_PRECISIONS): "auto" is int8 through ONNX Runtime, else torch in bfloat16 where
     the CPU has it natively, else float32."""
 
-    def __init__(self, model_path: Path | None = None, precision: str = "auto", batch_size: int = 32):
+    def __init__(self, model_path: Path | None = None, precision: str = "auto", batch_size: int = 32,
+                 abort_flag=None):
+        """`abort_flag`: a flag (`.value`) whose caller raises it to cut a call of embed() short between two of its
+        batches (Interrupted): the child's, shared with EmbedderProcess (core/llm/interrupt.py)."""
         self.model_path = Path(model_path) if model_path else default_embedding_model_path()
         self.precision = precision
         self.batch_size = batch_size
+        self._abort_flag = abort_flag
         self._model: Any = None  # TorchEncoder, or the int8 ONNX encoder: loaded at the first use
         self._lock = threading.Lock()
 
@@ -92,7 +96,9 @@ class Embedder:
         """Unit-length float32 vectors, one row per text (cosine similarity is then a dot product)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return self._encode(texts, "passage")
+        flag = self._abort_flag
+        return self._load().encode(texts, "passage", self.batch_size,
+                                   stopped=(lambda: bool(flag.value)) if flag is not None else lambda: False)
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._encode([text], "query")[0]
@@ -123,7 +129,8 @@ class TorchEncoder:
         self.dimension = int(cast(int, getter()))  # None only for a model without a fixed size
         self.max_tokens = int(cast(int, model.max_seq_length))
 
-    def encode(self, texts: list[str], role: str, batch_size: int) -> np.ndarray:
+    def encode(self, texts: list[str], role: str, batch_size: int, stopped=lambda: False) -> np.ndarray:
+        """(`stopped` is not asked: sentence-transformers' loop has no place for it; a stop waits for the call.)"""
         vectors = self._model.encode(
             texts,
             prompt_name=role if role in (self._model.prompts or {}) else None,

@@ -24,12 +24,14 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from desktop_rag.config import models_cache_dir
+from desktop_rag.core.llm.interrupt import Interrupted
 
 FORMAT = 4  # bump when the graph's making changes: older graphs are made again (4: the word table by blocks)
 GRAPH_FILE = "model-int8.onnx"
@@ -312,16 +314,20 @@ class OnnxEncoder:
         self.prompts = _read_json(model_path / "config_sentence_transformers.json").get("prompts") or {}
         self.dimension = int(self._session.get_outputs()[0].shape[-1])
 
-    def encode(self, texts: list[str], role: str, batch_size: int) -> np.ndarray:
+    def encode(self, texts: list[str], role: str, batch_size: int,
+               stopped: Callable[[], bool] = lambda: False) -> np.ndarray:
         """Longest texts first, in batches of similar length (little padding is computed), each batch at most
         batch_size texts and TOKENS_PER_BATCH word pieces: attention's buffers grow with rows × length², and 32
-        rows of 512 pieces took 1.8 GB where 32 of 256 take 0.9."""
+        rows of 512 pieces took 1.8 GB where 32 of 256 take 0.9. `stopped()` is asked between batches: Interrupted
+        (its caller paused or cancelled) when it says so."""
         prompt = self.prompts.get(role, "")
         encodings = self._pieces.model_ids([prompt + text for text in texts], self.max_tokens)
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i]))
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         start = 0
         while start < len(order):
+            if stopped():
+                raise Interrupted("embedding was cut short")
             longest = len(encodings[order[start]])
             rows = order[start:start + max(1, min(batch_size, TOKENS_PER_BATCH // max(longest, 1)))]
             ids = np.zeros((len(rows), longest), dtype=np.int64)

@@ -15,6 +15,7 @@ from desktop_rag.core.changes import Changes
 from desktop_rag.core.dense.dense_text import dense_windows_counted
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.run_state import RunState
+from desktop_rag.core.llm.interrupt import Interrupted
 
 # Between keyword rebuilds during one run: every 2 s, so a file is found by its words seconds after it is read,
 # but never more than a tenth of the run's time spent on what a rebuild costs beyond its new texts (10 × that
@@ -125,7 +126,11 @@ class IndexSync:
             batch = catalog.pending_embeddings(batch_size, after=last)
             if not batch:
                 break
-            self._embed(batch, waiting)
+            try:
+                self._embed(batch, waiting)
+            except Interrupted:  # paused (this batch asked again on resume) or cancelled (Cancelled, kept for later)
+                self.control.checkpoint(between_documents=True)
+                continue
             last = batch[-1][0]
         if self.summary.embedded > done_before:
             self.state.progress(Progress("embed", self.summary.embedded, self.summary.embedded))
