@@ -46,7 +46,7 @@ def _embedding_started(data: Path) -> bool:
 
 
 def _settings(data: Path) -> None:
-    data.mkdir(parents=True)
+    data.mkdir(parents=True, mode=0o700)  # (a data folder others may read is refused)
     (data / "settings.json").write_text(json.dumps({"contexts": "rules", "llm_upgrade_when_idle": False}))
 
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from desktop_rag.core.dense.tokens import default_embedding_model_path, model_name
+from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +36,15 @@ class Embedder:
 
     def __init__(self, model_path: Path | None = None, precision: str = "auto", batch_size: int = 32,
                  abort_flag=None):
-        """`abort_flag`: a flag (`.value`) whose caller raises it to cut a call of embed() short between two of its
-        batches (Interrupted): the child's, shared with EmbedderProcess (core/llm/interrupt.py)."""
+        """`abort_flag`: the child's, shared with EmbedderProcess, which raises it to cut a call of embed() short
+        between two of its batches (Interrupted; core/llm/interrupt.py). None: in this process, embed() is cut short
+        so by the pause or cancel of the run that calls it (calls_controlled_by): Ctrl-C to `index --local`."""
         self.model_path = Path(model_path) if model_path else default_embedding_model_path()
         self.precision = precision
         self.batch_size = batch_size
+        self._guard: CallGuard | None = None
+        if abort_flag is None:
+            self._guard = CallGuard(abort_flag := AbortFlag())
         self._abort_flag = abort_flag
         self._model: Any = None  # TorchEncoder, or the int8 ONNX encoder: loaded at the first use
         self._lock = threading.Lock()
@@ -96,9 +101,14 @@ class Embedder:
         """Unit-length float32 vectors, one row per text (cosine similarity is then a dot product)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if self._guard is None:  # (in the child: its parent guards the call)
+            return self._passages(texts)
+        with self._guard.call():
+            return self._passages(texts)
+
+    def _passages(self, texts: list[str]) -> np.ndarray:
         flag = self._abort_flag
-        return self._load().encode(texts, "passage", self.batch_size,
-                                   stopped=(lambda: bool(flag.value)) if flag is not None else lambda: False)
+        return self._load().encode(texts, "passage", self.batch_size, stopped=lambda: bool(flag.value))
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._encode([text], "query")[0]
