@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 from desktop_rag.core.files.parsers.errors import ParseError
 
@@ -29,7 +30,9 @@ SNIFF_BYTES = _SNIFF_BYTES
 _COMMONEST_LEGACY = "cp1252"
 
 
-def decode_text(data: bytes) -> str:
+def decode_text(data: bytes, declared: str | None = None) -> str:
+    """`declared`: the encoding the file names for itself (a web page's `<meta charset>`), taken when the text is
+    not UTF-8 and decodes in it (declared_encoding)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
@@ -48,7 +51,12 @@ def decode_text(data: bytes) -> str:
     except UnicodeDecodeError:
         pass
     if looks_like_ebcdic(head):
-        return _normalize_newlines(data.decode(_EBCDIC, "replace").replace("\x85", "\n"))
+        ebcdic = declared if declared in _EBCDIC_PAGES else _EBCDIC
+        return _normalize_newlines(data.decode(ebcdic, "replace").replace("\x85", "\n"))
+    if declared is not None and declared not in _EBCDIC_PAGES:
+        text = data.decode(declared, "replace")
+        if text.count("\ufffd") <= len(text) * _STRAY_HIGH_SHARE:  # it is what it says it is
+            return _normalize_newlines(text)
     from charset_normalizer import from_bytes  # only needed for the minority of files that are not UTF-8
 
     matches = from_bytes(data)
@@ -94,6 +102,38 @@ _EBCDIC = "cp037"
 _EBCDIC_TEXT = frozenset([0x40, 0x15, 0x25, 0x0D, 0x05, *range(0x4A, 0x51), *range(0x5A, 0x62), *range(0x6A, 0x70),
                           *range(0x79, 0x80), *range(0x81, 0x8A), *range(0x91, 0x9A), *range(0xA1, 0xAA),
                           *range(0xC0, 0xCA), *range(0xD0, 0xDA), *range(0xE0, 0xEA), *range(0xF0, 0xFA)])
+
+
+# The EBCDIC code pages Python reads, by their names in a page's declaration (IBM424: Hebrew, IBM500:
+# international, IBM273: German, IBM1140: US with the euro, IBM875: Greek, IBM1026: Turkish).
+_EBCDIC_PAGES = frozenset({"cp037", "cp273", "cp424", "cp500", "cp875", "cp1026", "cp1140"})
+# Names pages give that stand for a wider code page, as browsers read them (WHATWG's encoding standard): a page
+# declared ISO-8859-1 with curly quotes in it is Windows-1252, one declared Shift_JIS is read as Windows' superset.
+_AS_BROWSERS_READ = {"iso8859_1": "cp1252", "ascii": "cp1252", "iso8859_9": "cp1254", "shift_jis": "cp932",
+                     "gb2312": "gb18030", "gbk": "gb18030", "euc_kr": "cp949", "tis_620": "cp874",
+                     "iso8859_11": "cp874", "big5": "big5hkscs"}
+_DECLARED = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]{2,40})"""
+                       rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9._:-]{2,40})""", re.IGNORECASE)
+
+
+def declared_encoding(head: bytes) -> str | None:
+    """The encoding a web page or XML file declares in its first bytes (`<meta charset>`, `http-equiv`'s content,
+    `<?xml encoding>`), as Python names it; None when it declares none, or one Python does not know. A page in
+    EBCDIC declares its own in EBCDIC: read as code page 037 first, whose letters and punctuation all of them
+    share."""
+    if looks_like_ebcdic(head):
+        head = head.decode(_EBCDIC, "replace").encode("ascii", "replace")
+    found = _DECLARED.search(head)
+    if found is None:
+        return None
+    name = (found.group(1) or found.group(2)).decode("ascii").lower()
+    try:
+        known = codecs.lookup(name).name.replace("-", "_")  # (Python's own name: "iso8859-1", "euc_jp")
+    except LookupError:
+        return None
+    if known in ("utf_8", "utf_16", "utf_16_le", "utf_16_be", "utf_32"):  # told by BOMs and bytes, never by words
+        return None
+    return _AS_BROWSERS_READ.get(known, known)
 
 
 def looks_like_ebcdic(head: bytes) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from desktop_rag.core.files.parsers.decoding import decode_text
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, decode_text, declared_encoding
 from desktop_rag.documents import Heading, ParsedDocument
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
@@ -92,7 +92,7 @@ class _TextExtractor(HTMLParser):
 
 def parse_html(data: bytes, stem: str) -> ParsedDocument:
     extractor = _TextExtractor()
-    extractor.feed(decode_text(data))
+    extractor.feed(decode_text(data, declared_encoding(data[:SNIFF_BYTES])))
     extractor.close()
     text = "".join(extractor.parts)
     title = " ".join(extractor.title.split()) or next((h.title for h in extractor.headings), "") or stem

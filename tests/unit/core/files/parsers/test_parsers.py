@@ -287,3 +287,27 @@ def test_a_web_page_with_a_few_stray_nul_bytes_is_read_not_refused_as_binary():
             b"</head><body><p>The container ASDF 999 sails on Monday from Santos.</p>" + b"<p>More words.</p>" * 40
             + b"</body></html>")
     assert "The container ASDF 999 sails on Monday" in parse_bytes("notice.html", page).text
+
+
+@pytest.mark.parametrize("encoding, body", [
+    # EBCDIC pages from a mainframe's web server: Hebrew (IBM424) and the euro's code page (IBM1140).
+    ("IBM424", "The harbour fees for March are listed below, as agreed with the harbour master of the port. "
+               "Approved by שלום."),
+    ("IBM1140", "The harbour fees for March are listed below, as agreed with the harbour master: 1,250 € a month."),
+    ("windows-1251", "Счёт за аренду причала"),
+])
+def test_a_web_page_is_read_in_the_encoding_it_declares(encoding, body):
+    """Issue 51, 5: a page's `<meta charset>` is honoured when its bytes are not UTF-8 (an EBCDIC page declares its
+    code page in EBCDIC); detection alone read the Hebrew of an IBM424 page as code page 037's letters."""
+    page = (f'<html><head><meta http-equiv="Content-Type" content="text/html; charset={encoding}">'
+            f"<title>Harbour</title></head><body><p>{body}</p></body></html>")
+    assert body in parse_bytes("harbour.html", page.encode(encoding)).text
+
+
+def test_a_declared_encoding_gives_way_to_utf8_and_to_what_python_does_not_know():
+    from desktop_rag.core.files.parsers.decoding import declared_encoding
+
+    page = '<html><meta charset="iso-8859-1"><body>Größe: déjà vu</body></html>'
+    assert "Größe: déjà vu" in parse_bytes("page.html", page.encode("utf-8")).text  # mislabelled, UTF-8 wins
+    assert declared_encoding(b'<meta charset="x-mac-klingon">') is None
+    assert declared_encoding(b'<meta charset="ISO-8859-1">') == "cp1252"  # as browsers read it
