@@ -13,7 +13,7 @@ from typing import Any, cast
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, docx, drawings, html, images, legacy_office, mail, markup,
                                            office_pictures, office_xml, opendocument, outlook, paged, rtf, sheets,
-                                           slides, xlsb)
+                                           slides, xlsb, xml_text)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers.encoded_runs import without_encoded_runs
 from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
@@ -59,6 +59,10 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".ods": opendocument.parse_ods,
     ".odp": opendocument.parse_odp,
     ".odg": opendocument.parse_odg,
+    ".ott": opendocument.parse_odt,  # the templates: the same content as the documents made from them
+    ".ots": opendocument.parse_ods,
+    ".otp": opendocument.parse_odp,
+    ".otg": opendocument.parse_odg,
     ".rtf": rtf.parse_rtf,
     ".doc": legacy_office.parse_doc,
     ".ppt": legacy_office.parse_ppt,
@@ -145,7 +149,15 @@ def sniffed_suffix(data: bytes) -> str | None:
 _ODF_TYPES = {b"application/vnd.oasis.opendocument.text": ".odt", b"application/epub+zip": ".epub",
               b"application/vnd.oasis.opendocument.spreadsheet": ".ods",
               b"application/vnd.oasis.opendocument.presentation": ".odp",
-              b"application/vnd.oasis.opendocument.graphics": ".odg"}
+              b"application/vnd.oasis.opendocument.graphics": ".odg",
+              b"application/vnd.oasis.opendocument.text-template": ".odt",
+              b"application/vnd.oasis.opendocument.spreadsheet-template": ".ods",
+              b"application/vnd.oasis.opendocument.presentation-template": ".odp",
+              b"application/vnd.oasis.opendocument.graphics-template": ".odg"}
+# OpenDocument and StarOffice packages of the other kinds (a Base database, a formula, a chart, an autotext list,
+# an extension), known by their mimetype or their manifest: not read, never their XML parts as documents. Taken for
+# archives, Tika's .odb, .oxt and .bau test files gave 31 documents of markup titled `<?xml version…` (issue 51).
+_ODF_FAMILY = (b"application/vnd.oasis.opendocument", b"application/vnd.sun.xml", b"application/vnd.stardivision")
 _OLE_STREAMS = (("__substg1.0_", ".msg"), ("WordDocument", ".doc"), ("PowerPoint Document", ".ppt"),
                 ("Workbook", ".xls"), ("Book", ".xls"))
 
@@ -158,7 +170,13 @@ def _package_suffix(data: bytes) -> str | None:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             names = set(package.namelist())
             if "mimetype" in names:
-                return _ODF_TYPES.get(package.read("mimetype").strip())
+                mimetype = package.read("mimetype").strip()
+                if mimetype in _ODF_TYPES:
+                    return _ODF_TYPES[mimetype]
+                if mimetype.startswith(_ODF_FAMILY):
+                    return drawings.OTHER_PACKAGE
+            if "META-INF/manifest.xml" in names:  # an OpenDocument-style package without a mimetype (.oxt)
+                return drawings.OTHER_PACKAGE
     except (zipfile.BadZipFile, OSError, ValueError, KeyError, RuntimeError):
         return None
     return drawings.packaged_kind(names)
@@ -190,6 +208,8 @@ def parse(path: Path, data: bytes, ocr: Mapping[int, OcrPage] | None = None) -> 
         parser = _BY_EXTENSION.get(sniffed_suffix(data) or "", markup.parse_plain)
     if parser in _MAY_BE_OFFICE_XML and office_xml.office_xml_kind(data):  # Word or Excel 2003 XML, by its root
         parser = office_xml.parse_office_xml
+    elif parser is markup.parse_plain and xml_text.looks_like_xml(data):  # any other XML: its words, not its tags
+        parser = xml_text.parse_xml
     if not data:  # nothing to read: the indexer knows it by its name (documents.NAME_ONLY)
         return ParsedDocument(text="", title=path.stem, parser=NAME_ONLY)
     if data.startswith(OLE_MAGIC):  # encrypted with a key Office knows (a workbook protected from changes): read

@@ -68,3 +68,34 @@ def test_a_package_of_a_kind_not_read_is_said_so_not_opened_as_an_archive():
     with zipfile.ZipFile(archive, "w") as plain:
         plain.writestr("notes/heron.txt", "Herons at the estuary.")
     assert containers.container_of("photos", archive.getvalue()) == containers.ZIP  # a plain zip still is one
+
+
+def test_an_opendocument_template_reads_as_its_document_and_other_opendocument_packages_are_not_archives(tmp_path):
+    """A Writer template (.ott, or one saved under no extension) is read as the .odt it makes; a Base database, a
+    formula, an autotext list or an extension (.odb, .odf, .bau, .oxt) is said not to be read — taken for archives,
+    their XML parts were documents of markup titled `<?xml version…` (Tika's test files, issue 51)."""
+    from odf.opendocument import OpenDocumentText
+    from odf.text import P
+
+    template = OpenDocumentText()
+    template.mimetype = "application/vnd.oasis.opendocument.text-template"
+    template.text.addElement(P(text="Dear tenant, the heron pond is drained each March."))
+    template.save(str(tmp_path / "letter.ott"))
+    data = (tmp_path / "letter.ott").read_bytes()
+    for name in ("letter.ott", "letter"):
+        assert "the heron pond is drained each March" in parse(Path(name), data).text
+        assert containers.container_of(name, data) is None
+
+    database = io.BytesIO()
+    with zipfile.ZipFile(database, "w") as odb:
+        odb.writestr("mimetype", "application/vnd.oasis.opendocument.base")
+        odb.writestr("content.xml", "<?xml version='1.0'?><office:document-content/>")
+        odb.writestr("META-INF/manifest.xml", "<?xml version='1.0'?><manifest:manifest/>")
+    extension = io.BytesIO()
+    with zipfile.ZipFile(extension, "w") as oxt:
+        oxt.writestr("description.xml", "<?xml version='1.0'?><description/>")
+        oxt.writestr("META-INF/manifest.xml", "<?xml version='1.0'?><manifest:manifest/>")
+    for name, package in (("contacts.odb", database), ("toolbar.oxt", extension)):
+        assert containers.container_of(name, package.getvalue()) is None
+        with pytest.raises(ParseError, match="not read"):
+            parse(Path(name), package.getvalue())

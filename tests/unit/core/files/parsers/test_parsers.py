@@ -311,3 +311,16 @@ def test_a_declared_encoding_gives_way_to_utf8_and_to_what_python_does_not_know(
     assert "Größe: déjà vu" in parse_bytes("page.html", page.encode("utf-8")).text  # mislabelled, UTF-8 wins
     assert declared_encoding(b'<meta charset="x-mac-klingon">') is None
     assert declared_encoding(b'<meta charset="ISO-8859-1">') == "cp1252"  # as browsers read it
+
+
+def test_an_xml_file_gives_its_words_in_order_not_its_markup():
+    """Issue 51: read as plain text, XML files were titled `<?xml version…` and their key terms were tags."""
+    feed = ('<?xml version="1.0" encoding="ISO-8859-1"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
+            "<title>Harbour notices</title><entry><title>Mooring fees</title>"
+            "<summary>Fees rise in <b>March</b> for the north quay, said the caf\u00e9.</summary></entry></feed>")
+    document = parse_bytes("notices.xml", feed.encode("latin-1"))
+    assert document.parser == "xml" and document.title == "Harbour notices"
+    assert document.text == ("Harbour notices\nMooring fees\nFees rise in\nMarch\nfor the north quay, said the caf\u00e9.\n")
+    assert "<" not in document.text and "xmlns" not in document.text
+    broken = parse_bytes("broken.xml", b'<?xml version="1.0"?>\n<notes><note>Heron seen</notes>')
+    assert broken.parser == "text" and "Heron seen" in broken.text  # not well-formed: read as it is
