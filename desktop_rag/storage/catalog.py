@@ -425,6 +425,10 @@ class Catalog:
         q = self._db.execute
         docs = self.document_counts()  # documents inside files counted apart:
         inside = q("SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'indexed'").fetchone()[0]
+        # Documents whose base64 or hex runs were left out of their text (parsers/encoded_runs.py), and how much.
+        encoded, encoded_chars = q(
+            "SELECT COUNT(*), COALESCE(SUM(json_extract(metadata, '$.encoded_chars_left_out')), 0) FROM documents"
+            " WHERE status = 'indexed' AND metadata LIKE '%encoded_chars_left_out%'").fetchone()
         by_source = dict(
             q("SELECT x.source, COUNT(*) FROM contexts x GROUP BY x.source").fetchall()
         )
@@ -441,7 +445,8 @@ class Catalog:
         return {
             "documents": {"indexed": docs["indexed"], "failed": docs["failed"],
                           "skipped": self.files.skipped_count(),  # not text, or a format nothing here reads
-                          "inside_files": inside},  # archive members, mailbox messages, attachments
+                          "inside_files": inside,  # archive members, mailbox messages, attachments
+                          "encoded_left_out": encoded, "encoded_chars_left_out": int(encoded_chars)},
             "chunks": self.chunk_count(),
             "chunks_pending_embedding": self.count_pending_embeddings(),
             "contexts_by_source": by_source,

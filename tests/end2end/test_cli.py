@@ -45,7 +45,8 @@ def test_index_search_stats_rebuild_contract(tmp_path, docs, data_dir):
     assert answers[1]["results"][0]["path"].endswith("router.pdf")
 
     stats = cli_json(data_dir, "stats", "--json")
-    assert stats["documents"] == {"indexed": 3, "failed": 1, "skipped": 1, "inside_files": 0}
+    assert stats["documents"] == {"indexed": 3, "failed": 1, "skipped": 1, "inside_files": 0, "encoded_left_out": 0,
+                                  "encoded_chars_left_out": 0}
     assert stats["chunks"] == stats["dense_index_vectors"] == stats["keyword_index_chunks"] > 0
     # broken.pdf is found by its name: its one passage, its name card, has no context
     assert stats["contexts_by_source"] == {"rules": stats["chunks"] - 1, "none": 1}

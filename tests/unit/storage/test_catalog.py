@@ -189,3 +189,19 @@ def test_the_questions_a_chunk_answers_are_stored_and_keyword_indexed_after_its_
     cached = catalog.contexts.cached_contexts("h", "T", "m", "v")
     assert cached[text_hash("one")].questions == "Why one?\nHow one?"  # a copy of the file reuses them too
     catalog.close()
+
+
+def test_stats_count_the_documents_whose_encoded_data_was_left_out(tmp_path):
+    from desktop_rag.documents import documents_sentence
+
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    chunks = [Chunk(0, "A note with a picture.", 0, 22, None, [], 5, text_hash("A note with a picture."))]
+    for path, metadata in (("/a.md", {"encoded_chars_left_out": "4096"}), ("/b.md", {"encoded_chars_left_out": "300"}),
+                           ("/c.md", {"author": "Ana"})):
+        catalog.save_document(path=path, size=10, mtime_ns=1, content_hash=path, parser="markdown", title="T",
+                              text="A note with a picture.", page_count=None, chunks=chunks,
+                              contexts=[ContextResult("ctx", "rules")], metadata=metadata)
+    documents = catalog.stats()["documents"]
+    assert (documents["encoded_left_out"], documents["encoded_chars_left_out"]) == (2, 4396)
+    assert "; 2 documents held encoded data (base64 or hex, 4,396 characters), left out" in documents_sentence(documents)
+    catalog.close()
