@@ -1,6 +1,41 @@
+"""`python -m desktop_rag` and the `desktop-rag` command: the CLI, with Ctrl-C in its first moments (while Python
+imports it) ending quietly as it does later, not in a traceback."""
+
+import os
 import sys
 
-from desktop_rag.cli import main
+EXIT_INTERRUPTED = 130  # (cli_writes.EXIT_INTERRUPTED: not imported, as nothing is before the CLI itself)
+
+
+def run() -> int:
+    try:
+        from desktop_rag.cli import main
+    except KeyboardInterrupt:
+        if "--json" in sys.argv:
+            print('{"cancelled": true}')
+        return EXIT_INTERRUPTED
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        _end_now(code)
+    return code
+
+
+def _end_now(code: int) -> None:
+    """An interrupted command ends here, its output and log written, without the interpreter's teardown: a model
+    still loading on a thread of its own when Ctrl-C came (the embedder, loaded while the run reads its first
+    files) was torn down under it, and C++ aborted the process ("terminate called without an active exception",
+    exit -6 instead of 130: 7 runs in 8 after Ctrl-C in a run's first second). What the run finished is committed
+    before this; the children end with their parent."""
+    import logging
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code)
+
 
 if __name__ == "__main__":  # not when a spawned child process (the app's vector store) imports it
-    sys.exit(main())
+    sys.exit(run())

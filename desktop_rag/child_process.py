@@ -18,9 +18,7 @@ lane's next call is sent.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import pickle
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -86,7 +84,7 @@ class ChildObject:
         when true the call raises CallAbandoned at once and the child's answer is dropped when it comes."""
         lane = lane or self._lanes[0]
         with self.use.call(), self._lane_locks[lane]:
-            conn = self._sent(lane, (method, args))
+            conn = self._sent(lane, (method, args), abandon)
             if abandon is not None or timeout is not None:
                 self._wait(conn, lane, timeout, abandon)
             try:
@@ -126,15 +124,16 @@ class ChildObject:
                 return
             self._owed[lane] -= 1
 
-    def _sent(self, lane: str, message: tuple):
+    def _sent(self, lane: str, message: tuple, abandon: Callable[[], bool] | None = None):
         """The lane's pipe, `message` sent on it. Between calls a lane has nothing to read — unless the child
         closed it by dying since the last call (killed while idle, out of memory): such a child is replaced
-        first, so the message goes to one that will answer."""
+        first, so the message goes to one that will answer. `abandon`: see call (a child starting is waited for
+        too)."""
         self._settled(lane)
-        conn = self._started()[lane]
+        conn = self._started(abandon)[lane]
         if conn.poll(0):
             self._forget_child()
-            conn = self._started()[lane]
+            conn = self._started(abandon)[lane]
         try:
             conn.send(message)
             return conn
@@ -154,16 +153,19 @@ class ChildObject:
                 self._process.kill()
             self._stop()
 
-    def _started(self) -> dict:
+    def _started(self, abandon: Callable[[], bool] | None = None) -> dict:
         with self._start_lock:
             if self._closed:
                 raise ChildClosed(f"{self.name} is closed")
             if not self.running:
                 self._stop()  # a dead child's pipes; nothing if it never ran
-                self._start()
+                self._start(abandon)
             return self._conns
 
-    def _start(self) -> None:
+    def _start(self, abandon: Callable[[], bool] | None = None) -> None:
+        """The child started and its object built; `abandon()` is asked while it starts (its imports take seconds
+        under load: Ctrl-C to `index` in its first seconds waited 5-8 s for the reader to start and read a file).
+        An abandoned start ends the child at once (CallAbandoned): the next call starts another."""
         context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt and worker threads
         ends = {lane: context.Pipe() for lane in self._lanes}
         self._conns = {lane: ours for lane, (ours, _) in ends.items()}
@@ -175,9 +177,17 @@ class ChildObject:
         for child_end in theirs:
             child_end.close()
         first = self._conns[self._lanes[0]]
-        if not first.poll(_START_TIMEOUT_S):
-            self._stop()
-            raise ChildFailed(f"{self.name} did not start")
+        deadline = time.monotonic() + _START_TIMEOUT_S
+        while not first.poll(max(0.0, min(_ABANDON_POLL_S if abandon else _START_TIMEOUT_S,
+                                          deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                self._stop()
+                raise ChildFailed(f"{self.name} did not start")
+            if abandon is not None and abandon():
+                assert self._process is not None
+                self._process.kill()
+                self._stop()
+                raise CallAbandoned(f"stopped waiting for {self.name} to start")
         try:
             self._answer(first)  # the child's "ready", or why it could not build the object
         except ChildDied as exc:
@@ -304,44 +314,3 @@ def _failure(exc: Exception, prefix: str = "") -> tuple[str, Exception | None]:
     except Exception:  # an exception that cannot cross the pipe goes as its message alone
         original = None
     return f"{prefix}{exc.__class__.__name__}: {exc}", original
-
-
-def made_apart(function: Callable, *args):
-    """`function(*args)` in a process of its own, for work done once whose memory must not stay with the caller:
-    converting the embedding model held 6.3 GB in the embedder's child, and its allocator kept 5.3 GB of it for
-    good (bench/first_hour.py on a new machine, issue 37); when this process ends, all of it goes back. Not a
-    multiprocessing child: the embedder's child is a daemon, which may not have those. The function goes by
-    reference, its result (or the exception it raised) comes back pickled through a file."""
-    import subprocess
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="desktop-rag-apart-") as folder:
-        work, answer = os.path.join(folder, "work"), os.path.join(folder, "answer")
-        with open(work, "wb") as out:
-            pickle.dump((function, args), out)
-        done = subprocess.run([sys.executable, "-m", "desktop_rag.child_process", work, answer],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        if not os.path.exists(answer):
-            raise ChildDied(f"the helper process ended with code {done.returncode}: "
-                            f"{done.stderr.decode(errors='replace').strip()[-500:]}")
-        with open(answer, "rb") as given:
-            ok, value = pickle.load(given)
-    if not ok:
-        raise value
-    return value
-
-
-def _do_apart(work: str, answer: str) -> None:
-    with open(work, "rb") as given:
-        function, args = pickle.load(given)
-    try:
-        result = (True, function(*args))
-    except Exception as exc:  # raised again in the caller
-        result = (False, exc)
-    with open(answer, "wb") as out:
-        pickle.dump(result, out)
-
-
-if __name__ == "__main__":
-    processes.name_process("the work apart")
-    _do_apart(*sys.argv[1:3])

@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         handler = _COMMANDS[args.command]
         return handler(args, data_dir) or 0
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before a command's own handler was there (its first second): nothing was done
+        if getattr(args, "json", False):  # a script reading the JSON gets JSON, as after a run cut short
+            print(json.dumps({"cancelled": True, "message": INTERRUPTED_MESSAGE}))
         print(f"\n{INTERRUPTED_MESSAGE}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `desktop-rag stats --json | head`: the reader left; nothing to say to it

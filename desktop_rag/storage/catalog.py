@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path, PurePath
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 
 from desktop_rag.documents import NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text
 from desktop_rag.errors import CatalogDamaged
@@ -316,7 +316,7 @@ class Catalog:
         ):
             yield from (tuple(r) for r in rows)
 
-    def iter_keyword_texts(self) -> Iterator[tuple[int, str]]:
+    def iter_keyword_texts(self) -> Generator[tuple[int, str], None, None]:
         """(chunk id, what the keyword index holds for it: documents.keyword_text), in blocks as above."""
         for rows in self._db.blocks(
             "SELECT c.id, COALESCE(x.text, ''), c.text, COALESCE(x.questions, '') FROM chunks c"
@@ -425,10 +425,6 @@ class Catalog:
         q = self._db.execute
         docs = self.document_counts()  # documents inside files counted apart:
         inside = q("SELECT COUNT(*) FROM documents WHERE container_id IS NOT NULL AND status = 'indexed'").fetchone()[0]
-        # Documents whose base64 or hex runs were left out of their text (parsers/encoded_runs.py), and how much.
-        encoded, encoded_chars = q(
-            "SELECT COUNT(*), COALESCE(SUM(json_extract(metadata, '$.encoded_chars_left_out')), 0) FROM documents"
-            " WHERE status = 'indexed' AND metadata LIKE '%encoded_chars_left_out%'").fetchone()
         by_source = dict(
             q("SELECT x.source, COUNT(*) FROM contexts x GROUP BY x.source").fetchall()
         )
@@ -445,8 +441,7 @@ class Catalog:
         return {
             "documents": {"indexed": docs["indexed"], "failed": docs["failed"],
                           "skipped": self.files.skipped_count(),  # not text, or a format nothing here reads
-                          "inside_files": inside,  # archive members, mailbox messages, attachments
-                          "encoded_left_out": encoded, "encoded_chars_left_out": int(encoded_chars)},
+                          "inside_files": inside, **self.files.encoded_left_out()},  # inside: members, mail
             "chunks": self.chunk_count(),
             "chunks_pending_embedding": self.count_pending_embeddings(),
             "contexts_by_source": by_source,

@@ -130,6 +130,13 @@ class CatalogFiles:
                 [(path, reason, time.time()) for path, reason in problems],
             )
 
+    def encoded_left_out(self) -> dict[str, int]:
+        """Documents whose base64 or hex runs were left out of their text (parsers/encoded_runs.py), and how much."""
+        documents, characters = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(json_extract(metadata, '$.encoded_chars_left_out')), 0) FROM documents"
+            " WHERE status = 'indexed' AND metadata LIKE '%encoded_chars_left_out%'").fetchone()
+        return {"encoded_left_out": documents, "encoded_chars_left_out": int(characters)}
+
     def skipped_count(self, folder: str | None = None) -> int:
         if folder is None:
             return self._db.execute("SELECT COUNT(*) FROM skipped_files").fetchone()[0]

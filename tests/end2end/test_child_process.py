@@ -135,6 +135,22 @@ def test_an_interrupting_close_ends_a_child_that_is_still_starting():
     assert isinstance(outcome[0], ChildClosed)
 
 
+def test_a_call_given_up_while_its_child_starts_returns_at_once_and_the_next_call_starts_another():
+    """Ctrl-C to `index` in its first seconds waited 5-8 s for the reader's child to start and read its first file
+    (issue 51, 9): the start is given up as a call is, its half-started child ended."""
+    child = ChildObject(SlowStartFaultChild, (60,), name="the test child")
+    try:
+        give_up = threading.Event()
+        threading.Timer(0.5, give_up.set).start()
+        started = time.monotonic()
+        with pytest.raises(CallAbandoned):
+            child.call("pid", abandon=give_up.is_set)
+        assert time.monotonic() - started < 3  # not the minute of its start
+        assert not child.running  # ended, not left starting
+    finally:
+        child.close(interrupt=True)
+
+
 def test_a_call_given_up_returns_at_once_and_its_late_answer_never_reaches_the_next_call():
     # threading.Event stands in for the model: wait() blocks in the child for as long as a step of contexts.
     child = ChildObject(threading.Event, name="the test child")
@@ -156,7 +172,7 @@ def test_work_made_apart_runs_in_its_own_process_and_gives_its_memory_back():
     """A model conversion once held 6.3 GB in the embedder's child for good (issue 37): made apart, the memory is the
     helper's, gone with it; its result and its exception come back. (The work goes by reference: builtins here,
     since this test module is not importable from the helper.)"""
-    from desktop_rag.child_process import made_apart
+    from desktop_rag.work_apart import made_apart
 
     me = psutil.Process()
     before = me.memory_info().rss

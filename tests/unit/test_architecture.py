@@ -22,7 +22,8 @@ OVER_LENGTH = {"storage/catalog.py": 470, "ui/main_window.py": 450, "ui/search_p
 LAYERS: dict[str, tuple[str, ...]] = {
     "shared": ("desktop_rag", "desktop_rag.errors", "desktop_rag.documents", "desktop_rag.config",
                "desktop_rag.platform", "desktop_rag.use_clock", "desktop_rag.logs", "desktop_rag.offline",
-               "desktop_rag.child_process", "desktop_rag.remedies", "desktop_rag.settings_store"),
+               "desktop_rag.child_process", "desktop_rag.work_apart", "desktop_rag.remedies",
+               "desktop_rag.settings_store"),
     "storage": ("desktop_rag.storage",),
     "core": ("desktop_rag.core",),
     "service": ("desktop_rag.service",),

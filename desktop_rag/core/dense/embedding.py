@@ -74,7 +74,7 @@ class Embedder:
     def _load_int8(self):
         """The model's int8 graph in ONNX Runtime, or None (torch then) when it cannot be made: said in the log,
         and an error only when int8 was asked for by name."""
-        from desktop_rag.child_process import made_apart
+        from desktop_rag.work_apart import made_apart
         from desktop_rag.core.dense.onnx_runtime import OnnxEncoder, OnnxUnavailable, existing_int8_graph, int8_graph
 
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from desktop_rag.child_process import made_apart
+from desktop_rag.work_apart import made_apart
 from desktop_rag.core.dense.onnx_runtime import OnnxUnavailable, existing_int8_graph, int8_graph
 from desktop_rag.core.dense.tokens import default_embedding_model_path
 

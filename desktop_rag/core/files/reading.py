@@ -60,7 +60,9 @@ class DocumentReader:
         self._container: tuple[str, list[containers.Member], str] | None = None
 
     def read(self, path: str | Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
-             ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+             ocr: Mapping[int, OcrPage] | None = None,
+             abandon: Callable[[], bool] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+        """(`abandon`: ReaderProcess's; a read in this process is not cut short.)"""
         self._close_scan()  # the file whose pages were recognised is read now, with their text
         self._container = None  # an archive or mailbox read before: its members' bytes are let go
         document = parsers.parse(Path(path), data, ocr)
@@ -188,14 +190,17 @@ class ReaderProcess:
         self.counter = CountingInReader(self._child)
 
     def read(self, path: Path, data: bytes, chunk_tokens: int, overlap_tokens: int,
-             ocr: Mapping[int, OcrPage] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+             ocr: Mapping[int, OcrPage] | None = None,
+             abandon: Callable[[], bool] | None = None) -> tuple[ParsedDocument, list[Chunk]]:
+        """`abandon()`: checked while the child starts and reads (a pause, a cancel): CallAbandoned at once."""
         return self._call("read", str(path), data, chunk_tokens, overlap_tokens, ocr,
-                          crashed="the parser crashed on this file")
+                          crashed="the parser crashed on this file", abandon=abandon)
 
-    def _call(self, method: str, *args, doing: str = "reading", crashed: str):
+    def _call(self, method: str, *args, doing: str = "reading", crashed: str,
+              abandon: Callable[[], bool] | None = None):
         """The child's answer; its timeout or its death as the file's ParseError."""
         try:
-            return self._child.call(method, *args, timeout=self.timeout_s)
+            return self._child.call(method, *args, timeout=self.timeout_s, abandon=abandon)
         except ChildTimedOut as exc:
             raise parsers.TransientReadError(f"{doing} it took longer than {self.timeout_s:g} s and was stopped; it "
                                              "is tried again next time") from exc

@@ -16,6 +16,7 @@ from desktop_rag.core.dense.dense_text import dense_windows_counted
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.run_state import RunState
 from desktop_rag.core.llm.interrupt import Interrupted
+from desktop_rag.storage.keyword_index import RebuildStopped
 
 # Between keyword rebuilds during one run: every 2 s, so a file is found by its words seconds after it is read,
 # but never more than a tenth of the run's time spent on what a rebuild costs beyond its new texts (10 × that
@@ -51,13 +52,20 @@ class IndexSync:
             self._rebuild_s = self.lib.catalog.chunk_count() * _KEYWORD_REBUILD_S_PER_CHUNK
         if since < max(KEYWORD_CATCH_UP_S, 10 * self._rebuild_s) or not self.lib.catalog.keyword_index_dirty:
             return  # the clock first: the catalog is asked only when a rebuild is due, not after every file
-        self._rebuild_keywords()
+        try:
+            self._rebuild_keywords()
+        except RebuildStopped:
+            pass  # paused or cancelled: the run's next checkpoint holds it or ends it; a later catch-up rebuilds
 
     def _rebuild_keywords(self) -> None:
         """The keyword index rebuilt whole; its counter is the passages it holds (busy while it is rebuilt)."""
         t0 = time.perf_counter()
         self.state.progress(Progress("index", self.summary.keyword_chunks or 0, None))
-        self.summary.keyword_chunks = self.lib.keywords.rebuild(self.lib.catalog.iter_keyword_texts())
+        texts = self.lib.catalog.iter_keyword_texts()
+        try:
+            self.summary.keyword_chunks = self.lib.keywords.rebuild(texts, stopped=lambda: self.control.stopping)
+        finally:
+            texts.close()  # (given up: the catalog's cursor let go now, not when collected)
         self.lib.catalog.mark_keyword_index_clean()
         self._rebuild_s = time.perf_counter() - t0 - self.lib.keywords.tokenizing_s  # the overhead
         self._rebuilt_at = time.monotonic()
@@ -72,10 +80,13 @@ class IndexSync:
         self.embed_pending()
 
     def sync_keywords(self) -> None:
-        if not self.lib.catalog.keyword_index_dirty:
-            return
-        self.control.checkpoint()
-        self._rebuild_keywords()
+        while self.lib.catalog.keyword_index_dirty:
+            self.control.checkpoint()
+            try:
+                self._rebuild_keywords()
+                return
+            except RebuildStopped:  # paused (held at the checkpoint, then rebuilt) or cancelled (Cancelled there)
+                continue
 
     def load_embedder_meanwhile(self) -> None:
         """The embedding model loaded on a thread of its own while the run reads its first files, so that

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from desktop_rag.child_process import ChildClosed, ChildFailed
+from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildFailed
 from desktop_rag.core.files import parsers
 from desktop_rag.core.files.scan import FoundFile
 from desktop_rag.core.indexing.report import FileFailure
@@ -53,8 +53,8 @@ class FileOutcomes:
             return read()
         except parsers.ParseError as exc:
             self.fail(where, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
-        except ChildClosed:  # the app quits: not the file's fault, and it is read again next time
-            raise
+        except (ChildClosed, CallAbandoned):  # the app quits, or the run was paused or cancelled: not the file's
+            raise  # fault, and it is read again (after the pause, or next run)
         except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
             self.fail(where, content_hash, f"the reader could not run ({exc}); it is tried again next time",
                       transient=True)

@@ -3,6 +3,7 @@ the reader into a document and chunks; a file that cannot be read gets its failu
 
 from __future__ import annotations
 
+from desktop_rag.child_process import CallAbandoned
 from desktop_rag.core.files.scan import FileTooLarge, FoundFile, NotRegular, read_bounded
 from desktop_rag.core.indexing.outcomes import FileOutcomes
 from desktop_rag.core.indexing.run_state import RunState
@@ -42,9 +43,14 @@ class FileReading:
              recognised: dict | None = None) -> DocumentRead | None:
         """(document, chunks) read by the reader, with the OCR text of scanned pages in `recognised`; None when the
         file cannot be read (its failure is recorded)."""
-        settings = self.state.settings
-        return self.outcomes.reading(found, content_hash, lambda: self.state.lib.document_reader.read(
-            found.path, data, settings.chunk_tokens, settings.chunk_overlap_tokens, recognised))
+        settings, control = self.state.settings, self.state.control
+        while True:
+            try:
+                return self.outcomes.reading(found, content_hash, lambda: self.state.lib.document_reader.read(
+                    found.path, data, settings.chunk_tokens, settings.chunk_overlap_tokens, recognised,
+                    abandon=lambda: control.stopping))
+            except CallAbandoned:  # paused (held here, then read again) or cancelled (Cancelled): not the file's
+                control.checkpoint()
 
 
 def _unchanged_since(found: FoundFile, bytes_read: int) -> bool:

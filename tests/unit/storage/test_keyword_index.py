@@ -50,3 +50,26 @@ def test_a_part_finds_the_indexed_pairs_that_hold_it(tmp_path):
     assert index.search("鷺", 5) == [(2, index.search("鷺", 5)[0][1])]  # pairs only: "の鷺", "鷺が" do not match
     assert {chunk for chunk, _ in index.search("鷺", 5, parts=["鷺"])} == {1, 2}
     assert index.search("猫", 5, parts=["猫"]) == []
+
+
+def test_a_rebuild_given_up_midway_leaves_the_index_as_it_was(tmp_path):
+    """A pause or Ctrl-C during a rebuild (~10 s at 110k chunks) is heard within a hundred texts (issue 51, 9)."""
+    import pytest
+
+    from desktop_rag.storage.keyword_index import RebuildStopped
+
+    index = KeywordIndex(tmp_path / "bm25", lexical_tokens)
+    index.rebuild([(1, "heron estuary"), (2, "kestrel meadow")])
+    before = (tmp_path / "bm25" / CURRENT).read_text()
+    asked: list[int] = []
+
+    def texts():
+        for i in range(100_000):
+            asked.append(i)
+            yield 100 + i, f"harbour notice {i}"
+
+    with pytest.raises(RebuildStopped):
+        index.rebuild(texts(), stopped=lambda: len(asked) > 1_000)
+    assert len(asked) <= 1_101  # not the 100,000
+    assert (tmp_path / "bm25" / CURRENT).read_text() == before
+    assert [i for i, _ in index.search("heron", 5)] == [1]  # the index in use is the one before

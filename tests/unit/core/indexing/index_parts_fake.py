@@ -65,7 +65,7 @@ class KeywordIndexFake:
     def __init__(self):
         self.rebuilds = 0
 
-    def rebuild(self, texts) -> int:
+    def rebuild(self, texts, stopped=lambda: False) -> int:
         self.rebuilds += 1
         return sum(1 for _ in texts)
 

@@ -210,3 +210,29 @@ def test_a_run_loads_the_embedding_model_on_the_side_while_it_reads(parts, folde
     run(parts, folder)  # nothing to read: nothing asked
     assert len(slow.asked_on) == asked_again
 
+
+
+class KeywordIndexCancelledMidwayFake:
+    """Fault injection: Ctrl-C comes while the keyword index is rebuilt; the rebuild asks, and gives up."""
+
+    tokenizing_s = 0.0
+
+    def __init__(self, control: RunControl):
+        self.control, self.rebuilds = control, 0
+
+    def rebuild(self, texts, stopped=lambda: False) -> int:
+        from desktop_rag.storage.keyword_index import RebuildStopped
+
+        self.rebuilds += 1
+        self.control.cancel()
+        if stopped():
+            raise RebuildStopped("given up")
+        return sum(1 for _ in texts)
+
+
+def test_a_cancel_during_the_keyword_rebuild_ends_the_run_there_and_leaves_the_index_to_rebuild(parts, folder):
+    control = RunControl()
+    parts.keywords = KeywordIndexCancelledMidwayFake(control)
+    summary = run(parts, folder, control=control)
+    assert summary.cancelled and parts.keywords.rebuilds == 1
+    assert parts.catalog.keyword_index_dirty  # rebuilt by the next run
