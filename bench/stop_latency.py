@@ -6,7 +6,9 @@
 Each time: a fresh data folder, `index FOLDER` started (rules contexts, no LLM); once the catalog says more than 40
 chunks are embedded (past the 32 a run embeds while it reads: in its embedding proper) and a random moment of up
 to 3 s later, the stop is sent; the time until the process is gone is what a person waits. With `--load N`, N busy
-processes load the CPU meanwhile. A folder of text files suits it (read in seconds, embedded in minutes).
+processes load the CPU meanwhile. A folder of text files suits it (read in seconds, embedded in minutes). Then
+Ctrl-C at fixed moments of a run's first seconds (EARLY_MOMENTS_S: the reader's child starting, the embedder
+loading), with whether `--json` still printed its JSON.
 """
 
 from __future__ import annotations
@@ -75,6 +77,30 @@ def ctrl_c(folder: Path, base: Path) -> float | None:
     return time.monotonic() - sent
 
 
+EARLY_MOMENTS_S = (0.5, 1.5, 3.0, 5.0)  # after `index` starts: its imports, the reader's start, its first files
+
+
+def early_ctrl_c(folder: Path, base: Path, after_s: float) -> tuple[float, bool, int]:
+    """Ctrl-C `after_s` seconds into `index --json` (its first seconds: the reader's child starting, the embedder
+    loading): (seconds until it is gone, whether its output is JSON, its exit code)."""
+    data = base / f"early-{after_s}"
+    _settings(data)
+    process = subprocess.Popen([*COMMAND, "--data-dir", str(data), "index", str(folder), "--json"],
+                               env={**os.environ, "DESKTOP_RAG_START_SERVICE": "0"}, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+    time.sleep(after_s)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate()
+    took = time.monotonic() - sent
+    try:
+        json.loads(out)
+        is_json = True
+    except ValueError:
+        is_json = False
+    return took, is_json, process.returncode
+
+
 def service_stop(folder: Path, base: Path) -> float | None:
     data = base / "service"
     _settings(data)
@@ -119,6 +145,7 @@ def main() -> None:
     for process in load:
         process.start()
     rows: dict[str, list[float]] = {"Ctrl-C to `index` (in its process)": [], "`stop` to the service": []}
+    early: dict[float, list[tuple[float, bool, int]]] = {moment: [] for moment in EARLY_MOMENTS_S}
     try:
         for _ in range(args.times):
             for label, way in zip(rows, (ctrl_c, service_stop)):
@@ -126,6 +153,10 @@ def main() -> None:
                     took = way(args.folder.resolve(), Path(base))
                 if took is not None:
                     rows[label].append(took)
+        for _ in range(args.times):
+            for moment in EARLY_MOMENTS_S:
+                with tempfile.TemporaryDirectory(prefix="desktop-rag-stop-") as base:
+                    early[moment].append(early_ctrl_c(args.folder.resolve(), Path(base), moment))
     finally:
         stop.set()
     print(f"load {args.load}, {os.cpu_count()} CPUs, {args.times} times each")
@@ -135,6 +166,11 @@ def main() -> None:
             print(f"{label:40} {statistics.median(took):>8.2f} {max(took):>8.2f}")
         else:
             print(f"{label:40} {'n/a':>8} {'n/a':>8}")
+    for moment, outcomes in early.items():
+        took = [t for t, _, _ in outcomes]
+        said = f"JSON {sum(j for _, j, _ in outcomes)}/{len(outcomes)}, exit {sorted({c for _, _, c in outcomes})}"
+        print(f"{f'Ctrl-C {moment:g} s into `index --json`':40} {statistics.median(took):>8.2f} {max(took):>8.2f}  "
+              f"{said}")
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ EXIT_INTERRUPTED = 130  # (cli_writes.EXIT_INTERRUPTED: not imported, as nothing
 def run() -> int:
     try:
         from desktop_rag.cli import main
-    except KeyboardInterrupt:
+
+        code = main()
+    except KeyboardInterrupt:  # before the CLI's own handling (its imports, its arguments, its log)
         if "--json" in sys.argv:
             print('{"cancelled": true}')
-        return EXIT_INTERRUPTED
-    code = main()
+        code = EXIT_INTERRUPTED
     if code == EXIT_INTERRUPTED:
         _end_now(code)
     return code

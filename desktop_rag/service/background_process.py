@@ -143,10 +143,10 @@ def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: 
         return hello
     if not library_writable(data_dir):  # it could not hold the library: searched where it is asked, read-only
         return None
-    if service_starting(data_dir):  # another's service, starting, or ending without having answered
-        hello = wait_for_answer(data_dir, SERVICE_START_WAIT_S, give_up=give_up, while_starting=True)
-        if hello is not None or give_up() or service_starting(data_dir):
-            return hello
+    if service_starting(data_dir):  # another's service, starting: None as soon as it ends without answering (its
+        # starter, which counts the services that end at once, starts the next: a waiter starting one too made
+        # five starts where three were to be tried; the window's test)
+        return wait_for_answer(data_dir, SERVICE_START_WAIT_S, give_up=give_up, while_starting=True)
     on_start()
     started = start_service(data_dir, rebuild_damaged)
     on_started(started)

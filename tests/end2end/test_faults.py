@@ -160,7 +160,7 @@ def test_the_reader_that_cannot_start_is_not_the_file_s_fault(library, docs, mon
     class ReaderThatCannotStart:  # a fake reader: the child process failed to start (memory, a loaded machine)
         model_path = Path(".")
 
-        def read(self, *args):
+        def read(self, *args, **kwargs):
             raise ChildFailed("the document reader did not start")
 
     real_reader = library.document_reader

@@ -117,7 +117,10 @@ class IndexSync:
                 or catalog.count_pending_embeddings() < FIRST_EMBEDDED_CHUNKS):
             return
         self._drop_removed_vectors()
-        self._embed(catalog.pending_embeddings(FIRST_EMBEDDED_CHUNKS), catalog.count_pending_embeddings())
+        try:
+            self._embed(catalog.pending_embeddings(FIRST_EMBEDDED_CHUNKS), catalog.count_pending_embeddings())
+        except Interrupted:  # paused or cancelled: held or ended here; the chunks stay pending, measured later
+            self.control.checkpoint()
 
     def embed_pending(self) -> None:
         if self.embedding_left_to_run:
