@@ -93,7 +93,7 @@ class ReaderRefusingOcr:
         self.real = real
         self.counter = real.counter
 
-    def read(self, *args):
+    def read(self, *args, **kwargs):
         return self.real.read(*args)
 
     def recognize(self, *args, **kwargs):
@@ -121,7 +121,7 @@ class CancellingAfterOnePage:
         self.real, self.control, self.pages = real, control, 0
         self.counter = real.counter
 
-    def read(self, *args):
+    def read(self, *args, **kwargs):
         return self.real.read(*args)
 
     def recognize(self, *args, **kwargs):
