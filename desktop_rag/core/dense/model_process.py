@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.child_process import CallAbandoned, ChildObject
+from desktop_rag.child_process import ChildObject
 from desktop_rag.core.dense.embedding import Embedder
 from desktop_rag.core.dense.tokens import model_name
 from desktop_rag.core.dense.rerank import Reranker
-from desktop_rag.core.llm.interrupt import CallGuard, Interrupted
+from desktop_rag.core.llm.interrupt import CallGuard
 
 _INDEXING, _SEARCH = "indexing", "search"
 
@@ -92,12 +92,8 @@ class EmbedderProcess:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._guard.call(settle=lambda: self._child.settle(_INDEXING)):
-            try:
-                return self._child.call("embed", list(texts), lane=_INDEXING,
-                                        abandon=lambda: bool(self._guard.flag.value))
-            except CallAbandoned:
-                raise Interrupted("embedding was cut short") from None
+        return self._guard.call_in_child(self._child, "embed", list(texts), lane=_INDEXING,
+                                         cut_short="embedding was cut short")
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._child.call("embed_query", text, lane=_SEARCH)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+from desktop_rag.child_process import CallAbandoned
+
 _current = threading.local()
 
 
@@ -70,6 +72,16 @@ class CallGuard:
             finally:
                 with self._state:
                     self._owner = None  # the flag stays as it is until the next call: see `settle`
+
+    def call_in_child(self, child, method: str, *args, lane: str | None = None, cut_short: str = "cut short"):
+        """`child.call(method, *args)` (a ChildObject's) under this guard: its caller stops waiting as soon as the
+        flag is raised (a child at low priority on a busy machine took seconds to notice it), and the answer owed
+        is read and dropped before the lane's next call. Interrupted(`cut_short`) when cut short."""
+        with self.call(settle=lambda: child.settle(lane)):
+            try:
+                return child.call(method, *args, lane=lane, abandon=lambda: bool(self.flag.value))
+            except CallAbandoned:
+                raise Interrupted(cut_short) from None
 
     def _stop(self, control) -> None:
         with self._state:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from desktop_rag.child_process import CallAbandoned, ChildObject
+from desktop_rag.child_process import ChildObject
 from desktop_rag.core.llm.backend import Completion
-from desktop_rag.core.llm.interrupt import CallGuard, Interrupted
+from desktop_rag.core.llm.interrupt import CallGuard
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
 
 
@@ -57,11 +57,7 @@ class LlamaInChild:
     def _guarded(self, method: str, *args):
         """A call its caller's control can cut short. The caller does not wait for the child to notice the flag
         (at low priority on a busy machine that took seconds): the answer is dropped when it comes."""
-        with self._guard.call(settle=self._child.settle):
-            try:
-                return self._child.call(method, *args, abandon=lambda: bool(self._guard.flag.value))
-            except CallAbandoned:
-                raise Interrupted("the model call was cut short") from None
+        return self._guard.call_in_child(self._child, method, *args, cut_short="the model call was cut short")
 
     def forget_cache(self) -> None:
         self._child.call("forget_cache")
