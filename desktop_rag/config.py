@@ -140,6 +140,8 @@ class Settings:
         0, "CPU threads the language model uses (0: all cores)", minimum=0, maximum=256, rebuilds=_LLM)
     llm_context_tokens: int = setting(
         4096, "The language model's context window, in tokens", minimum=512, rebuilds=_LLM)
+    llm_engine: str = setting("auto", "What runs the local model: auto (llama-cpp-python where installed, else "
+                              "xllamacpp)", choices=("auto", "llama-cpp-python", "xllamacpp"), rebuilds=_LLM)
     # Which LLM contexts (LLM_CONTEXT_LEVELS): "document" (one summary per document), "section" (one sentence per
     # section of a long document), "chunk" (one sentence per chunk).
     llm_context_levels: str = setting(

@@ -273,15 +273,15 @@ class Library:
 
             self._llm_backend = OpenAiServerBackend(self.settings.llm_server, self.settings.llm_server_model)
             return self._llm_backend
-        from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+        from desktop_rag.core.llm.engines import local_engine
         from desktop_rag.core.llm.llama_process import LlamaInChild
         from desktop_rag.core.llm.models import resolve_model
 
+        engine = local_engine(self.settings.llm_engine)
         path = resolve_model(self.settings.llm_model, models_cache_dir())
-        backend = LlamaInChild if self.child_processes else LlamaCppBackend
-        self._llm_backend = backend(
-            path, n_ctx=self.settings.llm_context_tokens, n_threads=self.settings.llm_threads or None
-        )
+        n_ctx, n_threads = self.settings.llm_context_tokens, self.settings.llm_threads or None
+        self._llm_backend = (LlamaInChild(path, n_ctx, n_threads, engine=engine) if self.child_processes
+                             else engine(path, n_ctx=n_ctx, n_threads=n_threads))
         return self._llm_backend
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,

@@ -40,18 +40,20 @@ def test_contexts_from_the_model_in_a_child_and_a_settings_change_mid_run(data_d
         library.close()
 
 
+@pytest.mark.parametrize("engine", ["llama-cpp-python", "xllamacpp"])
 @pytest.mark.parametrize("where", ["child", "in-process"])
-def test_the_model_s_call_is_cut_short_by_its_caller_s_control_and_the_next_call_works(tmp_path, where):
+def test_the_model_s_call_is_cut_short_by_its_caller_s_control_and_the_next_call_works(tmp_path, where, engine):
     import threading
     import time
 
     from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
-    from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+    from desktop_rag.core.llm.engines import local_engine
     from desktop_rag.core.llm.models import resolve_model
     from desktop_rag.core.progress.control import RunControl
 
     path = resolve_model("smollm2-135m-instruct-q4_1", tmp_path)
-    model = (LlamaInChild if where == "child" else LlamaCppBackend)(path, n_ctx=8192)  # the app's, the CLI's
+    runs = local_engine(engine)  # issue 52: the wheel engine is cut short alike (between its prompt's batches)
+    model = LlamaInChild(path, n_ctx=8192, engine=runs) if where == "child" else runs(path, n_ctx=8192)
     document = " ".join(f"Paragraph {i} is about herons, fish and the water level of the lake." for i in range(250))
     questions = [[{"role": "user", "content": f"{document}\n\nQuestion {k}: what is this about?"}] for k in range(8)]
     try:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+# Greedy answers with a light penalty on repeated tokens, in every engine (a small model otherwise loops on a
+# phrase). Read at each call: a test sets it to 1.0 to compare the engines' plain greedy answers.
+REPEAT_PENALTY = 1.1
+
 
 @dataclass
 class Completion:

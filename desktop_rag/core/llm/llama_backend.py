@@ -14,6 +14,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+from desktop_rag.core.llm import backend
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 from desktop_rag.use_clock import UseClock
@@ -165,7 +166,7 @@ class LlamaCppBackend:
             started = time.perf_counter()
             response = llama.create_chat_completion(
                 messages=messages, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                top_k=40 if temperature else 1, repeat_penalty=1.1,
+                top_k=40 if temperature else 1, repeat_penalty=backend.REPEAT_PENALTY,
             )
             seconds = time.perf_counter() - started
             usage = response["usage"]

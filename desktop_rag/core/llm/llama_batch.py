@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from desktop_rag.core.llm import backend
 from desktop_rag.core.llm.interrupt import AbortFlag, Interrupted
 
 _SENTENCE_END = re.compile(r"\w.*?[.!?][\"')\]]?\s")  # the first one
 _QUESTION_MARK = re.compile("[?？]")
-_REPEAT_PENALTY = 1.1
 _TOP_K = 40
 
 
@@ -197,7 +197,7 @@ class BatchedDecoder:
         if generated:
             seen = np.fromiter(set(generated), dtype=np.int64)
             values = logits[seen]
-            logits[seen] = np.where(values > 0, values / _REPEAT_PENALTY, values * _REPEAT_PENALTY)
+            logits[seen] = np.where(values > 0, values / backend.REPEAT_PENALTY, values * backend.REPEAT_PENALTY)
         if self._temperature <= 0:
             return int(np.argmax(logits))
         # A retry or a regeneration: sample among the 40 likeliest tokens, as llama.cpp's top-k would.

@@ -24,13 +24,16 @@ from desktop_rag.core.llm.llama_backend import LlamaCppBackend
 class LlamaInChild:
     """LlamaCppBackend's interface; the model is loaded by the child on first use."""
 
-    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None):
+    def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None,
+                 engine: type = LlamaCppBackend):
+        """`engine`: what runs the model in the child (core/llm/engines.py), LlamaCppBackend or
+        LlamaServerEngine."""
         self.model_path = Path(model_path)
         self.name = self.model_path.stem  # as LlamaCppBackend names it: stored with every context
         self._guard = CallGuard(multiprocessing.get_context("spawn").RawValue("b", 0))
         # Failures come back as the child's own exceptions (ImportError, ValueError for a file llama.cpp cannot
         # load, Interrupted), which the contextualizer handles as it does in-process.
-        self._child = ChildObject(LlamaCppBackend, (str(self.model_path), n_ctx, n_threads, 8, self._guard.flag),
+        self._child = ChildObject(engine, (str(self.model_path), n_ctx, n_threads, 8, self._guard.flag),
                                   name="the language model", error=None)
         self.use = self._child.use  # every call's: the child ends when unused for a while (Library.release_unused)
 

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
 from desktop_rag.core.llm.models import ModelUnavailable
+from desktop_rag.core.llm.openai_format import chat_request, completion_from, stops_for
 
 # Tokenize endpoints, tried in order: llama.cpp server, llama-cpp-python's server, vLLM.
 _TOKENIZERS = (("/tokenize", "content"), ("/extras/tokenize", "input"), ("/tokenize", "prompt"))
@@ -55,30 +56,15 @@ class OpenAiServerBackend:
 
     def _chat(self, messages: list[dict], max_tokens: int, temperature: float, seed: int,
               stop: list[str] | None) -> Completion:
-        body = {"model": self.model, "messages": messages, "max_tokens": max_tokens, "temperature": temperature,
-                "seed": seed, "stream": False, "cache_prompt": True}
-        if stop:
-            body["stop"] = stop
         started = time.perf_counter()
-        response = self._request("POST", "/v1/chat/completions", body)
-        seconds = time.perf_counter() - started
-        choice = response["choices"][0]
-        usage = response.get("usage") or {}
-        prompt_tokens = usage.get("prompt_tokens", 0)
-        timings = response.get("timings") or {}  # llama.cpp's server says how much of the prompt it computed
-        return Completion(
-            text=(choice.get("message") or {}).get("content") or "",
-            prompt_tokens=prompt_tokens, completion_tokens=usage.get("completion_tokens", 0),
-            evaluated_prompt_tokens=timings.get("prompt_n", prompt_tokens), seconds=seconds,
-            finish_reason=choice.get("finish_reason") or "stop",
-        )
+        answer = self._request("POST", "/v1/chat/completions",
+                               chat_request(messages, max_tokens, temperature, seed, stop, self.model))
+        return completion_from(answer, time.perf_counter() - started)
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
                    temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:
-        """Concurrent requests: the server batches them. A stop at ". " ends an answer after its first sentence
-        (the server drops the stop text; the clean-up restores the full stop); with questions to follow, the
-        answer ends at the end of the model's turn or at max_tokens."""
-        stop = [". ", ".\n"] if first_sentence_only and not questions else None
+        """Concurrent requests: the server batches them."""
+        stop = stops_for(first_sentence_only, questions)
         with self._guard.call():
             return self._answered([partial(self._chat, m, max_tokens, temperature, seed, stop) for m in conversations])
 
