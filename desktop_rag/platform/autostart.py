@@ -1,111 +1,42 @@
-"""Starting the background service when the person logs in: an XDG autostart entry ($XDG_CONFIG_HOME/autostart,
-read by GNOME, KDE, Xfce, Cinnamon, MATE and LXQt at login), one per data folder, running `desktop-rag service`
-for it hidden (no window, no menu item). Written and removed by the setting "Start desktop-rag when I log in"
-(start_at_login); removed by install-offline.sh --uninstall too. packaging/desktop-rag.service is a systemd user
-unit for those who prefer one.
-
-Elsewhere: macOS, a LaunchAgent plist in ~/Library/LaunchAgents; Windows, a shortcut in the Startup folder (or a
-Run key)."""
+"""Starting the background service when the person logs in, one entry per data folder running `desktop-rag
+service` for it hidden: written and removed by the setting "Start desktop-rag when I log in" (start_at_login),
+removed by install-offline.sh --uninstall too. Each system's own way: an XDG autostart entry on Linux
+(autostart_xdg.py), a LaunchAgent on macOS (autostart_macos.py), a Run value in the registry on Windows
+(autostart_windows.py)."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
-PREFIX = "desktop-rag-service-"  # every entry this program writes is named so (--uninstall removes them all)
+from desktop_rag.platform.autostart_names import PREFIX, command_for, service_command
 
-
-def autostart_folder() -> Path:
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "autostart"
-
-
-def entry_path(data_dir: Path) -> Path:
-    """The entry of this data folder: named by a hash of it, as the endpoint's socket is."""
-    digest = hashlib.sha256(str(Path(data_dir).resolve()).encode()).hexdigest()[:12]
-    return autostart_folder() / f"{PREFIX}{digest}.desktop"
+SYSTEM = sys.platform
+__all__ = ["PREFIX", "command_for", "disable", "enable", "is_enabled", "service_command"]
 
 
-def command_for(data_dir: Path, *arguments: str) -> list[str]:
-    """A desktop-rag command on this data folder, with the Python this program runs on (its virtual
-    environment's): what a session, a key binding or another front end runs."""
-    return [sys.executable, "-m", "desktop_rag", "--data-dir", str(Path(data_dir).resolve()), *arguments]
+def _here() -> ModuleType:
+    if SYSTEM == "win32":
+        from desktop_rag.platform import autostart_windows
+
+        return autostart_windows
+    if SYSTEM == "darwin":
+        from desktop_rag.platform import autostart_macos
+
+        return autostart_macos
+    from desktop_rag.platform import autostart_xdg
+
+    return autostart_xdg
 
 
-def service_command(data_dir: Path) -> list[str]:
-    """The service of this data folder."""
-    return command_for(data_dir, "service")
-
-
-def enable(data_dir: Path) -> Path:
-    path = entry_path(data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = ["[Desktop Entry]", "Type=Application", "Name=desktop-rag background index",
-             f"Comment=Keeps the search index of {_escaped(str(data_dir))} fresh while you work",
-             f"Exec={' '.join(_exec_argument(a) for a in service_command(data_dir))}", "Icon=desktop-rag",
-             "NoDisplay=true", "Terminal=false", "X-GNOME-Autostart-enabled=true",
-             "X-GNOME-Autostart-Delay=10",  # after the session's own start: the catch-up waits its turn
-             "X-KDE-autostart-after=panel"]
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
-    return path
+def enable(data_dir: Path) -> None:
+    _here().enable(data_dir)
 
 
 def disable(data_dir: Path) -> bool:
-    """The entry removed; False when there was none."""
-    try:
-        entry_path(data_dir).unlink()
-    except FileNotFoundError:
-        return False
-    return True
+    return bool(_here().disable(data_dir))
 
 
 def is_enabled(data_dir: Path) -> bool:
-    return entry_path(data_dir).is_file()
-
-
-def command_of(entry: Path) -> list[str]:
-    """The command an entry runs, as a session would split its Exec line."""
-    line = next(line for line in entry.read_text(encoding="utf-8").splitlines() if line.startswith("Exec="))
-    return _split_exec(line.removeprefix("Exec="))
-
-
-def _escaped(value: str) -> str:
-    """A string value of a desktop entry: backslashes and line breaks escaped."""
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
-
-
-def _exec_argument(argument: str) -> str:
-    """One Exec argument, quoted as the Desktop Entry Specification asks: in double quotes when it holds a space or
-    a reserved character, with ", `, $ and \\ escaped; % doubled (field codes); then escaped as a string value."""
-    argument = argument.replace("%", "%%")
-    if argument and not any(c in argument for c in ' \t\n"\'\\><~|&;$*?#()`'):
-        return _escaped(argument)
-    quoted = "".join("\\" + c if c in '"`$\\' else c for c in argument)
-    return _escaped(f'"{quoted}"')
-
-
-def _split_exec(line: str) -> list[str]:
-    """The inverse of _exec_argument over a whole Exec line (for checking what an entry runs)."""
-    line = line.replace("\\\\", "\\").replace("\\n", "\n").replace("\\t", "\t")
-    arguments, current, quoted, i, started = [], "", False, 0, False
-    while i < len(line):
-        c = line[i]
-        if quoted and c == "\\" and i + 1 < len(line):
-            current, i = current + line[i + 1], i + 2
-            continue
-        if c == '"':
-            quoted, started = not quoted, True
-        elif c == " " and not quoted:
-            if started:
-                arguments.append(current)
-            current, started = "", False
-        else:
-            current, started = current + c, True
-        i += 1
-    if started:
-        arguments.append(current)
-    return [a.replace("%%", "%") for a in arguments]
+    return bool(_here().is_enabled(data_dir))

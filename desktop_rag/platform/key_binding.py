@@ -63,3 +63,25 @@ def _gsettings(*arguments: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
+
+
+def binding_help(command: Sequence[str], system: str, desktop: str = "") -> str:
+    """How a person binds `command` to a key by hand, on this system and desktop ($XDG_CURRENT_DESKTOP on Linux),
+    where the app cannot add the key itself."""
+    line = shlex.join(command)
+    if system == "win32":
+        import subprocess
+
+        return ("Right-click the desktop → New → Shortcut, with the command "
+                f"{subprocess.list2cmdline(list(command))}; then its Properties → Shortcut key (Ctrl+Alt+Space)")
+    if system == "darwin":
+        return ("In the Shortcuts app: a new shortcut with the action Run Shell Script, the script "
+                f"{line}; then its Details → Add Keyboard Shortcut")
+    desktop = desktop.lower()
+    if "kde" in desktop:
+        return f'System Settings → Shortcuts → Add New → "Command or Script…", the command {line}'
+    if "xfce" in desktop:
+        return f"Settings → Keyboard → Application Shortcuts → Add, the command {line}"
+    if "gnome" in desktop:
+        return f'Settings → Keyboard → Custom Shortcuts → "+", the command {line}'
+    return f"Bind the command {line} to a key in your desktop's keyboard settings (sway, i3: a bindsym line)"

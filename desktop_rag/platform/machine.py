@@ -33,18 +33,25 @@ def seconds_since_input() -> float | None:
 
 
 def _windows_idle_seconds() -> float | None:
-    class LastInputInfo(ctypes.Structure):
-        _fields_ = [("cbSize", ctypes.c_uint), ("dwTime", ctypes.c_uint)]
+    from desktop_rag.platform.windows_calls import milliseconds_since_input
 
-    info = LastInputInfo(ctypes.sizeof(LastInputInfo), 0)
-    if not ctypes.windll.user32.GetLastInputInfo(ctypes.byref(info)):  # type: ignore[attr-defined]
-        return None
-    return ((ctypes.windll.kernel32.GetTickCount() - info.dwTime) & 0xFFFFFFFF) / 1000.0  # type: ignore[attr-defined]
+    ticks = milliseconds_since_input()
+    return None if ticks is None else idle_from_ticks(*ticks)
+
+
+def idle_from_ticks(now_ms: int, last_input_ms: int) -> float:
+    """GetTickCount and GetLastInputInfo count 32-bit milliseconds since boot, and wrap after 49.7 days."""
+    return ((now_ms - last_input_ms) & 0xFFFFFFFF) / 1000.0
 
 
 def _macos_idle_seconds() -> float | None:
-    output = subprocess.run(["ioreg", "-c", "IOHIDSystem", "-d", "4"], capture_output=True, text=True,
-                            timeout=2).stdout
+    from desktop_rag.platform.macos_calls import hid_system_properties
+
+    return idle_from_ioreg(hid_system_properties())
+
+
+def idle_from_ioreg(output: str) -> float | None:
+    """HIDIdleTime (nanoseconds) from `ioreg -c IOHIDSystem`'s listing."""
     for line in output.splitlines():
         if '"HIDIdleTime"' in line:
             return int(line.rsplit("=", 1)[1].strip()) / 1e9

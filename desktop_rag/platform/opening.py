@@ -1,7 +1,8 @@
-"""Opening a file or a folder in the program the system has for it. On Linux through xdg-open, whose exit code says
-whether a program took it: Qt's QDesktopServices says only that xdg-open started, and Open did nothing visible
-where no program opens the file (issue 37). Where there is no xdg-open (macOS, Windows) the window falls back to
-QDesktopServices (ui/hit_actions.py); `open` (macOS) and os.startfile (Windows) are what this becomes there."""
+"""Opening a file or a folder in the program the system has for it, in a way that says when none took it: Qt's
+QDesktopServices says only that it started xdg-open, and Open did nothing visible where no program opens the file
+(issue 37). Linux: xdg-open, macOS: open — each exits non-zero when no program took the file; Windows: ShellExecute
+(os.startfile, windows_calls.start_file) raises then. Where none of these is at hand the window falls back to
+QDesktopServices (ui/hit_actions.py)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,39 @@ from collections.abc import Callable
 OPENER_VERDICT_S = 10.0
 
 
+SYSTEM = sys.platform
+
+
 def system_opener() -> str | None:
     """The system's opener program, where it has one that tells whether a program took the file."""
-    return shutil.which("xdg-open") if sys.platform.startswith("linux") else None
+    if SYSTEM.startswith("linux"):
+        return shutil.which("xdg-open")
+    if SYSTEM == "darwin":
+        return shutil.which("open")
+    return None
+
+
+def open_target(target: str, on_failed: Callable[[], None], start: Callable[[str], None] | None = None) -> bool:
+    """`target` (a path, or a URL with a fragment) opened the system's way; `on_failed` is called, from another
+    thread, when no program took it. False when this system has no such way here (the caller falls back).
+    `start`: Windows' ShellExecute (windows_calls.start_file); a test gives its own."""
+    if SYSTEM == "win32" or start is not None:
+        if start is None:
+            from desktop_rag.platform.windows_calls import start_file as start
+        threading.Thread(target=_started, args=(start, target, on_failed), name="opener", daemon=True).start()
+        return True
+    opener = system_opener()
+    if opener is None:
+        return False
+    open_with(opener, target, on_failed)
+    return True
+
+
+def _started(start: Callable[[str], None], target: str, on_failed: Callable[[], None]) -> None:
+    try:  # ShellExecute returns once the program is started (or raises: no program for this kind of file)
+        start(target)
+    except OSError:
+        on_failed()
 
 
 def open_with(opener: str, target: str, on_failed: Callable[[], None]) -> None:

@@ -24,13 +24,9 @@ def containing_folder(hit: Hit) -> str:
 def open_with_system(url: QUrl, on_failed: Callable[[], None] = lambda: None) -> None:
     """`url` (a file, a folder) in the program the system has for it (platform/opening.py), else as Qt opens it.
     `on_failed` is called from another thread (emit a signal)."""
-    opener = opening.system_opener()
-    if opener is None:
-        if not QDesktopServices.openUrl(url):
-            on_failed()
-        return
-    opening.open_with(opener, url.toLocalFile() if url.isLocalFile() and not url.hasFragment() else url.toString(),
-                      on_failed)
+    target = url.toLocalFile() if url.isLocalFile() and not url.hasFragment() else url.toString()
+    if not opening.open_target(target, on_failed) and not QDesktopServices.openUrl(url):
+        on_failed()
 
 
 def open_folder_in_file_manager(folder: str, on_failed: Callable[[], None] = lambda: None) -> None:

@@ -5,20 +5,23 @@ own index and settings)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import cast
 from dataclasses import fields, replace
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit,
-    QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+    QLineEdit, QMessageBox, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from desktop_rag.config import OPTIONS, Settings, check_setting, describe
 from desktop_rag.core.llm.models import PACKAGED_MODELS
 from desktop_rag.errors import BadInput
 from desktop_rag.platform.autostart import command_for
-from desktop_rag.platform.key_binding import bind_gnome_key, gnome_can_bind
+from desktop_rag.platform.key_binding import bind_gnome_key, binding_help, gnome_can_bind
 from desktop_rag.ui.errors import for_window
 
 
@@ -102,12 +105,18 @@ class SettingsDialog(QDialog):
         form.addRow("Data folder", _path_row(self.data_dir, self._choose_data_dir))
         form.addRow("", self.start_at_login)
         form.addRow("", self.keep_fresh)
-        if gnome_can_bind():  # (elsewhere the README says how to bind the key by hand)
+        if gnome_can_bind():
             self.add_key = QPushButton("Add a key for quick search (Ctrl+Alt+Space)…")
             self.add_key.setToolTip("Adds a GNOME keyboard shortcut that opens the quick search of this data folder; "
                                     "change its key in GNOME Settings → Keyboard → Custom Shortcuts")
             self.add_key.clicked.connect(self._add_quick_search_key)
             form.addRow("", self.add_key)
+        else:  # the desktop's own way, by hand
+            how = QLabel("A key for quick search: " + binding_help(
+                command_for(Path(data_dir), "quick"), sys.platform, os.environ.get("XDG_CURRENT_DESKTOP", "")))
+            how.setWordWrap(True)
+            how.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            form.addRow("", how)
         form.addRow("Language model", _path_row(cast(QLineEdit, self.model.lineEdit()), self._choose_model))
         form.addRow("Model threads", self.threads)
         form.addRow("", self.background)

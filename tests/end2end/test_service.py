@@ -44,7 +44,7 @@ def stop_and_wait(data_dir) -> None:
 
 def test_the_service_starts_as_at_login_catches_up_follows_answers_and_stops_on_request(docs, data_dir, tmp_path,
                                                                                           monkeypatch):
-    from desktop_rag.platform import autostart
+    from desktop_rag.platform import autostart_xdg as autostart
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the session's, for this test alone
     (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")

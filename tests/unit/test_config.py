@@ -67,12 +67,12 @@ def test_a_change_is_checked_whole_before_any_value_is_set_and_saved_once(tmp_pa
 
 
 def test_starting_at_login_writes_the_autostart_entry_and_turning_it_off_removes_it(tmp_path, monkeypatch):
-    from desktop_rag.platform import autostart
+    from desktop_rag.platform import autostart, autostart_xdg
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     settings, data_dir = Settings(), tmp_path / "data"
     settings.change({"start_at_login": True}, data_dir)
-    assert autostart.is_enabled(data_dir) and autostart.command_of(autostart.entry_path(data_dir))[-1] == "service"
+    assert autostart.is_enabled(data_dir) and autostart_xdg.command_of(autostart_xdg.entry_path(data_dir))[-1] == "service"
     settings.change({"start_at_login": False}, data_dir)
     assert not autostart.is_enabled(data_dir) and not settings.start_at_login
 

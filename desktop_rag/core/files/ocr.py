@@ -3,6 +3,9 @@ the language files of the `tessdata-fast-*` wheels — all from PyPI, so the REA
 system package is needed (bench/ocr_engines.py: as accurate as the tesseract program, ~6× faster, and it gives each
 word's confidence; RapidOCR's packaged models read Japanese badly).
 
+On macOS, where tesserocr has no wheel, Apple's Vision framework reads instead (core/files/ocr_vision.py), behind
+the same seam: page_recognizer, languages_served, recipe.
+
 Runs in the reader child (core/files/reading.py), one page per call, so a page that crashes or hangs the engine costs
 that file only, and a run can pause between pages.
 """
@@ -16,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from desktop_rag.core.text.scripts import UNSPACED_CLASS
 from desktop_rag.errors import UserError
@@ -32,6 +36,8 @@ MIN_LONG_SIDE = 1600
 MAX_UPSCALE = 3.0
 # A page read with a lower mean confidence is read again with orientation detection (PageRecognizer).
 TURN_BELOW_CONFIDENCE = 0.75
+
+SYSTEM = sys.platform  # which engine reads: Apple's Vision on macOS ("darwin"), Tesseract elsewhere
 
 # Tesseract puts a space between the "words" it finds in Japanese and Chinese, which have none.
 _WORD_SPACE_IN_CJK = re.compile(f"(?<=[{UNSPACED_CLASS}]) +(?=[{UNSPACED_CLASS}])")
@@ -59,6 +65,32 @@ def tessdata_folders() -> list[Path]:
     return folders
 
 
+def languages_served(languages: str) -> str:
+    """The languages of `languages` ("eng+jpn") this system's engine reads; OcrUnavailable when none."""
+    if SYSTEM == "darwin":
+        from desktop_rag.core.files import ocr_vision
+
+        return ocr_vision.languages_served(languages)
+    return find_languages(languages)[1]
+
+
+class Recognizer(Protocol):
+    """What reads a page: PageRecognizer (Tesseract) or ocr_vision.VisionRecognizer."""
+
+    languages: str
+
+    def recognize(self, samples: bytes, width: int, height: int, stride: int) -> OcrPage: ...
+
+
+def page_recognizer(languages: str) -> Recognizer:
+    """This system's engine, loaded: Tesseract, or Apple's Vision on macOS (core/files/ocr_vision.py)."""
+    if SYSTEM == "darwin":
+        from desktop_rag.core.files.ocr_vision import VisionRecognizer
+
+        return VisionRecognizer(languages)
+    return PageRecognizer(languages)
+
+
 def find_languages(languages: str) -> tuple[Path, str]:
     """The folder holding the most of `languages` ("eng+jpn"), and those of them it holds."""
     wanted = [lang for lang in languages.split("+") if lang]
@@ -75,6 +107,10 @@ def find_languages(languages: str) -> tuple[Path, str]:
 
 
 def engine_version() -> str:
+    if SYSTEM == "darwin":
+        from desktop_rag.core.files import ocr_vision
+
+        return ocr_vision.engine_version()
     try:
         import tesserocr
     except ImportError as exc:
@@ -84,7 +120,8 @@ def engine_version() -> str:
 
 def recipe(languages: str) -> str:
     """What decides an OCR text besides the page: cached texts are reused only under the same recipe."""
-    return f"tesseract {engine_version()} {languages} {PAGE_DPI}dpi"
+    engine = "apple-vision" if SYSTEM == "darwin" else "tesseract"
+    return f"{engine} {engine_version()} {languages} {PAGE_DPI}dpi"
 
 
 class PageRecognizer:

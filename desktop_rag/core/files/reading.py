@@ -19,7 +19,7 @@ from desktop_rag.child_process import ChildDied, ChildObject, ChildTimedOut
 from desktop_rag.core.dense.tokens import token_counter
 from desktop_rag.core.files import containers, parsers
 from desktop_rag.core.files.chunking import chunk_document
-from desktop_rag.core.files.ocr import OcrPage, PageRecognizer
+from desktop_rag.core.files.ocr import OcrPage, Recognizer, page_recognizer
 from desktop_rag.core.files.parsers import images, mail, office_pictures, outlook, paged
 from desktop_rag.documents import Chunk, ParsedDocument
 
@@ -54,7 +54,7 @@ class DocumentReader:
 
     def __init__(self, embedding_model: str | Path):
         self.counter = token_counter(Path(embedding_model))
-        self._recognizers: dict[str, PageRecognizer] = {}
+        self._recognizers: dict[str, Recognizer] = {}
         self._scan: tuple[str, Any] | None = None  # (content hash, the opened PDF or image) being recognised
         # (content hash, its members, the file's name) being read
         self._container: tuple[str, list[containers.Member], str] | None = None
@@ -102,7 +102,7 @@ class DocumentReader:
         else:
             pixels = images.frame_pixels(opened, page)
         if languages not in self._recognizers:
-            self._recognizers[languages] = PageRecognizer(languages)
+            self._recognizers[languages] = page_recognizer(languages)
         return self._recognizers[languages].recognize(*pixels)
 
     def open_container(self, name: str, content_hash: str, data: bytes, kind: str | None = None) -> list[MemberInfo]:

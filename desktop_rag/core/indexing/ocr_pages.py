@@ -24,7 +24,7 @@ class OcrPages:
         """(languages, recipe) OCR reads with, or the reason it cannot run; found once per run."""
         if self._setup is None:
             try:
-                _, languages = ocr.find_languages(self.state.settings.ocr_languages)
+                languages = ocr.languages_served(self.state.settings.ocr_languages)
                 self._setup = (languages, ocr.recipe(languages))
             except ocr.OcrUnavailable as exc:
                 self._setup = f"OCR is not available ({exc})"

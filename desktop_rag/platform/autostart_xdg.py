@@ -1,0 +1,91 @@
+"""Starting the background service at login on Linux: an XDG autostart entry ($XDG_CONFIG_HOME/autostart, read by
+GNOME, KDE, Xfce, Cinnamon, MATE and LXQt at login), one per data folder, running `desktop-rag service` for it hidden
+(no window, no menu item). packaging/desktop-rag.service is a systemd user unit for those who prefer one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from desktop_rag.platform.autostart_names import entry_name, service_command
+
+
+def autostart_folder() -> Path:
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "autostart"
+
+
+def entry_path(data_dir: Path) -> Path:
+    return autostart_folder() / f"{entry_name(data_dir)}.desktop"
+
+
+def enable(data_dir: Path) -> Path:
+    path = entry_path(data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["[Desktop Entry]", "Type=Application", "Name=desktop-rag background index",
+             f"Comment=Keeps the search index of {_escaped(str(data_dir))} fresh while you work",
+             f"Exec={' '.join(_exec_argument(a) for a in service_command(data_dir))}", "Icon=desktop-rag",
+             "NoDisplay=true", "Terminal=false", "X-GNOME-Autostart-enabled=true",
+             "X-GNOME-Autostart-Delay=10",  # after the session's own start: the catch-up waits its turn
+             "X-KDE-autostart-after=panel"]
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+    return path
+
+
+def disable(data_dir: Path) -> bool:
+    """The entry removed; False when there was none."""
+    try:
+        entry_path(data_dir).unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def is_enabled(data_dir: Path) -> bool:
+    return entry_path(data_dir).is_file()
+
+
+def command_of(entry: Path) -> list[str]:
+    """The command an entry runs, as a session would split its Exec line."""
+    line = next(line for line in entry.read_text(encoding="utf-8").splitlines() if line.startswith("Exec="))
+    return _split_exec(line.removeprefix("Exec="))
+
+
+def _escaped(value: str) -> str:
+    """A string value of a desktop entry: backslashes and line breaks escaped."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _exec_argument(argument: str) -> str:
+    """One Exec argument, quoted as the Desktop Entry Specification asks: in double quotes when it holds a space or
+    a reserved character, with ", `, $ and \\ escaped; % doubled (field codes); then escaped as a string value."""
+    argument = argument.replace("%", "%%")
+    if argument and not any(c in argument for c in ' \t\n"\'\\><~|&;$*?#()`'):
+        return _escaped(argument)
+    quoted = "".join("\\" + c if c in '"`$\\' else c for c in argument)
+    return _escaped(f'"{quoted}"')
+
+
+def _split_exec(line: str) -> list[str]:
+    """The inverse of _exec_argument over a whole Exec line (for checking what an entry runs)."""
+    line = line.replace("\\\\", "\\").replace("\\n", "\n").replace("\\t", "\t")
+    arguments, current, quoted, i, started = [], "", False, 0, False
+    while i < len(line):
+        c = line[i]
+        if quoted and c == "\\" and i + 1 < len(line):
+            current, i = current + line[i + 1], i + 2
+            continue
+        if c == '"':
+            quoted, started = not quoted, True
+        elif c == " " and not quoted:
+            if started:
+                arguments.append(current)
+            current, started = "", False
+        else:
+            current, started = current + c, True
+        i += 1
+    if started:
+        arguments.append(current)
+    return [a.replace("%%", "%") for a in arguments]
