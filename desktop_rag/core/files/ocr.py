@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from desktop_rag.core.text.scripts import UNSPACED_CLASS
-from desktop_rag.errors import UserError
+from desktop_rag.core.files.ocr_page import OcrPage, OcrUnavailable, tidy
 
 # Rendering resolution for a PDF page. 150–300 dpi read alike on 11 pt text (bench/ocr_engines.py); 200 keeps some
 # margin for the small print of receipts and footnotes at ~2/3 the cost of 300.
@@ -39,19 +36,6 @@ TURN_BELOW_CONFIDENCE = 0.75
 
 SYSTEM = sys.platform  # which engine reads: Apple's Vision on macOS ("darwin"), Tesseract elsewhere
 
-# Tesseract puts a space between the "words" it finds in Japanese and Chinese, which have none.
-_WORD_SPACE_IN_CJK = re.compile(f"(?<=[{UNSPACED_CLASS}]) +(?=[{UNSPACED_CLASS}])")
-
-
-class OcrUnavailable(UserError):
-    """The OCR engine or its language files are missing: scanned pages cannot be read until they are installed."""
-
-
-@dataclass(frozen=True)
-class OcrPage:
-    text: str
-    confidence: float | None  # the words' mean confidence, 0–1; None when no word was found
-    seconds: float
 
 
 def tessdata_folders() -> list[Path]:
@@ -164,12 +148,6 @@ def _read(api, samples: bytes, width: int, height: int, stride: int) -> tuple[st
     confidences = [c for c in api.AllWordConfidences() if c >= 0]
     api.Clear()
     return text, round(sum(confidences) / len(confidences) / 100, 3) if confidences else None
-
-
-def tidy(text: str) -> str:
-    """Tesseract's text as a person would type it: no spaces inside Japanese, no trailing blanks, no form feed."""
-    lines = [_WORD_SPACE_IN_CJK.sub("", line).rstrip() for line in text.replace("\f", "").splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 def totals_sentence(totals: dict) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from desktop_rag.core.files.ocr import OcrPage, OcrUnavailable, tidy
+from desktop_rag.core.files.ocr_page import OcrPage, OcrUnavailable, tidy
 
 # Tesseract's language codes (the setting ocr_languages) → Vision's.
 VISION_LANGUAGES = {
