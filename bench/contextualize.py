@@ -1,7 +1,7 @@
 """Contextualization throughput of the local model: KV-cache prefix reuse and batched decoding, measured.
 
     .venv/bin/python bench/contextualize.py [--model qwen2.5-coder-1.5b-instruct-q4_k_m] [--docs 3] [--chunks 6]
-                                            [--quote-chars 300] [--whole-set]
+                                            [--quote-chars 300] [--whole-set] [--engine xllamacpp]
 
 For the first documents of the codebase set (../shared/datasets/codebase, else the bundled samples) it asks the
 chunk-level question the product asks (the document, then the chunk, "say which part this is") in three ways,
@@ -11,7 +11,8 @@ plus one cheaper prompt that was measured and rejected:
   reuse+batch   all of an excerpt's questions decoded together from the cached prefix (what the product does)
   marks+batch   chunks marked in the document and asked by mark, batched: cheaper, but it situated chunks less
                 well (eval subset hybrid R@20 96.1 vs 98.4), so not used
-Prints chunks/min, evaluated prompt and generated tokens and their rates, and speed-ups against "no reuse".
+`--engine`: what runs the model (core/llm/engines.py): llama-cpp-python (batched decoding) or llama.cpp's server
+from the xllamacpp wheel (one slot: "reuse+batch" asks in turn there). Prints chunks/min, evaluated prompt and generated tokens and their rates, and speed-ups against "no reuse".
 
 The few documents timed are not the set's mix (most of its chunks are in long files, read as head + section
 excerpts). `--whole-set` counts, with the model's tokenizer, the prompt tokens every question of the whole set
@@ -31,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from desktop_rag.core.llm.engines import local_engine
 from desktop_rag.core.llm.excerpts import document_excerpts, mark
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
 from desktop_rag.core.llm.models import resolve_model
@@ -168,12 +170,13 @@ def main() -> None:
     parser.add_argument("--modes", default="no reuse,reuse,reuse+batch,marks+batch")
     parser.add_argument("--quote-chars", type=int, default=0,
                         help="quote only the chunk's beginning in its question (setting llm_chunk_quote_chars)")
+    parser.add_argument("--engine", default="llama-cpp-python", choices=("llama-cpp-python", "xllamacpp"))
     parser.add_argument("--whole-set", action="store_true",
                         help="also project each mode's time over the whole set from its token counts")
     args = parser.parse_args()
     modes = [m.strip() for m in args.modes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
-        backend = LlamaCppBackend(resolve_model(args.model, Path(tmp)), n_ctx=4096)
+        backend = local_engine(args.engine)(resolve_model(args.model, Path(tmp)), n_ctx=4096)
         docs = load_documents(args.docs, args.chunks)
         backend.chat_batch([[{"role": "user", "content": "hi"}]], max_tokens=1)  # load outside the timing
         results = {mode: run(backend, docs, mode, args.quote_chars) for mode in modes}
@@ -187,7 +190,7 @@ def main() -> None:
         base = results["no reuse"]["seconds"]
         print("speed-up vs no reuse: " + ", ".join(f"{m} {base / results[m]['seconds']:.2f}x" for m in modes))
     quoting = f"first {args.quote_chars} characters of each chunk quoted" if args.quote_chars else "whole chunk quoted"
-    print(f"(model {args.model}, {os.cpu_count()} cores, {MAX_TOKENS}-token cap, answers stop at a sentence end, "
+    print(f"(engine {args.engine}, model {args.model}, {os.cpu_count()} cores, {MAX_TOKENS}-token cap, answers stop at a sentence end, "
           f"{quoting})")
     if args.whole_set:
         project(results, rate, whole)

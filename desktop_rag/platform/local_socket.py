@@ -11,19 +11,26 @@ reads them whole: a client that sends half a frame and stops holds the reader (a
 holds the accepting thread), and its Windows pipes cannot be waited on with `selectors`, so the loop and its fault
 handling would be written twice. QLocalServer is Qt, which only ui/ loads.
 
-Elsewhere, the pieces to fill: macOS has Unix sockets and no $XDG_RUNTIME_DIR (the temporary folder, per user,
-serves: nothing to change). Windows CPython has no AF_UNIX (python/cpython#77589): `listen_privately` becomes a
-socket on 127.0.0.1 with a port chosen by the system, its address and a secret of 32 random bytes written to a file
-in the user's profile (readable by the user alone), and `connect` reads them and sends the secret as its first
-line, which the loop checks before it reads requests — the framing, the timeouts and the clients are unchanged."""
+macOS has Unix sockets and no $XDG_RUNTIME_DIR (the temporary folder, per user, serves: nothing to change).
+Windows CPython has no AF_UNIX (python/cpython#77589): there `listen_privately` listens on 127.0.0.1 with a port
+the system picks, and writes the port and a secret of 32 random bytes to the file at the endpoint's path, in a
+folder of the user's profile only they may open (private_paths: its access list); `connect` reads them and sends
+the secret as its first line, which the loop checks (`admit`) before it reads a request — the framing, the
+timeouts and the clients are unchanged. Written and tested on Linux (SYSTEM set to "win32" in the test); not run on
+Windows yet."""
 
 from __future__ import annotations
 
+import hmac
+import json
 import logging
 import os
+import secrets
 import socket
 import stat
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from platformdirs import user_cache_dir
@@ -36,10 +43,15 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 0.5
 _SAID: set[str] = set()  # runtime folders passed over, said once
 BACKLOG = 256  # dozens of local clients connecting at once are all taken (16 refused a third of 60)
+SYSTEM = sys.platform
+Admission = Callable[[bytes], bool]  # a client's first line → whether it may send requests
 
 
 def runtime_folder() -> Path:
     """A folder only this user may enter: $XDG_RUNTIME_DIR (made so by the system), else one of our own."""
+    if SYSTEM == "win32":  # in the user's profile (%LOCALAPPDATA%), its access list checked
+        return private_paths.private_folder(Path(user_cache_dir("desktop-rag", appauthor=False)) / "run",
+                                            "the local endpoint's folder")
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and Path(base).is_dir():
         try:
@@ -76,11 +88,14 @@ def _own_folder(folder: Path) -> Path:
     return folder
 
 
-def listen_privately(path: Path) -> socket.socket:
-    """A listening socket at `path`, mode 0600 from its first moment (a socket left there by a killed process is
-    replaced: the caller has made sure nobody answers on it)."""
+def listen_privately(path: Path) -> tuple[socket.socket, Admission | None]:
+    """A listening socket at `path` that only this user can use, and what the loop asks of a client's first line
+    (None: nothing, the socket's mode keeps others out). A socket left there by a killed process is replaced: the
+    caller has made sure nobody answers on it."""
+    if SYSTEM == "win32":
+        return _listen_on_loopback(path)
     path.unlink(missing_ok=True)
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # type: ignore[attr-defined,unused-ignore]
     old_umask = os.umask(0o177)  # created 0600: no moment when another user could connect
     try:
         listener.bind(str(path))
@@ -93,17 +108,52 @@ def listen_privately(path: Path) -> socket.socket:
         path.unlink(missing_ok=True)
         raise
     listener.listen(BACKLOG)  # before the next one probes: bound but not listening reads as nobody
-    return listener
+    return listener, None
+
+
+def _listen_on_loopback(path: Path) -> tuple[socket.socket, Admission]:
+    """Windows: 127.0.0.1, any user of the machine can connect; only one who read the secret is let in."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(BACKLOG)
+    secret = secrets.token_hex(32)
+    partial = path.with_name(path.name + ".partial")
+    with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
+        json.dump({"port": listener.getsockname()[1], "secret": secret}, out)
+    os.replace(partial, path)
+    expected = (secret + "\n").encode()
+    return listener, lambda line: hmac.compare_digest(line, expected)
 
 
 def connect(path: Path) -> socket.socket | None:
     """A connection to the socket at `path`, or None when nobody answers there."""
     if not path.exists():
         return None
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    if SYSTEM == "win32":
+        return _connect_on_loopback(path)
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # type: ignore[attr-defined,unused-ignore]
     connection.settimeout(CONNECT_TIMEOUT_S)
     try:
         connection.connect(str(path))
+    except OSError:
+        connection.close()
+        return None
+    connection.settimeout(None)
+    return connection
+
+
+def _connect_on_loopback(path: Path) -> socket.socket | None:
+    try:
+        address = json.loads(path.read_text(encoding="utf-8"))
+        port, secret = int(address["port"]), str(address["secret"])
+    except (OSError, ValueError, KeyError, TypeError):  # half written, or not ours
+        return None
+    try:
+        connection = socket.create_connection(("127.0.0.1", port), timeout=CONNECT_TIMEOUT_S)
+    except OSError:  # a killed service's file: nobody listens on its port
+        return None
+    try:
+        connection.sendall((secret + "\n").encode())
     except OSError:
         connection.close()
         return None

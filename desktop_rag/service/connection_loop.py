@@ -38,16 +38,20 @@ class _Client:
     skipping: bool = False  # the rest of an oversized line is dropped up to its newline
     in_hand: bool = False  # a worker has its request (the socket is out of the selector meanwhile)
     leaving: bool = False  # closed once its request in hand is answered
+    admitted: bool = False  # its first line passed the transport's admission (where there is one)
 
 
 class ConnectionLoop:
     def __init__(self, listener: socket.socket, answer: Callable[[bytes], bytes], workers: int = 8,
-                 max_clients: int = 256, idle_timeout_s: float = 60.0, stall_timeout_s: float = 10.0):
+                 max_clients: int = 256, idle_timeout_s: float = 60.0, stall_timeout_s: float = 10.0,
+                 admit: Callable[[bytes], bool] | None = None):
         """`answer(line) -> answer line` runs on a worker. A client that sends nothing for `idle_timeout_s` is
         closed (a client of ours connects again: EndpointClient); one that leaves a line unfinished for
-        `stall_timeout_s` is told so and closed."""
+        `stall_timeout_s` is told so and closed. `admit(first line)`: where the transport lets anyone connect
+        (Windows' loopback, platform/local_socket.py), a client whose first line it refuses is closed unheard."""
         self._listener = listener
         self._answer = answer
+        self._admit = admit
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="desktop-rag endpoint worker")
         self._max_clients = max_clients
         self._idle_timeout_s = idle_timeout_s
@@ -157,7 +161,16 @@ class ConnectionLoop:
             line = bytes(client.buffer[:end + 1])
             del client.buffer[:end + 1]
             client.partial_since = time.monotonic() if client.buffer else None
+            if self._admit is not None and not client.admitted:
+                if not self._admit(line):
+                    self._close(client)
+                    return
+                client.admitted = True
+                self._next_line(client)
+                return
             self._hand_over(client, line)
+        elif len(client.buffer) > MAX_REQUEST_BYTES and self._admit is not None and not client.admitted:
+            self._close(client)  # no secret is that long
         elif len(client.buffer) > MAX_REQUEST_BYTES:  # answered as too long (read_request), the rest skipped
             line = bytes(client.buffer[:MAX_REQUEST_BYTES + 1])
             client.buffer.clear()

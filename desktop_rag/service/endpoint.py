@@ -65,8 +65,8 @@ class EndpointServer:
             if answering is not None:
                 answering.close()  # the probe's connection, not left open on the other process
                 return False
-            listener = local_socket.listen_privately(self.path)  # (a socket left by a killed process: replaced)
-        self._loop = ConnectionLoop(listener, self._answer, **self._loop_options)
+            listener, admit = local_socket.listen_privately(self.path)  # (a killed process's socket: replaced)
+        self._loop = ConnectionLoop(listener, self._answer, admit=admit, **self._loop_options)
         self._loop.start()
         return True
 
