@@ -2,10 +2,15 @@
 (packaging/wheels_resolve.py, issue 52), and the check fails when a dependency lacks a wheel for one of them. Reads
 the package index, as the install does."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# The offline bundle's tests run where no index is reached (packaging/install-offline.sh --test says so).
+pytestmark = pytest.mark.skipif(bool(os.environ.get("DESKTOP_RAG_NO_INDEX")), reason="no package index on this laptop")
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "packaging" / "wheels_resolve.py"
 
