@@ -74,7 +74,10 @@ class LlamaServerEngine:
             params.endpoint_slots = params.endpoint_props = params.endpoint_metrics = False
             params.n_threads_http = 1
             params.verbosity = -1
-            self._server = xllamacpp.Server(params)
+            try:
+                self._server = xllamacpp.Server(params)
+            except RuntimeError as exc:  # "Failed to init server": a missing, damaged or unknown GGUF file
+                raise ValueError(f"llama.cpp could not load the model {self.model_path} ({exc})") from None
         return self._server
 
     @contextmanager
@@ -93,7 +96,8 @@ class LlamaServerEngine:
             request = urllib.request.Request(
                 server.listening_address + "/tokenize", data=json.dumps({"content": text}).encode("utf-8"),
                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {self._key}"}, method="POST")
-            with urllib.request.urlopen(request, timeout=60) as response:
+            direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
+            with direct.open(request, timeout=60) as response:
                 return len(json.loads(response.read().decode("utf-8"))["tokens"])
 
     def chat(self, messages: list[dict], max_tokens: int, temperature: float = 0.0, seed: int = 0) -> Completion:
