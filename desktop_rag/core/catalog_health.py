@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from desktop_rag.storage.catalog_access import CATALOG_FILE, structure_damage
+from desktop_rag.storage.catalog_access import CATALOG_FILE, read_only_uri, structure_damage
 
 
 def catalog_damage(data_dir: Path) -> str | None:
@@ -16,7 +16,7 @@ def catalog_damage(data_dir: Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(read_only_uri(path), uri=True)
         try:
             return structure_damage(db)
         finally:

@@ -15,7 +15,7 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from desktop_rag.documents import NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextResult, keyword_text
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog_chunk_rows import ChunkRows
-from desktop_rag.storage.catalog_access import may_write, structure_damage
+from desktop_rag.storage.catalog_access import file_damage, may_write
 from desktop_rag.storage.catalog_connection import (KEYWORD_INDEX_DIRTY, WRITTEN, CatalogConnection, count_writes,
                                                      damaged_message, open_connection, use_wal)
 from desktop_rag.storage.catalog_contexts import CatalogContexts
@@ -72,7 +72,7 @@ class Catalog:
 
     def damage(self) -> str | None:
         """SQLite's check of the file (catalog_access.structure_damage), for the doctor: what stopped it is said."""
-        return structure_damage(self._db, say_what_stopped_it=True)
+        return file_damage(self.path, self._db)
 
     def close(self) -> None:
         self._db.close()

@@ -23,6 +23,10 @@ from desktop_rag.core.indexing.report import FileFailure
 from desktop_rag.core.indexing.run_state import RunState
 from desktop_rag.core.indexing.scans import ScanStep, ScanToRead
 from desktop_rag.core.indexing.storing import DocumentStore
+from desktop_rag.storage.records import DocumentRecord
+
+
+ASK = object()  # index_file's `known`: not read by the caller, asked of the catalog
 
 
 class FileStep:
@@ -40,13 +44,17 @@ class FileStep:
         self.mailboxes = mailboxes
         self.scans = scans
 
-    def index_file(self, found: FoundFile, position: tuple[int, int] = (0, 1)) -> None:
-        """`position`: (files done, files in the run), for the contextualize phase's progress."""
+    def index_file(self, found: FoundFile, position: tuple[int, int] = (0, 1),
+                   known: object = ASK) -> None:
+        """`position`: (files done, files in the run), for the contextualize phase's progress; `known`: the
+        catalog's record of the file when the caller read it in bulk (a run's scanned folders), else ASK."""
         catalog = self.state.catalog
         path = str(found.path)
         if found.kind == LINK_OUTSIDE:
             self._forget_what_the_link_brought(found)
-        known = catalog.document(path)
+            known = ASK  # (forgetting what it brought may change its record)
+        if not isinstance(known, DocumentRecord):
+            known = catalog.document(path)
         # Scanned pages left unread (OCR was off) are read once OCR may: the file is read again though unchanged.
         scans_due = bool(known and known.unread_scans and self.ocr.allowed(found.path))
         if (known and known.size == found.size and known.mtime_ns == found.mtime_ns and not known.retry_due
