@@ -8,7 +8,7 @@ from __future__ import annotations
 import plistlib
 from pathlib import Path
 
-from desktop_rag.platform.autostart_names import entry_name, service_command
+from desktop_rag.platform.autostart_names import entry_name, remove_entry, service_command, write_entry
 
 LABEL_PREFIX = "org.desktop-rag."  # launchd's labels are reverse-DNS names
 
@@ -23,21 +23,13 @@ def entry_path(data_dir: Path) -> Path:
 
 def enable(data_dir: Path) -> Path:
     path = entry_path(data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
     agent = {"Label": path.stem, "ProgramArguments": service_command(data_dir), "RunAtLoad": True,
              "ProcessType": "Background", "KeepAlive": False}
-    temporary = path.with_suffix(".tmp")
-    temporary.write_bytes(plistlib.dumps(agent))
-    temporary.replace(path)
-    return path
+    return write_entry(path, plistlib.dumps(agent))
 
 
 def disable(data_dir: Path) -> bool:
-    try:
-        entry_path(data_dir).unlink()
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_entry(entry_path(data_dir))
 
 
 def is_enabled(data_dir: Path) -> bool:

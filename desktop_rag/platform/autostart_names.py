@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -23,3 +24,21 @@ def command_for(data_dir: Path, *arguments: str) -> list[str]:
 def service_command(data_dir: Path) -> list[str]:
     """The service of this data folder."""
     return command_for(data_dir, "service")
+
+
+def write_entry(path: Path, content: bytes) -> Path:
+    """An entry file written whole or not at all (a temporary file renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_bytes(content)
+    os.replace(temporary, path)
+    return path
+
+
+def remove_entry(path: Path) -> bool:
+    """An entry file removed; False when there was none."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True

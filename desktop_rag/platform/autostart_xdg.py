@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from desktop_rag.platform.autostart_names import entry_name, service_command
+from desktop_rag.platform.autostart_names import entry_name, remove_entry, service_command, write_entry
 
 
 def autostart_folder() -> Path:
@@ -21,26 +21,17 @@ def entry_path(data_dir: Path) -> Path:
 
 def enable(data_dir: Path) -> Path:
     path = entry_path(data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = ["[Desktop Entry]", "Type=Application", "Name=desktop-rag background index",
              f"Comment=Keeps the search index of {_escaped(str(data_dir))} fresh while you work",
              f"Exec={' '.join(_exec_argument(a) for a in service_command(data_dir))}", "Icon=desktop-rag",
              "NoDisplay=true", "Terminal=false", "X-GNOME-Autostart-enabled=true",
              "X-GNOME-Autostart-Delay=10",  # after the session's own start: the catch-up waits its turn
              "X-KDE-autostart-after=panel"]
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
-    return path
+    return write_entry(path, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def disable(data_dir: Path) -> bool:
-    """The entry removed; False when there was none."""
-    try:
-        entry_path(data_dir).unlink()
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_entry(entry_path(data_dir))
 
 
 def is_enabled(data_dir: Path) -> bool:
