@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 0.5
 _SAID: set[str] = set()  # runtime folders passed over, said once
+_CHECKED: set[Path] = set()  # Windows: runtime folders whose access list was checked in this process
 BACKLOG = 256  # dozens of local clients connecting at once are all taken (16 refused a third of 60)
 SYSTEM = sys.platform
 Admission = Callable[[bytes], bool]  # a client's first line → whether it may send requests
@@ -50,8 +51,10 @@ Admission = Callable[[bytes], bool]  # a client's first line → whether it may 
 def runtime_folder() -> Path:
     """A folder only this user may enter: $XDG_RUNTIME_DIR (made so by the system), else one of our own."""
     if SYSTEM == "win32":  # in the user's profile (%LOCALAPPDATA%), its access list checked
-        return private_paths.private_folder(Path(user_cache_dir("desktop-rag", appauthor=False)) / "run",
-                                            "the local endpoint's folder")
+        folder = Path(user_cache_dir("desktop-rag", appauthor=False)) / "run"
+        if folder not in _CHECKED:  # once a process: the check runs icacls, and every connection asks for this
+            _CHECKED.add(private_paths.private_folder(folder, "the local endpoint's folder"))
+        return folder
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and Path(base).is_dir():
         try:
