@@ -37,12 +37,6 @@ from desktop_rag.use_clock import UseClock
 BATCH_TOKENS = 128
 
 
-def installed() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("xllamacpp") is not None
-
-
 class LlamaServerEngine:
     def __init__(self, model_path: Path, n_ctx: int = 8192, n_threads: int | None = None, n_parallel: int = 1,
                  abort_flag=None):
