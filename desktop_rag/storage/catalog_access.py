@@ -43,8 +43,11 @@ def structure_damage(db: _Queried, say_what_stopped_it: bool = False) -> str | N
 
 
 def read_only_uri(path: Path) -> str:
-    """An SQLite URI opening `path` read-only (its name percent-encoded: a '#' or '?' in a folder's name is kept)."""
-    return Path(path).resolve().as_uri() + "?mode=ro"
+    """An SQLite URI opening `path` read-only (its name percent-encoded: a '#' or '?' in a folder's name is kept).
+    Immutable where this process may not write it: nobody writes a folder nobody may write, and a WAL catalog read
+    otherwise needs its -shm file, which cannot be made there ("unable to open database file")."""
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    return uri if may_write(Path(path)) else uri + "&immutable=1"
 
 
 def file_damage(path: Path, shared: _Queried) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from desktop_rag.errors import DataFolderUnusable
 from desktop_rag.remedies import REBUILD_DAMAGED
+from desktop_rag.storage.catalog_access import read_only_uri
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
 # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The meta
@@ -39,8 +40,7 @@ def open_connection(path: Path, read_only: bool) -> sqlite3.Connection:
     if read_only:
         if not path.exists():
             raise DataFolderUnusable(f"{path.parent} has no library and cannot be written: choose another data folder")
-        # immutable: nobody writes a folder nobody may write, and WAL would need its -shm file created.
-        target, uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1", True
+        target, uri = read_only_uri(path), True  # immutable there (catalog_access.read_only_uri)
     else:
         target, uri = str(path), False
     connection = sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30, uri=uri)
