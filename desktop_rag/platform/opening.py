@@ -12,6 +12,8 @@ import sys
 import threading
 from collections.abc import Callable
 
+from desktop_rag.platform.processes import start_detached_process
+
 # How long a system opener (xdg-open) is given to say it found no program; past it, it is launching one.
 OPENER_VERDICT_S = 10.0
 
@@ -55,8 +57,7 @@ def open_with(opener: str, target: str, on_failed: Callable[[], None]) -> None:
     """`target` (a path, or a URL with a fragment) handed to `opener`; `on_failed` is called, from another thread,
     when no program took it."""
     try:  # a session of its own: quitting the app never takes the viewer it started along
-        process = subprocess.Popen([opener, target], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process = start_detached_process([opener, target])
     except OSError:
         on_failed()
         return

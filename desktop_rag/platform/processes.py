@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 NICENESS = 10  # of 19: background work, as a desktop counts it
@@ -59,23 +60,47 @@ def give_back_freed_memory() -> None:
 
 
 @contextmanager
-def interrupts_held_for_children() -> Iterator[None]:
+def interrupts_held_for_children(system: str = sys.platform,
+                                 console: Callable[[bool], object] | None = None) -> Iterator[None]:
     """Children started inside come up with Ctrl-C ignored, until ignore_interrupts() in them takes over. Ctrl-C
     reaches a terminal's whole process group: a child still importing its modules printed a KeyboardInterrupt
     traceback and died, and `index --json` said "the document reader did not start" instead of "interrupted"
     (issue 51). An ignored signal stays ignored across exec, and Python then leaves it so (a blocked one does not:
     multiprocessing's spawn clears the mask). Only the main thread may set a handler: the CLI starts its reader
     there; children started on other threads (the app's, the service's) have no terminal. For the ~20 ms of the
-    start the parent ignores Ctrl-C too. Windows' piece would be CREATE_NEW_PROCESS_GROUP (not offered by
-    multiprocessing): as it is there."""
+    start the parent ignores Ctrl-C too.
+
+    Windows sends Ctrl-C to every process on the console, and a signal handler is not inherited there; the
+    console's own "ignore Ctrl-C" flag is (SetConsoleCtrlHandler(NULL, TRUE), `console` here): set while the
+    children start, so they never see it, and cleared again for the parent, which closes them itself."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGINT"):
         yield
         return
+    if system == "win32" and console is None:
+        from desktop_rag.platform.windows_calls import ignore_console_interrupts as console
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if console is not None and system == "win32":
+        console(True)
     try:
         yield
     finally:
+        if console is not None and system == "win32":
+            console(False)
         signal.signal(signal.SIGINT, before)
+
+
+def start_detached_process(command: list[str], system: str = sys.platform,
+                           popen: Callable[..., subprocess.Popen] = subprocess.Popen) -> subprocess.Popen:
+    """`command` started so that it goes on when whoever started it ends, that a Ctrl-C in the starter's terminal
+    does not reach it, and with nothing to read or write on a terminal: a session of its own (POSIX); on Windows,
+    where `start_new_session` does nothing, no console of its own (DETACHED_PROCESS: no window flashes up) and a
+    process group of its own (CREATE_NEW_PROCESS_GROUP)."""
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    if system == "win32":
+        from desktop_rag.platform.windows_calls import CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS
+
+        return popen(command, creationflags=DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP, **quiet)
+    return popen(command, start_new_session=True, **quiet)
 
 
 def ignore_interrupts() -> None:

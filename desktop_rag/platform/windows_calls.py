@@ -4,6 +4,8 @@ run (on Linux the pieces' tests give their own in their place). None of them has
 
 from __future__ import annotations
 
+DETACHED_PROCESS = 0x00000008  # CreateProcess' flags (subprocess names them only on Windows)
+CREATE_NEW_PROCESS_GROUP = 0x00000200
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"  # under HKEY_CURRENT_USER: this user's logins
 
 
@@ -71,3 +73,11 @@ def make_private(path: str, user: str) -> None:
 
     subprocess.run(["icacls", path, "/inheritance:r", "/grant:r", f"{user}:(OI)(CI)F"], capture_output=True,
                    timeout=10, check=True)
+
+
+def ignore_console_interrupts(ignore: bool) -> None:
+    """This process's console "ignore Ctrl-C" flag (SetConsoleCtrlHandler with no handler), which the processes it
+    starts inherit."""
+    import ctypes
+
+    ctypes.windll.kernel32.SetConsoleCtrlHandler(None, ignore)  # type: ignore[attr-defined,unused-ignore]

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from desktop_rag.platform import processes
 from desktop_rag.platform.autostart import command_for
 from desktop_rag.platform.file_locks import hold_mark, lock, open_lock_file, unlock
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
@@ -74,8 +75,7 @@ def who_answers(data_dir: Path) -> dict | None:
 def start_detached(data_dir: Path, *arguments: str) -> subprocess.Popen:
     """A desktop-rag command on this data folder in a session of its own: it goes on when whoever started it
     ends. What it says goes to its log in the data folder (logs/service.log), not to a terminal nobody reads."""
-    return subprocess.Popen(command_for(data_dir, *arguments), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return processes.start_detached_process(command_for(data_dir, *arguments))
 
 
 def start_service(data_dir: Path, rebuild_damaged: bool = False) -> subprocess.Popen:

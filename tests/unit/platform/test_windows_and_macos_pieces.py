@@ -3,6 +3,9 @@ text (icacls' and ioreg's own output formats, GetTickCount's 32-bit ticks)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+
 import pytest
 
 from desktop_rag.errors import DataFolderUnusable
@@ -56,3 +59,34 @@ def test_each_desktop_is_told_how_to_bind_the_quick_search_key():
     assert "Command or Script" in binding_help(["dr", "quick"], "linux", "KDE")
     assert "Application Shortcuts" in binding_help(["dr", "quick"], "linux", "XFCE")
     assert "bindsym" in binding_help(["dr", "quick"], "linux", "sway")
+
+
+def test_a_detached_process_gets_a_session_here_and_no_console_and_a_group_of_its_own_on_windows():
+    from desktop_rag.platform.processes import start_detached_process
+    from desktop_rag.platform.windows_calls import CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS
+
+    asked: list[dict] = []
+
+    def recording_popen(command, **options):  # a fake Popen: records what it was asked, starts nothing
+        asked.append({"command": command, **options})
+        return "started"
+
+    assert start_detached_process(["desktop-rag", "service"], "win32", recording_popen) == "started"
+    start_detached_process(["desktop-rag", "service"], "linux", recording_popen)
+    windows, linux = asked
+    assert windows["creationflags"] == DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP == 0x208
+    assert "start_new_session" not in windows and linux["start_new_session"] is True
+    assert "creationflags" not in linux
+    assert all(each[stream] == subprocess.DEVNULL for each in asked for stream in ("stdin", "stdout", "stderr"))
+
+
+def test_children_start_with_the_console_s_ctrl_c_ignored_on_windows_and_the_parent_gets_it_back():
+    from desktop_rag.platform.processes import interrupts_held_for_children
+
+    flags: list[bool] = []
+    with interrupts_held_for_children("win32", console=flags.append):
+        assert flags == [True] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert flags == [True, False] and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    with interrupts_held_for_children("linux", console=flags.append):
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert flags == [True, False]  # the console's flag is Windows' alone
