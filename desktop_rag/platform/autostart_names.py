@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 PREFIX = "desktop-rag-service-"  # every entry this program writes is named so (--uninstall removes them all)
@@ -42,3 +43,33 @@ def remove_entry(path: Path) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+# Where an escape starts at line[i] (inside quotes or not): the text it stands for and where the line goes on.
+Escape = Callable[[str, int, bool], "tuple[str, int] | None"]
+
+
+def split_quoted(line: str, blanks: str, escape: Escape) -> list[str]:
+    """A command line split back into its arguments: double quotes group (and may start or end mid-argument),
+    `blanks` outside quotes part arguments, and `escape` says what a system's escapes stand for."""
+    arguments: list[str] = []
+    current, quoted, started, i = "", False, False, 0
+    while i < len(line):
+        escaped = escape(line, i, quoted)
+        if escaped is not None:
+            text, i = escaped
+            current, started = current + text, True
+            continue
+        c = line[i]
+        if c == '"':
+            quoted, started = not quoted, True
+        elif c in blanks and not quoted:
+            if started:
+                arguments.append(current)
+            current, started = "", False
+        else:
+            current, started = current + c, True
+        i += 1
+    if started:
+        arguments.append(current)
+    return arguments

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path, PureWindowsPath
 
-from desktop_rag.platform.autostart_names import entry_name, service_command
+from desktop_rag.platform.autostart_names import entry_name, service_command, split_quoted
 
 
 def _registry():
@@ -35,35 +35,16 @@ def command_line(arguments: list[str]) -> str:
 def split_command_line(line: str) -> list[str]:
     """The inverse of command_line: quotes group, 2n backslashes before a quote are n and the quote counts, 2n+1
     are n and a literal quote, other backslashes are themselves."""
-    arguments: list[str] = []
-    current, quoted, started, i = "", False, False, 0
-    while i < len(line):
-        c = line[i]
-        if c == "\\":
-            run = len(line) - i - len(line[i:].lstrip("\\"))
-            if i + run < len(line) and line[i + run] == '"':
-                current += "\\" * (run // 2)
-                if run % 2:
-                    current += '"'
-                    i += run + 1
-                else:
-                    i += run
-                started = True
-                continue
-            current, i, started = current + "\\" * run, i + run, True
-            continue
-        if c == '"':
-            quoted, started = not quoted, True
-        elif c in " \t" and not quoted:
-            if started:
-                arguments.append(current)
-            current, started = "", False
-        else:
-            current, started = current + c, True
-        i += 1
-    if started:
-        arguments.append(current)
-    return arguments
+    return split_quoted(line, " \t", _backslashes)
+
+
+def _backslashes(line: str, i: int, quoted: bool) -> tuple[str, int] | None:
+    if line[i] != "\\":
+        return None
+    run = len(line) - i - len(line[i:].lstrip("\\"))
+    if i + run < len(line) and line[i + run] == '"':  # before a quote: halved; an odd one out makes it literal
+        return "\\" * (run // 2) + ('"' if run % 2 else ""), i + run + run % 2
+    return "\\" * run, i + run
 
 
 def enable(data_dir: Path, registry=None) -> str:

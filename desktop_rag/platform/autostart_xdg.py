@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from desktop_rag.platform.autostart_names import entry_name, remove_entry, service_command, write_entry
+from desktop_rag.platform.autostart_names import entry_name, remove_entry, service_command, split_quoted, write_entry
 
 
 def autostart_folder() -> Path:
@@ -62,21 +62,10 @@ def _exec_argument(argument: str) -> str:
 def _split_exec(line: str) -> list[str]:
     """The inverse of _exec_argument over a whole Exec line (for checking what an entry runs)."""
     line = line.replace("\\\\", "\\").replace("\\n", "\n").replace("\\t", "\t")
-    arguments, current, quoted, i, started = [], "", False, 0, False
-    while i < len(line):
-        c = line[i]
-        if quoted and c == "\\" and i + 1 < len(line):
-            current, i = current + line[i + 1], i + 2
-            continue
-        if c == '"':
-            quoted, started = not quoted, True
-        elif c == " " and not quoted:
-            if started:
-                arguments.append(current)
-            current, started = "", False
-        else:
-            current, started = current + c, True
-        i += 1
-    if started:
-        arguments.append(current)
-    return [a.replace("%%", "%") for a in arguments]
+    return [a.replace("%%", "%") for a in split_quoted(line, " ", _escaped_in_quotes)]
+
+
+def _escaped_in_quotes(line: str, i: int, quoted: bool) -> tuple[str, int] | None:
+    if quoted and line[i] == "\\" and i + 1 < len(line):
+        return line[i + 1], i + 2
+    return None
