@@ -10,6 +10,7 @@ from dataclasses import replace
 from xml.etree import ElementTree
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
+from desktop_rag.core.files.parsers.strict_ooxml import as_transitional
 from desktop_rag.documents import Heading, ParsedDocument
 
 # A 2 MB "zip bomb" DOCX inflating to 2 GiB took 4 minutes and 4.2 GB of memory; a real document of 50 MB (the file
@@ -90,7 +91,8 @@ _CONTENT_TYPES = "[Content_Types].xml"
 def as_plain_document(data: bytes) -> bytes:
     """A macro-enabled file, template or slide show (.docm, .dotx, .pptm, .ppsx, .potx…) as the plain document it is
     for reading: its main part's content type said as a .docx's or .pptx's (a package in memory; the file is not
-    touched). Any other package as it is."""
+    touched), and a Strict Open XML one in its transitional names (strict_ooxml.py). Any other package as it is."""
+    data = as_transitional(data)
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         try:
             types = package.read(_CONTENT_TYPES).decode("utf-8")

@@ -14,6 +14,7 @@ from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import (ooxml_properties, open_package, package_texts, password_protected,
                                                     with_section)
 from desktop_rag.core.files.parsers.biff_drawings import drawing_texts
+from desktop_rag.core.files.parsers.strict_ooxml import as_transitional
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -31,7 +32,8 @@ def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
     try:
         # read_only streams each sheet's XML; data_only gives the values cached at the last save, not formulas.
         # keep_links=False: a workbook linking to another file's cells was refused with a KeyError (issue 38).
-        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
+        workbook = openpyxl.load_workbook(io.BytesIO(as_transitional(data)), read_only=True, data_only=True,
+                                          keep_links=False)
     except Exception as exc:  # openpyxl raises KeyError, InvalidFileException, lxml errors… for broken packages
         raise unreadable("not a readable Excel workbook", exc) from None
     book = WorkbookText()
