@@ -275,6 +275,15 @@ def test_rtf_words_in_headers_footnotes_and_comments_and_a_character_beyond_16_b
     doc.text.encode("utf-8")  # no lone surrogate left: a tokenizer takes it
 
 
+def test_an_rtf_picture_whose_bin_has_no_byte_count_leaves_the_words_around_it():
+    # As pandoc's test/rtf/image.rtf has it: hexadecimal after a bare \bin. Its count missing is 0 (RTF's default).
+    letter = (rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\pard Before the chart.\par"
+              rb"{\pard {\pict\jpegblip\picw250\pich250 \bin ffd8ffe000104a4649460001}\par}"
+              rb"\pard After the chart.\par}")
+    doc = parse(Path("chart.rtf"), letter)
+    assert "Before the chart." in doc.text and "After the chart." in doc.text and "ffd8" not in doc.text
+
+
 def test_an_odd_excel_97_file_prints_nothing_on_stdout(tmp_path, capsys):
     from office_documents import write_xls
 
