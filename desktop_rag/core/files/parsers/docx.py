@@ -1,7 +1,7 @@
 """Word documents: every part a person wrote text in, in body order — paragraphs ('Heading N' and 'Title' styles are
 headings), tables with the tables nested in their cells, content controls (form fields, a template's blocks), text
-boxes, documents imported whole (altChunk: HTML or MHT), then the headers and footers, footnotes, endnotes and
-comments, each under a heading of its own.
+boxes and SmartArt diagrams (smartart.py), documents imported whole (altChunk: HTML or MHT), then the headers and
+footers, footnotes, endnotes and comments, each under a heading of its own.
 
 The XML is walked here rather than through python-docx's paragraphs and cells: a cell's `text` leaves its nested
 tables out, the body's content controls and altChunks are not paragraphs, and an XML comment among the body's
@@ -19,6 +19,7 @@ from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.mail import decoded_payload
 from desktop_rag.core.files.parsers.packages import as_plain_document, commented, ooxml_properties, open_package
+from desktop_rag.core.files.parsers.smartart import diagrams_in
 from desktop_rag.documents import Heading, ParsedDocument
 
 _HEADING_STYLE = re.compile(r"^heading\s*(\d)$", re.I)
@@ -112,6 +113,8 @@ class _Blocks:
         self._append(text)
         for box in _text_boxes(element):  # text boxes anchored in the paragraph, after it
             self._append(box)
+        for diagram in diagrams_in(element, self._related_blob):  # and SmartArt diagrams drawn in it
+            self._append(diagram)
 
     def _style_name(self, element) -> str:
         from docx.text.paragraph import Paragraph
@@ -126,6 +129,10 @@ class _Blocks:
         if part is None:
             return ""
         return _imported_text(part.blob, getattr(part, "content_type", ""))
+
+    def _related_blob(self, relationship: str) -> bytes | None:
+        part = self.document.part.related_parts.get(relationship)
+        return part.blob if part is not None else None
 
     def _append(self, text: str) -> None:
         text = text.strip()

@@ -1,5 +1,6 @@
 """PowerPoint (.pptx) through python-pptx: one page per slide, its title as the heading (or "Slide n"), the text of
-every shape in reading order, tables row by row, and the speaker notes (people remember what they said)."""
+every shape in reading order, tables row by row, SmartArt diagrams' boxes (smartart.py), and the speaker notes
+(people remember what they said)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import io
 from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.packages import (as_plain_document, ooxml_properties, open_package, package_texts,
                                                     slide_comments, with_section)
+from desktop_rag.core.files.parsers.smartart import diagrams_in
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -73,7 +75,16 @@ def _shape_texts(shapes, skip=None) -> list[str]:
             blocks.append("\n".join(r for r in rows if r.strip()))
         elif shape.has_text_frame:
             blocks.append("\n".join(p.text for p in shape.text_frame.paragraphs if p.text.strip()))
+        else:
+            blocks.extend(diagrams_in(shape._element, lambda key, part=shape.part: _related_blob(part, key)))
     return blocks
+
+
+def _related_blob(part, key: str) -> bytes | None:
+    try:
+        return part.related_part(key).blob
+    except KeyError:  # a diagram whose data part is missing: a damaged deck's one box, not the whole deck
+        return None
 
 
 def _notes(slide) -> str:

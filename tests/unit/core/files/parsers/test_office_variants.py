@@ -11,6 +11,7 @@ from desktop_rag.core.files import containers
 from desktop_rag.core.files.parsers import ParseError, parse
 from documents import write_docx
 from office_documents import message, rewrite_members, write_pptx, write_xlsx
+from smartart_documents import add_smartart_paragraph, add_smartart_slide
 
 PUBLIC = Path(__file__).resolve().parents[4] / "files" / "public"
 WORD_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
@@ -85,6 +86,21 @@ def test_word_slides_and_sheets_saved_as_strict_open_xml_are_read(tmp_path):
     assert "Moorings cost more." in word.text and [h.title for h in word.headings] == ["Harbour fees"]
     assert "Two boats in winter." in slides.text
     assert "Berth: North quay; Fee: 120" in sheet.text
+
+
+PROCESS = [("Collect", [("receipts\nand invoices", [])]), ("Review", []), ("Approve", [("by the treasurer", [])])]
+OUTLINE = "Collect\nreceipts\nand invoices\nReview\nApprove\nby the treasurer"
+
+
+def test_smartart_boxes_are_read_in_a_deck_and_a_word_document_as_the_outline_they_draw(tmp_path):
+    deck = add_smartart_slide(write_pptx(tmp_path / "club.pptx", [("Budget", "Fees rise in April.", "")]),
+                              "Expense claims", PROCESS)
+    letter = add_smartart_paragraph(write_docx(tmp_path / "claims.docx", [("h1", "Claims"), ("p", "How it goes.")]),
+                                    "The steps:", PROCESS)
+    slides, word = (parse(path, path.read_bytes()) for path in (deck, letter))
+    assert OUTLINE in slides.text and slides.text.index("Expense claims") < slides.text.index("Collect")
+    assert slides.text.index("Fees rise in April.") < slides.text.index("Expense claims")
+    assert OUTLINE in word.text and word.text.index("The steps:") < word.text.index("Collect")
 
 
 def test_a_word_6_document_says_what_it_is_and_what_to_do():
