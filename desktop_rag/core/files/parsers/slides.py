@@ -5,6 +5,7 @@ every shape in reading order, tables row by row, SmartArt diagrams' boxes (smart
 from __future__ import annotations
 
 import io
+from functools import partial
 
 from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.packages import (as_plain_document, ooxml_properties, open_package, package_texts,
@@ -76,7 +77,7 @@ def _shape_texts(shapes, skip=None) -> list[str]:
         elif shape.has_text_frame:
             blocks.append("\n".join(p.text for p in shape.text_frame.paragraphs if p.text.strip()))
         else:
-            blocks.extend(diagrams_in(shape._element, lambda key, part=shape.part: _related_blob(part, key)))
+            blocks.extend(diagrams_in(shape._element, partial(_related_blob, shape.part)))
     return blocks
 
 
