@@ -421,3 +421,29 @@ def attach_to_pdf(path: Path, files: dict[str, bytes], annotated: dict[str, byte
             pdf[0].add_file_annot(pymupdf.Point(40, 40 + 30 * number), data, filename=name)
         pdf.save(path, incremental=True, encryption=pymupdf.PDF_ENCRYPT_KEEP)
     return path
+
+
+# What Office's "Strict Open XML" save-as writes instead (ECMA-376 Part 1, Strict; as Word 2016 writes it).
+STRICT_NAMES = [
+    ("http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties",
+     "http://purl.oclc.org/ooxml/officeDocument/relationships/extendedProperties"),
+    ("http://schemas.openxmlformats.org/officeDocument/2006/extended-properties",
+     "http://purl.oclc.org/ooxml/officeDocument/extendedProperties"),
+    ("http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+     "http://purl.oclc.org/ooxml/officeDocument/relationships"),
+    ("http://schemas.openxmlformats.org/wordprocessingml/2006/main", "http://purl.oclc.org/ooxml/wordprocessingml/main"),
+    ("http://schemas.openxmlformats.org/spreadsheetml/2006/main", "http://purl.oclc.org/ooxml/spreadsheetml/main"),
+    ("http://schemas.openxmlformats.org/presentationml/2006/main", "http://purl.oclc.org/ooxml/presentationml/main"),
+    ("http://schemas.openxmlformats.org/drawingml/2006/main", "http://purl.oclc.org/ooxml/drawingml/main"),
+    ("http://schemas.openxmlformats.org/officeDocument/2006/math", "http://purl.oclc.org/ooxml/officeDocument/math"),
+]
+
+
+def saved_as_strict(path: Path) -> Path:
+    def strict(name: str, data: bytes) -> bytes:
+        if name.endswith((".xml", ".rels")):
+            for transitional, strict_name in STRICT_NAMES:
+                data = data.replace(transitional.encode(), strict_name.encode())
+        return data
+
+    return rewrite_members(path, strict)

@@ -6,10 +6,12 @@ rebuilds the keyword index when the catalog changed; a re-index rebuilds both fr
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Protocol
 
 from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
+from desktop_rag.core.files.parsers import revisions
 from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer, IndexParts
@@ -75,12 +77,25 @@ class IndexUpkeep:
             if has_chunks and refresh_rules_contexts(library):
                 self.notices.append("rules contexts were rewritten with this version's rules")
             catalog.set_index_built_with("rules_contexts", RULES_VERSION)
+        self._read_again_by_newer_readers(has_chunks)
         tokenizer = str(TOKENIZER_VERSION)
         if catalog.index_built_with("keyword_tokenizer") != tokenizer:
             if has_chunks:
                 catalog.mark_keyword_index_dirty()
                 self.notices.append("keyword search learnt new scripts: its index is built again")
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
+
+    def _read_again_by_newer_readers(self, has_chunks: bool) -> None:
+        """Files read by a reader this version has improved are marked for the next run to read (revisions.py)."""
+        catalog = self.library.catalog
+        recorded = catalog.index_built_with("readers")
+        newer = revisions.outgrown(json.loads(recorded) if recorded else {})
+        if newer and has_chunks:
+            marked = catalog.files.mark_read_again([suffix for suffixes in newer.values() for suffix in suffixes])
+            if marked:
+                self.notices.append(f"this version reads more of {_listed(list(newer))} files: {marked:,} are "
+                                    "read again")
+        catalog.set_index_built_with("readers", json.dumps(revisions.revisions(), sort_keys=True))
 
     def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         """Rebuild both indexes from the catalog alone (no file is read, no context regenerated)."""
@@ -119,3 +134,7 @@ class IndexUpkeep:
     def take_notices(self) -> list[str]:
         notices, self.notices = self.notices, []
         return notices
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Set
+from collections.abc import Sequence, Set
 
 from desktop_rag.documents import COPY, MEMBER_SEPARATOR
 from desktop_rag.storage.catalog_chunk_rows import ChunkRows
@@ -45,6 +45,27 @@ class CatalogFiles:
                 " content_hash = NULL, size = -1, mtime_ns = -1, container_id = NULL, member = NULL",
                 (path, parser, title, time.time()))
             return self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()[0]
+
+    def mark_read_again(self, suffixes: Sequence[str]) -> int:
+        """Files whose names end with one of `suffixes` (members of archives and mail too) marked to be read again
+        by the next run, as unfinished files are (no content hash; a file, not a member, with an mtime no file
+        has), and every file holding such a member, up to the file on disk. Copies are left: they stand while
+        their original does, and it is read again. Returns how many documents of those kinds were marked."""
+        if not suffixes:
+            return 0
+        named = " OR ".join(["path LIKE ?"] * len(suffixes))  # LIKE: ".DOCX" too
+        patterns = ["%" + suffix for suffix in suffixes]
+        with self._transaction():
+            documents = self._db.execute(  # (rowcount says -1 for an UPDATE that starts WITH)
+                f"SELECT COUNT(*) FROM documents WHERE ({named}) AND parser IS NOT '{COPY}'", patterns).fetchone()[0]
+            self._db.execute(
+                f"WITH RECURSIVE marked(id) AS (SELECT id FROM documents WHERE ({named}) AND parser IS NOT '{COPY}'"
+                " UNION SELECT d.container_id FROM documents d JOIN marked m ON d.id = m.id"
+                " WHERE d.container_id IS NOT NULL)"
+                " UPDATE documents SET content_hash = NULL, read_to = NULL, read_check = NULL,"
+                " mtime_ns = CASE WHEN container_id IS NULL THEN -1 ELSE mtime_ns END"
+                " WHERE id IN (SELECT id FROM marked)", patterns)
+            return documents
 
     def member_place(self, path: str) -> tuple[str, tuple[str, ...], tuple[int, int] | None] | None:
         """(the file's path, the names inside it, where its message lies in a streamed mailbox) of a document

@@ -10,7 +10,7 @@ import pytest
 from desktop_rag.core.files import containers
 from desktop_rag.core.files.parsers import ParseError, parse
 from documents import write_docx
-from office_documents import message, rewrite_members, write_pptx, write_xlsx
+from office_documents import message, rewrite_members, saved_as_strict, write_pptx, write_xlsx
 from smartart_documents import add_smartart_paragraph, add_smartart_slide
 
 PUBLIC = Path(__file__).resolve().parents[4] / "files" / "public"
@@ -46,32 +46,6 @@ def test_slide_shows_and_presentation_templates_are_read_as_presentations(tmp_pa
                     SLIDES_MAIN, variant)
     document = parse(path, path.read_bytes())
     assert document.parser == "pptx" and "Two boats in winter." in document.text
-
-
-# What Office's "Strict Open XML" save-as writes instead (ECMA-376 Part 1, Strict; as Word 2016 writes it).
-STRICT_NAMES = [
-    ("http://schemas.openxmlformats.org/officeDocument/2006/relationships/extended-properties",
-     "http://purl.oclc.org/ooxml/officeDocument/relationships/extendedProperties"),
-    ("http://schemas.openxmlformats.org/officeDocument/2006/extended-properties",
-     "http://purl.oclc.org/ooxml/officeDocument/extendedProperties"),
-    ("http://schemas.openxmlformats.org/officeDocument/2006/relationships",
-     "http://purl.oclc.org/ooxml/officeDocument/relationships"),
-    ("http://schemas.openxmlformats.org/wordprocessingml/2006/main", "http://purl.oclc.org/ooxml/wordprocessingml/main"),
-    ("http://schemas.openxmlformats.org/spreadsheetml/2006/main", "http://purl.oclc.org/ooxml/spreadsheetml/main"),
-    ("http://schemas.openxmlformats.org/presentationml/2006/main", "http://purl.oclc.org/ooxml/presentationml/main"),
-    ("http://schemas.openxmlformats.org/drawingml/2006/main", "http://purl.oclc.org/ooxml/drawingml/main"),
-    ("http://schemas.openxmlformats.org/officeDocument/2006/math", "http://purl.oclc.org/ooxml/officeDocument/math"),
-]
-
-
-def saved_as_strict(path: Path) -> Path:
-    def strict(name: str, data: bytes) -> bytes:
-        if name.endswith((".xml", ".rels")):
-            for transitional, strict_name in STRICT_NAMES:
-                data = data.replace(transitional.encode(), strict_name.encode())
-        return data
-
-    return rewrite_members(path, strict)
 
 
 def test_word_slides_and_sheets_saved_as_strict_open_xml_are_read(tmp_path):
