@@ -16,6 +16,7 @@ from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 
 from desktop_rag.core.files.parsers.mail_body import body_text
+from desktop_rag.core.files.parsers.mail_headers import headers_in_utf8
 from desktop_rag.core.files.parsers.decoding import utf16_without_bom
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import ParsedDocument
@@ -58,7 +59,8 @@ def message_document(parser: str, stem: str, subject: str, metadata: dict[str, s
 def message_name(data: bytes) -> str:
     """How a message is named inside a mailbox: "2025-03-14 Lunch on Friday" (its date and subject). The headers
     alone are parsed: the whole message is read once, when it is read as a document."""
-    message = BytesHeaderParser(policy=email.policy.default).parsebytes(data)
+    head = re.split(rb"\r?\n\r?\n", data, maxsplit=1)[0]
+    message = BytesHeaderParser(policy=email.policy.default).parsebytes(headers_in_utf8(head, data))
     subject = " ".join(header(message, "subject").split()) or "(no subject)"
     date = message_date(message)[:10]
     return f"{date} {subject}" if date else subject
@@ -81,7 +83,7 @@ def _message(data: bytes, headers_required: bool = True) -> EmailMessage:
         raise ParseError("not an e-mail message: it does not begin with mail headers (From, To, Subject…)")
     head, *rest = re.split(rb"(\r?\n\r?\n)", data, maxsplit=1)
     # RFC 822's obsolete form "From  : Anna" (spaces before the colon), which the parser takes for no header.
-    head = _OBSOLETE_HEADER_NAME.sub(rb"\1:", head)
+    head = headers_in_utf8(_OBSOLETE_HEADER_NAME.sub(rb"\1:", head), data)
     return email.message_from_bytes(head + b"".join(rest), policy=email.policy.default, _class=EmailMessage)
 
 

@@ -21,6 +21,8 @@ READERS: Mapping[str, tuple[int, tuple[str, ...]]] = {
     # 2: a picture's \bin without a byte count no longer fails the file.
     "RTF": (2, (".rtf",)),
 }
+# Not a revision: mail's 8-bit headers read in their charset (mail_headers.py). Reading every mailbox again costs
+# more than the few senders' names it mends; a message is read by it when its mailbox next changes.
 
 
 def revisions() -> dict[str, int]:
