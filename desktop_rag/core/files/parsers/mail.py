@@ -122,7 +122,8 @@ def message_date(message: EmailMessage) -> str:
 
 
 def _body(message: EmailMessage) -> str:
-    return body_text(message, _text_of, decoded_payload)
+    # Lines as every other reader gives them: a part sent with CRLF kept its \r (the line ends of the wire).
+    return body_text(message, _text_of, decoded_payload).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def decoded_payload(part: email.message.Message) -> bytes:

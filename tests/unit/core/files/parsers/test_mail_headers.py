@@ -1,5 +1,6 @@
 """Mail headers in raw 8-bit bytes (core/files/parsers/mail_headers.py), as older mail programs wrote them: read in
-the charset the message declares, else Windows-1252; UTF-8 as it is, a stray byte in it replaced."""
+the charset the message declares, else Windows-1252; UTF-8 as it is, a stray byte in it replaced. And a body's
+CRLF line ends made plain."""
 
 from pathlib import Path
 
@@ -32,3 +33,9 @@ def test_utf_8_headers_stay_as_they_are_and_a_stray_byte_in_one_is_replaced_alon
     data = raw_message("From: Юникод <a@example.com>\nSubject: Привет".encode() + b"\xf1", b"Hello")
     document = parse(Path("mixed.eml"), data)
     assert "From: Юникод <a@example.com>" in document.text and document.title == "Привет\ufffd"
+
+
+def test_a_body_sent_with_crlf_line_ends_reads_with_plain_line_ends():
+    data = (b"From: a@example.com\r\nSubject: Minutes\r\nContent-Type: text/plain\r\n\r\n"
+            b"Sasha\r\n\r\nThe ferry leaves at nine.\r\nBring the keys.\r\n")
+    assert "\r" not in parse(Path("minutes.eml"), data).text
