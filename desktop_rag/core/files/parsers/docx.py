@@ -18,7 +18,7 @@ import re
 from desktop_rag.core.files.parsers import html
 from desktop_rag.core.files.parsers.errors import unreadable
 from desktop_rag.core.files.parsers.mail import decoded_payload
-from desktop_rag.core.files.parsers.packages import as_plain_document, commented, ooxml_properties, open_package
+from desktop_rag.core.files.parsers.packages import commented, ooxml_properties, open_package, readable_package
 from desktop_rag.core.files.parsers.smartart import diagrams_in
 from desktop_rag.documents import Heading, ParsedDocument
 
@@ -37,10 +37,11 @@ _SEPARATOR_NOTES = {"separator", "continuationSeparator", "continuationNotice"}
 def parse_docx(data: bytes, stem: str) -> ParsedDocument:
     import docx  # python-docx; imported here so the other formats don't pay for lxml at start-up
 
+    data = readable_package(data, "DOCX")
     with open_package(data, "DOCX") as package:
         _, metadata = ooxml_properties(package)
     try:
-        document = docx.Document(io.BytesIO(as_plain_document(data)))
+        document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors... for broken packages
         raise unreadable("not a readable DOCX", exc) from None
 

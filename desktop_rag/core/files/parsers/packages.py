@@ -10,7 +10,7 @@ from dataclasses import replace
 from xml.etree import ElementTree
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
-from desktop_rag.core.files.parsers.strict_ooxml import as_transitional
+from desktop_rag.core.files.parsers.package_forms import as_readers_expect
 from desktop_rag.documents import Heading, ParsedDocument
 
 # A 2 MB "zip bomb" DOCX inflating to 2 GiB took 4 minutes and 4.2 GB of memory; a real document of 50 MB (the file
@@ -88,11 +88,20 @@ _VARIANT_TYPES = {
 _CONTENT_TYPES = "[Content_Types].xml"
 
 
+def readable_package(data: bytes, kind: str) -> bytes:
+    """An Office file checked as open_package checks it (damaged, a zip bomb: refused before anything inflates), then
+    in the form its reader takes (as_plain_document): what the reader and every part read beside it are given."""
+    with open_package(data, kind):
+        pass
+    return as_plain_document(data)
+
+
 def as_plain_document(data: bytes) -> bytes:
     """A macro-enabled file, template or slide show (.docm, .dotx, .pptm, .ppsx, .potx…) as the plain document it is
     for reading: its main part's content type said as a .docx's or .pptx's (a package in memory; the file is not
-    touched), and a Strict Open XML one in its transitional names (strict_ooxml.py). Any other package as it is."""
-    data = as_transitional(data)
+    touched), and one in a form the readers do not take (Strict Open XML, part names in another case) as they
+    take it (package_forms.py). Any other package as it is."""
+    data = as_readers_expect(data)
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         try:
             types = package.read(_CONTENT_TYPES).decode("utf-8")

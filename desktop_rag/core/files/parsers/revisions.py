@@ -13,10 +13,10 @@ from collections.abc import Mapping
 
 # name (said to the person) → (revision, the suffixes its reader reads: parsers._BY_EXTENSION's for it)
 READERS: Mapping[str, tuple[int, tuple[str, ...]]] = {
-    # 2: Strict Open XML files (strict_ooxml.py), SmartArt diagrams (smartart.py).
+    # 2: Strict Open XML files and odd part names (package_forms.py), SmartArt diagrams (smartart.py).
     "Word": (2, (".docx", ".docm", ".dotx", ".dotm")),
     "PowerPoint": (2, (".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm")),
-    # 2: Strict Open XML files.
+    # 2: Strict Open XML files and odd part names; a sheet whose saved size is the whole sheet.
     "Excel": (2, (".xlsx", ".xlsm", ".xltx", ".xltm")),
     # 2: a picture's \bin without a byte count no longer fails the file.
     "RTF": (2, (".rtf",)),

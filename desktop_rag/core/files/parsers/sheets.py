@@ -12,9 +12,8 @@ from collections.abc import Sequence
 
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.core.files.parsers.packages import (ooxml_properties, open_package, package_texts, password_protected,
-                                                    with_section)
+                                                    readable_package, with_section)
 from desktop_rag.core.files.parsers.biff_drawings import drawing_texts
-from desktop_rag.core.files.parsers.strict_ooxml import as_transitional
 from desktop_rag.core.files.parsers.structured import StructuredText
 from desktop_rag.documents import ParsedDocument
 
@@ -27,12 +26,13 @@ _ROWS_PER_BLOCK = 50  # a sheet's rows go to the text in blocks: lines within, s
 def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
     import openpyxl
 
+    data = readable_package(data, "Excel workbook")
     with open_package(data, "Excel workbook") as package:
         title, metadata = ooxml_properties(package)
     try:
         # read_only streams each sheet's XML; data_only gives the values cached at the last save, not formulas.
         # keep_links=False: a workbook linking to another file's cells was refused with a KeyError (issue 38).
-        workbook = openpyxl.load_workbook(io.BytesIO(as_transitional(data)), read_only=True, data_only=True,
+        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True,
                                           keep_links=False)
     except Exception as exc:  # openpyxl raises KeyError, InvalidFileException, lxml errors… for broken packages
         raise unreadable("not a readable Excel workbook", exc) from None
@@ -40,6 +40,10 @@ def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
     try:
         for sheet in workbook.worksheets:
             book.sheet(sheet.title)
+            # The rows as the file has them: a sheet whose saved size says A1:XFD1048576 (a whole-sheet style, as
+            # Gnumeric writes it) had every row padded to 16,384 cells and a million empty rows added after the
+            # last; one 145 KB file ran past the 300 s a file may take (calamine's issue_174.xlsx).
+            sheet.reset_dimensions()
             for row in sheet.iter_rows(values_only=True):
                 if book.full:
                     break

@@ -8,7 +8,7 @@ import io
 from functools import partial
 
 from desktop_rag.core.files.parsers.errors import unreadable
-from desktop_rag.core.files.parsers.packages import (as_plain_document, ooxml_properties, open_package, package_texts,
+from desktop_rag.core.files.parsers.packages import (ooxml_properties, open_package, package_texts, readable_package,
                                                     slide_comments, with_section)
 from desktop_rag.core.files.parsers.smartart import diagrams_in
 from desktop_rag.core.files.parsers.structured import StructuredText
@@ -19,10 +19,11 @@ def parse_pptx(data: bytes, stem: str, titles: frozenset[str] = frozenset()) -> 
     """`titles`: texts known to be slides' titles where no placeholder says so (a .ppt converted: legacy_office)."""
     from pptx import Presentation
 
+    data = readable_package(data, "PowerPoint file")
     with open_package(data, "PowerPoint file") as package:
         title, metadata = ooxml_properties(package)
     try:
-        presentation = Presentation(io.BytesIO(as_plain_document(data)))
+        presentation = Presentation(io.BytesIO(data))
         text = StructuredText()
         for number, slide in enumerate(presentation.slides, start=1):
             title_shape = _title_shape(slide, titles)

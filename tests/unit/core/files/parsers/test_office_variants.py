@@ -62,6 +62,44 @@ def test_word_slides_and_sheets_saved_as_strict_open_xml_are_read(tmp_path):
     assert "Berth: North quay; Fee: 120" in sheet.text
 
 
+def renamed_members(path: Path, rename) -> Path:
+    """The package zipped again with each member's name as `rename(name)` gives it."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as source:
+        members = [(rename(info.filename), source.read(info)) for info in source.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+        for name, data in members:
+            target.writestr(name, data)
+    return path
+
+
+FEES = {"Fees": [["Berth", "Fee"], ["North quay", 120]]}
+
+
+def test_a_workbook_whose_part_names_differ_in_case_or_use_backslashes_is_read(tmp_path):
+    cased = renamed_members(write_xlsx(tmp_path / "cased.xlsx", FEES),
+                            lambda name: "xl/SharedStrings.xml" if name == "xl/sharedStrings.xml" else name)
+    windows = renamed_members(write_xlsx(tmp_path / "windows.xlsx", FEES), lambda name: name.replace("/", "\\"))
+    letter = renamed_members(write_docx(tmp_path / "letter.docx", [("p", "Moorings cost more.")]),
+                             lambda name: name.replace("word/document.xml", "word/Document.xml"))
+    for book in (cased, windows):
+        assert "Berth: North quay; Fee: 120" in parse(book, book.read_bytes()).text, book.name
+    assert "Moorings cost more." in parse(letter, letter.read_bytes()).text
+
+
+def test_a_sheet_whose_saved_size_is_the_whole_sheet_is_read_by_its_rows_only(tmp_path, monkeypatch):
+    from desktop_rag.core.files.parsers import sheets
+
+    book = rewrite_members(write_xlsx(tmp_path / "styled.xlsx", FEES), lambda name, data: data.replace(
+        b'<dimension ref="A1:B2"/>', b'<dimension ref="A1:XFD1048576"/>') if name.startswith("xl/worksheets/") else data)
+    rows_given: list[int] = []
+    given = sheets.WorkbookText.row
+    monkeypatch.setattr(sheets.WorkbookText, "row", lambda self, row: (rows_given.append(len(row)), given(self, row)))
+    assert "Berth: North quay; Fee: 120" in parse(book, book.read_bytes()).text
+    assert rows_given == [2, 2]  # not two rows of 16,384 cells each (XFD: Excel's last column)
+
+
 PROCESS = [("Collect", [("receipts\nand invoices", [])]), ("Review", []), ("Approve", [("by the treasurer", [])])]
 OUTLINE = "Collect\nreceipts\nand invoices\nReview\nApprove\nby the treasurer"
 
