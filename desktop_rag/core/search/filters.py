@@ -22,7 +22,7 @@ from desktop_rag.errors import BadInput
 
 @dataclass(frozen=True)
 class Family:
-    name: str  # what `type:` takes, and what the catalog stores (migration 0017 maps parsers to it)
+    name: str  # what `type:` takes, and what the catalog stores (migration 0018 maps parsers to it)
     label: str  # what the window shows
     parsers: tuple[str, ...]  # ParsedDocument.parser values of this family
     aliases: tuple[str, ...] = ()  # other words people type: extensions, program names
@@ -33,8 +33,8 @@ FAMILIES = (
     Family("word", "Documents", ("docx", "doc", "word-xml", "odt", "rtf"),
            ("doc", "docx", "odt", "rtf", "document", "documents")),
     Family("slides", "Slides", ("pptx", "ppt", "odp"), ("ppt", "pptx", "odp", "slide", "presentation", "powerpoint")),
-    Family("spreadsheet", "Spreadsheets", ("xlsx", "xls", "xlsb", "excel-xml", "ods"),
-           ("xls", "xlsx", "xlsm", "ods", "sheet", "sheets", "spreadsheets", "excel", "csv")),
+    Family("spreadsheet", "Spreadsheets", ("xlsx", "xls", "xlsb", "excel-xml", "ods", "csv"),
+           ("xls", "xlsx", "xlsm", "ods", "sheet", "sheets", "spreadsheets", "excel", "csv", "tsv")),
     Family("mail", "Mail", ("email", "outlook"), ("email", "e-mail", "eml", "msg", "mbox", "pst", "message")),
     Family("image", "Images & scans", ("image",), ("images", "scan", "scans", "photo", "png", "jpg", "jpeg", "tiff")),
     Family("code", "Code", ("code",), ("source", "py", "js", "ts", "java", "c", "cpp", "go", "rs")),
@@ -47,7 +47,7 @@ LABELS = {f.name: f.label for f in FAMILIES}
 
 
 def family_of_parser(parser: str | None) -> str | None:
-    """The family of a document read by `parser` (the Python twin of migration 0017's CASE: a test compares them)."""
+    """The family of a document read by `parser` (the Python twin of migration 0018's CASE: a test compares them)."""
     if parser is None:
         return None
     return next((f.name for f in FAMILIES if parser in f.parsers), "text")

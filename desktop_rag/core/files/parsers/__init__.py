@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from desktop_rag.core.files.ocr import OcrPage
-from desktop_rag.core.files.parsers import (code, docx, drawings, html, images, legacy_office, mail, markup,
+from desktop_rag.core.files.parsers import (code, delimited, docx, drawings, html, images, legacy_office, mail, markup,
                                            office_pictures, office_xml, opendocument, outlook, paged, rtf, sheets,
                                            slides, xlsb, xml_text)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
@@ -49,6 +49,8 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".xltx": sheets.parse_xlsx,
     ".xltm": sheets.parse_xlsx,
     ".xls": sheets.parse_xls,
+    ".csv": delimited.parse_delimited,
+    ".tsv": delimited.parse_delimited,
     ".xlsb": xlsb.parse_xlsb,
     ".vsdx": drawings.parse_vsdx,
     ".vsdm": drawings.parse_vsdx,

@@ -20,6 +20,8 @@ READERS: Mapping[str, tuple[int, tuple[str, ...]]] = {
     "Excel": (2, (".xlsx", ".xlsm", ".xltx", ".xltm")),
     # 2: a picture's \bin without a byte count no longer fails the file.
     "RTF": (2, (".rtf",)),
+    # 2: read as sheets, each row with its columns' labels (delimited.py); plain text before.
+    "CSV": (2, (".csv", ".tsv")),
 }
 # Not a revision: mail's 8-bit headers read in their charset (mail_headers.py). Reading every mailbox again costs
 # more than the few senders' names it mends; a message is read by it when its mailbox next changes.

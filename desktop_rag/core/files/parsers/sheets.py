@@ -118,8 +118,9 @@ class WorkbookText:
     """A workbook's sheets and rows into StructuredText, up to MAX_WORKBOOK_CHARS: past it, `full` is true, the
     caller stops reading rows, and the text ends with a note of what was left out."""
 
-    def __init__(self):
-        self.text = StructuredText(MAX_WORKBOOK_CHARS)
+    def __init__(self, whole: bool = False):
+        """`whole`: every row, with no MAX_WORKBOOK_CHARS (a CSV file: as its text was)."""
+        self.text = StructuredText(None if whole else MAX_WORKBOOK_CHARS)
         self._sheet = ""
         self._header: list[str] | None = None
         self._first = True
@@ -137,7 +138,9 @@ class WorkbookText:
             self.text.page()
             self.text.heading(1, self._sheet)
 
-    def row(self, row: Sequence) -> None:
+    def row(self, row: Sequence, labels: bool | None = None) -> None:
+        """`labels`: whether a sheet's first row is its columns' labels, when the caller knows (a CSV's cells are all
+        text); None: told by the cells (_is_label_row)."""
         values = [cell_text(v) for v in row]
         while values and not values[-1]:
             values.pop()
@@ -146,7 +149,7 @@ class WorkbookText:
         self._rows += 1
         if self._first:
             self._first = False
-            if _is_label_row(row):
+            if _is_label_row(row) if labels is None else labels:
                 self._header = values
                 self._block.append("\t".join(values))
                 return

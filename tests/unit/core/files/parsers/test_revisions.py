@@ -2,9 +2,10 @@
 file of the kind is read again whatever its name ends with, and none of another reader's."""
 
 from desktop_rag.core.files import parsers
-from desktop_rag.core.files.parsers import docx, revisions, rtf, sheets, slides
+from desktop_rag.core.files.parsers import delimited, docx, revisions, rtf, sheets, slides
 
-READER_OF = {"Word": docx.parse_docx, "PowerPoint": slides.parse_pptx, "Excel": sheets.parse_xlsx, "RTF": rtf.parse_rtf}
+READER_OF = {"Word": docx.parse_docx, "PowerPoint": slides.parse_pptx, "Excel": sheets.parse_xlsx, "RTF": rtf.parse_rtf,
+             "CSV": delimited.parse_delimited}
 
 
 def _reads(parser, suffix: str) -> bool:
