@@ -123,7 +123,7 @@ def message_date(message: EmailMessage) -> str:
 
 def _body(message: EmailMessage) -> str:
     # Lines as every other reader gives them: a part sent with CRLF kept its \r (the line ends of the wire).
-    return body_text(message, _text_of, decoded_payload).replace("\r\n", "\n").replace("\r", "\n")
+    return body_text(message, text_of_part, decoded_payload).replace("\r\n", "\n").replace("\r", "\n")
 
 
 def decoded_payload(part: email.message.Message) -> bytes:
@@ -132,7 +132,7 @@ def decoded_payload(part: email.message.Message) -> bytes:
     return payload if isinstance(payload, bytes) else b""
 
 
-def _text_of(part: email.message.MIMEPart) -> str:
+def text_of_part(part: email.message.MIMEPart) -> str:
     """A text part in its declared charset; an unknown or wrong one falls back to replacing what does not decode."""
     try:
         return part.get_content()
