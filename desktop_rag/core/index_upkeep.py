@@ -91,10 +91,10 @@ class IndexUpkeep:
         recorded = catalog.index_built_with("readers")
         newer = revisions.outgrown(json.loads(recorded) if recorded else {})
         if newer and has_chunks:
-            marked = catalog.files.mark_read_again([suffix for suffixes in newer.values() for suffix in suffixes])
-            if marked:
-                self.notices.append(f"this version reads more of {_listed(list(newer))} files: {marked:,} are "
-                                    "read again")
+            marked = {name: catalog.files.mark_read_again(suffixes) for name, suffixes in newer.items()}
+            if kinds := [name for name, count in marked.items() if count]:
+                self.notices.append(f"this version reads more of {_listed(kinds)} files: "
+                                    f"{sum(marked.values()):,} are read again")
         catalog.set_index_built_with("readers", json.dumps(revisions.revisions(), sort_keys=True))
 
     def reindex(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:

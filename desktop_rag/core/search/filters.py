@@ -37,7 +37,8 @@ FAMILIES = (
            ("xls", "xlsx", "xlsm", "ods", "sheet", "sheets", "spreadsheets", "excel", "csv", "tsv")),
     Family("mail", "Mail", ("email", "outlook"), ("email", "e-mail", "eml", "msg", "mbox", "pst", "message")),
     Family("image", "Images & scans", ("image",), ("images", "scan", "scans", "photo", "png", "jpg", "jpeg", "tiff")),
-    Family("code", "Code", ("code",), ("source", "py", "js", "ts", "java", "c", "cpp", "go", "rs")),
+    Family("code", "Code", ("code", "notebook"),
+           ("source", "py", "js", "ts", "java", "c", "cpp", "go", "rs", "ipynb", "notebook", "notebooks")),
     Family("ebook", "E-books", ("epub",), ("epub", "book", "books")),
     Family("text", "Text", ("text", "markdown", "rst", "html"), ("txt", "md", "markdown", "rst", "html", "web")),
 )

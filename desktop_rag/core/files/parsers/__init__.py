@@ -12,8 +12,8 @@ from typing import Any, cast
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.parsers import (code, delimited, docx, drawings, html, images, legacy_office, mail, markup,
-                                           office_pictures, office_xml, opendocument, outlook, paged, rtf, sheets,
-                                           slides, web_archive, xlsb, xml_text)
+                                           notebook, office_pictures, office_xml, opendocument, outlook, paged, rtf,
+                                           sheets, slides, web_archive, xlsb, xml_text)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers.encoded_runs import without_encoded_runs
 from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
@@ -34,6 +34,7 @@ _BY_EXTENSION: dict[str, Parser] = {
     ".html": html.parse_html,
     ".htm": html.parse_html,
     ".xhtml": html.parse_html,
+    ".ipynb": notebook.parse_notebook,
     ".mht": web_archive.parse_web_archive,
     ".mhtml": web_archive.parse_web_archive,
     ".docx": docx.parse_docx,

@@ -24,6 +24,8 @@ READERS: Mapping[str, tuple[int, tuple[str, ...]]] = {
     "CSV": (2, (".csv", ".tsv")),
     # 2: read as the page they hold (web_archive.py); their MIME source as text before.
     "saved web page": (2, (".mht", ".mhtml")),
+    # 2: their cells, headings and printed output (notebook.py); their JSON as text before.
+    "Jupyter notebook": (2, (".ipynb",)),
 }
 # Not a revision: mail's 8-bit headers read in their charset (mail_headers.py). Reading every mailbox again costs
 # more than the few senders' names it mends; a message is read by it when its mailbox next changes.

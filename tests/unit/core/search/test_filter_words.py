@@ -69,7 +69,7 @@ def test_filters_merge_and_describe_themselves():
 
 
 def test_the_catalogs_family_column_agrees_with_the_python_table():
-    migration = (Path(storage.__file__).parent / "migrations/0018_families_of_delimited_files.sql")
+    migration = (Path(storage.__file__).parent / "migrations/0018_families_of_csv_files_and_notebooks.sql")
     family_sql = migration.read_text().split("ADD COLUMN family TEXT GENERATED ALWAYS AS", 1)[1].split("VIRTUAL;")[0]
     db = sqlite3.connect(":memory:")
     parsers = [p for f in FAMILIES for p in f.parsers] + ["code", "some-future-parser", None]

@@ -2,10 +2,11 @@
 file of the kind is read again whatever its name ends with, and none of another reader's."""
 
 from desktop_rag.core.files import parsers
-from desktop_rag.core.files.parsers import delimited, docx, revisions, rtf, sheets, slides, web_archive
+from desktop_rag.core.files.parsers import delimited, docx, notebook, revisions, rtf, sheets, slides, web_archive
 
 READER_OF = {"Word": docx.parse_docx, "PowerPoint": slides.parse_pptx, "Excel": sheets.parse_xlsx, "RTF": rtf.parse_rtf,
-             "CSV": delimited.parse_delimited, "saved web page": web_archive.parse_web_archive}
+             "CSV": delimited.parse_delimited, "saved web page": web_archive.parse_web_archive,
+             "Jupyter notebook": notebook.parse_notebook}
 
 
 def _reads(parser, suffix: str) -> bool:

@@ -1,6 +1,7 @@
 -- Comma- and tab-separated files (.csv, .tsv) are read as sheets from this version on (parser "csv": core/files/
--- parsers/delimited.py) and are in the Spreadsheets family; read as text before. The column is made again with
--- them, as 0017 did (computed: no row is rewritten).
+-- parsers/delimited.py) and are in the Spreadsheets family, Jupyter notebooks (parser "notebook": notebook.py) in
+-- Code; both were read as text before. The column is made again with them, as 0017 did (computed: no row is
+-- rewritten).
 -- The CASE is FAMILIES' twin (core/search/filters.py): tests/unit/core/search/test_filter_words.py compares them.
 DROP INDEX documents_by_family;
 ALTER TABLE documents DROP COLUMN family;
@@ -12,7 +13,7 @@ ALTER TABLE documents ADD COLUMN family TEXT GENERATED ALWAYS AS (CASE
     WHEN parser IN ('xlsx', 'xls', 'xlsb', 'excel-xml', 'ods', 'csv') THEN 'spreadsheet'
     WHEN parser IN ('email', 'outlook') THEN 'mail'
     WHEN parser = 'image' THEN 'image'
-    WHEN parser = 'code' THEN 'code'
+    WHEN parser IN ('code', 'notebook') THEN 'code'
     WHEN parser = 'epub' THEN 'ebook'
     ELSE 'text' END) VIRTUAL;
 CREATE INDEX documents_by_family ON documents(family);
