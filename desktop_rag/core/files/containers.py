@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from desktop_rag.core.files import archives, embedded, mailbox_stream, outlook_store, parsers
+from desktop_rag.core.files import archives, embedded, mailbox_stream, outlook_store, parsers, tnef
 from desktop_rag.core.files.archives import MAX_DEPTH, Budget
 from desktop_rag.core.files.parsers import mail, outlook
+from desktop_rag.core.files.parsers.mail import attachment_name
 from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
@@ -27,6 +28,7 @@ from desktop_rag.documents import ParsedDocument
 # The kinds of parsers.CONTAINER_SUFFIXES (archives, mailboxes), and messages, which hold attachments.
 ZIP, TAR, MBOX, PST, MESSAGE, OUTLOOK = "zip", "tar", "mbox", "pst", "message", "outlook"
 COMPRESSED = "compressed"  # one file compressed alone: notes.txt.gz, a log's .bz2
+TNEF = "tnef"  # Outlook's winmail.dat: the files of a mail sent in Outlook's own format (tnef.py)
 _MAILBOXES = {MBOX, PST}
 # A document holding files (a workbook embedded in a Word file, a PDF's attachments: embedded.py): the document
 # itself, a member as an .eml's message is, then those files.
@@ -42,6 +44,8 @@ _HEADER_LINE = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*:[ \t]", re.M)
 def container_format(name: str, head: bytes = b"") -> str | None:
     """ZIP, TAR, MBOX or MESSAGE for a file that holds documents; None for any other. A file without a known
     extension is a mailbox when it opens like one (Thunderbird's "Inbox")."""
+    if tnef.looks_like_tnef(head):  # by its signature, whatever it is called (winmail.dat, ATT00001.dat)
+        return TNEF
     lower = name.lower()
     kind = next((kind for suffix, kind in parsers.CONTAINER_SUFFIXES.items() if lower.endswith(suffix)), None)
     if kind is not None:
@@ -139,6 +143,8 @@ def _expand(kind: str, chain: tuple[str, ...], data: bytes, depth: int, budget: 
         return
     if kind == COMPRESSED:
         entries = archives.compressed_entry(name, data, budget)
+    elif kind == TNEF:
+        entries = _tnef_entries(data, budget)
     else:
         entries = {ZIP: archives.zip_entries, TAR: archives.tar_entries, MBOX: _mbox_entries,
                    PST: _store_entries}[kind](data, budget)
@@ -240,6 +246,13 @@ def _mbox_entries(data: bytes, budget: Budget):
             yield f"message at byte {message.start}", b"", unreadable("not a readable message", exc).args[0]
     if not found:
         raise ParseError("not a readable mailbox: no message begins with a \"From \" line")
+
+
+def _tnef_entries(data: bytes, budget: Budget):
+    """The files of a winmail.dat (tnef.py)."""
+    for name, content in tnef.tnef_files(data):
+        budget.take(len(content))
+        yield attachment_name(name, "attachment"), content, None
 
 
 def _store_entries(data: bytes, budget: Budget):

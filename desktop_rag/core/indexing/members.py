@@ -29,7 +29,7 @@ from desktop_rag.storage.catalog import DocumentRecord, Member
 _PARSERS = {containers.ZIP: "zip", containers.TAR: "tar", containers.MBOX: "mbox", containers.PST: "pst",
             containers.MESSAGE: "email", containers.OUTLOOK: "outlook",
             containers.WITH_FILES: "document",  # (the row becomes the document's once it is read)
-            containers.COMPRESSED: "compressed"}
+            containers.COMPRESSED: "compressed", containers.TNEF: "tnef"}
 
 
 class MemberIndexing:

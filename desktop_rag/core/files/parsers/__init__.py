@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from desktop_rag.core.files.ocr import OcrPage
+from desktop_rag.core.files.tnef import SIGNATURE as TNEF_SIGNATURE
 from desktop_rag.core.files.parsers import (code, delimited, docx, drawings, html, images, legacy_office, mail, markup,
                                            notebook, office_pictures, office_xml, opendocument, outlook, paged, rtf,
                                            sheets, slides, web_archive, xlsb, xml_text)
@@ -132,9 +133,9 @@ def is_supported(path: Path) -> bool:
 
 
 def may_be_document(head: bytes) -> bool:
-    """The first bytes of a format with a parser (PDF, RTF, a zip or OLE package): a file without a known
-    extension that begins so is read, not skipped as binary."""
-    return head.startswith((b"%PDF-", b"{\\rtf", b"PK\x03\x04", OLE_MAGIC))
+    """The first bytes of a format with a parser (PDF, RTF, a zip or OLE package) or a container (a winmail.dat):
+    a file without a known extension that begins so is read, not skipped as binary."""
+    return head.startswith((b"%PDF-", b"{\\rtf", b"PK\x03\x04", OLE_MAGIC, TNEF_SIGNATURE))
 
 
 def sniffed_suffix(data: bytes) -> str | None:
