@@ -3,8 +3,8 @@ folder, per family (issue 22).
 
     python bench/formats.py [--scale 1.0] [--families slides,workbooks,...]
 
-Families (at --scale 1): 200 PowerPoint decks (6 slides), 200 Excel workbooks (2 sheets × 150 rows), 200
-OpenDocument texts, 100 RTF files, one mailbox of 5,000 messages (every 10th with a small text attachment), 50 zip
+Families (at --scale 1): 200 PowerPoint decks (6 slides), 200 Excel workbooks (2 sheets × 150 rows), 200 CSV
+files (300 rows), 200 OpenDocument texts, 100 RTF files, one mailbox of 5,000 messages (every 10th with a small text attachment), 50 zip
 archives of 10 documents. Each is indexed alone in a fresh data folder with rules contexts (the LLM is not what is
 measured) and the default embedding model; printed: documents read, wall-clock seconds, documents per second over
 the whole run and over its parse phase (reading, chunking; the embedding follows at the model's own speed),
@@ -57,6 +57,15 @@ def make_workbooks(folder: Path, n: int, rng: random.Random) -> int:
     return n
 
 
+def make_csv(folder: Path, n: int, rng: random.Random) -> int:
+    """A bank export each: 300 rows of date, payee, amount and memo (read as a sheet: delimited.py)."""
+    for i in range(n):
+        rows = ["Date,Payee,Amount,Memo"] + [f'2025-0{1 + r % 9}-1{r % 9},{rng.choice(WORDS).capitalize()},'
+                                             f'{rng.uniform(-900, 900):.2f},"{sentence(rng, 6)}"' for r in range(300)]
+        (folder / f"statement{i}.csv").write_text("\n".join(rows) + "\n")
+    return n
+
+
 def make_opendocument(folder: Path, n: int, rng: random.Random) -> int:
     for i in range(n):
         write_odt(folder / f"text{i}.odt", [block for s in range(5) for block in
@@ -87,8 +96,9 @@ def make_archives(folder: Path, n: int, rng: random.Random) -> int:
     return n * 10
 
 
-FAMILIES = {"slides": (make_slides, 200), "workbooks": (make_workbooks, 200), "opendocument": (make_opendocument, 200),
-            "rtf": (make_rtf, 100), "mailbox": (make_mailbox, 5000), "archives": (make_archives, 50)}
+FAMILIES = {"slides": (make_slides, 200), "workbooks": (make_workbooks, 200), "csv": (make_csv, 200),
+            "opendocument": (make_opendocument, 200), "rtf": (make_rtf, 100), "mailbox": (make_mailbox, 5000),
+            "archives": (make_archives, 50)}
 
 
 class PeakMemory:
