@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from array import array
 from pathlib import Path
@@ -49,8 +50,10 @@ class KeywordIndex:
         self.folder = folder
         self._tokenize = tokenize
         self._loaded_generation: str | None = None
-        self._retriever: Any = None  # bm25s.BM25 once loaded (bm25s has no type information)
-        self._chunk_ids = np.zeros(0, dtype=np.int64)
+        # (bm25s.BM25 or None, its chunk ids), replaced whole: a search takes the pair once, so an index rebuilt
+        # meanwhile never gives it one generation's scores with another's ids.
+        self._loaded: tuple[Any, np.ndarray] = (None, np.zeros(0, dtype=np.int64))
+        self._loading = threading.Lock()
         self._vocabulary: dict[str, int] = {}
         self._tokens_by_text: dict[int, array] = {}  # hash(text) → token ids, for the texts of the last build
         self.tokenizing_s = 0.0  # of the last rebuild, the time spent on texts new to it (a run's own work)
@@ -130,8 +133,7 @@ class KeywordIndex:
         return None
 
     def chunk_ids(self) -> set[int]:
-        self._ensure_loaded()
-        return {int(i) for i in self._chunk_ids}
+        return {int(i) for i in self._ensure_loaded()[1]}
 
     @property
     def loaded(self) -> bool:
@@ -146,49 +148,56 @@ class KeywordIndex:
         except IndexDamaged:
             pass
 
-    def _ensure_loaded(self) -> None:
+    def _ensure_loaded(self) -> tuple[Any, np.ndarray]:
+        """The current generation's (retriever, chunk ids), loaded once: fifty searches arriving together after a
+        rebuild loaded it fifty times at once, and numpy's header parsing, run so in threads, failed one of them
+        in CPython 3.11 ("AST constructor recursion depth mismatch")."""
         generation = self._current_generation()
         if generation == self._loaded_generation:
-            return
-        import bm25s
+            return self._loaded
+        with self._loading:
+            generation = self._current_generation()  # (a rebuild may have finished while this one waited)
+            if generation == self._loaded_generation:  # loaded by the search that held the lock
+                return self._loaded
+            import bm25s
 
-        if generation:
-            target = self.folder / generation
-            try:
-                self._retriever = bm25s.BM25.load(str(target), mmap=True, show_progress=False)
-                self._chunk_ids = np.load(target / _IDS_FILE)
-            except (OSError, ValueError) as exc:
-                raise IndexDamaged(f"the keyword index cannot be read ({self.damage() or exc}): "
-                                   f"{remedies.REPAIR_INDEXES} to rebuild it from the catalog") from exc
-        else:
-            self._retriever, self._chunk_ids = None, np.zeros(0, dtype=np.int64)
-        self._loaded_generation = generation
+            if generation:
+                target = self.folder / generation
+                try:
+                    loaded = (bm25s.BM25.load(str(target), mmap=True, show_progress=False),
+                              np.load(target / _IDS_FILE))
+                except (OSError, ValueError) as exc:
+                    raise IndexDamaged(f"the keyword index cannot be read ({self.damage() or exc}): "
+                                       f"{remedies.REPAIR_INDEXES} to rebuild it from the catalog") from exc
+            else:
+                loaded = (None, np.zeros(0, dtype=np.int64))
+            self._loaded, self._loaded_generation = loaded, generation
+            return loaded
 
-    def _prefix_ids(self, prefixes: Sequence[str]) -> list[int]:
+    def _prefix_ids(self, retriever, prefixes: Sequence[str]) -> list[int]:
         ids: list[int] = []
         for prefix in prefixes:
             if not prefix:
                 continue
-            matches = [(word, i) for word, i in self._retriever.vocab_dict.items()
+            matches = [(word, i) for word, i in retriever.vocab_dict.items()
                        if word.startswith(prefix) and word != _EMPTY]
             # The shortest words first: "tomato" before "tomatoesauce"; a 2-letter prefix must not add half the index.
             ids += [i for _, i in sorted(matches, key=lambda pair: (len(pair[0]), pair[0]))[:_PREFIX_WORDS]]
         return ids
 
-    def _part_ids(self, parts: Sequence[str]) -> list[int]:
+    def _part_ids(self, retriever, parts: Sequence[str]) -> list[int]:
         ids: list[int] = []
-        indptr = self._retriever.scores["indptr"]  # a word's chunks: indptr[i] to indptr[i + 1]
+        indptr = retriever.scores["indptr"]  # a word's chunks: indptr[i] to indptr[i + 1]
         for part in parts:
             if not part:
                 continue
-            matches = [i for word, i in self._retriever.vocab_dict.items() if part in word and word != part]
+            matches = [i for word, i in retriever.vocab_dict.items() if part in word and word != part]
             # The words in most chunks first: the cap should cost the fewest chunks that hold the part.
             ids += sorted(matches, key=lambda i: int(indptr[i]) - int(indptr[i + 1]))[:_PART_WORDS]
         return ids
 
     def __len__(self) -> int:
-        self._ensure_loaded()
-        return len(self._chunk_ids)
+        return len(self._ensure_loaded()[1])
 
     def search(self, query: str, n: int, prefixes: Sequence[str] = (),
                allowed: np.ndarray | None = None, parts: Sequence[str] = ()) -> list[tuple[int, float]]:
@@ -196,18 +205,18 @@ class KeywordIndex:
         (already as the tokenizer would write them) adds the indexed words it begins, at most _PREFIX_WORDS; each
         of `parts` the indexed words it is part of (a lone kanji, whose chunks hold the pairs it is in), at most
         _PART_WORDS. `allowed`: the sorted chunk ids a filter leaves; no other chunk is scored above zero."""
-        self._ensure_loaded()
-        if self._retriever is None:
+        retriever, chunk_ids = self._ensure_loaded()
+        if retriever is None:
             return []
-        token_ids = self._retriever.get_tokens_ids(self._tokenize(query))
-        token_ids += self._prefix_ids(prefixes) + self._part_ids(parts)
+        token_ids = retriever.get_tokens_ids(self._tokenize(query))
+        token_ids += self._prefix_ids(retriever, prefixes) + self._part_ids(retriever, parts)
         if not token_ids:
             return []
-        scores = self._retriever.get_scores_from_ids(token_ids)
+        scores = retriever.get_scores_from_ids(token_ids)
         if allowed is not None:
-            scores = np.where(in_sorted(self._chunk_ids, allowed), scores, 0)
+            scores = np.where(in_sorted(chunk_ids, allowed), scores, 0)
         n = min(n, len(scores))
         top = np.argpartition(-scores, n - 1)[:n]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(self._chunk_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
+        return [(int(chunk_ids[i]), float(scores[i])) for i in top if scores[i] > 0]
 

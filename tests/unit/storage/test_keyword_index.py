@@ -73,3 +73,34 @@ def test_a_rebuild_given_up_midway_leaves_the_index_as_it_was(tmp_path):
     assert len(asked) <= 1_101  # not the 100,000
     assert (tmp_path / "bm25" / CURRENT).read_text() == before
     assert [i for i, _ in index.search("heron", 5)] == [1]  # the index in use is the one before
+
+
+def test_searches_arriving_together_load_the_index_once_and_all_get_their_hits(tmp_path, monkeypatch):
+    import threading
+
+    import bm25s
+
+    KeywordIndex(tmp_path / "bm25", lexical_tokens).rebuild([(7, "harbour crane schedule"), (8, "ferry timetable")])
+    index = KeywordIndex(tmp_path / "bm25", lexical_tokens)  # a process that has not loaded it yet
+    loads: list[str] = []
+    load = bm25s.BM25.load
+
+    def counted_load(*args, **kwargs):  # the real load, counted (and slowed, so the searches overlap)
+        loads.append(args[0])
+        threading.Event().wait(0.05)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(bm25s.BM25, "load", staticmethod(counted_load))
+    hits: list[list[int]] = []
+    start = threading.Barrier(20)
+
+    def search() -> None:
+        start.wait()
+        hits.append([i for i, _ in index.search("crane", 3)])
+
+    threads = [threading.Thread(target=search) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert hits == [[7]] * 20 and len(loads) == 1
