@@ -67,8 +67,11 @@ class EventLog:
                 self._arrived.wait(min(remaining, 0.25))
 
     def _answer(self, after: int | None, instance: str | None) -> dict:
-        if after is None:
-            return {"events": [], "last": self._last, "instance": self.instance, "missed": False}
+        if after is None:  # where the stream stands; and that the service is ending, which is a state, not news:
+            # a window that joined between its hello and its first call here missed "stopping", took the stop for
+            # a crash and started the service the person had just stopped
+            stopping = [event for event in self._events if event["kind"] == "stopping"]
+            return {"events": stopping, "last": self._last, "instance": self.instance, "missed": False}
         if instance != self.instance or after > self._last:
             return {"events": list(self._events), "last": self._last, "instance": self.instance, "missed": True}
         oldest = self._events[0]["seq"] if self._events else self._last + 1

@@ -22,6 +22,14 @@ def test_a_client_starts_where_the_stream_stands_and_reads_what_comes_after():
     assert later["events"][0]["changes"]["documents"] is True and later["last"] == 2
 
 
+def test_a_client_joining_a_service_that_is_stopping_is_told_so():
+    log = EventLog()
+    log.publish("run", run={"run_id": "run-1", "state": "running"})
+    log.publish("stopping", everything=False)
+    joining = log.since(None, None)
+    assert [e["kind"] for e in joining["events"]] == ["stopping"] and joining["last"] == 2
+
+
 def test_changes_travel_as_json_and_come_back_the_same():
     changes = Changes(contexts=frozenset({3, 1}), settings=frozenset({"ocr"}), folders=True, searchable=False,
                       notes=("ocr: scans are read",))
