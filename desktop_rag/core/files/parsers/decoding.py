@@ -36,40 +36,40 @@ def decode_text(data: bytes, declared: str | None = None) -> str:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
-                return _normalize_newlines(data.decode(encoding))
+                return normalize_newlines(data.decode(encoding))
             except UnicodeDecodeError as exc:
                 raise ParseError(f"undecodable text: invalid {encoding} ({exc.reason})") from None
     head = data[:_SNIFF_BYTES]
     if (wide := utf16_without_bom(head)) is not None:
-        return _normalize_newlines(data.decode(wide, "replace"))
+        return normalize_newlines(data.decode(wide, "replace"))
     if nuls := head.count(0):
         if nuls > len(head) * _STRAY_NUL_SHARE or not _few_controls(head.replace(b"\x00", b"")):
             raise ParseError(NOT_TEXT)
         data = data.replace(b"\x00", b"")  # a few stray bytes in a text (a web page saved from a mail): dropped
     try:
-        return _normalize_newlines(data.decode("utf-8"))
+        return normalize_newlines(data.decode("utf-8"))
     except UnicodeDecodeError:
         pass
     if looks_like_ebcdic(head):
         ebcdic = declared if declared in _EBCDIC_PAGES else _EBCDIC
-        return _normalize_newlines(data.decode(ebcdic, "replace").replace("\x85", "\n"))
+        return normalize_newlines(data.decode(ebcdic, "replace").replace("\x85", "\n"))
     if declared is not None and declared not in _EBCDIC_PAGES:
         text = data.decode(declared, "replace")
         if text.count("\ufffd") <= len(text) * _STRAY_HIGH_SHARE:  # it is what it says it is
-            return _normalize_newlines(text)
+            return normalize_newlines(text)
     from charset_normalizer import from_bytes  # only needed for the minority of files that are not UTF-8
 
     matches = from_bytes(data)
     best = matches.best()
     if best is None:
         if sum(byte > 0x7F for byte in head) <= len(head) * _STRAY_HIGH_SHARE:  # text, with a few stray bytes
-            return _normalize_newlines(data.decode(_COMMONEST_LEGACY, "replace"))
+            return normalize_newlines(data.decode(_COMMONEST_LEGACY, "replace"))
         raise ParseError(UNKNOWN_ENCODING)
     # Short Western texts often fit several code pages equally well; Windows-1252 is by far the most common of
     # them in users' files, so it wins a tie.
     tied = [m for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
     best = next((m for m in tied if m.encoding == _COMMONEST_LEGACY), best)
-    return _normalize_newlines(str(best))
+    return normalize_newlines(str(best))
 
 
 def looks_like_text(head: bytes) -> bool:
@@ -166,6 +166,6 @@ def _few_controls(head: bytes) -> bool:
     return sum(1 for byte in head if byte < 0x20 and byte not in _TEXT_CONTROLS) <= len(head) * 0.02
 
 
-def _normalize_newlines(text: str) -> str:
+def normalize_newlines(text: str) -> str:
     # Offsets must be stable: \r\n and \r become \n once, here, so every later offset refers to the same text.
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -17,7 +17,7 @@ from email.parser import BytesHeaderParser
 
 from desktop_rag.core.files.parsers.mail_body import body_text
 from desktop_rag.core.files.parsers.mail_headers import headers_in_utf8
-from desktop_rag.core.files.parsers.decoding import utf16_without_bom
+from desktop_rag.core.files.parsers.decoding import normalize_newlines, utf16_without_bom
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import ParsedDocument
 
@@ -123,7 +123,7 @@ def message_date(message: EmailMessage) -> str:
 
 def _body(message: EmailMessage) -> str:
     # Lines as every other reader gives them: a part sent with CRLF kept its \r (the line ends of the wire).
-    return body_text(message, text_of_part, decoded_payload).replace("\r\n", "\n").replace("\r", "\n")
+    return normalize_newlines(body_text(message, text_of_part, decoded_payload))
 
 
 def decoded_payload(part: email.message.Message) -> bytes:

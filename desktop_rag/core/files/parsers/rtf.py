@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import re
 
+from desktop_rag.core.files.parsers.decoding import normalize_newlines
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import ParsedDocument
 
@@ -42,7 +43,7 @@ def parse_rtf(data: bytes, stem: str) -> ParsedDocument:
     # A character beyond 16 bits is written as two \\u escapes, its UTF-16 surrogates, each made a character of its
     # own: joined here (a lone one becomes U+FFFD), so the text is valid Unicode for the tokenizer.
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")).strip()
+    text = "\n".join(line.rstrip() for line in normalize_newlines(text).split("\n")).strip()
     metadata = {key: _unescape(m.group(1), encoding) for key, pattern in _INFO.items()
                 if (m := pattern.search(source))}
     for key, pattern in (("created", _CREATED), ("modified", _MODIFIED)):
