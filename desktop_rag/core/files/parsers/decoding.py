@@ -40,7 +40,7 @@ def decode_text(data: bytes, declared: str | None = None) -> str:
             except UnicodeDecodeError as exc:
                 raise ParseError(f"undecodable text: invalid {encoding} ({exc.reason})") from None
     head = data[:_SNIFF_BYTES]
-    if (wide := utf16_without_bom(head)) is not None:
+    if (wide := wide_without_bom(head)) is not None:
         return normalize_newlines(data.decode(wide, "replace"))
     if nuls := head.count(0):
         if nuls > len(head) * _STRAY_NUL_SHARE or not _few_controls(head.replace(b"\x00", b"")):
@@ -75,7 +75,7 @@ def decode_text(data: bytes, declared: str | None = None) -> str:
 def looks_like_text(head: bytes) -> bool:
     """Is a file whose type its name does not tell (LICENSE, Makefile, notes.log) text? Judged from its first
     bytes: a BOM says yes; NUL bytes or many control characters say no; then UTF-8 or a known encoding."""
-    if any(head.startswith(bom) for bom, _ in _BOMS) or utf16_without_bom(head) is not None:
+    if any(head.startswith(bom) for bom, _ in _BOMS) or wide_without_bom(head) is not None:
         return True
     if not head or b"\x00" in head:
         return False
@@ -156,6 +156,31 @@ def utf16_without_bom(head: bytes) -> str | None:
     if even > 0.4 * half and odd < 0.05 * half:
         return "utf-16-be"
     return None
+
+
+def utf32_without_bom(head: bytes) -> str | None:
+    """"utf-32-le" or "utf-32-be" for text saved as UTF-32 without its byte-order mark (issue 60: four CSVs a
+    database tool exported so were refused as binary): in each group of four bytes the two high ones are 0 — every
+    character of Latin, Japanese and the rest of Unicode's first plane — and the lowest is 0 only now and then."""
+    if len(head) < 16:
+        return None
+    groups = len(head) // 4
+    zeros = [head[i:groups * 4:4].count(0) for i in range(4)]
+    if zeros[3] == groups and zeros[2] > 0.95 * groups and zeros[0] < 0.05 * groups:
+        encoding = "utf-32-le"
+    elif zeros[0] == groups and zeros[1] > 0.95 * groups and zeros[3] < 0.05 * groups:
+        encoding = "utf-32-be"
+    else:
+        return None
+    # A program's words of small numbers have that shape too: its "characters" are control characters.
+    characters = head[:groups * 4].decode(encoding, "replace")
+    controls = sum(1 for c in characters if ord(c) < 0x20 and ord(c) not in _TEXT_CONTROLS)
+    return encoding if controls <= len(characters) * 0.02 and "\ufffd" not in characters else None
+
+
+def wide_without_bom(head: bytes) -> str | None:
+    """The UTF-32 or UTF-16 text without a byte-order mark that `head` begins, as Python names its encoding."""
+    return utf32_without_bom(head) or utf16_without_bom(head)
 
 
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b\x08")

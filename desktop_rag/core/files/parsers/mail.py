@@ -6,6 +6,7 @@ documents of their own (core/files/containers.py)."""
 
 from __future__ import annotations
 
+import codecs
 import email
 import email.message
 import email.policy
@@ -17,7 +18,7 @@ from email.parser import BytesHeaderParser
 
 from desktop_rag.core.files.parsers.mail_body import body_text
 from desktop_rag.core.files.parsers.mail_headers import headers_in_utf8
-from desktop_rag.core.files.parsers.decoding import normalize_newlines, utf16_without_bom
+from desktop_rag.core.files.parsers.decoding import normalize_newlines, wide_without_bom
 from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.documents import ParsedDocument
 
@@ -93,10 +94,15 @@ _OBSOLETE_HEADER_NAME = re.compile(rb"(?m)^([!-9;-~]+)[ \t]+:")
 
 
 def _utf8(data: bytes) -> bytes:
-    """A message saved as UTF-16 (with or without its byte-order mark), as some programs export mail, in UTF-8."""
+    """A message saved as UTF-16 or UTF-32 (with or without its byte-order mark), as some programs export mail, or
+    UTF-8 with a byte-order mark, in UTF-8 with none."""
+    if data.startswith(codecs.BOM_UTF8):  # (issue 60: a message saved with one was "not an e-mail message")
+        return data[len(codecs.BOM_UTF8):]
+    if data[:4] in (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE):
+        return data.decode("utf-32", "replace").encode("utf-8")
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         return data.decode("utf-16", "replace").encode("utf-8")
-    if (wide := utf16_without_bom(data[:512])) is not None:
+    if (wide := wide_without_bom(data[:512])) is not None:
         return data.decode(wide, "replace").encode("utf-8")
     return data
 

@@ -20,8 +20,9 @@ READERS: Mapping[str, tuple[int, tuple[str, ...]]] = {
     "Excel": (2, (".xlsx", ".xlsm", ".xltx", ".xltm")),
     # 2: a picture's \bin without a byte count no longer fails the file.
     "RTF": (2, (".rtf",)),
-    # 2: read as sheets, each row with its columns' labels (delimited.py); plain text before.
-    "CSV": (2, (".csv", ".tsv")),
+    # 2: read as sheets, each row with its columns' labels (delimited.py); plain text before. 3: UTF-32 without a
+    # byte-order mark read (decoding.py), refused as binary before (issue 60).
+    "CSV": (3, (".csv", ".tsv")),
     # 2: read as the page they hold (web_archive.py); their MIME source as text before.
     "saved web page": (2, (".mht", ".mhtml")),
     # 2: their cells, headings and printed output (notebook.py); their JSON as text before.

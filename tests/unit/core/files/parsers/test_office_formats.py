@@ -1,6 +1,7 @@
 """Slides, spreadsheets, OpenDocument, RTF, legacy Office and e-mail, each made in the test with the library that
 writes it (or by hand from the format's specification), read by the parsers."""
 
+import codecs
 import datetime as dt
 import re
 from pathlib import Path
@@ -407,6 +408,8 @@ def test_mail_saved_as_utf16_and_in_rfc_822s_obsolete_header_form_is_read():
     for encoded in (raw.decode().encode("utf-16-le"), raw.decode().encode("utf-16-be"), raw.decode().encode("utf-16")):
         doc = parse(Path("exported.eml"), encoded)
         assert doc.title == "Test Email" and "Roses are red" in doc.text and "matt@example.org" in doc.metadata["from"]
+    doc = parse(Path("bom.eml"), codecs.BOM_UTF8 + raw)  # issue 60, 9: "not an e-mail message"
+    assert doc.title == "Test Email" and "Roses are red" in doc.text
     old = b"From  : John Doe <jdoe@example.org>\nSubject     : Saying Hello\n\nThis is a message just to say hello.\n"
     doc = parse(Path("example13.eml"), old)
     assert doc.title == "Saying Hello" and "jdoe@example.org" in doc.metadata["from"]

@@ -257,6 +257,19 @@ def test_text_saved_as_utf16_without_its_byte_order_mark_is_read():
         assert "Doylestown, PA 18901" in parse_bytes("fake-text.txt", text.encode(encoding)).text
 
 
+def test_text_and_sheets_saved_as_utf32_without_a_byte_order_mark_are_read():
+    """Issue 60, 9: four UTF-32 CSVs without a BOM were refused as "binary content, not text"."""
+    from desktop_rag.core.files.parsers.decoding import looks_like_text
+
+    rows = "Date,Payee,Amount\n2025-03-01,Harbour Office,-120.00\n2025-03-02,走れメロス書店,-15.00\n"
+    for encoding in ("utf-32-le", "utf-32-be"):
+        data = rows.encode(encoding)
+        assert looks_like_text(data)
+        assert "Payee: 走れメロス書店" in parse_bytes("bank.csv", data).text
+        assert "Harbour Office" in parse_bytes("notes.txt", data).text
+    assert not looks_like_text(b"\x00\x00\x00\x01" * 64)  # words of a program's data are not text
+
+
 def test_a_pdf_titled_by_its_accession_number_is_called_by_its_file_s_name_in_the_text_s_words(tmp_path):
     """Issue 48: EDGAR's filings carry their accession number as title; the file's name holds company and period."""
     from documents import write_pdf
