@@ -162,6 +162,11 @@ class LibraryHost:
         except UserError:
             pass  # nothing indexed yet: the first index run loads them
 
+    def stop_answering(self) -> None:
+        """The endpoint closes: clients see this process gone (a stop past its deadline, service/stop_deadline.py)."""
+        if self.endpoint is not None:
+            self.endpoint.stop()
+
     def stop(self, failed: bool = False) -> None:
         """`failed`: the process ends on an error (a damaged catalog, the data folder busy): its clients are not
         told "stopping", which means stopped on purpose (a window waits to be asked before starting another);
@@ -169,8 +174,7 @@ class LibraryHost:
         self.tools.closing.set()  # a status waiting for a change answers now, not in up to 30 s
         if not failed:
             self.events.publish("stopping")
-        if self.endpoint is not None:
-            self.endpoint.stop()
+        self.stop_answering()
         if self._own_lane is not None:
             self._own_lane.stop()  # an upgrade in hand is cut short (within a second)
             self._own_lane.join(timeout=5)

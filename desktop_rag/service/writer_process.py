@@ -18,6 +18,7 @@ from pathlib import Path
 from desktop_rag import remedies
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.service.follow_loop import FollowReports, follow
+from desktop_rag.service.stop_deadline import StopDeadline, end_now
 
 if TYPE_CHECKING:
     from desktop_rag.core.library import Library
@@ -52,60 +53,78 @@ def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role
     folders given), until a stop. `rebuild_damaged` (the window's "Rebuild from my folders"): a damaged catalog is
     first made anew from the folders, which the catch-up then reads."""
     from desktop_rag.core.library import Library
-    from desktop_rag.core.progress.control import RunControl
-    from desktop_rag.core.runs.lane import WriteLane
     from desktop_rag.platform.processes import lower_priority
-    from desktop_rag.service.activity import LaneActivity
-    from desktop_rag.service.host import LibraryHost
 
     if rebuild_damaged:
         _rebuild_if_damaged(data_dir)
     if role == "service":
         lower_priority()  # background work: the catch-up and the upgrade give way to the person's programs
-    # Models, the reader and the vector store each in a child process that ends when unused for a minute
-    # (use_clock.py): the service waits most of the time, and a child gives its memory back.
-    with Library(data_dir, child_processes=True) as library:
-        lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
-        if role == "service":
-            lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
-        catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
-        # A person's edit waits for a step of it, not for all of it; a file saved meanwhile for a document.
-        catch_up.between_steps, catch_up.between_documents = lane.serve_edits, lane.apply_changes_waiting
+    deadline = StopDeadline()  # a stop that is not done within it ends the process (issue 60)
+    try:
+        # Models, the reader and the vector store each in a child process that ends when unused for a minute
+        # (use_clock.py): the service waits most of the time, and a child gives its memory back.
+        with Library(data_dir, child_processes=True) as library:
+            return _follow_with(library, data_dir, paths, upgrade, role, reports, deadline)
+    finally:
+        deadline.ended()
 
-        def stop() -> None:  # within 2 s whatever runs: a run in hand is cut short (what it finished is kept)
-            catch_up.cancel()
-            if host.queue is not None:
-                host.queue.cancel(None)
-            lane.stop()
 
-        host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop,
-                           role=role)
-        activity = host.tools.activity = LaneActivity(lane, host.runs, library)
-        if role == "service" and not _take_the_data_folder(host, library):
-            raise DataFolderBusy(f"another desktop-rag process already answers for {data_dir}: "
-                                 f"{remedies.STOP_SERVICE}")
-        if role == "watch":
-            host.start()  # search, stats and mcp from other processes are answered here while it watches
+def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: bool | None, role: str,
+                 reports: FollowReports, deadline: StopDeadline) -> int:
+    from desktop_rag.core.progress.control import RunControl
+    from desktop_rag.core.runs.lane import WriteLane
+    from desktop_rag.service.activity import LaneActivity
+    from desktop_rag.service.host import LibraryHost
 
-        def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from its run on
-            host.after_run = lambda: watcher.set_folders(Path(f) for f in library.reads.folders())
-            host.before_run = lambda paths: watcher.set_folders(
-                [*(Path(f) for f in library.reads.folders()), *paths])
+    lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
+    if role == "service":
+        lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
+    catch_up = RunControl()  # the catch-up a stop cuts short: what it finished is kept
+    # A person's edit waits for a step of it, not for all of it; a file saved meanwhile for a document.
+    catch_up.between_steps, catch_up.between_documents = lane.serve_edits, lane.apply_changes_waiting
 
-        def run_catch_up(folders, report, control):  # a run every client follows, as the ones asked for
-            assert host.queue is not None
-            return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
-                                             "catch-up", also_report=report)
+    def stop() -> None:  # within 2 s whatever runs: a run in hand is cut short (what it finished is kept)
+        deadline.arm()
+        catch_up.cancel()
+        if host.queue is not None:
+            host.queue.cancel(None)
+        lane.stop()
 
-        failed = False  # an error, not a stop asked for (Ctrl-C, a signal, `desktop-rag stop`): see host.stop
-        try:
-            return follow(library, lane, paths, upgrade, catch_up, reports, follow_new_folders,
-                          any_folders=role == "service", activity=activity, run_catch_up=run_catch_up)
-        except Exception:
-            failed = True
-            raise
-        finally:
-            host.stop(failed=failed)
+    host = LibraryHost(library, f"desktop-rag {role} (process {os.getpid()})", lane=lane, on_stop=stop,
+                       role=role)
+    # Overdue, the process ends as a kill would, more politely: the endpoint goes (clients see the service
+    # gone), the models and the reader end, the vector store finishes its write in hand, and the catalog
+    # stays as the worker left it (SQLite keeps every committed unit).
+    deadline.overdue = lambda: end_now([host.stop_answering, lambda: library.close(keep_catalog=True)])
+    activity = host.tools.activity = LaneActivity(lane, host.runs, library)
+    if role == "service" and not _take_the_data_folder(host, library):
+        raise DataFolderBusy(f"another desktop-rag process already answers for {data_dir}: "
+                             f"{remedies.STOP_SERVICE}")
+    if role == "watch":
+        host.start()  # search, stats and mcp from other processes are answered here while it watches
+    # Its log's first line (issue 60: a service that logged no warning left no service.log the README names).
+    log.info("%s follows %s", host.tools.served_by, data_dir)
+
+    def follow_new_folders(watcher) -> None:  # a folder indexed through the endpoint is watched from its run on
+        host.after_run = lambda: watcher.set_folders(Path(f) for f in library.reads.folders())
+        host.before_run = lambda paths: watcher.set_folders(
+            [*(Path(f) for f in library.reads.folders()), *paths])
+
+    def run_catch_up(folders, report, control):  # a run every client follows, as the ones asked for
+        assert host.queue is not None
+        return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
+                                         "catch-up", also_report=report)
+
+    failed = False  # an error, not a stop asked for (Ctrl-C, a signal, `desktop-rag stop`): see host.stop
+    try:
+        return follow(library, lane, paths, upgrade, catch_up, reports, follow_new_folders,
+                      any_folders=role == "service", activity=activity, run_catch_up=run_catch_up)
+    except Exception:
+        failed = True
+        raise
+    finally:
+        host.stop(failed=failed)
+        log.info("%s %s", host.tools.served_by, "ended on an error" if failed else "stopped")
 
 
 def _take_the_data_folder(host: LibraryHost, library: Library) -> bool:
