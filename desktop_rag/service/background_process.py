@@ -60,16 +60,26 @@ def _mark_path(data_dir: Path) -> Path:
 
 
 def who_answers(data_dir: Path) -> dict | None:
-    """The process answering for the data folder ({"served_by", "role", "pid"}), or None when nobody does."""
-    client = EndpointClient.for_library(data_dir)
-    if client is None:
-        return None
-    try:
-        return client.call("hello")
-    except (EndpointGone, UserError):
-        return None
-    finally:
-        client.close()
+    """The process answering for the data folder ({"served_by", "role", "pid"}), or None when nobody does — also
+    when the one answering was asked to stop: it is waited for until it is gone (its 2 s), so that a front end
+    launched meanwhile starts afresh instead of joining a service on its way out (issue 60: every window opened
+    after the tray's Quit closed again at once, told to quit with it)."""
+    deadline = time.monotonic() + STOP_WAIT_S
+    while True:
+        client = EndpointClient.for_library(data_dir)
+        if client is None:
+            return None
+        try:
+            hello = client.call("hello")
+        except (EndpointGone, UserError):
+            return None
+        finally:
+            client.close()
+        if not hello.get("stopping"):
+            return hello
+        if time.monotonic() >= deadline:  # still going: whoever starts the next waits for its hold to end
+            return None
+        time.sleep(0.1)
 
 
 def start_detached(data_dir: Path, *arguments: str) -> subprocess.Popen:

@@ -58,6 +58,7 @@ class LibraryTools:
         self.role = ""  # "service", "app", "watch", "serve": what the process answering is (hello says it)
         self.activity: ActivitySource | None = None  # what it is doing (status); None: it says "idle"
         self.closing = threading.Event()  # the endpoint stops: a status waiting for a change answers now
+        self.stop_asked = threading.Event()  # `stop` was called: hello says so to a front end arriving now
 
     # -- search ---------------------------------------------------------------------------------------------
 
@@ -152,7 +153,10 @@ class LibraryTools:
         return {"path": openable, "served_by": self.served_by}
 
     def hello(self) -> dict:
-        return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role}
+        """`stopping`: asked to stop, it is on its way out (a front end arriving now waits for it to go and starts
+        another: background_process.who_answers)."""
+        return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role,
+                "stopping": self.stop_asked.is_set()}
 
     # -- the event stream ---------------------------------------------------------------------------------------
 
@@ -217,6 +221,7 @@ class LibraryTools:
         kept; it answers this first, and is gone within 2 s (`desktop-rag stop` waits for that)."""
         if self.on_stop is None:
             raise BadInput(f"{self.served_by} is not stopped from outside: close it where it runs")
+        self.stop_asked.set()
         self.event_log.publish("stopping", everything=everything)  # before it goes: its clients know it was asked
         self.on_stop()
         return {"stopping": True, "served_by": self.served_by}

@@ -24,7 +24,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop_rag.core.changes import Changes
 from desktop_rag.errors import UserError
 from desktop_rag.logs import why_it_ended
-from desktop_rag.service.background_process import answering_or_started
+from desktop_rag.service.background_process import answering_or_started, who_answers
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.core.read_only import library_writable
@@ -190,6 +190,11 @@ class ServiceLink(QObject):
                 if client is None:
                     client = self._connect()
                     hello = client.call("hello")
+                    if hello.get("stopping"):  # on its way out before this window came: its stop is not ours to
+                        client.close()  # obey (issue 60: a window opened after the tray's Quit closed at once)
+                        client = None
+                        who_answers(self.data_dir)  # (waits for it to be gone; the next connection starts one)
+                        continue
                     self.served_by = hello["served_by"]
                     self.back.emit(self.served_by)
                 answer = client.call("events", after=after, instance=instance, wait_s=EVENTS_WAIT_S,

@@ -32,7 +32,7 @@ sys.exit(run())
 """
 
 
-def test_a_stop_ends_the_service_within_its_promise_even_in_a_step_that_ignores_it(docs, data_dir, tmp_path):
+def _service_in_a_step_deaf_to_stops(docs, data_dir, tmp_path) -> subprocess.Popen:
     for n in range(5):
         (docs / f"note{n}.md").write_text(f"# Note {n}\n\nThe harbour crane {n} was serviced in March.\n")
     cli(data_dir, "index", str(docs), "--contexts", "rules")  # (in this process: the folder is the library's)
@@ -44,11 +44,18 @@ def test_a_stop_ends_the_service_within_its_promise_even_in_a_step_that_ignores_
         service = subprocess.Popen([sys.executable, "-c", SERVICE_WITH_A_STEP_DEAF_TO_STOPS, "--data-dir",
                                     str(data_dir), "service"], stdout=output, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
+    while "the deaf step begins" not in log.read_text():
+        if service.poll() is not None or time.monotonic() > deadline:
+            service.kill()
+            raise AssertionError(log.read_text()[-2000:])
+        time.sleep(0.1)
+    return service
+
+
+def test_a_stop_ends_the_service_within_its_promise_even_in_a_step_that_ignores_it(docs, data_dir, tmp_path):
+    service = _service_in_a_step_deaf_to_stops(docs, data_dir, tmp_path)
     try:
-        deadline = time.monotonic() + 180
-        while "the deaf step begins" not in log.read_text():
-            assert service.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
-            time.sleep(0.1)
         asked = time.monotonic()
         stopped = cli(data_dir, "stop", check=False, timeout=60)
         service.wait(30)
@@ -70,3 +77,35 @@ def test_a_stop_ends_the_service_within_its_promise_even_in_a_step_that_ignores_
     assert stats["documents"]["indexed"] == 40
     assert cli_json(data_dir, "doctor", "--json")["found"] == []
     stop_and_wait(data_dir)  # (nothing runs: conftest fails a test that leaves a service)
+
+
+def test_a_window_opened_while_the_service_quits_starts_a_new_one_instead_of_closing_with_it(qtbot, docs, data_dir,
+                                                                                              tmp_path):
+    """Every `desktop-rag gui` after the tray's Quit flashed a window that closed at once: it joined the service on
+    its way out and was told to quit with it."""
+    from desktop_rag.service.background_process import who_answers
+    from desktop_rag.service.endpoint import EndpointClient
+    from window_sessions import WAIT_MS, close_session, open_session, stop_the_service
+
+    quitting = _service_in_a_step_deaf_to_stops(docs, data_dir, tmp_path)
+    client = EndpointClient.for_library(data_dir)
+    assert client is not None
+    try:
+        client.call("stop", everything=True)  # the tray's Quit
+    finally:
+        client.close()
+    session = None
+    try:
+        session = open_session(qtbot, data_dir)
+        quitting.wait(30)
+        qtbot.waitUntil(lambda: (hello := who_answers(data_dir)) is not None and hello["pid"] != quitting.pid,
+                        timeout=WAIT_MS)
+        qtbot.wait(1000)
+        assert session.window.isVisible()
+        qtbot.waitUntil(lambda: "was stopped" not in session.window.service_label.text(), timeout=10_000)
+    finally:
+        if quitting.poll() is None:
+            quitting.kill()
+        if session is not None:
+            close_session(session)
+        stop_the_service(data_dir)
