@@ -185,16 +185,21 @@ class ServiceLink(QObject):
         instance: str | None = None
         status_version: str | None = None
         client: EndpointClient | None = None
+        known_pid: int | None = None  # the service this window has followed
         while not self._closing.is_set():
             try:
                 if client is None:
                     client = self._connect()
                     hello = client.call("hello")
-                    if hello.get("stopping"):  # on its way out before this window came: its stop is not ours to
-                        client.close()  # obey (issue 60: a window opened after the tray's Quit closed at once)
+                    if hello.get("stopping") and hello["pid"] != known_pid:
+                        # On its way out before this window knew it: its stop is not ours to obey (issue 60: a
+                        # window opened after the tray's Quit closed at once). One this window followed tells its
+                        # stream "stopping", which the window does obey.
+                        client.close()
                         client = None
                         who_answers(self.data_dir)  # (waits for it to be gone; the next connection starts one)
                         continue
+                    known_pid = hello["pid"]
                     self.served_by = hello["served_by"]
                     self.back.emit(self.served_by)
                 answer = client.call("events", after=after, instance=instance, wait_s=EVENTS_WAIT_S,
