@@ -6,11 +6,10 @@ import time
 from typing import TextIO
 
 from desktop_rag.cli_terminal import shown
-from desktop_rag.core.files.ocr import totals_sentence
-from desktop_rag.core.indexing.report import IndexSummary, Progress
-from desktop_rag.core.library_reads import upgrade_order_sentence
+from desktop_rag.core.indexing.report import PHASE_WORDS, IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
-from desktop_rag.documents import copies_words, documents_sentence, metadata_words, question_list, unread_words
+from desktop_rag.documents import copies_words, duration_words, metadata_words, question_list, unread_words
+from desktop_rag.service.stats_words import stats_rows
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
 # and one when a phase finishes, not one per file.
@@ -45,18 +44,19 @@ class ProgressPrinter:
         self.stream.flush()
 
     def _format(self, p: Progress, now: float) -> str:
-        count = f"{p.done}/{p.total}" if p.total is not None else f"{p.done}"
+        count = f"{p.done:,}/{p.total:,}" if p.total is not None else f"{p.done:,}"
         elapsed = now - self._phase_started
         rate = f"  {p.done / elapsed:.0f}/s" if elapsed > 1 and p.done else ""
         eta = ""
         if p.total and p.done and elapsed > 1 and p.done < p.total:
-            eta = f"  ETA {(p.total - p.done) * elapsed / p.done:.0f} s"
+            eta = f"  about {duration_words((p.total - p.done) * elapsed / p.done)} for this step"
         where = f"  {_shorten(p.note or p.path or '')}" if p.note or p.path else ""
         overall = ""
         if p.overall is not None:  # the whole run's share and time left (core/progress/run_meter.py)
-            left = f", ~{p.seconds_left:.0f} s left" if p.seconds_left is not None and p.overall < 1 else ""
+            left = (f", about {duration_words(p.seconds_left)} left" if p.seconds_left is not None and p.overall < 1
+                    else "")
             overall = f"  [run {p.overall:.0%}{left}]"
-        return f"{p.phase:<13} {count}{rate}{eta}{overall}{where}"
+        return f"{PHASE_WORDS.get(p.phase, p.phase):<15} {count}{rate}{eta}{overall}{where}"
 
 
 def _shorten(path: str, width: int = 60) -> str:
@@ -64,15 +64,20 @@ def _shorten(path: str, width: int = 60) -> str:
     return path if len(path) <= width else "…" + path[-(width - 1):]
 
 
+# A hit's raw scores, by what each measures (the JSON keeps the engine's names).
+SCORE_WORDS = {"dense": "similarity", "bm25": "keyword score", "fused": "combined", "rerank": "reranked"}
+
+
 def print_index_summary(s: IndexSummary, out: TextIO) -> None:
     out.write(s.headline("Interrupted") + "\n")
     if s.busy:
         out.write(f"  {len(s.busy)} files changed while being read; the next run (or the watcher) takes them\n")
-    out.write(f"  embedded {s.embedded} chunks")
+    out.write(f"  {s.embedded:,} passages made searchable by meaning")
     if s.keyword_chunks is not None:
-        out.write(f"; keyword index rebuilt with {s.keyword_chunks} chunks")
+        out.write(f"; keyword search brought up to date ({s.keyword_chunks:,} passages)")
     out.write("\n")
-    timed = ", ".join(f"{phase} {sec:.1f} s" for phase, sec in s.phase_seconds.items() if sec >= 0.05)
+    timed = ", ".join(f"{PHASE_WORDS[phase].lower()} {sec:.1f} s" for phase, sec in s.phase_seconds.items()
+                      if sec >= 0.05)
     if timed:
         out.write(f"  time by phase: {timed}\n")
     for notice in s.notices:
@@ -101,7 +106,7 @@ def print_search_result(result, out: TextIO) -> None:
         if hit.heading_path:
             where.append("§ " + " > ".join(hit.heading_path))
         scores = ", ".join(
-            f"{name} {value:.4g}" for name, value in vars(hit.scores).items()
+            f"{SCORE_WORDS.get(name, name)} {value:.4g}" for name, value in vars(hit.scores).items()
             if value is not None and name not in ("strength", "keywords", "meaning")
         )
         quality = f", quality {hit.quality:.2f}" if hit.quality is not None else ""
@@ -133,32 +138,10 @@ def _one_line(text: str, width: int) -> str:
 
 
 def print_stats(stats: dict, failures: list[tuple[str, str]], out: TextIO) -> None:
-    docs = stats["documents"]
-    out.write(f"Data folder: {shown(stats['data_dir'])}\n")
-    out.write(f"Documents:   {documents_sentence(docs)}\n")
-    out.write(f"Chunks:      {stats['chunks']} ({stats['chunks_pending_embedding']} waiting to be embedded)\n")
-    out.write(f"Indexes:     dense {stats['dense_index_vectors']} vectors, "
-              f"keyword {stats['keyword_index_chunks']} chunks\n")
-    sources = ", ".join(f"{k} {v}" for k, v in sorted(stats["contexts_by_source"].items())) or "none"
-    out.write(f"Contexts:    {sources}; average {stats['context_avg_words']} words")
-    if stats["context_avg_quality"] is not None:
-        out.write(f", quality {stats['context_avg_quality']}")
-    if stats.get("contexts_awaiting_upgrade"):
-        out.write(f"; {stats['contexts_awaiting_upgrade']} rules contexts await the LLM upgrade")
-    out.write("\n")
-    if stats.get("upgrade_order"):
-        out.write(f"Upgrade:     {upgrade_order_sentence(stats['upgrade_order'])}\n")
-    tokens = stats["llm_tokens"]
-    if tokens["prompt"] or tokens["completion"]:
-        out.write(f"LLM:         {tokens['prompt']} prompt and {tokens['completion']} generated tokens in "
-                  f"{stats['context_seconds']} s ({', '.join(stats['context_models'])})\n")
-    ocr_line = totals_sentence(stats.get("ocr") or {})
-    if ocr_line:
-        out.write(f"OCR:         {ocr_line}\n")
-    sizes = ", ".join(f"{k} {v / 2**20:.1f} MB" for k, v in stats["index_bytes"].items())
-    out.write(f"On disk:     {sizes}\n")
+    for label, sentence in stats_rows(stats):
+        out.write(f"{label + ':':<15}{shown(sentence)}\n")
     if stats["folders"]:
-        out.write("Folders:     " + "\n             ".join(shown(f) for f in stats["folders"]) + "\n")
+        out.write(f"{'Folders:':<15}" + ("\n" + " " * 15).join(shown(f) for f in stats["folders"]) + "\n")
     if failures:
         out.write("Failed files:\n")
         for path, reason in failures:

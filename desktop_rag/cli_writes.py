@@ -198,7 +198,7 @@ def _print_doctor(result: dict, args) -> None:
     for done in result["repaired"]:
         print(f"repaired: {done}")
     if not result["found"]:
-        print("The catalog, the dense index and the keyword index agree"
+        print("The catalog, the meaning index and the keyword index agree"
               + (" on what they hold so far." if result.get("waiting") else "."))
     elif result["left"] and not args.repair and not result["damage_advice"]:  # (the advice says what to do then)
         print("Run `desktop-rag doctor --repair` to rebuild the indexes from the catalog.")
@@ -293,7 +293,7 @@ def _context_in_service(client, args) -> dict:
                     questions=args.questions)
     elif args.revert:
         if not client.call("revert_context", chunk_id=args.chunk_id)["changes"].get("contexts"):
-            print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
+            print(f"passage {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
     elif args.regenerate:
         regenerated = client.call("regenerate_context", chunk_id=args.chunk_id)
         if not regenerated["changes"].get("contexts"):
@@ -306,12 +306,12 @@ def _context_in_service(client, args) -> dict:
 def _context_here(data_dir: Path, args) -> dict:
     with open_library_for_writing(data_dir) as library:
         if library.reads.context(args.chunk_id) is None:
-            raise BadInput(f"no chunk with id {args.chunk_id}")
+            raise BadInput(f"no passage with id {args.chunk_id}")
         if args.set is not None or args.questions is not None:
             text = args.set if args.set is not None else library.reads.context(args.chunk_id)["text"]
             library.edits.set_context(args.chunk_id, text, args.questions)
         elif args.revert and not library.edits.revert_context(args.chunk_id):
-            print(f"chunk {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
+            print(f"passage {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
         elif args.regenerate:
             regenerated = library.edits.regenerate_context(
                 args.chunk_id, on_notice=lambda m: print(f"Note: {m}", file=sys.stderr))

@@ -122,14 +122,14 @@ class Settings:
     # The embedder reads 254 word pieces of text: chunk_tokens + context_max_tokens fill exactly that, so neither
     # the context (placed first: it measured better there) nor the chunk's tail is cut from the dense vector.
     chunk_tokens: int = setting(
-        190, "Chunk size in the embedding model's word pieces", minimum=32, maximum=2048, effect=_NEW_FILES)
+        190, "Passage size, in the meaning model's word pieces", minimum=32, maximum=2048, effect=_NEW_FILES)
     chunk_overlap_tokens: int = setting(
-        30, "Word pieces each chunk repeats from the one before", minimum=0, maximum=512, effect=_NEW_FILES)
+        30, "Word pieces each passage repeats from the one before", minimum=0, maximum=512, effect=_NEW_FILES)
     context_max_words: int = setting(40, "Longest context kept, in words", minimum=0, maximum=200, effect=_NEW_FILES)
     context_max_tokens: int = setting(
-        64, "Longest context kept, in the embedding model's word pieces", minimum=0, effect=_NEW_FILES)
+        64, "Longest context kept, in the meaning model's word pieces", minimum=0, effect=_NEW_FILES)
     contexts: str = setting(
-        "auto", "How chunk contexts are written: auto (rules at once, the LLM's in the background), "
+        "auto", "How passage contexts are written: auto (rules at once, the LLM's in the background), "
         "llm, rules or none", choices=CONTEXT_CHOICES, effect=_NEW_FILES)
     # Local model for LLM contexts: a packaged model name (see `desktop_rag.core.llm.models`) or a GGUF file path.
     # The 1.5B model's per-chunk sentences are the LLM level that measured better than rules (docs/benchmarks.md).
@@ -139,24 +139,25 @@ class Settings:
     llm_threads: int = setting(
         0, "CPU threads the language model uses (0: all cores)", minimum=0, maximum=256, rebuilds=_LLM)
     llm_context_tokens: int = setting(
-        4096, "The language model's context window, in tokens", minimum=512, rebuilds=_LLM)
+        4096, "How much text the language model reads at once, in its word pieces", minimum=512, rebuilds=_LLM)
     llm_engine: str = setting("auto", "What runs the local model: auto (llama-cpp-python where installed, else "
                               "xllamacpp)", choices=("auto", "llama-cpp-python", "xllamacpp"), rebuilds=_LLM)
     # Which LLM contexts (LLM_CONTEXT_LEVELS): "document" (one summary per document), "section" (one sentence per
     # section of a long document), "chunk" (one sentence per chunk).
     llm_context_levels: str = setting(
-        "chunk", "Which LLM contexts: one summary per document, one sentence per chunk, or both "
+        "chunk", "Which LLM contexts: one summary per document, one sentence per passage, or both "
         "(with sections)", choices=LLM_CONTEXT_LEVELS)
     # Quote at most this many characters of a chunk in its question (0: all of it). Reading the quoted chunk is
     # most of what a chunk context costs once the document is cached; fewer is faster, at some cost in quality.
     llm_chunk_quote_chars: int = setting(
-        0, "Quote at most this many characters of a chunk to the model (0: all)",
+        0, "Quote at most this many characters of a passage to the model (0: all)",
         minimum=0)
     # Questions each chunk answers, written by the model after its chunk sentence and keyword-indexed with the
     # context (doc2query; core/llm/prompts.py CHUNK_QUESTIONS). Measured: docs/benchmarks.md, "Questions…".
     llm_questions: int = setting(
-        0, "Questions the LLM writes per chunk, keyword-indexed with its context (0: none)", minimum=0, maximum=3,
-        effect="applies to chunks the LLM writes contexts for from now on")
+        0, "Questions the LLM writes per passage, found by keyword search with its context (0: none)", minimum=0,
+        maximum=3,
+        effect="applies to passages the LLM writes contexts for from now on")
     # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
     # in-process. llm_server_model picks one of the server's models (empty: its first).
     llm_server: str = setting(
@@ -233,10 +234,10 @@ class Settings:
     fusion: str = setting("convex", "How the keyword and meaning lists are merged", choices=FUSION_METHODS)
     fusion_bm25_weight: float = setting(0.65, "Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1)
     rrf_k: int = setting(60, "Reciprocal rank fusion's rank offset", minimum=1)
-    rerank: bool = setting(False, "Rerank results with the cross-encoder by default")
-    rerank_model: str = setting("", "A cross-encoder folder for reranking (nothing ships one offline)",
+    rerank: bool = setting(False, "Rerank results with the reranking model by default")
+    rerank_model: str = setting("", "A reranking model's folder (a cross-encoder; nothing ships one offline)",
                                 rebuilds=frozenset({"reranker"}))
-    rerank_candidates: int = setting(30, "Hits the cross-encoder reranks", minimum=1)
+    rerank_candidates: int = setting(30, "Hits the reranking model reorders", minimum=1)
     # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.
     chroma_server: str = setting(
         "", "A Chroma server (host:port) instead of the store in the data folder",

@@ -126,9 +126,10 @@ def documents_sentence(documents: dict) -> str:
     """The library's stats()["documents"] in words, as the CLI and the Stats tab say it."""
     inside = documents.get("inside_files", 0)
     encoded = documents.get("encoded_left_out", 0)
-    return (f"{documents['indexed']} indexed"
-            + (f" (and {inside} documents inside archives and mail)" if inside else "")
-            + f", {documents['failed']} failed, {documents.get('skipped', 0)} skipped (not text, or a format not read)"
+    return (f"{documents['indexed']:,} indexed"
+            + (f" (and {inside:,} documents inside archives and mail)" if inside else "")
+            + f", {documents['failed']:,} failed, {documents.get('skipped', 0):,} skipped (not text, or a format not "
+              "read)"
             + (f"; {how_many(encoded, 'document')} held encoded data (base64 or hex, "
                f"{documents.get('encoded_chars_left_out', 0):,} characters), left out as no words" if encoded else ""))
 

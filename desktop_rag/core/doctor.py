@@ -46,8 +46,8 @@ class Checkup:
         """Work a run cut short left (nothing damaged): what search lacks until the next sync, or --repair, does it."""
         left = []
         if self.waiting_to_embed:
-            left.append(f"{self.waiting_to_embed:,} of {self.catalog_chunks:,} passages wait to be embedded: meaning "
-                        "search does not find them until they are")
+            left.append(f"{self.waiting_to_embed:,} of {self.catalog_chunks:,} passages wait to be made searchable by "
+                        "meaning: meaning search does not find them until they are")
         if self.keyword_index_to_build:
             left.append("the keyword index waits to be built: keyword search finds nothing until it is")
         return left
@@ -57,7 +57,7 @@ class Checkup:
         if self.catalog_damage:
             return None
         keywords = "no keyword index" if self.keyword_chunks is None else f"the keyword index {self.keyword_chunks:,}"
-        return (f"the catalog holds {self.catalog_chunks:,} passages, the dense index vectors of "
+        return (f"the catalog holds {self.catalog_chunks:,} passages, the meaning index "
                 f"{self.dense_chunks:,}, {keywords}")
 
     def findings(self) -> list[str]:
@@ -65,10 +65,10 @@ class Checkup:
         if self.catalog_damage:
             found.append(f"the catalog is damaged: {self.catalog_damage}")
         if self.vectors_missing:
-            found.append(f"{len(self.vectors_missing)} chunks have no vector in the dense index although the catalog "
-                         "says they were embedded")
+            found.append(f"{len(self.vectors_missing):,} passages are missing from the meaning index although the "
+                         "catalog says they were put there")
         if self.vectors_orphaned:
-            found.append(f"the dense index holds vectors of {len(self.vectors_orphaned)} chunks the catalog no "
+            found.append(f"the meaning index holds {len(self.vectors_orphaned):,} passages the catalog no "
                          "longer has")
         if self.keyword_problem:
             found.append(f"the keyword index {self.keyword_problem}")
@@ -82,8 +82,8 @@ def lost_indexes(library: IndexParts) -> list[str]:
     embedded = catalog.count_embedded()
     if embedded and library.vectors.count() == 0:
         catalog.mark_all_unembedded()
-        notices.append(f"the dense index was empty although {embedded} chunks had been embedded (was its folder "
-                       "removed?): every chunk is embedded again")
+        notices.append(f"the meaning index was empty although {embedded:,} passages had been put there (was its "
+                       "folder removed?): every passage is made searchable by meaning again")
     problem = _keyword_files_problem(library)
     if problem and not catalog.keyword_index_dirty:
         catalog.mark_keyword_index_dirty()
@@ -111,8 +111,8 @@ def examine(library: Library) -> Checkup:
     if checkup.keyword_problem is None and not catalog.keyword_index_dirty and library.keywords.exists:
         in_index = library.keywords.chunk_ids()
         if in_index != in_catalog:
-            checkup.keyword_problem = (f"disagrees with the catalog ({len(in_catalog - in_index)} chunks missing, "
-                                       f"{len(in_index - in_catalog)} unknown)")
+            checkup.keyword_problem = (f"disagrees with the catalog ({len(in_catalog - in_index):,} passages "
+                                       f"missing, {len(in_index - in_catalog):,} unknown)")
     return checkup
 
 
@@ -127,10 +127,10 @@ def repair(library: Library, checkup: Checkup, on_progress: ProgressCallback | N
     with library.writer.writing():
         if checkup.vectors_missing:
             library.catalog.mark_unembedded(sorted(checkup.vectors_missing))
-            done.append(f"{len(checkup.vectors_missing)} chunks embedded again")
+            done.append(f"{len(checkup.vectors_missing):,} passages made searchable by meaning again")
         if checkup.vectors_orphaned:
             library.vectors.delete(sorted(checkup.vectors_orphaned))
-            done.append(f"vectors of {len(checkup.vectors_orphaned)} unknown chunks removed")
+            done.append(f"{len(checkup.vectors_orphaned):,} unknown passages removed from the meaning index")
         if checkup.keyword_problem:
             library.catalog.mark_keyword_index_dirty()
             done.append("keyword index rebuilt")

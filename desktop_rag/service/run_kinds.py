@@ -10,6 +10,7 @@ from dataclasses import asdict
 
 from desktop_rag import remedies
 from desktop_rag.core import doctor
+from desktop_rag.documents import how_many
 from desktop_rag.errors import NoIndexError
 from desktop_rag.service.runs import OutcomeWork, RunOutcome
 
@@ -22,8 +23,8 @@ def rebuild(library: Library) -> OutcomeWork:
         if library.reads.chunk_count() == 0:
             raise NoIndexError(f"the catalog is empty: {remedies.INDEX_FIRST}")
         summary = library.indexes.reindex(on_progress=report, control=control)
-        sentence = (f"Rebuilt from the catalog: {summary.embedded} chunks embedded, {summary.keyword_chunks or 0} "
-                    f"in the keyword index, in {summary.seconds:.1f} s")
+        sentence = (f"Rebuilt from the catalog: {how_many(summary.embedded, 'passage')} searchable by meaning, "
+                    f"{summary.keyword_chunks or 0:,} by keywords, in {summary.seconds:.1f} s")
         return RunOutcome(sentence, cancelled=summary.cancelled, notices=list(summary.notices),
                           result={"embedded": summary.embedded, "keyword_chunks": summary.keyword_chunks or 0,
                                   "seconds": round(summary.seconds, 1)}, changes=summary.changes)

@@ -102,7 +102,7 @@ class LibraryTools:
             try:
                 doc_id = library.reads.chunk_document_id(chunk_id)
             except KeyError:
-                raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)") from None
+                raise BadInput(f"there is no passage {chunk_id} (ids come from search results)") from None
             stored = library.reads.stored_document(doc_id)
             if stored is None:  # removed since the id was given
                 raise ChunkGone(chunk_id)
@@ -140,7 +140,7 @@ class LibraryTools:
     def context(self, chunk_id: int) -> dict:
         row = self.library.reads.context(chunk_id)
         if row is None:
-            raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+            raise BadInput(f"there is no passage {chunk_id} (ids come from search results)")
         return {**{k: row[k] for k in CONTEXT_FIELDS}, "served_by": self.served_by}
 
     def open_hit(self, chunk_id: int | None = None, path: str | None = None) -> dict:
@@ -287,7 +287,7 @@ class LibraryTools:
         record = self.library.reads.chunks_by_id([chunk_id]).get(chunk_id)
         placed = self.library.reads.chunk_in_document(chunk_id)
         if record is None or placed is None:
-            raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+            raise BadInput(f"there is no passage {chunk_id} (ids come from search results)")
         self._served_only_inside_the_folders(record.path, f"chunk {chunk_id}")
         text, start, end = placed
         return {"chunk_id": chunk_id, "document_id": record.document_id, "path": record.path, "page": record.page,

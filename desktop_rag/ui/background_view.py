@@ -146,7 +146,7 @@ class BackgroundView(QObject):
             return "Stopped"
         if s.llm_upgrade_paused:
             return "Paused"
-        return "Made way, goes on later"
+        return "Paused while you work; goes on later"
 
     # -- what the person asks -----------------------------------------------------------------------------------
 

@@ -132,9 +132,9 @@ class FoldersPanel(QWidget):
         current = self.selected()
         self.list.clear()
         for state in states:
-            counts = f"{state.indexed} files, {state.chunks} chunks" + (
-                f", {state.failed} failed" if state.failed else "") + (
-                f", {state.skipped} skipped" if state.skipped else "")
+            counts = f"{state.indexed:,} files, {state.chunks:,} passages" + (
+                f", {state.failed:,} failed" if state.failed else "") + (
+                f", {state.skipped:,} skipped" if state.skipped else "")
             if state.path in indexing:
                 status = f"indexing… ({counts} so far)" if state.indexed else "indexing…"
             elif state.path in pending:

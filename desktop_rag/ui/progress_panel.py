@@ -16,13 +16,12 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.core.indexing.report import PHASES, Progress
+from desktop_rag.core.indexing.report import PHASE_WORDS, PHASES, Progress
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import duration_words, folder_and_name
 from desktop_rag.ui.theme import icon
 
-PHASE_LABELS = {"scan": "Scan", "parse": "Parse", "ocr": "OCR", "contextualize": "Contexts", "embed": "Embed",
-                "index": "Keywords"}
+
 # What the run does when its step is no one file's (issue 37: an image's name stood there for 22 minutes).
 WORK_ON_NO_FILE = {"embed": "Making the passages read so far searchable by meaning…",
                    "index": "Making the files read so far searchable by their words…"}
@@ -99,7 +98,7 @@ class ProgressPanel(QWidget):
             # A role, not a style sheet colour: it follows the palette when the system turns light or dark.
             self.counts[phase].setForegroundRole(QPalette.ColorRole.PlaceholderText)
             heading = QHBoxLayout()
-            heading.addWidget(QLabel(PHASE_LABELS[phase]))
+            heading.addWidget(QLabel(PHASE_WORDS[phase]))
             heading.addStretch(1)
             heading.addWidget(self.counts[phase])
             grid.addLayout(heading, 0, column)
@@ -176,7 +175,7 @@ class ProgressPanel(QWidget):
         if progress.note:
             self.current.setText(progress.note)
         elif progress.path:
-            self.current.setText(f"{PHASE_LABELS[progress.phase]}: {progress.path}")
+            self.current.setText(f"{PHASE_WORDS[progress.phase]}: {progress.path}")
         elif progress.phase in WORK_ON_NO_FILE:  # not the last file read, shown for the whole of embedding
             self.current.setText(WORK_ON_NO_FILE[progress.phase])
         self._show_overall(progress, now)

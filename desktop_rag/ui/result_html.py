@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from desktop_rag.core.search.highlight import QueryMatch, Span
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
+from desktop_rag.service.stats_words import CONTEXT_SOURCE_WORDS
 from desktop_rag.documents import (
     LOW_OCR_CONFIDENCE, copies_words, folder_and_name, metadata_words, unread_words,
 )
@@ -129,7 +130,7 @@ def ocr_badge(confidence: float, colors: Colors) -> str:
 
 
 # Who wrote a context, in a person's words ("rules", "llm" are the code's: issue 37).
-SOURCE_WORDS = {"rules": "automatic", "llm": "by the language model", "manual": "edited by you"}
+SOURCE_WORDS = CONTEXT_SOURCE_WORDS
 
 
 def source_words(source: str) -> str:
@@ -169,7 +170,7 @@ def score_tooltip(hit: Hit) -> str:
     if s.meaning is not None:
         lines.append(f"  meaning: {s.meaning:.0%} (how far it stands out from the other candidates in meaning)")
     lines.append(f"fused score {s.fused:.4f}" if s.fused is not None else "fused score —")
-    for name, value in (("dense (meaning)", s.dense), ("BM25 (keywords)", s.bm25), ("rerank", s.rerank)):
+    for name, value in (("meaning similarity", s.dense), ("keyword score", s.bm25), ("reranking model", s.rerank)):
         if value is not None:
             lines.append(f"{name}: {value:.4f}")
     return "\n".join(lines)

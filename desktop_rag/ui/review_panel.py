@@ -21,7 +21,7 @@ from desktop_rag.ui.tasks import TaskRunner
 
 
 REGENERATE, CANCEL_REGENERATE = "Regenerate with the LLM", "Cancel regenerating"
-COLUMNS = ("Document", "Chunk", "Context", "Source", "Quality", "Reviewed")
+COLUMNS = ("Document", "Passage", "Context", "Source", "Quality", "Reviewed")
 FILTER_LABELS = {"all": "All contexts", "low quality": "Quality below 0.6", "rules": "Rules contexts",
                  "llm": "LLM contexts", "hand-edited": "Hand-edited", "not reviewed": "Not reviewed yet",
                  "scanned": "On scanned pages (OCR)"}
@@ -117,9 +117,9 @@ class ReviewPanel(QWidget):
         self.count = QLabel()
         self.document = QTextBrowser()
         self.editor = QPlainTextEdit()
-        self.editor.setPlaceholderText("The context placed before this chunk when it is embedded and indexed")
+        self.editor.setPlaceholderText("The context placed before this passage when it is made searchable")
         self.questions = QPlainTextEdit()
-        self.questions.setPlaceholderText("Questions this chunk answers, one per line: found by keyword search "
+        self.questions.setPlaceholderText("Questions this passage answers, one per line: found by keyword search "
                                           "(the LLM writes them when Settings asks for questions)")
         self.questions.setMaximumHeight(5 * self.fontMetrics().height() + 12)
         self.breakdown = QLabel()
@@ -145,7 +145,7 @@ class ReviewPanel(QWidget):
         document = QWidget()
         left = QVBoxLayout(document)
         left.setContentsMargins(0, 0, 0, 0)
-        left.addWidget(QLabel("<b>The chunk in its document</b>"))
+        left.addWidget(QLabel("<b>The passage in its document</b>"))
         left.addWidget(self.document, 1)
         editor = QWidget()
         right = QVBoxLayout(editor)

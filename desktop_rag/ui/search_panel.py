@@ -80,7 +80,8 @@ class SearchPanel(QWidget):
         self.mode = QComboBox()
         for label, value in MODES:
             self.mode.addItem(label, value)
-        self.mode.setToolTip("Hybrid: meaning and keywords fused. Meaning: embeddings only. Keywords: BM25 only.")
+        self.mode.setToolTip("Hybrid: meaning and keywords together. Meaning: passages near the query in meaning. "
+                             "Keywords: the query's words.")
         self.rerank = QCheckBox("Rerank")
         self._update_rerank_availability()
         self.results = HitList()
@@ -390,8 +391,8 @@ class SearchPanel(QWidget):
         available = bool(self.library.settings.rerank_model)
         self.rerank.setEnabled(available)
         self.rerank.setChecked(available and self.library.settings.rerank)
-        self.rerank.setToolTip("Rerank the top results with the cross-encoder" if available else
-                               "Set a cross-encoder folder in Settings to rerank")
+        self.rerank.setToolTip("Rerank the top results with the reranking model" if available else
+                               "Set a reranking model in Settings to rerank")
 
 
 def _with_matches(rows: dict[int, dict], match: QueryMatch | None) -> dict[int, dict]:

@@ -36,10 +36,18 @@ def _number_box(settings: Settings, name: str, **looks) -> QSpinBox | QDoubleSpi
     return box
 
 
-def _choice_box(settings: Settings, name: str) -> QComboBox:
+# The LLM's context levels as a person reads them (the setting's values name the engine's units).
+LEVEL_WORDS = {"document": "document", "chunk": "passage", "document+chunk": "document and passage",
+               "document+section": "document and section",
+               "document+section+chunk": "document, section and passage"}
+
+
+def _choice_box(settings: Settings, name: str, words: dict[str, str] | None = None) -> QComboBox:
+    """The setting's choices, each shown in `words` where given; the value is the item's data."""
     box = QComboBox()
-    box.addItems(list(OPTIONS[name].choices or ()))
-    box.setCurrentText(getattr(settings, name))
+    for choice in OPTIONS[name].choices or ():
+        box.addItem((words or {}).get(choice, choice), choice)
+    box.setCurrentIndex(max(0, box.findData(getattr(settings, name))))
     return box
 
 
@@ -79,14 +87,14 @@ class SettingsDialog(QDialog):
         self.cap = _number_box(settings, "llm_cap_minutes_per_hour", decimals=0, suffix=" min",
                                specialValueText="no limit")
         self.server = QLineEdit(settings.llm_server, placeholderText="http://host:port (optional)")
-        self.levels = _choice_box(settings, "llm_context_levels")
+        self.levels = _choice_box(settings, "llm_context_levels", LEVEL_WORDS)
         self.embedding = QLineEdit(settings.embedding_model, placeholderText="multilingual-e5-small (the default)")
         self.chunk_tokens = _number_box(settings, "chunk_tokens")
         self.overlap = _number_box(settings, "chunk_overlap_tokens")
         self.context_words = _number_box(settings, "context_max_words")
         self.rerank = QCheckBox("Rerank results by default")
         self.rerank.setChecked(settings.rerank)
-        self.rerank_model = QLineEdit(settings.rerank_model, placeholderText="a cross-encoder folder (optional)")
+        self.rerank_model = QLineEdit(settings.rerank_model, placeholderText="its folder (optional)")
         self.ocr = QCheckBox("Read scanned pages and images (OCR)")
         self.ocr.setChecked(settings.ocr)
         self.ocr_languages = QLineEdit(settings.ocr_languages, placeholderText="eng+jpn")
@@ -131,12 +139,12 @@ class SettingsDialog(QDialog):
         form.addRow("At most, per hour", self.cap)
         form.addRow("Or an OpenAI-compatible server", self.server)
         form.addRow("LLM contexts per", self.levels)
-        form.addRow("Embedding model", _path_row(self.embedding, self._choose_embedding))
+        form.addRow("Meaning model", _path_row(self.embedding, self._choose_embedding))
         form.addRow("Passage size", self.chunk_tokens)
         form.addRow("Passage overlap", self.overlap)
         form.addRow("Longest context, in words", self.context_words)
         form.addRow("", self.rerank)
-        form.addRow("Cross-encoder folder", _path_row(self.rerank_model, self._choose_reranker))
+        form.addRow("Reranking model", _path_row(self.rerank_model, self._choose_reranker))
         form.addRow("", self.ocr)
         form.addRow("OCR languages", self.ocr_languages)
         form.addRow("No OCR in", self.ocr_skip)
@@ -199,7 +207,7 @@ class SettingsDialog(QDialog):
             self.embedding.setText(folder)
 
     def _choose_reranker(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Choose a cross-encoder model folder")
+        folder = QFileDialog.getExistingDirectory(self, "Choose the reranking model's folder")
         if folder:
             self.rerank_model.setText(folder)
 
@@ -212,7 +220,7 @@ class SettingsDialog(QDialog):
             llm_upgrade_when_idle=self.background.isChecked(), llm_only_when_idle=self.only_idle.isChecked(),
             llm_idle_minutes=self.idle_minutes.value(), llm_only_on_mains=self.only_mains.isChecked(),
             llm_cap_minutes_per_hour=self.cap.value(),
-            llm_context_levels=self.levels.currentText(), embedding_model=self.embedding.text().strip(),
+            llm_context_levels=self.levels.currentData(), embedding_model=self.embedding.text().strip(),
             chunk_tokens=int(self.chunk_tokens.value()), chunk_overlap_tokens=int(self.overlap.value()),
             context_max_words=int(self.context_words.value()), rerank=self.rerank.isChecked(),
             rerank_model=self.rerank_model.text().strip(), ocr=self.ocr.isChecked(),

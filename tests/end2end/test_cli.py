@@ -58,7 +58,7 @@ def test_index_search_stats_rebuild_contract(tmp_path, docs, data_dir):
     assert "Upgrade:     3 documents in a folder marked upgrade first\n" in cli(data_dir, "stats").stdout
 
     rebuilt = cli(data_dir, "rebuild")
-    assert f"{stats['chunks']} chunks embedded" in rebuilt.stdout
+    assert f"{stats['chunks']:,} passages searchable by meaning" in rebuilt.stdout
 
     readable = cli(data_dir, "search", "heron").stdout
     assert readable.startswith("1. ") and "context (rules):" in readable

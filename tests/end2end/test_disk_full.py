@@ -37,7 +37,7 @@ def assert_doctor_clean(data_dir, work_left_allowed: bool = False):
     """Nothing damaged; `work_left_allowed`: what a run cut short leaves for the next one (passages to embed, the
     keyword index to build) may be found, and nothing else (issue 50: the doctor says what waits)."""
     report = json.loads(cli(data_dir, "doctor", "--json", check=False).stdout)
-    left_work = ("wait to be embedded", "the keyword index is missing")
+    left_work = ("wait to be made searchable by meaning", "the keyword index is missing")
     assert [f for f in report["found"] if not (work_left_allowed and any(w in f for w in left_work))] == [], report
 
 

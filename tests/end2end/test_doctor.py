@@ -50,7 +50,7 @@ def test_a_removed_dense_index_is_rebuilt_by_the_next_run_which_says_so(docs, da
     result = cli(data_dir, "search", "medlar tree", "-k", "1", "--mode", "dense", "--json")
     assert json.loads(result.stdout)["results"] == [] and "doctor --repair" in result.stderr  # said, not silent
     summary = json.loads(cli(data_dir, "index", str(docs), "--json").stdout)
-    assert any("dense index was empty" in n for n in summary["notices"])
+    assert any("meaning index was empty" in n for n in summary["notices"])
     assert summary["embedded"] == 3
     hits = json.loads(cli(data_dir, "search", "medlar tree", "-k", "1", "--mode", "dense", "--json").stdout)
     assert hits["results"][0]["path"].endswith("medlar.md")
@@ -109,10 +109,12 @@ def test_passages_waiting_to_be_embedded_are_a_finding_the_repair_embeds(docs, d
         catalog.execute("UPDATE chunks SET embedded = 0")
 
     found = json.loads(cli(data_dir, "doctor", "--json").stdout)
-    assert found["found"] == [] and any("3 of 3 passages wait to be embedded" in w for w in found["waiting"])
-    assert "the dense index vectors of 0" in found["holds"] and "the keyword index 3" in found["holds"]
+    assert found["found"] == []
+    assert any("3 of 3 passages wait to be made searchable by meaning" in w for w in found["waiting"])
+    assert "the meaning index 0" in found["holds"] and "the keyword index 3" in found["holds"]
     said = cli(data_dir, "doctor").stdout
-    assert "The catalog holds 3 passages" in said and "waiting: 3 of 3 passages wait to be embedded" in said
+    assert "The catalog holds 3 passages" in said
+    assert "waiting: 3 of 3 passages wait to be made searchable by meaning" in said
     assert "agree on what they hold so far" in said
     repaired = json.loads(cli(data_dir, "doctor", "--repair", "--json").stdout)
     assert "3 passages waiting were embedded" in repaired["repaired"] and repaired["left"] == []

@@ -202,7 +202,7 @@ def test_the_mcp_inspector_lists_and_calls_every_tool_with_good_and_bad_argument
     bad = [("search_with_contextual_retrieval", {"query": "x", "limit": 0}, "limit must be between 1 and 100"),
            ("search_with_contextual_retrieval", {"query": "x", "mode": "psychic"}, "psychic"),
            ("generate_context_for_chunk", {"chunk_id": 2**64}, "chunk_id must be between 1 and"),
-           ("generate_context_for_chunk", {"chunk_id": 999999}, "there is no chunk 999999"),
+           ("generate_context_for_chunk", {"chunk_id": 999999}, "there is no passage 999999"),
            ("reindex_with_context", {"paths": ["/etc"]}, "not inside an indexed folder"),
            ("get_reindexing_progress", {"run_id": "nope"}, "there is no run nope"),
            ("get_contextual_retrieval_stats", {"verbose": True}, "verbose")]

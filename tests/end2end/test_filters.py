@@ -100,7 +100,7 @@ def test_similar_returns_the_chunks_neighbours(library, docs):
     assert similar.query == "similar to: Cats" and similar.mode == "dense"
     narrowed = library.similar(cat.chunk_id, k=3, filters=make_filters(folders=[str(docs)], types=["text"]))
     assert Path(narrowed.hits[0].path).name == "kittens.md"
-    with pytest.raises(BadInput, match="no chunk 999999"):
+    with pytest.raises(BadInput, match="no passage 999999"):
         library.similar(999999)
 
 

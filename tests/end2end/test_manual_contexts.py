@@ -66,7 +66,7 @@ def test_context_command(docs, data_dir):
     reverted = json.loads(cli(data_dir, "context", str(hit["chunk_id"]), "--revert", "--json").stdout)
     assert reverted["source"] == "rules" and reverted["text"] == hit["context"]
     missing = cli(data_dir, "context", "999999", check=False)
-    assert missing.returncode == 1 and "no chunk with id 999999" in missing.stderr
+    assert missing.returncode == 1 and "no passage with id 999999" in missing.stderr
 
 
 def test_regenerating_the_context_of_a_passage_whose_file_went_meanwhile_says_so(library, docs):

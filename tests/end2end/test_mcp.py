@@ -140,7 +140,7 @@ async def every_tool_good_and_bad(session, data_dir: Path, docs: Path, served_by
                          document_path=str(docs / "router.pdf"), max_words=20)
     assert passage["context"] and len(passage["context"].split()) <= 20
     assert "either chunk_id, or text" in await refused(session, "generate_context_for_chunk")
-    assert "there is no chunk 999999" in await refused(session, "generate_context_for_chunk", chunk_id=999999)
+    assert "there is no passage 999999" in await refused(session, "generate_context_for_chunk", chunk_id=999999)
     assert "not an indexed document" in await refused(session, "generate_context_for_chunk", text="words",
                                                       document_path="/etc/hostname")
     after = await call(session, "get_contextual_retrieval_stats")

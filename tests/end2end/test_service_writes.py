@@ -128,7 +128,7 @@ def test_the_cli_s_writes_go_to_the_running_service_and_its_clients_hear_them(se
     seen = _events_until(service, start, lambda events: any(e["kind"] == "changes" for e in events))
     assert next(e["changes"]["contexts"] for e in seen if e["kind"] == "changes") == [hit["chunk_id"]]
     missing = cli(data_dir, "context", "999999", check=False)
-    assert missing.returncode == 1 and "there is no chunk 999999" in missing.stderr
+    assert missing.returncode == 1 and "there is no passage 999999" in missing.stderr
 
     marked = cli(data_dir, "upgrade-first", str(docs))
     assert str(docs.resolve()) in marked.stdout
@@ -138,7 +138,8 @@ def test_the_cli_s_writes_go_to_the_running_service_and_its_clients_hear_them(se
 
     start = service.call("events")
     rebuilt = cli(data_dir, "rebuild")
-    assert "Rebuilt from the catalog: 1 chunks embedded" in rebuilt.stdout and "In desktop-rag service" in rebuilt.stderr
+    assert "Rebuilt from the catalog: 1 passage searchable by meaning" in rebuilt.stdout
+    assert "In desktop-rag service" in rebuilt.stderr
     seen = _events_until(service, start, lambda events: any(
         e["kind"] == "run" and e["run"]["kind"] == "rebuild" and e["run"]["state"] == "finished" for e in events))
     assert any(e["run"]["state"] == "running" for e in seen if e["kind"] == "run")

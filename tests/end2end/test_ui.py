@@ -296,7 +296,7 @@ def test_on_start_a_lost_dense_index_is_rebuilt_and_the_panel_says_so(qtbot, win
     earlier.vectors.reset()  # the store lost, the catalog still saying every chunk is in it
     earlier.close()
     win = window()
-    qtbot.waitUntil(lambda: "dense index was empty" in win.progress.title.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "meaning index was empty" in win.progress.title.text(), timeout=WAIT_MS)
     stats = win.library.stats()
     assert stats["dense_index_vectors"] >= stats["chunks"]
     win.search.mode.setCurrentIndex(win.search.mode.findData("dense"))

@@ -155,9 +155,9 @@ def totals_sentence(totals: dict) -> str | None:
     if not totals.get("pages") and not totals.get("unread_pages"):
         return None
     mean = f", mean confidence {totals['mean_confidence']:.2f}" if totals.get("mean_confidence") is not None else ""
-    unread = (f"; {totals['unread_pages']} scanned pages not read (OCR off or skipped for their folder)"
+    unread = (f"; {totals['unread_pages']:,} scanned pages not read (OCR off or skipped for their folder)"
               if totals.get("unread_pages") else "")
-    return f"{totals['pages']} scanned pages read in {totals['documents']} files{mean}{unread}"
+    return f"{totals['pages']:,} scanned pages read in {totals['documents']:,} files{mean}{unread}"
 
 
 def render_scale(width_pt: float, height_pt: float, native_px: tuple[int, int] | None = None) -> float:

@@ -10,6 +10,9 @@ from desktop_rag.core.changes import Changes
 from desktop_rag.documents import duration_words
 
 PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
+# Each phase as a person reads it, in the window's panel and the CLI's progress lines alike.
+PHASE_WORDS = {"scan": "Finding files", "parse": "Reading", "ocr": "OCR", "contextualize": "Contexts",
+               "embed": "Meaning search", "index": "Keyword search"}
 LOADING_NOTE = "Loading the language model…"
 
 
@@ -67,15 +70,15 @@ class IndexSummary:
         return summary
 
     def headline(self, stopped: str = "Interrupted") -> str:
-        """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 chunks), …");
+        """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 passages), …");
         `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
-        inside = f"{self.inside} documents inside them, " if self.inside else ""
-        named = f", {self.without_text} without text, found by name" if self.without_text else ""
-        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed} files indexed "
-                f"({inside}{self.chunks} chunks{named}), "
-                f"{self.unchanged} unchanged, {len(self.failed)} failed, {self.removed} removed"
-                + (f", {self.moved} moved" if self.moved else "")
-                + (f", {self.skipped} skipped (not text, or a format not read)" if self.skipped else "")
+        inside = f"{self.inside:,} documents inside them, " if self.inside else ""
+        named = f", {self.without_text:,} without text, found by name" if self.without_text else ""
+        return (f"{stopped if self.cancelled else 'Done'}: {self.indexed:,} files indexed "
+                f"({inside}{self.chunks:,} passages{named}), "
+                f"{self.unchanged:,} unchanged, {len(self.failed):,} failed, {self.removed:,} removed"
+                + (f", {self.moved:,} moved" if self.moved else "")
+                + (f", {self.skipped:,} skipped (not text, or a format not read)" if self.skipped else "")
                 + f", in {duration_words(self.seconds)}")
 
     @property
@@ -87,7 +90,7 @@ class IndexSummary:
         """What the run changed, in words ("2 indexed", "1 moved", …), the counts that are not zero."""
         counts = ((self.indexed, "indexed"), (self.moved, "moved"), (self.removed, "removed"),
                   (len(self.failed), "failed"), (self.skipped, "skipped"))
-        return [f"{n} {label}" for n, label in counts if n]
+        return [f"{n:,} {label}" for n, label in counts if n]
 
 
 ProgressCallback = Callable[[Progress], None]

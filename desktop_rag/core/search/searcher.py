@@ -205,7 +205,7 @@ class Searcher:
             stored = self.vectors.windows([chunk_id]).get(chunk_id)
         records = self.catalog.chunks_by_id([chunk_id])
         if chunk_id not in records:
-            raise BadInput(f"there is no chunk {chunk_id} (ids come from search results)")
+            raise BadInput(f"there is no passage {chunk_id} (ids come from search results)")
         if stored is None:
             raise BadInput("that passage is not embedded yet: it can be searched for by meaning once indexing "
                            "has embedded it")
