@@ -155,8 +155,7 @@ class Settings:
     # Questions each chunk answers, written by the model after its chunk sentence and keyword-indexed with the
     # context (doc2query; core/llm/prompts.py CHUNK_QUESTIONS). Measured: docs/benchmarks.md, "Questions…".
     llm_questions: int = setting(
-        0, "Questions the LLM writes per passage, found by keyword search with its context (0: none)", minimum=0,
-        maximum=3,
+        0, "Questions the LLM writes per passage, keyword-searchable with its context (0: none)", minimum=0, maximum=3,
         effect="applies to passages the LLM writes contexts for from now on")
     # An OpenAI-compatible server (llama.cpp server, vLLM, Ollama: "http://host:port"); empty means llm_model
     # in-process. llm_server_model picks one of the server's models (empty: its first).

@@ -152,9 +152,7 @@ class LibraryTools:
         openable = str(self.library.openable_path(path)) if path is not None else None
         return {"path": openable, "served_by": self.served_by}
 
-    def hello(self) -> dict:
-        """`stopping`: asked to stop, it is on its way out (a front end arriving now waits for it to go and starts
-        another: background_process.who_answers)."""
+    def hello(self) -> dict:  # `stopping`: on its way out (a front end arriving waits for it to go: who_answers)
         return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role,
                 "stopping": self.stop_asked.is_set()}
 

@@ -80,8 +80,7 @@ class SearchPanel(QWidget):
         self.mode = QComboBox()
         for label, value in MODES:
             self.mode.addItem(label, value)
-        self.mode.setToolTip("Hybrid: meaning and keywords together. Meaning: passages near the query in meaning. "
-                             "Keywords: the query's words.")
+        self.mode.setToolTip("Hybrid: meaning and keywords together. Meaning: near in meaning. Keywords: the words.")
         self.rerank = QCheckBox("Rerank")
         self._update_rerank_availability()
         self.results = HitList()
