@@ -216,10 +216,10 @@ class Settings:
         " again")
     # Embedding model: a folder in sentence-transformers layout; empty means the one shipped by PyPI.
     embedding_model: str = setting(
-        "", "Embedding model: multilingual-e5-small, ~100 languages (packaged, the default); "
+        "", "Meaning model: multilingual-e5-small, ~100 languages (packaged, the default); "
         "all-MiniLM-L6-v2, English only, ~4× faster (packaged); or a sentence-transformers "
         "model folder", rebuilds=frozenset({"embedder"}),
-        effect="every chunk is embedded again with the new model")
+        effect="every passage is made searchable by meaning again with the new model")
     embed_batch_size: int = setting(32, "Texts embedded per call", minimum=1, rebuilds=frozenset({"embedder"}))
     # auto: int8 through ONNX Runtime where the model converts (core/dense/onnx_runtime.py), else torch.
     embedding_precision: str = setting(
@@ -234,7 +234,7 @@ class Settings:
     fusion_bm25_weight: float = setting(0.65, "Weight of the keyword list in the fusion (0–1)", minimum=0, maximum=1)
     rrf_k: int = setting(60, "Reciprocal rank fusion's rank offset", minimum=1)
     rerank: bool = setting(False, "Rerank results with the reranking model by default")
-    rerank_model: str = setting("", "A reranking model's folder (a cross-encoder; nothing ships one offline)",
+    rerank_model: str = setting("", "A reranking model's folder (a CrossEncoder; none ships offline)",
                                 rebuilds=frozenset({"reranker"}))
     rerank_candidates: int = setting(30, "Hits the reranking model reorders", minimum=1)
     # Chroma server ("host:port"); empty means the embedded PersistentClient in the data folder.

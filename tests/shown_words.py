@@ -38,8 +38,9 @@ def widget_texts(root) -> Iterator[tuple[str, str]]:
     """(where, text) for every text of our making under `root` (a window, a dialog, a menu): labels, buttons,
     tooltips, placeholders, tab and header labels, menu and context-menu actions, combo items, group titles."""
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QComboBox, QGroupBox, QLabel, QLineEdit,
-                                   QMenu, QPlainTextEdit, QTabWidget, QTextEdit, QTreeWidget, QWidget)
+    from PySide6.QtWidgets import (QAbstractButton, QComboBox, QGroupBox, QLabel, QLineEdit,
+                                   QMenu, QPlainTextEdit, QTableView, QTabWidget, QTextEdit, QTreeView,
+                                   QTreeWidget, QWidget)
 
     widgets = [root, *root.findChildren(QWidget)]
     for widget in widgets:
@@ -62,9 +63,10 @@ def widget_texts(root) -> Iterator[tuple[str, str]]:
             texts += [header.text(i) for i in range(widget.columnCount())]
             for i in range(widget.topLevelItemCount()):  # the failures' groups ("1 file could not be read")
                 texts.append(widget.topLevelItem(i).text(0))
-        elif isinstance(widget, QAbstractItemView) and widget.model() is not None:
+        elif isinstance(widget, (QTableView, QTreeView)) and widget.model() is not None:
             model = widget.model()
-            texts += [str(model.headerData(i, Qt.Orientation.Horizontal) or "") for i in range(model.columnCount())]
+            columns = model.columnCount()
+            texts += [str(model.headerData(i, Qt.Orientation.Horizontal) or "") for i in range(columns)]
         if isinstance(widget, QMenu):
             texts.append(widget.title())
         for action in widget.actions():
