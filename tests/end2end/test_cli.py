@@ -51,7 +51,7 @@ def test_index_search_stats_rebuild_contract(tmp_path, docs, data_dir):
     # broken.pdf is found by its name: its one passage, its name card, has no context
     assert stats["contexts_by_source"] == {"rules": stats["chunks"] - 1, "none": 1}
     assert stats["failures"][0]["path"].endswith("broken.pdf")
-    assert "Documents:   3 indexed, 1 failed, 1 skipped" in cli(data_dir, "stats").stdout
+    assert "Documents:     3 indexed, 1 failed, 1 skipped" in cli(data_dir, "stats").stdout
     # The searches above are what the LLM upgrade takes first; a folder can be put before them.
     assert stats["upgrade_order"]["among recent search hits"] >= 2
     assert f"LLM contexts are written first for: {docs}" in cli(data_dir, "upgrade-first", str(docs)).stdout

@@ -235,7 +235,7 @@ def test_with_serve_running_the_calls_are_answered_by_it(serving):
     # The CLI asks it too, and gets what a search of its own would give.
     assert cli_hits(data_dir, "compost heap", local=False) == cli_hits(data_dir, "compost heap", local=True)
     human = cli(data_dir, "stats").stdout
-    assert "Documents:   5 indexed" in human
+    assert "Documents:     5 indexed" in human
 
     process.terminate()  # serve stops: the next calls work on their own, as without it
     process.wait(timeout=30)
