@@ -55,7 +55,7 @@ def test_index_search_stats_rebuild_contract(tmp_path, docs, data_dir):
     # The searches above are what the LLM upgrade takes first; a folder can be put before them.
     assert stats["upgrade_order"]["among recent search hits"] >= 2
     assert f"LLM contexts are written first for: {docs}" in cli(data_dir, "upgrade-first", str(docs)).stdout
-    assert "Upgrade:     3 documents in a folder marked upgrade first\n" in cli(data_dir, "stats").stdout
+    assert "Upgrade order: 3 documents in a folder marked upgrade first\n" in cli(data_dir, "stats").stdout
 
     rebuilt = cli(data_dir, "rebuild")
     assert f"{stats['chunks']:,} passages searchable by meaning" in rebuilt.stdout
@@ -175,7 +175,7 @@ def test_every_setting_is_described_once_and_checked_on_set_and_on_load(data_dir
 
     assert {f.name for f in fields(Settings)} == set(OPTIONS)  # a new setting comes with its help and limits
     shown = cli(data_dir, "settings", "embedding_model")
-    assert shown.stdout.strip() == '""' and "~100 languages" in shown.stderr and "embedded again" in shown.stderr
+    assert shown.stdout.strip() == '""' and "~100 languages" in shown.stderr and "searchable by meaning again" in shown.stderr
     changed = cli(data_dir, "settings", "chunk_tokens", "256")
     assert "note: applies to files indexed from now on" in changed.stderr
     for key, value, message in (("fusion_bm25_weight", "1.5", "at most 1"), ("candidates", "0", "at least 1"),
