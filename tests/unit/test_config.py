@@ -44,7 +44,7 @@ def test_the_limits_every_front_end_shows_are_the_ones_checked():
 def test_what_a_change_does_comes_from_the_setting_s_entry():
     said = what_changing_does(["chunk_tokens", "rerank", "embedding_model"])
     assert [line.split(":")[0] for line in said] == ["chunk_tokens", "embedding_model"]  # rerank changes nothing stored
-    assert "embedded again" in said[1]
+    assert "made searchable by meaning again" in said[1]
 
 
 def test_a_change_is_checked_whole_before_any_value_is_set_and_saved_once(tmp_path):
