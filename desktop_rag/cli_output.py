@@ -8,7 +8,8 @@ from typing import TextIO
 from desktop_rag.cli_terminal import shown
 from desktop_rag.core.indexing.report import PHASE_WORDS, IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
-from desktop_rag.documents import copies_words, duration_words, metadata_words, question_list, unread_words
+from desktop_rag.documents import (SCORE_WORDS, copies_words, duration_words, metadata_words, question_list,
+                                   unread_words)
 from desktop_rag.service.stats_words import stats_rows
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
@@ -62,10 +63,6 @@ class ProgressPrinter:
 def _shorten(path: str, width: int = 60) -> str:
     path = shown(path)
     return path if len(path) <= width else "…" + path[-(width - 1):]
-
-
-# A hit's raw scores, by what each measures (the JSON keeps the engine's names).
-SCORE_WORDS = {"dense": "similarity", "bm25": "keyword score", "fused": "combined", "rerank": "reranked"}
 
 
 def print_index_summary(s: IndexSummary, out: TextIO) -> None:

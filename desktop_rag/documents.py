@@ -40,6 +40,13 @@ def local_day(epoch: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(epoch))
 
 
+# Who wrote a context, in a person's words ("rules", "llm" are the code's: issue 37), for a hit and for the stats.
+CONTEXT_SOURCE_WORDS = {"rules": "automatic", "llm": "by the language model", "manual": "edited by you",
+                        "none": "none"}
+# A hit's raw scores, by what each measures, for the CLI's results and the window's tooltip (JSON keeps the code's).
+SCORE_WORDS = {"dense": "meaning similarity", "bm25": "keyword score", "fused": "combined", "rerank": "reranked"}
+
+
 def metadata_words(metadata: dict[str, str] | None, dated: float | None = None) -> str:
     """What a hit says of its document: "from Anna Berg <anna@example.org>, 2025-03-14 09:30" for a mail (and an
     attachment, "attached to …"), "by Kim, modified 2025-03-01" for an office file, the day being `dated` (epoch

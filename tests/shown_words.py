@@ -91,8 +91,7 @@ def clipped_labels(root) -> list[str]:
         if "\n" in text:
             continue
         needed = label.fontMetrics().horizontalAdvance(" ".join(text.split()))
-        room = label.contentsRect().width() - 2 * label.margin() - label.indent() if label.indent() > 0 else \
-            label.contentsRect().width() - 2 * label.margin()
+        room = label.contentsRect().width() - 2 * label.margin() - max(label.indent(), 0)
         if needed > room + 1 and " ".join(text.split()) not in label.toolTip():
             found.append(f"{text[:60]!r}: {needed} px in {room}")
     return found

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 from desktop_rag.core.files.ocr import totals_sentence
 from desktop_rag.core.library_reads import upgrade_order_sentence
-from desktop_rag.documents import documents_sentence
+from desktop_rag.documents import CONTEXT_SOURCE_WORDS, documents_sentence
 
-# Who wrote a context, as a hit says it (ui/result_html.py shows the same words beside a context).
-CONTEXT_SOURCE_WORDS = {"rules": "automatic", "llm": "by the language model", "manual": "edited by you",
-                        "none": "none"}
 # The data folder's parts, as the place each search looks in.
 STORE_WORDS = {"catalog": "catalog", "chroma": "meaning index", "bm25": "keyword index"}
 

@@ -21,7 +21,6 @@ from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import duration_words, folder_and_name
 from desktop_rag.ui.theme import icon
 
-
 # What the run does when its step is no one file's (issue 37: an image's name stood there for 22 minutes).
 WORK_ON_NO_FILE = {"embed": "Making the passages read so far searchable by meaning…",
                    "index": "Making the files read so far searchable by their words…"}

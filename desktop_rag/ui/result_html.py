@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from desktop_rag.core.search.highlight import QueryMatch, Span
 from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
 from desktop_rag.core.search.searcher import Hit
-from desktop_rag.service.stats_words import CONTEXT_SOURCE_WORDS
 from desktop_rag.documents import (
-    LOW_OCR_CONFIDENCE, copies_words, folder_and_name, metadata_words, unread_words,
+    CONTEXT_SOURCE_WORDS, LOW_OCR_CONFIDENCE, SCORE_WORDS, copies_words, folder_and_name, metadata_words,
+    unread_words,
 )
 
 SNIPPET_CHARS = 360
@@ -129,12 +129,8 @@ def ocr_badge(confidence: float, colors: Colors) -> str:
     return f"<span style='color:{colors.context_label}'>scanned page, OCR {confidence:.2f}</span>"
 
 
-# Who wrote a context, in a person's words ("rules", "llm" are the code's: issue 37).
-SOURCE_WORDS = CONTEXT_SOURCE_WORDS
-
-
 def source_words(source: str) -> str:
-    return SOURCE_WORDS.get(source, source)
+    return CONTEXT_SOURCE_WORDS.get(source, source)
 
 
 def context_block(context: str, label: str, colors: Colors, matches: Mapping[str, Sequence[Span]],
@@ -169,10 +165,10 @@ def score_tooltip(hit: Hit) -> str:
              f"  keywords: {s.keywords:.0%} of the query's words are in this passage"]
     if s.meaning is not None:
         lines.append(f"  meaning: {s.meaning:.0%} (how far it stands out from the other candidates in meaning)")
-    lines.append(f"fused score {s.fused:.4f}" if s.fused is not None else "fused score —")
-    for name, value in (("meaning similarity", s.dense), ("keyword score", s.bm25), ("reranking model", s.rerank)):
-        if value is not None:
-            lines.append(f"{name}: {value:.4f}")
+    lines.append(f"{SCORE_WORDS['fused']} score " + (f"{s.fused:.4f}" if s.fused is not None else "—"))
+    for name in ("dense", "bm25", "rerank"):
+        if (value := getattr(s, name)) is not None:
+            lines.append(f"{SCORE_WORDS[name]}: {value:.4f}")
     return "\n".join(lines)
 
 
