@@ -32,15 +32,18 @@ def close_session(session) -> None:
 
 
 def stop_the_service(data_dir: Path) -> None:
-    """`desktop-rag stop` as the person would, then until its process is gone."""
+    """`desktop-rag stop` as the person would, then until every service process of the data folder is gone: found
+    by its command line, not by its hello, since a service already stopping (the window asked it as it closed) no
+    longer introduces itself (background_process.who_answers) yet may still be ending (CI: one left running)."""
     import psutil
 
-    from desktop_rag.service.background_process import stop_answering, who_answers
+    from desktop_rag.service.background_process import stop_answering
 
-    hello = who_answers(data_dir)
     stop_answering(data_dir, wait_s=30)
-    if hello is not None:
-        try:
-            psutil.Process(hello["pid"]).wait(timeout=30)
-        except psutil.NoSuchProcess:
-            pass
+    for process in psutil.process_iter(["cmdline"]):
+        command = process.info["cmdline"] or []
+        if "desktop_rag" in command and "service" in command and str(data_dir) in command:
+            try:
+                process.wait(timeout=30)
+            except psutil.NoSuchProcess:
+                pass

@@ -248,7 +248,7 @@ def test_the_cli_names_the_corrupt_image_and_shows_hits_on_scans_as_such(scans, 
     assert "receipt.png  page 1  (scanned page, OCR 0." in found
     top = cli_json(data_dir, "search", "monthly rent", "-k", "1", "--json")["results"][0]
     assert top["path"].endswith("lease.pdf") and top["page"] == 1 and top["ocr_confidence"] > 0.85
-    assert "OCR:         4 scanned pages read in 3 files, mean confidence 0." in cli(data_dir, "stats").stdout
+    assert "OCR:           4 scanned pages read in 3 files, mean confidence 0." in cli(data_dir, "stats").stdout
 
 
 def test_a_phone_photo_in_heic_is_read(tmp_path):

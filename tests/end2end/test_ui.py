@@ -102,7 +102,7 @@ def test_search_shows_the_hit_with_its_context_set_apart_and_query_words_marked(
     assert html.index("CONTEXT") < html.index("shallow water")
     assert "heron</span>" in html and "fish</span>" in html  # query words on a highlight background
     assert "page 1" in html
-    assert "fused score" in label.toolTip() and "dense" in label.toolTip()
+    assert "combined score" in label.toolTip() and "meaning similarity" in label.toolTip()
     qtbot.waitUntil(lambda: "shallow water" in win.search.preview.toHtml(), timeout=WAIT_MS)  # read off-thread
     assert "Herons" in win.search.preview.toHtml()
     assert win.search._colors.mark_background in win.search.preview.toHtml()  # its words marked, found off-thread
