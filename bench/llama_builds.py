@@ -51,7 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     text = ROOT / "README.md"
     sys.path.insert(0, str(ROOT))
-    from desktop_rag.config import models_cache_dir
+    from desktop_rag.data_folders import models_cache_dir
     from desktop_rag.core.llm.models import resolve_model
 
     model = resolve_model("qwen2.5-coder-1.5b-instruct-q4_k_m", models_cache_dir())  # assembled by this venv

@@ -14,7 +14,8 @@ from pathlib import Path
 from desktop_rag import cli_service, cli_writes
 from desktop_rag.cli_parser import build_parser
 from desktop_rag.cli_terminal import HarmlessStream
-from desktop_rag.config import OPTIONS, Settings, describe, parse_setting, resolve_data_dir
+from desktop_rag.config import OPTIONS, Settings, describe, parse_setting
+from desktop_rag.data_folders import resolve_data_dir
 from desktop_rag.cli_writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE, cancelled_by_signals,
                                     interrupted, name_this_process, open_library_for_writing)
 from desktop_rag.core.search.filters import make_filters
@@ -300,6 +301,7 @@ _COMMANDS = {
     "watch": cli_service.cmd_watch,
     "service": cli_service.cmd_service,
     "stop": cli_service.cmd_stop,
+    "status": cli_service.cmd_status,
     "quick": cli_service.cmd_quick,
     "tray": cli_service.cmd_tray,
     "search": cmd_search,

@@ -80,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "it to a key; Enter opens, Ctrl+Enter opens the folder, Esc closes)")
     commands.add_parser("tray", help="an icon in the desktop's tray: what the window or the background service is "
                         "doing, Search…, Pause/Resume, Open, Quit (the window starts it where there is a tray)")
+    status = commands.add_parser("status", help="what the background service is doing, in one line (indexing 42%%, "
+                                 "paused, idle): what the tray and the window show")
+    status.add_argument("--json", action="store_true", help="the state as the service keeps it (share done, time "
+                        "left, paused, the run in hand)")
     commands.add_parser("stop", help="stop the process answering for the data folder (the service, `watch`, "
                         "`serve`); what it applied is kept")
 

@@ -55,6 +55,33 @@ def cmd_stop(args, data_dir: Path) -> int:
     return 0
 
 
+def cmd_status(args, data_dir: Path) -> int:
+    """The service's one state (service/activity.py) in its own words, as the tray and the window show it; it
+    starts nothing. Exit status 0 when a process answers, 3 when none does (for scripts)."""
+    from desktop_rag.service.background_process import service_starting
+    from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+
+    client = EndpointClient.for_library(data_dir)
+    state = None
+    if client is not None:
+        try:
+            state = client.call("status")
+        except EndpointGone:
+            state = None
+        finally:
+            client.close()
+    if state is None:
+        words = ("Starting: the background service has begun and does not answer yet" if service_starting(data_dir)
+                 else f"Not running: nothing answers for {data_dir} (the window, or `desktop-rag service`, starts "
+                 "it)")
+        state = {"doing": "not running", "words": words}
+    if args.json:
+        print(json.dumps(state, ensure_ascii=False))
+    else:
+        print(state["words"])
+    return 0 if state["doing"] != "not running" else 3
+
+
 def index_through_service(args, data_dir: Path) -> int | None:
     """`desktop-rag index` while a service (or `watch`, or `serve`) answers for the data folder: the run is its,
     followed here until it ends (it holds the data folder, so a run of this process's own would be refused);

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import asdict, dataclass, field, fields
 from collections.abc import Mapping
@@ -14,8 +13,6 @@ from desktop_rag.platform import autostart
 from desktop_rag import remedies
 from desktop_rag.settings_store import write_settings
 
-DATA_DIR_ENV = "DESKTOP_RAG_DATA_DIR"
-MODELS_DIR_ENV = "DESKTOP_RAG_MODELS_DIR"
 SETTINGS_FILE = "settings.json"
 
 DEFAULT_IGNORE_PATTERNS = (
@@ -40,49 +37,6 @@ CONTEXT_CHOICES = ("auto", "llm", "rules", "none")
 LLM_CONTEXT_LEVELS = ("document", "chunk", "document+chunk", "document+section", "document+section+chunk")
 FUSION_METHODS = ("convex", "rrf")  # core/search/fusion.py
 EMBEDDING_PRECISIONS = ("auto", "int8", "bfloat16", "float32")  # core/dense/embedding.py
-
-
-def default_data_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("desktop-rag", appauthor=False))
-
-
-def models_cache_dir() -> Path:
-    """Where packaged models are assembled: a cache shared by every library of this user (a 1.1 GB file need not
-    exist once per data folder). $DESKTOP_RAG_MODELS_DIR overrides it."""
-    if os.environ.get(MODELS_DIR_ENV):
-        return Path(os.environ[MODELS_DIR_ENV]).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("desktop-rag", appauthor=False)) / "models"
-
-
-def chosen_data_dir_file() -> Path:
-    """Where the data folder picked in the app is remembered: outside any data folder, since it names one."""
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("desktop-rag", appauthor=False)) / "data-folder.txt"
-
-
-def remember_data_dir(folder: Path) -> None:
-    target = chosen_data_dir_file()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(str(folder), encoding="utf-8")
-
-
-def resolve_data_dir(cli_value: str | os.PathLike | None = None) -> Path:
-    """--data-dir wins over $DESKTOP_RAG_DATA_DIR, which wins over the folder picked in the app, which wins over
-    the platform's user data folder. The CLI and the app resolve alike, so both see the same library."""
-    if cli_value:
-        return Path(cli_value).expanduser().resolve()
-    if os.environ.get(DATA_DIR_ENV):
-        return Path(os.environ[DATA_DIR_ENV]).expanduser().resolve()
-    try:
-        chosen = chosen_data_dir_file().read_text(encoding="utf-8").strip()
-    except OSError:
-        chosen = ""
-    return Path(chosen) if chosen else default_data_dir()
 
 
 @dataclass(frozen=True)
@@ -345,6 +299,13 @@ def parse_setting(name: str, text: str):
 
 
 def what_changing_does(names) -> list[str]:
-    """For a person who just changed these settings: what each change does to what is already indexed."""
-    return [f"{name}: {OPTIONS[name].effect}" for name in names if name in OPTIONS and OPTIONS[name].effect]
+    """What each change does to what is indexed, for the window: the setting named by its help's first words
+    ("Passage size: applies to…"; it said "chunk_tokens: …", a name only the CLI's users type)."""
+    return [f"{setting_words(name)}: {OPTIONS[name].effect}" for name in names
+            if name in OPTIONS and OPTIONS[name].effect]
+
+
+def setting_words(name: str) -> str:
+    """A setting as a person names it: its help up to the first comma, colon or bracket."""
+    return re.split(r"[,:(]", OPTIONS[name].help, maxsplit=1)[0].strip()
 

@@ -1,6 +1,5 @@
-"""The Python API of one data folder (its catalog, its indexes, its models), built for writing by the service
-alone (service/writer_process.py) and the CLI's `--local` path. Heavy parts (Chroma, the embedding model, the
-reranker) are created on first use, so opening a library and reading its catalog is instant."""
+"""The Python API of one data folder (its catalog, indexes and models), built for writing by the service alone
+(service/writer_process.py) and the CLI's `--local` path; heavy parts are made on first use (opening is instant)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 from collections.abc import Mapping, Sequence
 
-from desktop_rag.config import OPTIONS, Settings, models_cache_dir, what_changing_does
+from desktop_rag.config import OPTIONS, Settings, what_changing_does
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
@@ -276,6 +275,7 @@ class Library:
         from desktop_rag.core.llm.engines import local_engine
         from desktop_rag.core.llm.llama_process import LlamaInChild
         from desktop_rag.core.llm.models import resolve_model
+        from desktop_rag.data_folders import models_cache_dir
 
         engine = local_engine(self.settings.llm_engine)
         path = resolve_model(self.settings.llm_model, models_cache_dir())

@@ -11,28 +11,70 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import asdict, dataclass
 from typing import Protocol, TYPE_CHECKING
 
-from desktop_rag.service.runs import RunRegistry
+from desktop_rag.documents import duration_words
+from desktop_rag.service.runs import RunRegistry, RunState
 
 if TYPE_CHECKING:
     from desktop_rag.core.library import Library
     from desktop_rag.core.runs.lane import WriteLane
 
 DOINGS = ("catching up", "indexing", "applying changes", "writing LLM contexts", "paused", "idle")
+# A run's time left is told once the run has measured its rates for this long (the window's panel waits as long):
+# its first seconds list and read the small files, and an estimate from them swung between 38 min and 3.1 h.
+ESTIMATE_AFTER_S = 5.0
 
 
 @dataclass(frozen=True)
 class Activity:
+    """The one state of the process answering for a library: every front end (the tray, `desktop-rag status`,
+    the window's line) shows it as it is, in the words `sentence()` gives (issue 60: the tray said "Catching up
+    7%" while the window said "Paused", and each told a pause its own way)."""
+
     doing: str  # one of DOINGS
     share_done: float | None = None  # of the catch-up or the run, when it is one
+    seconds_left: float | None = None  # the run's own estimate, once worth telling (ESTIMATE_AFTER_S)
+    run_id: str | None = None  # the run in hand, for a front end's Pause and Cancel of it
+    run_paused: bool = False  # the run in hand was asked to pause (held: it stopped after the step in hand)
+    held: bool = False
+    llm_paused: bool = False  # the background LLM work is paused (a setting, kept across restarts)
+
+    @property
+    def paused(self) -> bool:
+        """Anything the person paused: what the tray's Resume lets go."""
+        return self.run_paused or self.llm_paused
 
     def as_dict(self) -> dict:
         values = asdict(self)
         if self.share_done is not None:
             values["share_done"] = round(self.share_done, 2)  # a change of a percent is news; less is not
+        if self.seconds_left is not None:  # nor is a second less of an estimate: minutes are what is read
+            values["seconds_left"] = round(self.seconds_left, -1 if self.seconds_left < 600 else -2)
+        values["paused"] = self.paused
+        values["words"] = self.sentence()
         return values
+
+    def sentence(self) -> str:
+        """The state in one line, as every front end says it."""
+        share = f" {self.share_done:.0%}" if self.share_done is not None else ""
+        if self.doing in ("catching up", "indexing"):
+            what = "Catching up with changes made while nothing watched" if self.doing == "catching up" \
+                else "Indexing"
+            if self.run_paused:
+                return (f"Paused: {what.lower()}, {share.strip() or 'begun'} done; nothing moves until you resume"
+                        if self.held else f"Pausing: {what.lower()}{share}, after the step in hand")
+            left = f", about {duration_words(self.seconds_left)} left" if self.seconds_left else ""
+            return f"{what}{share}{left}"
+        if self.doing == "applying changes":
+            return "Applying file changes"
+        if self.doing == "writing LLM contexts":
+            return "Writing LLM contexts"
+        if self.doing == "paused":
+            return "Background work paused"
+        return "Idle: the index is up to date"
 
 
 def version_of(state: dict) -> str:
@@ -62,16 +104,23 @@ class LaneActivity:
         self.catch_up_share = None
 
     def now(self) -> Activity:
-        if self.catch_up_share is not None:
-            return Activity("catching up", self.catch_up_share)
-        doing = self._lane.doing
-        if doing == "run":
-            run = self._runs.get()
-            return Activity("indexing", run.share_done if run is not None else None)
-        if doing == "changes":
-            return Activity("applying changes")
-        if doing == "upgrade":
-            return Activity("writing LLM contexts")
-        if self._library.settings.llm_upgrade_paused:
-            return Activity("paused")
-        return Activity("idle")
+        llm_paused = bool(self._library.settings.llm_upgrade_paused)
+        run = self._runs.get()
+        if run is not None and run.state != "running":
+            run = None
+        if self.catch_up_share is not None or (run is not None and self._lane.doing == "run"):
+            doing = "catching up" if self.catch_up_share is not None else "indexing"
+            share = run.share_done if run is not None else self.catch_up_share
+            return Activity(doing, share, _estimate(run), run.run_id if run else None,
+                            bool(run and run.paused), bool(run and run.held), llm_paused)
+        if self._lane.doing == "changes":
+            return Activity("applying changes", llm_paused=llm_paused)
+        if self._lane.doing == "upgrade":
+            return Activity("writing LLM contexts", llm_paused=llm_paused)
+        return Activity("paused" if llm_paused else "idle", llm_paused=llm_paused)
+
+
+def _estimate(run: RunState | None) -> float | None:
+    if run is None or run.seconds_left is None or run.started_at is None:
+        return None
+    return run.seconds_left if time.time() - run.started_at >= ESTIMATE_AFTER_S else None

@@ -220,7 +220,9 @@ OPERATIONS = {operation.name: operation for operation in (
     Operation("stop", (Argument("everything", "boolean", False),)),
     # The tray's (ui/tray.py): what the process is doing, waiting up to wait_s for a change from `after`.
     Operation("status", (_optional_text("after", 40), Argument("wait_s", "number", 0.0, minimum=0, maximum=30))),
-    Operation("pause_background", (Argument("paused", "boolean"),)),
+    # The tray's Pause and Resume: the LLM's work and the runs in hand (`runs` False: the LLM's alone, the window's
+    # LLM line).
+    Operation("pause_background", (Argument("paused", "boolean"), Argument("runs", "boolean", True))),
     # The quick popup's, as it opens: what a search needs is loaded while the person types.
     Operation("prepare_search"),
     # A hit a person opens (the quick popup): noted for the upgrade's order, and the path a viewer can open.

@@ -235,9 +235,9 @@ class LibraryTools:
             self.closing.wait(STATUS_CHECK_S)
 
     def _status_now(self) -> dict:
-        activity = self.activity.now() if self.activity is not None else Activity("idle")
-        state = {**activity.as_dict(), "paused": self.library.settings.llm_upgrade_paused, "role": self.role,
-                 "served_by": self.served_by}
+        activity = self.activity.now() if self.activity is not None else Activity(
+            "idle", llm_paused=bool(self.library.settings.llm_upgrade_paused))
+        state = {**activity.as_dict(), "role": self.role, "served_by": self.served_by}
         lane = self.writes.lane
         if lane is not None:  # why the LLM upgrade runs or waits ("waiting until the computer is idle")
             state.update(upgrade_reason=lane.decision.reason, upgrade_may_run=lane.decision.may_run,
@@ -245,10 +245,11 @@ class LibraryTools:
                          watching=len(lane.watcher.folders) if lane.watcher is not None else 0)
         return {**state, "version": version_of(state)}
 
-    def pause_background(self, paused: bool) -> dict:
-        """Hold or resume the background LLM work (the tray's Pause and Resume): the window's Pause and Resume,
-        through the same write (service/write_tools.py), so both say and do the same."""
+    def pause_background(self, paused: bool, runs: bool = True) -> dict:
+        """The tray's Pause and Resume: the LLM's work (the window's LLM line: `runs` False) and the runs in hand
+        (its Resume left a run paused in the window paused while it said "Catching up 7%": issue 60)."""
         self.writes.pause_llm_work(paused)
+        self.writes.pause_runs(None, paused) if runs else None
         return self._status_now()
 
     def prepare_search(self) -> dict:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from desktop_rag.config import remember_data_dir
+from desktop_rag.data_folders import remember_data_dir
 from desktop_rag.errors import UserError
 from desktop_rag.logs import log_path, log_to_data_folder, stop_logging
 from desktop_rag.platform.private_paths import private_folder

@@ -150,11 +150,11 @@ class BackgroundView(QObject):
 
     # -- what the person asks -----------------------------------------------------------------------------------
 
-    def pause(self) -> None:  # the tray's Pause too: every LLM work, `contextualize` runs included
-        self._send("pause_background", {"paused": True})
+    def pause(self) -> None:  # every LLM work, `contextualize` runs included; an indexing run goes on
+        self._send("pause_background", {"paused": True, "runs": False})
 
     def resume(self) -> None:
-        self._send("pause_background", {"paused": False})
+        self._send("pause_background", {"paused": False, "runs": False})
 
     def stop(self) -> None:
         """Cancel: no background LLM work until the person starts it again."""

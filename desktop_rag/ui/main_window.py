@@ -96,6 +96,9 @@ class MainWindow(QMainWindow):
         self.changed.connect(self._follow_changes)
         self.runner.error.connect(self.show_error)
         self.tabs.currentChanged.connect(self._tab_shown)
+        # The service's one state in its own words (service/activity.py), as the tray and `desktop-rag status` say it.
+        self.state_label = QLabel()
+        self.statusBar().addPermanentWidget(self.state_label)
         self.watching_label = QLabel()
         self.statusBar().addPermanentWidget(self.watching_label)
         self.service_label = QLabel()
@@ -185,6 +188,7 @@ class MainWindow(QMainWindow):
             self.changed.emit(EVERYTHING)
 
     def _show_watching(self, status: dict) -> None:
+        self.state_label.setText(status.get("words") or "")
         n = status.get("watching") or 0
         self.watching_label.setText(f"Watching {n} folder{'s' if n != 1 else ''}" if n else "")
 
@@ -198,13 +202,16 @@ class MainWindow(QMainWindow):
             self.progress.finish(message, [(f["path"], f["reason"]) for f in batch["failed"]])
 
     def _service_lost(self) -> None:
+        self.state_label.clear()  # (nothing answers: no state to show)
         self.service_label.setText("The background service stopped unexpectedly; starting it again…")
 
     def _service_stopped(self) -> None:
+        self.state_label.clear()  # (nothing answers: no state to show)
         self.service_label.setText("The background service was stopped: searching and indexing wait for it.")
         self.start_again_button.show()
 
     def _service_cannot_start(self, why: str) -> None:
+        self.state_label.clear()  # (nothing answers: no state to show)
         self.service_label.setText("The background service could not start: searching and indexing wait for it.")
         self.progress.finish(as_sentence(for_window(why).rstrip(".")) + "." if why else "The background service "
                              "could not start: logs/service.log in the data folder says why.")

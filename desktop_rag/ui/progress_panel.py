@@ -255,14 +255,16 @@ class ProgressPanel(QWidget):
             return
         if self.control.paused:
             self.control.resume()
-            self.pause_button.setText("Pause")
-            self.pause_button.setIcon(icon("pause"))
-            self.title.setText(self.title.text().removesuffix(" (paused)"))
         else:
             self.control.pause()  # a model call in hand is cut short: the run holds within a second
-            self.pause_button.setText("Resume")
-            self.pause_button.setIcon(icon("resume"))
-            self.title.setText(self.title.text() + " (paused)")
+        self.show_paused(self.control.paused)
+
+    def show_paused(self, paused: bool) -> None:
+        """The button offers what the run is not, whoever paused it (the window, the tray, an agent)."""
+        self.pause_button.setText("Resume" if paused else "Pause")
+        self.pause_button.setIcon(icon("resume" if paused else "pause"))
+        title = self.title.text().removesuffix(" (paused)")
+        self.title.setText(title + " (paused)" if paused else title)
 
     def cancel(self) -> None:
         if self.control is None:

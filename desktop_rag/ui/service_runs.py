@@ -79,6 +79,8 @@ class ServiceRuns(QObject):
         for phase, counts in state["phases"].items():
             self.panel.on_progress(Progress(phase, counts["done"], counts["total"], overall=state["share_done"],
                                             seconds_left=state["seconds_left"]))
+        control.paused = bool(state.get("paused"))  # the service's word, whoever paused it (the tray, an agent)
+        self.panel.show_paused(control.paused)
         if state.get("paused"):  # asked at once, held after the step in hand (seconds for a run's first document)
             self.panel.current.setText("Paused: nothing moves until you resume." if state.get("held")
                                        else "Pausing after the step in hand…")

@@ -38,18 +38,11 @@ RECONNECT_S = 1.0
 
 
 def status_words(status: dict | None, starting: bool = False) -> str:
-    """One line for the menu and the tooltip."""
+    """One line for the menu and the tooltip: the service's own words for its state (service/activity.py), as
+    `desktop-rag status` and the window say them."""
     if status is None:
         return "Starting the background index…" if starting else "Not running"
-    doing = status["doing"]
-    share = status.get("share_done")
-    line = doing[0].upper() + doing[1:] + (f" {share:.0%}" if share is not None and doing in ("indexing", "catching up")
-                                  else "")
-    if doing == "idle":
-        line = "Idle: the index is up to date"
-    elif doing == "paused":
-        line = "Background work paused"
-    return f"{line} (in the background)"
+    return f"{status['words']} (in the background)"
 
 
 class StatusFollower(QObject):

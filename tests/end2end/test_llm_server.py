@@ -9,7 +9,8 @@ import urllib.request
 
 import pytest
 
-from desktop_rag.config import Settings, models_cache_dir
+from desktop_rag.config import Settings
+from desktop_rag.data_folders import models_cache_dir
 from desktop_rag.core.llm.models import ModelUnavailable, resolve_model
 from desktop_rag.core.llm.openai_backend import OpenAiServerBackend
 from desktop_rag.core.llm.prompts import document_messages

@@ -55,7 +55,7 @@ stop_answering(data, wait_s=30)
 
 PORTABLE_LLAMA_CHECK = """
 from llama_cpp import Llama
-from desktop_rag.config import models_cache_dir
+from desktop_rag.data_folders import models_cache_dir
 from desktop_rag.core.llm.llama_backend import load_cpu_variants
 from desktop_rag.core.llm.models import resolve_model
 lib = load_cpu_variants()

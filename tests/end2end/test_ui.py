@@ -326,7 +326,7 @@ def test_settings_are_saved_and_applied_without_a_restart(qtbot, window, docs):
     qtbot.waitUntil(lambda: "Settings saved" in win.statusBar().currentMessage(), timeout=WAIT_MS)
     assert win.library.settings.llm_idle_minutes == 5.0
     assert Settings.load(win.library.data_dir).chunk_tokens == 150
-    assert "chunk_tokens" in win.statusBar().currentMessage()  # says it needs a re-index
+    assert "Passage size: applies to files indexed from now on" in win.statusBar().currentMessage()  # what it does
 
 
 def test_a_settings_change_reaches_each_view_as_changes(qtbot, window, docs):
@@ -386,7 +386,7 @@ def test_the_window_follows_files_saved_renamed_and_deleted_in_its_folders(qtbot
 
 
 def test_choosing_another_data_folder_opens_its_library_in_place_of_this_one(qtbot, tmp_path, docs, monkeypatch):
-    from desktop_rag.config import resolve_data_dir
+    from desktop_rag.data_folders import resolve_data_dir
     from desktop_rag.ui.app import AppSession
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)

@@ -23,7 +23,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "shared": ("desktop_rag", "desktop_rag.errors", "desktop_rag.documents", "desktop_rag.config",
                "desktop_rag.platform", "desktop_rag.use_clock", "desktop_rag.logs", "desktop_rag.offline",
                "desktop_rag.child_process", "desktop_rag.work_apart", "desktop_rag.remedies",
-               "desktop_rag.settings_store"),
+               "desktop_rag.settings_store", "desktop_rag.data_folders"),
     "storage": ("desktop_rag.storage",),
     "core": ("desktop_rag.core",),
     "service": ("desktop_rag.service",),

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from desktop_rag.work_apart import made_apart
-from desktop_rag.config import models_cache_dir
+from desktop_rag.data_folders import models_cache_dir
 from desktop_rag.core.dense.word_pieces import SENTENCEPIECE_FILE
 
 FORMAT = 2  # bump when the folder's layout changes: older folders are converted again

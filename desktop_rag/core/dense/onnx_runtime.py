@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from desktop_rag.config import models_cache_dir
+from desktop_rag.data_folders import models_cache_dir
 from desktop_rag.core.llm.interrupt import Interrupted
 
 FORMAT = 4  # bump when the graph's making changes: older graphs are made again (4: the word table by blocks)

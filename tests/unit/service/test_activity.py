@@ -86,4 +86,33 @@ def test_the_lane_says_what_it_does_catch_up_first_then_its_step_then_paused():
     assert activity.now().doing == "indexing"
     lane.doing = None
     library.set_settings({"llm_upgrade_paused": True})  # (the tray's and the window's Pause: write_tools.py)
-    assert activity.now() == Activity("paused")
+    assert activity.now() == Activity("paused", llm_paused=True)
+
+
+def test_a_run_paused_anywhere_is_said_paused_with_its_share_and_no_estimate():
+    """The one state's words (issue 60: the tray said "Catching up 7%" of a run the window had paused)."""
+    lane = SimpleNamespace(doing="run")
+    runs = RunRegistry()
+    activity = LaneActivity(lane, runs, FakeLibrarySettings())
+    run = runs.new(["/x"], "rules")
+    runs.started(run.run_id)
+    run.share_done, run.seconds_left = 0.42, 300.0
+    assert activity.now().sentence() == "Indexing 42%"  # its estimate is not told in its first seconds
+    run.started_at -= 10
+    assert activity.now().sentence() == "Indexing 42%, about 5 min left"
+    run.paused = True
+    assert activity.now().sentence() == "Pausing: indexing 42%, after the step in hand"
+    run.held = True
+    said = activity.now().as_dict()
+    assert said["paused"] and said["run_id"] == run.run_id and said["seconds_left"] == 300
+    assert said["words"] == "Paused: indexing, 42% done; nothing moves until you resume"
+    activity.catching_up(SimpleNamespace(overall=0.07))
+    assert activity.now().sentence().startswith("Paused: catching up with changes made while nothing watched, 42%")
+
+
+def test_the_status_words_are_the_same_for_every_front_end():
+    assert Activity("indexing", 0.42).sentence() == "Indexing 42%"
+    assert Activity("writing LLM contexts").sentence() == "Writing LLM contexts"
+    assert Activity("idle").sentence() == "Idle: the index is up to date"
+    assert Activity("paused", llm_paused=True).as_dict()["words"] == "Background work paused"
+    assert Activity("paused", llm_paused=True).as_dict()["paused"]

@@ -1,0 +1,76 @@
+"""Issue 60, 3: one state, told the same way everywhere. After a Pause from the tray and a Resume from the window, the
+run stayed paused while the window offered "Pause" above "Paused: nothing moves until you resume" and the tray said
+"Catching up 7%": each front end kept its own idea of a pause. Now the service keeps the state (service/activity.py)
+and the tray, the window and `desktop-rag status` show it: here a real service indexing 200 files, the window
+(offscreen), the tray's menu actions and the CLI, sampled at once after each step."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from desktop_rag.config import Settings
+from desktop_rag.service.endpoint import EndpointClient
+from window_sessions import WAIT_MS, close_session, open_session, stop_the_service
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.qt_log_ignore("No such signal QPlatformNativeInterface::systemTrayWindowChanged")]
+
+
+def _status(data_dir) -> dict:
+    said = subprocess.run([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "status", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert said.returncode == 0, said.stderr
+    return json.loads(said.stdout)
+
+
+def test_a_pause_from_the_tray_and_a_resume_from_the_window_are_one_state_everywhere(qtbot, docs, data_dir):
+    from desktop_rag.ui.tray import ServiceTray
+
+    for n in range(200):
+        (docs / f"log{n:03}.md").write_text(f"# Log {n}\n\n" + " ".join(
+            f"The pump {n} ran {m} hours before its seal {m * n} was changed." for m in range(20)) + "\n")
+    session = open_session(qtbot, data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False))
+    window = session.window
+    tray = ServiceTray(data_dir)
+    try:
+        tray.start()
+        client = EndpointClient.for_library(data_dir)
+        try:
+            run_id = client.call("index", paths=[str(docs)], contexts="rules")["run_id"]
+        finally:
+            client.close()
+        qtbot.waitUntil(lambda: window.progress.control is not None, timeout=WAIT_MS)
+
+        tray.toggle_pause()  # the tray's "Pause background work": the run in hand too
+        qtbot.waitUntil(lambda: tray.state_line.text().startswith("Paused: indexing"), timeout=WAIT_MS)
+        status = _status(data_dir)
+        assert status["run_paused"] and status["held"] and status["run_id"] == run_id and status["paused"]
+        assert status["words"].startswith("Paused: indexing")
+        qtbot.waitUntil(lambda: window.state_label.text() == status["words"], timeout=2000)
+        assert tray.state_line.text() == f"{status['words']} (in the background)"
+        assert window.progress.pause_button.text() == "Resume"  # the window offers what the run is not
+        assert window.progress.current.text() == "Paused: nothing moves until you resume."
+        assert tray.pause_action.text() == "Resume background work"
+
+        window.progress.toggle_pause()  # Resume, in the window: the run goes on (the LLM's pause stays)
+        qtbot.waitUntil(lambda: window.state_label.text().startswith("Indexing"), timeout=WAIT_MS)
+        status = _status(data_dir)
+        assert not status["run_paused"] and status["llm_paused"] and status["words"].startswith("Indexing")
+        qtbot.waitUntil(lambda: tray.state_line.text().startswith("Indexing"), timeout=2000)
+        assert window.progress.pause_button.text() == "Pause"
+
+        qtbot.waitUntil(lambda: window.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window.state_label.text() == "Background work paused", timeout=5000)
+        assert _status(data_dir)["words"] == "Background work paused"  # the LLM's pause, remembered
+        tray.toggle_pause()  # Resume in the tray: nothing is paused anywhere
+        qtbot.waitUntil(lambda: window.state_label.text() == "Idle: the index is up to date", timeout=5000)
+        assert not _status(data_dir)["paused"]
+        qtbot.waitUntil(lambda: tray.pause_action.text() == "Pause background work", timeout=2000)
+    finally:
+        tray.close()
+        close_session(session)
+        stop_the_service(data_dir)
