@@ -47,7 +47,9 @@ def no_background_service_left(tmp_path_factory):
     left = []
     for process in psutil.process_iter(["cmdline"]):
         command = process.info["cmdline"] or []
-        if "desktop_rag" in command and "service" in command and any(base in part for part in command):
+        # (under the folder, not beside it: pytest-1's check killed pytest-10's services, a suite run alongside)
+        if "desktop_rag" in command and "service" in command and any(
+                part.startswith(os.path.join(base, "")) for part in command):
             left.append(" ".join(command))
             try:
                 process.kill()

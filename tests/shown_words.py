@@ -97,5 +97,56 @@ def clipped_labels(root) -> list[str]:
     return found
 
 
+def clipped_cells(root) -> list[str]:
+    """Cells of the lists, trees and tables shown (the failures' "Why it was not r", the folders' "31 files, 33
+    pa"): a line wider than its column, with no tooltip holding the whole. Only the rows in view are
+    read, as a person sees them; a column the person may widen counts as much as one they may not."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QAbstractItemView, QListView, QTreeView
+
+    found = []
+    for view in root.findChildren(QAbstractItemView):
+        model = view.model()
+        if not view.isVisible() or model is None:
+            continue
+        metrics = view.fontMetrics()
+        header = view.header() if isinstance(view, QTreeView) else getattr(view, "horizontalHeader", lambda: None)()
+        if header is not None and header.isVisible():  # a column's heading ("Why it was not r")
+            for section in range(header.count()):
+                heading = str(model.headerData(section, Qt.Orientation.Horizontal) or "")
+                room = header.sectionSize(section) - 12
+                needed = header.fontMetrics().horizontalAdvance(heading)
+                if heading and not header.isSectionHidden(section) and needed > room + 1:
+                    found.append(f"{type(view).__name__} heading {heading!r}: {needed} px in {room}")
+        pending = [(row, view.rootIndex()) for row in range(model.rowCount(view.rootIndex()))]
+        while pending:
+            row, parent = pending.pop()
+            try:
+                columns = model.columnCount(parent)
+            except TypeError:  # (a list's model: PySide keeps its columnCount private)
+                columns = 1
+            for column in range(columns):
+                index = model.index(row, column, parent)
+                rect = view.visualRect(index)
+                if rect.isEmpty() or not rect.intersects(view.viewport().rect()):
+                    continue
+                text = str(model.data(index, Qt.ItemDataRole.DisplayRole) or "")
+                if not text:
+                    continue
+                icon = model.data(index, Qt.ItemDataRole.DecorationRole)
+                room = rect.width() - 8 - (view.iconSize().width() + 4 if icon is not None else 0)
+                if isinstance(view, QListView):
+                    room = min(room, view.viewport().width() - 8)
+                needed = max(metrics.horizontalAdvance(line) for line in text.splitlines())  # (a folder's 2)
+                tip = str(model.data(index, Qt.ItemDataRole.ToolTipRole) or "")
+                if needed > room + 1 and not all(line in tip for line in text.splitlines()):
+                    found.append(f"{type(view).__name__} row {row} column {column}: {text[:60]!r}: {needed} px "
+                                 f"in {room}")
+            if isinstance(view, QTreeView) and view.isExpanded(model.index(row, 0, parent)):
+                child = model.index(row, 0, parent)
+                pending += [(r, child) for r in range(model.rowCount(child))]
+    return found
+
+
 def faults_in(texts) -> list[str]:
     return [f"{where}: {text[:100]!r}: {', '.join(fault)}" for where, text in texts if (fault := faults(text))]

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from PySide6.QtCore import QDate, Signal
+from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QDateEdit, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop_rag.core.search.filters import FAMILIES, SearchFilters, folder_label, make_filters
+from desktop_rag.ui.flow_layout import FlowLayout
 
 DATE_PRESETS = (("Any time", None), ("Past week", "week"), ("Past month", "month"), ("Past year", "year"),
                 ("Between…", "range"))
@@ -26,8 +27,7 @@ class FilterBar(QWidget):
         self.folder.setToolTip("Only files under this folder")
         self.set_folders([])
         self.type_chips: dict[str, QToolButton] = {}
-        chips = QHBoxLayout()
-        chips.setSpacing(2)
+        chips = FlowLayout()  # (wraps on a narrow window: one row of nine made the window 1,270 px wide)
         for family in FAMILIES:
             # As wide from the start as with the widest count it shows: chips that grew as their counts came in
             # moved under the pointer and widened the window (issue 37).
@@ -61,14 +61,12 @@ class FilterBar(QWidget):
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.folder)
-        row.addLayout(chips)
-        row.addStretch(1)
-        row.addWidget(self.dates)
-        row.addWidget(self.date_from)
-        row.addWidget(self.date_to)
-        row.addWidget(QLabel("Sort:"))
-        row.addWidget(self.sort)
+        row.addWidget(self.folder, 0, Qt.AlignmentFlag.AlignTop)
+        row.addLayout(chips, 1)
+        sort_label = QLabel("Sort:")
+        sort_label.setMinimumHeight(self.sort.sizeHint().height())  # (its words level with the box's)
+        for widget in (self.dates, self.date_from, self.date_to, sort_label, self.sort):
+            row.addWidget(widget, 0, Qt.AlignmentFlag.AlignTop)  # (beside the chips' first row when they wrap)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)

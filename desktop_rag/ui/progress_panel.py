@@ -149,12 +149,15 @@ class ProgressPanel(QWidget):
         self.overall.setValue(0)
         self.overall_label.setText("starting…")
         self._overall_rate = Smoothed()
+        self.clear_phases()
+        self._set_running(True)
+
+    def clear_phases(self) -> None:
         for phase in PHASES:
             self.bars[phase].setRange(0, 1)
             self.bars[phase].setValue(0)
             self.counts[phase].clear()
         self._rates = {phase: Smoothed() for phase in PHASES}
-        self._set_running(True)
 
     def on_progress(self, progress: Progress) -> None:
         bar = self.bars.get(progress.phase)
@@ -233,9 +236,21 @@ class ProgressPanel(QWidget):
             child.setToolTip(2, folder)
             top.addChild(child)
         self.errors.addTopLevelItem(top)
+        top.setFirstColumnSpanned(True)  # the group's line is as wide as the list, not cut at the name's column
         top.setExpanded(len(failures) <= 20)
-        self.errors.resizeColumnToContents(0)
+        self._fit_columns()
         self.errors.show()
+
+    def _fit_columns(self) -> None:
+        """The names and the reasons as wide as they are, each at least its heading ("Why it was not r") and at
+        most a third of the list: a reason cut there has its whole in its tooltip; the folder takes the rest."""
+        header = self.errors.header()
+        metrics = header.fontMetrics()
+        widest = max(self.errors.viewport().width() // 3, 160)
+        for column in (0, 1):
+            heading = metrics.horizontalAdvance(self.errors.headerItem().text(column)) + 24
+            contents = self.errors.sizeHintForColumn(column) + (self.errors.indentation() if column == 0 else 0)
+            self.errors.setColumnWidth(column, max(heading, min(contents + 8, widest)))
 
     def show_background(self, text: str, action: str | None) -> None:
         """The background LLM upgrade's line and its button ("Pause", "Resume", "Start"; None hides it)."""

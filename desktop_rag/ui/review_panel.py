@@ -105,8 +105,9 @@ class ReviewPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the context takes the room left
-        for column, width in ((0, 170), (1, 50), (3, 110), (4, 60), (5, 70)):
-            header.resizeSection(column, width)
+        for column, width in ((0, 170), (1, 50), (3, 110), (4, 60), (5, 70)):  # each at least its heading
+            heading = header.fontMetrics().horizontalAdvance(COLUMNS[column]) + 28  # (the sort arrow's room)
+            header.resizeSection(column, max(width, heading))
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)

@@ -76,9 +76,7 @@ class ServiceRuns(QObject):
             control = self._controls[state["run_id"]] = RemoteRunControl(state["run_id"], self._send)
             title = TITLES.get(state.get("kind", "index"), f"Indexing {', '.join(state['paths'])}")
             self.panel.start(title, control)
-        for phase, counts in state["phases"].items():
-            self.panel.on_progress(Progress(phase, counts["done"], counts["total"], overall=state["share_done"],
-                                            seconds_left=state["seconds_left"]))
+        self._show_phases(state)
         control.paused = bool(state.get("paused"))  # the service's word, whoever paused it (the tray, an agent)
         self.panel.show_paused(control.paused)
         if state.get("paused"):  # asked at once, held after the step in hand (seconds for a run's first document)
@@ -86,6 +84,13 @@ class ServiceRuns(QObject):
                                        else "Pausing after the step in hand…")
         elif state.get("current"):
             self.panel.current.setText(state["current"])
+
+    def _show_phases(self, state: dict) -> None:
+        ended = state["state"] not in ("queued", "running")
+        for phase, counts in state["phases"].items():
+            total = counts["done"] if ended and counts["total"] is None else counts["total"]  # (no busy bar after)
+            self.panel.on_progress(Progress(phase, counts["done"], total, overall=state["share_done"],
+                                            seconds_left=state["seconds_left"]))
 
     def _show_end(self, state: dict) -> None:
         control = self._controls.pop(state["run_id"], None)
@@ -103,6 +108,10 @@ class ServiceRuns(QObject):
         # the files that failed before: the list shown from the start stays.
         errors = [(e["path"], e["reason"]) for e in state.get("errors") or []]
         if shown or (changed_something and self.panel.control is None):
+            # Its own last counts under its line: states are told twice a second, and the last before its end may
+            # not be (the panel said "Done" above "Meaning search 0 / 33", the count of an earlier state: issue 60)
+            self.panel.clear_phases()
+            self._show_phases(state)
             self.panel.finish(message, errors if errors or state.get("kind") != "catch-up" else None)
         self.ended.emit(state)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cli_runner import cli
-from shown_words import clipped_labels, faults, faults_in, widget_texts
+from shown_words import clipped_cells, clipped_labels, faults, faults_in, widget_texts
 
 pytestmark = pytest.mark.slow
 
@@ -44,15 +44,16 @@ def test_the_window_says_what_it_shows_in_a_persons_words_and_cuts_nothing_short
     win = session.window
     try:
         seen = list(widget_texts(win))  # the first run's window: nothing indexed yet
-        win.resize(1100, 750)
         index_and_wait(qtbot, win, _folder(docs))
         search_and_wait(qtbot, win, "compost heap")
         shown_in = {}
-        for index in range(win.tabs.count()):  # each tab as a person opens it: search, review, stats
-            win.tabs.setCurrentIndex(index)
-            qtbot.wait(1500)  # (a tab reads what it shows when it is opened)
-            seen += widget_texts(win)
-            shown_in[win.tabs.tabText(index)] = clipped_labels(win)
+        for size in ((1200, 800), (1000, 700)):  # as it opens, and on a smaller screen
+            win.resize(*size)
+            for index in range(win.tabs.count()):  # each tab as a person opens it: search, review, stats
+                win.tabs.setCurrentIndex(index)
+                qtbot.wait(1500)  # (a tab reads what it shows when it is opened)
+                seen += widget_texts(win)
+                shown_in[f"{win.tabs.tabText(index)} at {size}"] = clipped_labels(win) + clipped_cells(win)
         dialog = SettingsDialog(win.library.settings, str(data_dir), win)  # the settings, as the menu opens them
         qtbot.addWidget(dialog)
         dialog.show()

@@ -66,6 +66,8 @@ def test_adding_a_folder_indexes_it_shows_progress_and_the_corrupt_file_with_its
     index_and_wait(qtbot, win, heron_folder(docs))
     assert "2 files indexed" in win.progress.title.text() and "1 failed" in win.progress.title.text()
     assert win.progress.bars["embed"].value() == win.progress.bars["embed"].maximum() > 0
+    for phase, count in win.progress.counts.items():  # "Done" above a phase's "0 / 33" was a number that cannot be
+        assert not count.text() or len(set(count.text().split(" · ")[0].split(" / "))) == 1, (phase, count.text())
     errors = win.progress.errors.topLevelItem(0)
     assert win.progress.errors.isVisibleTo(win) and errors.text(0) == "1 file could not be read (found by name only)"
     assert errors.child(0).text(0).endswith("broken.pdf") and errors.child(0).text(1)  # with its reason
