@@ -100,7 +100,12 @@ def start_detached_process(command: list[str], system: str = sys.platform,
         from desktop_rag.platform.windows_calls import CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS
 
         return popen(command, creationflags=DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP, **quiet)
-    return popen(command, start_new_session=True, **quiet)
+    process = popen(command, start_new_session=True, **quiet)
+    # Waited for as it ends, on a thread: a starter that lives on (the tray starting windows, the window starting
+    # the service and the tray) kept every one that had ended as a <defunct> entry (issue 60, 7). A starter that
+    # waits itself still can: Popen lets one wait at a time and hands the exit status to both.
+    threading.Thread(target=process.wait, name=f"desktop-rag reaps {process.pid}", daemon=True).start()
+    return process
 
 
 def ignore_interrupts() -> None:

@@ -29,6 +29,12 @@ def open_with_system(url: QUrl, on_failed: Callable[[], None] = lambda: None) ->
         on_failed()
 
 
+def not_opened_words(name: str) -> str:
+    """What the window and the quick popup say when no program on this computer took what Open asked for."""
+    return (f"No program on this computer opened {name}: install one for this kind of file, or open its folder "
+            "(Ctrl+Enter) and open it from there.")
+
+
 def open_folder_in_file_manager(folder: str, on_failed: Callable[[], None] = lambda: None) -> None:
     open_with_system(QUrl.fromLocalFile(folder), on_failed)
 

@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
@@ -27,7 +27,9 @@ from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answer
                                                      wait_for_answer, who_answers)
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
-from desktop_rag.ui.hit_actions import containing_folder, open_folder_in_file_manager, open_with_system
+from desktop_rag.platform.opening import OPENER_VERDICT_S
+from desktop_rag.ui.hit_actions import (containing_folder, not_opened_words, open_folder_in_file_manager,
+                                       open_with_system)
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import colors_for, icon
@@ -134,6 +136,11 @@ class ServiceSearch:
 
 
 class QuickSearch(QWidget):
+    # What Open asked for, when no program took it (from the opener's thread): the popup, hidden as it handed the
+    # file over, comes back saying so (issue 60, 7: it closed, and nothing opened, where no program could).
+    _not_opened = Signal(str)
+    closed = Signal()
+
     def __init__(self, search: ServiceSearch, parent: QWidget | None = None):
         super().__init__(parent, Qt.WindowType.Dialog | Qt.WindowType.WindowStaysOnTopHint)
         self.setWindowTitle("desktop-rag")
@@ -163,6 +170,10 @@ class QuickSearch(QWidget):
         self.results.open_requested.connect(self.open_hit)
         self.results.open_folder_requested.connect(self.open_folder)
         self.results.leave.connect(self.close)
+        self._not_opened.connect(self._say_not_opened)
+        # Closed once the system's opener has had its time to say it found no program (it says so within it).
+        self._close_when_opened = QTimer(self, singleShot=True, interval=int(OPENER_VERDICT_S * 1000) + 500)
+        self._close_when_opened.timeout.connect(self.close)
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
         if watched is self.field and event.type() == event.Type.KeyPress and event.key() == Qt.Key.Key_Down:
@@ -218,23 +229,39 @@ class QuickSearch(QWidget):
         if not Path(path).exists():
             self.status.setText(f"{path} is no longer there: its folder is re-scanned as it changes.")
             return
-        open_with_system(QUrl.fromLocalFile(path))
-        self.close()
+        name = Path(path).name
+        open_with_system(QUrl.fromLocalFile(path), lambda: self._not_opened.emit(name))
+        self._out_of_the_way()
 
     def open_folder(self, row: int) -> None:
         if 0 <= row < len(self.hits):
-            open_folder_in_file_manager(containing_folder(self.hits[row]))
-            self.close()
+            folder = containing_folder(self.hits[row])
+            open_folder_in_file_manager(folder, lambda: self._not_opened.emit(folder))
+            self._out_of_the_way()
+
+    def _out_of_the_way(self) -> None:
+        """Hidden at once, as the file opens; closed once no failure can come any more."""
+        self.hide()
+        self._close_when_opened.start()
+
+    def _say_not_opened(self, name: str) -> None:
+        self._close_when_opened.stop()
+        self.status.setText(not_opened_words(name))
+        self.show()
+        self.raise_()
+        self.activateWindow()
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
         self.runner.close()
         self._search.close()
         super().closeEvent(event)
+        self.closed.emit()  # (a hidden popup closing is no last window closing: `quick` quits on this)
 
 
 def run_quick(data_dir: Path) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     popup = QuickSearch(ServiceSearch(data_dir))
+    popup.closed.connect(app.quit)
     popup.show()
     popup.raise_()
     popup.activateWindow()

@@ -22,7 +22,8 @@ from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name, how_many
 from desktop_rag.errors import NoIndexError
 from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, sentences
 from desktop_rag.ui.filter_bar import FilterBar
-from desktop_rag.ui.hit_actions import containing_folder, hit_menu, open_folder_in_file_manager, open_with_system
+from desktop_rag.ui.hit_actions import (containing_folder, hit_menu, not_opened_words, open_folder_in_file_manager,
+                                       open_with_system)
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.recent_searches import RecentSearches
 from desktop_rag.ui.document_preview import show_in_document
@@ -340,8 +341,7 @@ class SearchPanel(QWidget):
         open_folder_in_file_manager(folder, self._not_opened.emit)
 
     def _say_not_opened(self) -> None:
-        self.message.setText(f"No program on this computer opened {self._opening}: install one for this kind of "
-                             "file, or open its folder (Ctrl+Enter) and open it from there.")
+        self.message.setText(not_opened_words(self._opening))
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
         """Down in the field moves into the results (when the recent searches are not showing); in an empty

@@ -105,7 +105,8 @@ def test_the_quick_popup_starts_the_service_finds_a_file_by_a_word_and_opens_it(
     cli(data_dir, "index", str(docs), "--contexts", "rules")
     bin_dir, asked = tmp_path / "bin", tmp_path / "asked.txt"  # a stand-in xdg-open recording what it was given
     bin_dir.mkdir()
-    (bin_dir / "xdg-open").write_text(f'#!/bin/sh\necho "$1" >> {asked}\n')
+    (bin_dir / "xdg-open").write_text(  # (and, as xdg-open does, 3 where no program takes the file: pump.md here)
+        f'#!/bin/sh\necho "$1" >> {asked}\ncase "$1" in *pump.md) exit 3;; esac\n')
     (bin_dir / "xdg-open").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     search = ServiceSearch(data_dir)
@@ -119,7 +120,19 @@ def test_the_quick_popup_starts_the_service_finds_a_file_by_a_word_and_opens_it(
         assert popup.results.currentRow() == 0
         qtbot.keyClick(popup.field, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda: asked.exists() and asked.read_text().strip() == str(docs / "kayak.md"), timeout=30_000)
-        assert not popup.isVisible()  # it closes once the file is handed over
+        assert not popup.isVisible()  # it goes once the file is handed over
+
+        # Where no program takes the file, the popup comes back and says so (issue 60, 7: it closed, silent).
+        no_program = QuickSearch(search)
+        qtbot.addWidget(no_program)
+        no_program.show()
+        qtbot.keyClicks(no_program.field, "prime the pump")
+        qtbot.waitUntil(lambda: bool(no_program.hits), timeout=60_000)
+        qtbot.keyClick(no_program.field, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: not no_program.isVisible(), timeout=30_000)  # handed over: out of the way
+        qtbot.waitUntil(no_program.isVisible, timeout=30_000)
+        assert no_program.status.text().startswith("No program on this computer opened pump.md")
+        asked.write_text(asked.read_text().replace(f"{docs / 'pump.md'}\n", ""))
 
         # A document inside a file opens as itself, taken out of its archive, not as the archive.
         with zipfile.ZipFile(docs / "boats.zip", "w") as archive:

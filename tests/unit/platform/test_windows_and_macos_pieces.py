@@ -67,11 +67,19 @@ def test_a_detached_process_gets_a_session_here_and_no_console_and_a_group_of_it
 
     asked: list[dict] = []
 
+    class FakeStarted:  # what the fake Popen gives back: waited for at once (it ended before it began)
+        pid = 0
+
+        def wait(self) -> int:
+            return 0
+
+    started = FakeStarted()
+
     def recording_popen(command, **options):  # a fake Popen: records what it was asked, starts nothing
         asked.append({"command": command, **options})
-        return "started"
+        return started
 
-    assert start_detached_process(["desktop-rag", "service"], "win32", recording_popen) == "started"
+    assert start_detached_process(["desktop-rag", "service"], "win32", recording_popen) is started
     start_detached_process(["desktop-rag", "service"], "linux", recording_popen)
     windows, linux = asked
     assert windows["creationflags"] == DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP == 0x208
