@@ -128,14 +128,15 @@ class LibraryHost:
 
         lane.on_upgrade_started, lane.upgrade_progress, lane.on_upgrade_step = started, progress, ended
 
-    def _write(self, work: Callable[[], T]) -> T:
+    def _write(self, work: Callable[[], T], wait_s: float | None = EDIT_WAIT_S) -> T:
         """An edit asked through the door, on the write lane (core/runs/lane.py: before batches and runs, and at a
-        run's checkpoints); where no lane is (the app's window writes), at once on this thread."""
+        run's checkpoints); where no lane is (the app's window writes), at once on this thread. `wait_s` None:
+        as long as it takes (a regeneration, which its own cancel takes back)."""
         if self.lane is None:
             return work()
         future = self.lane.edit(work)
         try:
-            return future.result(timeout=EDIT_WAIT_S)
+            return future.result(timeout=wait_s)
         except concurrent.futures.CancelledError:
             raise UserError("the service stopped before carrying this out; nothing of it was written") from None
         except concurrent.futures.TimeoutError:

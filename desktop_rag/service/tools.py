@@ -41,7 +41,7 @@ STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks aga
 
 class LibraryTools:
     def __init__(self, library: Library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str,
-                 events: EventLog | None = None, write: Callable[[Callable[[], Any]], Any] | None = None):
+                 events: EventLog | None = None, write: Callable[..., Any] | None = None):
         """`start_run(paths, contexts)` starts (or queues) an indexing run registered in `runs` and returns its id
         at once: the app hands it to its window, `serve` and `mcp` to their own run queue. `events`: where every
         write's Changes go (service/events.py); `write(work)`: carries out a write where this process writes (its
@@ -51,7 +51,7 @@ class LibraryTools:
         self._start_run = start_run
         self.served_by = served_by
         self.event_log = events or EventLog()
-        self._write = write or (lambda work: work())
+        self._write = write or (lambda work, wait_s=None: work())
         self.writes = WriteTools(library, self._write, self.event_log, served_by)  # a person's writes
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
         self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class WriteTools:
-    def __init__(self, library: Library, write: Callable[[Callable[[], Any]], Any], event_log: EventLog,
+    def __init__(self, library: Library, write: Callable[..., Any], event_log: EventLog,
                  served_by: str):
         self.library = library
         self._write = write
@@ -91,20 +91,21 @@ class WriteTools:
         control = self._regenerations.setdefault(chunk_id, RunControl())
 
         def work():
-            if control.cancelled:  # cancelled while it waited for its turn
-                return None
             try:
+                if control.cancelled:  # cancelled while it waited for its turn
+                    return None
                 with calls_controlled_by(control):  # a cancel cuts the model's call short
                     return self.library.edits.regenerate_context(chunk_id)
             except Interrupted:
                 if control.cancelled:
                     return None
                 raise
+            finally:  # (until it has run, it can be cancelled: issue 60, 4, a queued one no longer could)
+                self._regenerations.pop(chunk_id, None)
 
-        try:
-            regenerated = self._write(work)
-        finally:
-            self._regenerations.pop(chunk_id, None)
+        # Waited for as long as it takes: it reads the whole document (a long novel: minutes on 2 cores), and a
+        # client told "busy… still queued" at 120 s could no longer take it back. Cancel takes it back at any time.
+        regenerated = self._write(work, None)
         if regenerated is None or (control.cancelled and not regenerated.changes):
             return None
         self.event_log.changes(regenerated.changes)
