@@ -98,6 +98,14 @@ class CatalogFiles:
             found.setdefault(original, []).append(copy)
         return found
 
+    def content_hashes(self, paths: list[str]) -> dict[str, str]:
+        """The content hash of each of `paths` that has one (a file, a document inside one), by path."""
+        if not paths:
+            return {}
+        marks = ",".join("?" * len(paths))
+        return dict(self._db.execute(f"SELECT path, content_hash FROM documents WHERE path IN ({marks})"
+                                     " AND content_hash IS NOT NULL", paths).fetchall())
+
     def orphaned_copies(self) -> list[tuple[int, str]]:
         """(id, path) of the files stored as copies whose original no longer has their content. (The parser is
         written in the query: SQLite takes the partial index of copies, migration 0015, for a constant only.)"""

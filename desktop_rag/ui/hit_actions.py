@@ -29,6 +29,14 @@ def open_with_system(url: QUrl, on_failed: Callable[[], None] = lambda: None) ->
         on_failed()
 
 
+def open_in_system_viewer(path: str, page: int | None, on_failed=lambda: None) -> None:
+    """A hit's file at its page where the viewer takes one (a PDF's #page=N)."""
+    url = QUrl.fromLocalFile(path)
+    if page and path.lower().endswith(".pdf"):
+        url.setFragment(f"page={page}")  # honoured by browsers and most PDF viewers
+    open_with_system(url, on_failed)
+
+
 def not_opened_words(name: str) -> str:
     """What the window and the quick popup say when no program on this computer took what Open asked for."""
     return (f"No program on this computer opened {name}: install one for this kind of file, or open its folder "

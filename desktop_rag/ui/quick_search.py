@@ -20,8 +20,9 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_rag.core.read_only import library_writable
+from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
 from desktop_rag.core.search.searcher import Hit, SearchResult
-from desktop_rag.documents import MEMBER_SEPARATOR
+from desktop_rag.documents import MEMBER_SEPARATOR, how_many
 from desktop_rag.errors import UserError
 from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answering_or_started, start_service,
                                                      wait_for_answer, who_answers)
@@ -205,10 +206,19 @@ class QuickSearch(QWidget):
     def _show(self, number: int, result: SearchResult) -> None:
         if number != self._asked:
             return
-        self.hits = result.hits
-        self.results.show_hits(self.hits, colors_for(self.palette()), current_row=0)
+        # As the window lists them: a document's best passages where its best ranks, its others folded under
+        # them (they filled the popup), and few weak matches after good ones (core/search/grouping.py).
+        shown, left_out = without_weak_tail(result.hits)
+        rows = group_by_document(shown)
+        self.hits = [row.hit for row in rows]
+        folded = {row.hit.chunk_id: len(row.folded) for row in rows if row.folded}
+        self.results.show_hits(self.hits, colors_for(self.palette()), folded, current_row=0)
         notices = " ".join(result.notices)
-        self.status.setText(notices if result.hits else f"No results. {notices}".strip())
+        if result.weak:
+            notices = f"No good match: only {how_many(len(result.hits), 'weak match', 'weak matches')}. {notices}"
+        elif left_out:
+            notices = f"{how_many(left_out, 'weaker match', 'weaker matches')} not listed. {notices}"
+        self.status.setText(notices.strip() if result.hits else f"No results. {notices}".strip())
 
     def _say(self, number: int, message: str) -> None:
         if number == self._asked:

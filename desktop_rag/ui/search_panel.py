@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from desktop_rag.core.search.grouping import group_by_document
+from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
@@ -23,7 +23,7 @@ from desktop_rag.errors import NoIndexError
 from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, sentences
 from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import (containing_folder, hit_menu, not_opened_words, open_folder_in_file_manager,
-                                       open_with_system)
+                                       open_in_system_viewer)
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.recent_searches import RecentSearches
 from desktop_rag.ui.document_preview import show_in_document
@@ -38,13 +38,6 @@ RESULTS = 30  # rows shown
 # Hits asked for: a document's passages beyond the first two are folded, so more than the rows shown are needed
 # for RESULTS rows of several documents.
 HITS_ASKED = 2 * RESULTS
-
-
-def open_in_system_viewer(path: str, page: int | None, on_failed=lambda: None) -> None:
-    url = QUrl.fromLocalFile(path)
-    if page and path.lower().endswith(".pdf"):
-        url.setFragment(f"page={page}")  # honoured by browsers and most PDF viewers
-    open_with_system(url, on_failed)
 
 
 class SearchPanel(QWidget):
@@ -226,7 +219,8 @@ class SearchPanel(QWidget):
             return
         self._shown_query, self._match = result.query, result.match
         self.filter_bar.show_facets(result.facets)
-        rows = group_by_document(result.hits)[:RESULTS]
+        shown, left_out = without_weak_tail(result.hits)
+        rows = group_by_document(shown)[:RESULTS]
         self.hits = [row.hit for row in rows]
         self._folded = {row.hit.chunk_id: row.folded for row in rows if row.folded}
         self.results.show_hits(self.hits, self._colors, self._folded_counts())
@@ -246,7 +240,10 @@ class SearchPanel(QWidget):
         elif not result.filters.empty:
             found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
         if result.weak:
-            found = f"No good match. {how_many(passages, 'weak match', 'weak matches')}:"
+            found = f"No good match: only {how_many(passages, 'weak match', 'weak matches')}."  # (no colon left
+            # hanging in the status bar, where nothing follows it)
+        elif left_out:  # (without_weak_tail)
+            found += f" ({how_many(left_out, 'weaker match', 'weaker matches')} not listed)"
         self.message.setText(f"{found} {notices}".strip())
         self.status.emit(found)
         if result.hits:

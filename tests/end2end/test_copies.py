@@ -59,3 +59,18 @@ def test_the_cli_and_agents_list_a_hits_copies(docs, data_dir):
     other = ({str(docs / "reports" / "harbour.txt"), str(docs / "backup" / "harbour.txt")} - {hit["path"]}).pop()
     assert hit["copies"] == [other]  # the JSON agents (MCP) and scripts read
     assert f"also at {other}" in cli(data_dir, "search", '"Svolvaer lighthouse"', "--mode", "bm25").stdout
+
+
+def test_a_document_copied_into_an_archive_is_said_under_its_original_not_listed_beside_it(library, docs):
+    """Issue 60, 8: a deck copied into a zip showed as a second hit beside its original; plain copies were folded."""
+    import zipfile
+
+    deck = "The Svolvaer harbour crane was serviced in March; its hoist rope was replaced. " * 40
+    (docs / "crane report.txt").write_text(deck)
+    with zipfile.ZipFile(docs / "sent.zip", "w") as archive:
+        archive.writestr("crane report.txt", deck)
+        archive.writestr("other.txt", "A different note on the ferry timetable.")
+    assert library.index([docs], contexts="rules").failed == []
+    hits = library.search("Svolvaer crane hoist rope", k=10, mode="bm25").hits
+    assert len({hit.path for hit in hits}) == 1, [hit.path for hit in hits]  # one document, its copy under it
+    assert any("sent.zip" in copy and copy.endswith("crane report.txt") for copy in hits[0].copies), hits[0].copies

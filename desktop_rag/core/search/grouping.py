@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from desktop_rag.core.search.match_strength import GOOD_MATCH
 from desktop_rag.core.search.searcher import Hit
 
 PASSAGES_SHOWN_PER_DOCUMENT = 2
+# Weak hits listed after good ones: the nearest misses, not a page of them. "radiator", in one file of 864, gave
+# its file and 29 unrelated weak hits under it (issue 60, 8); where nothing is a good match, all are shown as such.
+WEAK_AFTER_GOOD = 3
 
 
 @dataclass
@@ -29,3 +33,19 @@ def group_by_document(hits: list[Hit], shown: int = PASSAGES_SHOWN_PER_DOCUMENT)
         rows.extend(HitRow(hit) for hit in group[:shown])
         rows[-1].folded = group[shown:]
     return rows
+
+
+def without_weak_tail(hits: list[Hit], weak_kept: int = WEAK_AFTER_GOOD) -> tuple[list[Hit], int]:
+    """The hits a person is shown, and how many weak ones were left out: when any hit is a good match, every good
+    one and the first `weak_kept` weak ones; otherwise all (a result of weak matches says so as a whole)."""
+    if not any(hit.scores.strength >= GOOD_MATCH for hit in hits):
+        return hits, 0
+    kept: list[Hit] = []
+    weak = 0
+    for hit in hits:
+        if hit.scores.strength < GOOD_MATCH:
+            if weak >= weak_kept:
+                continue
+            weak += 1
+        kept.append(hit)
+    return kept, len(hits) - len(kept)

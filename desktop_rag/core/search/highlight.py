@@ -4,17 +4,27 @@ A word of the text matches when it, or one of its identifier parts, stems like a
 "payment", `late_payment_interest` for "interest"); a run of Japanese or Chinese matches where its character pairs
 are the query's, exactly as BM25 matched it (a query word of one kanji: that kanji in every pair holding it). A
 `word*` in the query highlights every word it is the start of.
+
+Japanese and Chinese are marked by stretches, not pairs: a pair of the query's found alone ("って", "する", "を"
+beside a noun) is most often a particle or a fragment, and marking every one lit a passage up all over (issue 60,
+8). A stretch is marked when it is three characters or more of the query as written, or a whole word of the query
+(a run between its spaces, "東京"); pairs that are neither stay unmarked, though the keyword search counted them.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from desktop_rag.core.search.query import ParsedQuery, parse_query
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem, tokens_with_spans
+from desktop_rag.core.text.scripts import CJK_CLASS, has_cjk
 
 
 Span = tuple[int, int]
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+SHOWN_STRETCH_CHARS = 3  # a stretch of the query this long is marked wherever it is found
 
 
 @dataclass(frozen=True)
@@ -26,17 +36,20 @@ class QueryMatch:
     wanted: frozenset[str]  # the query's words, stemmed as the index stems them
     lone: tuple[str, ...]  # lone Japanese or Chinese characters, matched inside the index's character pairs
     prefixes: tuple[str, ...]  # `word*`: every word it is the start of
+    cjk_runs: tuple[str, ...] = ()  # the query's runs of Japanese or Chinese characters, NFKC
 
     @classmethod
     def of(cls, parsed: ParsedQuery) -> QueryMatch:
         wanted = frozenset(lexical_tokens(parsed.keywords_text))
-        return cls(wanted, lone_characters(wanted), tuple(prefix_stem(p) for p in parsed.prefixes))
+        runs = tuple(_CJK_RUN.findall(unicodedata.normalize("NFKC", parsed.keywords_text)))
+        return cls(wanted, lone_characters(wanted), tuple(prefix_stem(p) for p in parsed.prefixes), runs)
 
     def spans(self, text: str) -> list[Span]:
         """(start, end) of every stretch of `text` that matches a query word, in order, not overlapping."""
         if not self.wanted and not self.prefixes:
             return []
-        spans: list[Span] = []
+        words: list[Span] = []
+        pairs: list[Span] = []  # Japanese or Chinese: judged by the stretch they make (the module's note)
         for term, start, end in tokens_with_spans(text):
             if term in self.wanted or (self.prefixes and term.startswith(self.prefixes)):
                 matched = [(start, end)]
@@ -44,12 +57,27 @@ class QueryMatch:
                 matched = _lone_character_spans(term, start, end, self.lone)
             else:
                 continue
-            for start, end in matched:
-                if spans and start <= spans[-1][1]:  # overlapping character pairs, or a word's parts: one stretch
-                    spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
-                else:
-                    spans.append((start, end))
+            _extend(pairs if has_cjk(term) else words, matched)
+        if not pairs:
+            return words
+        spans: list[Span] = []
+        _extend(spans, sorted(words + self._shown_stretches(text, pairs)))
         return spans
+
+    def _shown_stretches(self, text: str, stretches: list[Span]) -> list[Span]:
+        shown = []
+        for start, end in stretches:
+            if self._is_shown(text[start:end]):
+                shown.append((start, end))
+            else:  # its pairs that are whole words of the query ("東京" inside "東京都")
+                shown += [(a, a + 2) for a in range(start, end - 1) if self._is_shown(text[a:a + 2], whole=True)]
+        return shown
+
+    def _is_shown(self, piece: str, whole: bool = False) -> bool:
+        piece = unicodedata.normalize("NFKC", piece)
+        if piece in self.cjk_runs:
+            return True
+        return not whole and len(piece) >= SHOWN_STRETCH_CHARS and any(piece in run for run in self.cjk_runs)
 
     def matches_in(self, **texts: str) -> dict[str, list[Span]]:
         """The spans in each named text that has any (a hit's "text", "context", "questions")."""
@@ -60,6 +88,15 @@ class QueryMatch:
 def match_spans(text: str, query: str) -> list[Span]:
     """`QueryMatch.spans` for a query given as typed."""
     return QueryMatch.of(parse_query(query)).spans(text)
+
+
+def _extend(spans: list[Span], matched: list[Span]) -> None:
+    """Each span added in order; one that overlaps the last (a word's parts, overlapping pairs) makes one stretch."""
+    for start, end in matched:
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+        else:
+            spans.append((start, end))
 
 
 def _lone_character_spans(term: str, start: int, end: int, lone: tuple[str, ...]) -> list[Span]:

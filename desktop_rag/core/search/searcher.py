@@ -10,6 +10,7 @@ from desktop_rag.core.search.filtered_dense import nearest_allowed
 from desktop_rag.core.search.filters import SearchFilters, make_filters
 from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
+from desktop_rag.core.search.copies import with_copies
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.highlight import QueryMatch
@@ -148,8 +149,8 @@ class Searcher:
             return result
         if not parsed.text:  # filters alone: their documents, newest first
             records = self.catalog.chunks_by_id(self.catalog.filters.newest_chunks(result.filters, k))
-            result.hits = _by_date([_hit(i, r, Scores()) for i, r in records.items()], sort != "oldest")
-            self._add_copies(result.hits)
+            result.hits = with_copies(self.catalog.files, _by_date([_hit(i, r, Scores()) for i, r in records.items()],
+                                                    sort != "oldest"))
             return result
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
@@ -159,8 +160,8 @@ class Searcher:
             self._say_meaning_coverage(result, chunk_count)
         dense, bm25 = self._retrieve(parsed, query_vector, mode, n, result.filters, allowed, chunk_count)
         if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
-            result.notices.append(f"the dense index is empty although chunks were embedded: {remedies.REPAIR_INDEXES}"
-                                  " to rebuild it; meanwhile only keywords match")
+            result.notices.append(f"the meaning index is empty although passages were made searchable by meaning: "
+                                  f"{remedies.REPAIR_INDEXES} to rebuild it; meanwhile only keywords match")
         if mode != "dense" and not self.keywords.exists:  # lost, or being rebuilt: never a silent "No results"
             result.notices.append(f"the keyword index is missing: the background service rebuilds it (or "
                                   f"{remedies.REPAIR_INDEXES}); meanwhile only meaning matches")
@@ -172,8 +173,8 @@ class Searcher:
         hits = self._hits(parsed, ranked, dense, bm25, query_vector, mode, pool)
         if want_rerank:
             result.reranked = self._rerank(query, hits, result.notices)
-        result.hits = hits[:k] if sort == "relevance" else _by_date(hits[:k], sort == "newest")
-        self._add_copies(result.hits)
+        ranked_hits = hits[:k] if sort == "relevance" else _by_date(hits[:k], sort == "newest")
+        result.hits = with_copies(self.catalog.files, ranked_hits)
         result.match = QueryMatch.of(parsed)
         for hit in result.hits:
             hit.matches = result.match.matches_in(text=hit.text, context=hit.context, questions=hit.questions)
@@ -183,20 +184,16 @@ class Searcher:
                                   + ", ".join(result.filters.describe()) + ")")
         return result
 
-    def _add_copies(self, hits: list[Hit]) -> None:
-        copies = self.catalog.files.copies_at(list({hit.path for hit in hits}))
-        for hit in hits:
-            hit.copies = copies.get(hit.path, [])
-
     def _say_meaning_coverage(self, result: SearchResult, chunk_count: int) -> None:
         """During a first indexing the keyword index covers every file long before the embedding ends (core/
         indexing/): the person is told how much meaning search covers so far. A few chunks waiting (an edit, an
         upgraded document) are not worth a word."""
-        embedded = chunk_count - self.catalog.count_pending_embeddings()
+        # (the two counts are read apart while a run adds passages: "covers -4 of 1 passages" once, issue 60, 2)
+        embedded = min(max(chunk_count - self.catalog.count_pending_embeddings(), 0), chunk_count)
         if embedded < 0.99 * chunk_count:
             result.meaning_covers = (embedded, chunk_count)
             result.notices.append(f"meaning search covers {embedded:,} of {chunk_count:,} passages so far (the rest "
-                                  "are being embedded); keyword search covers them all")
+                                  "are being made searchable by meaning); keyword search covers them all")
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         """The chunks nearest in meaning to a stored chunk, its own vector as the query ("more like this")."""

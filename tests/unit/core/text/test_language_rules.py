@@ -51,3 +51,14 @@ def test_a_title_that_ends_like_a_sentence_gets_no_second_full_stop():
         chunk = Chunk(0, text, 0, len(text), None, [title], 20, "h")
         context = RulesContextualizer(max_words=40).contextualize(doc, [chunk])[0].text
         assert context.startswith(title) and not context.startswith((title + "。", title + ".")), context
+
+
+def test_japanese_marks_stretches_of_the_query_not_its_particles():
+    """Issue 60, 8: "走れメロス" hits were marked on って, する, を and 車に all over the passage — pairs of the
+    query found alone. A stretch of three characters of the query, or a whole word of it, is marked; no lone pair."""
+    text = "メロスは激怒した。必ず、かの邪智暴虐の王を除かなければならぬと決意した。太宰治の作品である。"
+    query = "走れメロスの作者は誰ですか"
+    assert [text[a:b] for a, b in match_spans(text, query)] == ["メロス"]  # not の作, は激, した…
+    tokyo = "東京都の地図"
+    assert [tokyo[a:b] for a, b in match_spans(tokyo, "東京 地図")] == ["東京", "地図"]  # whole words of the query
+    assert [text[a:b] for a, b in match_spans(text, "邪智暴虐 heron")] == ["邪智暴虐"]
