@@ -87,13 +87,13 @@ class BackgroundSchedule:
         """May the upgrade run now? `asked_now`: the person asked for it ("Write LLM contexts now"), which
         overrides the machine's conditions, not Off or Pause."""
         s = self.settings
+        if s.llm_upgrade_paused:  # even a request now: it is kept, and goes on at Resume (core/runs/lane.py)
+            return Decision(False, "paused")
         if s.contexts != "auto" and not asked_now:
             # `rules` and `none` say the person wants no model at work; `llm` writes LLM contexts while indexing.
             return Decision(False, f"contexts are set to {s.contexts}")
         if not s.llm_upgrade_when_idle and not asked_now:
             return Decision(False, "off")
-        if s.llm_upgrade_paused and not asked_now:
-            return Decision(False, "paused")
         if asked_now:
             return Decision(True)
         if s.llm_only_on_mains and self._battery():

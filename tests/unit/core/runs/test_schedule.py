@@ -1,6 +1,8 @@
 """When background LLM work may run (core/runs/schedule.py), decided against a machine played by fakes: a clock the
 test moves, and probes for input, CPU load and battery that say what the test wants."""
 
+from types import SimpleNamespace
+
 from desktop_rag.config import Settings
 from desktop_rag.core.runs.schedule import BUSY_SHARE, BackgroundSchedule
 
@@ -53,6 +55,8 @@ def test_off_and_paused_hold_it_and_a_request_now_overrides_only_the_machine():
     machine.battery = True
     asked = machine.schedule(llm_only_when_idle=True)
     assert not asked.decide().may_run and asked.decide(asked_now=True).may_run
+    # A pause holds even a request now (which the lane keeps for Resume: issue 60, 3).
+    assert machine.schedule(llm_upgrade_paused=True).decide(asked_now=True).reason == "paused"
 
 
 def test_the_hourly_cap_counts_running_time_and_says_when_it_frees_up():
@@ -71,3 +75,21 @@ def test_the_hourly_cap_counts_running_time_and_says_when_it_frees_up():
     assert decision.wait_s == 60 * 60 - 11 * 60 + 30  # the first run starts leaving the hour (half-minute steps)
     machine.now += decision.wait_s
     assert schedule.decide().may_run
+
+
+def test_a_request_now_paused_goes_on_at_resume_and_is_dropped_when_turned_off():
+    """Issue 60, 3: pausing "Write LLM contexts now" dropped the request; Resume went back to the idle schedule."""
+    from desktop_rag.core.runs.lane import WriteLane
+
+    library = SimpleNamespace(settings=Settings(contexts="rules"), release_unused=lambda *a, **k: None)
+    lane = WriteLane(library, upgrade="never")
+    lane.ask_now()
+    library.settings.llm_upgrade_paused = True
+    lane.settings_changed()
+    assert lane.asked_now and lane.turn.decide(asked_now=True).reason == "paused"
+    library.settings.llm_upgrade_paused = False
+    lane.settings_changed()
+    assert lane.asked_now  # Resume: on with the request
+    library.settings.llm_upgrade_when_idle = False
+    lane.settings_changed()
+    assert not lane.asked_now  # Cancel: no background LLM work until started again
