@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -63,7 +64,26 @@ def test_a_pause_from_the_tray_and_a_resume_from_the_window_are_one_state_everyw
         qtbot.waitUntil(lambda: tray.state_line.text().startswith("Indexing"), timeout=2000)
         assert window.progress.pause_button.text() == "Pause"
 
-        qtbot.waitUntil(lambda: window.progress.title.text().startswith("Done"), timeout=WAIT_MS)
+        # Sampled every half second to the end of the run, as a person glancing at each: the whole bar never goes
+        # back, and the window and the tray never say two things for longer than it takes to hear of a change.
+        samples: list[tuple[int, str, str]] = []
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while not window.progress.title.text().startswith("Done") and time.monotonic() < deadline:
+            samples.append((window.progress.overall.value(), window.state_label.text(), tray.state_line.text()))
+            qtbot.wait(500)
+        assert window.progress.title.text().startswith("Done"), window.progress.title.text()
+        print(f"{len(samples)} samples of the window and the tray")
+        bars = [bar for bar, _, _ in samples]
+        assert bars == sorted(bars), bars
+        apart = [f"{window_says!r} / {tray_says!r}" for _, window_says, tray_says in samples
+                 if window_says and tray_says != f"{window_says} (in the background)"]
+        print(f"they said different things in {len(apart)}")
+        assert len(apart) <= max(2, len(samples) // 10), apart  # (each change reaches the two apart by < 1 s)
+        stats = EndpointClient.for_library(data_dir)
+        try:  # "Done": nothing of the run waits
+            assert stats.call("stats")["chunks_pending_embedding"] == 0
+        finally:
+            stats.close()
         qtbot.waitUntil(lambda: window.state_label.text() == "Background work paused", timeout=5000)
         assert _status(data_dir)["words"] == "Background work paused"  # the LLM's pause, remembered
         tray.toggle_pause()  # Resume in the tray: nothing is paused anywhere
