@@ -145,9 +145,7 @@ class WriteLane:
         """Paused or turned off: the step in hand stops; otherwise the upgrade looks again at once."""
         settings = self.library.settings
         if settings.llm_upgrade_paused or not settings.llm_upgrade_when_idle:
-            # Paused, a request "now" is kept for Resume (it was dropped: Resume went back to the idle schedule,
-            # issue 60, 3); turned off, it is dropped.
-            self.asked_now = self.asked_now and settings.llm_upgrade_paused
+            self.asked_now = self.asked_now and settings.llm_upgrade_paused  # kept for Resume, dropped by Off
             self.turn.stop()
         self.wake_upgrade()
 
