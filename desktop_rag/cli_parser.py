@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = commands.add_parser("index", help="index files and folders (unchanged files are skipped)")
     index.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    index.add_argument("--contexts", choices=CONTEXT_CHOICES, help="how chunk contexts are written (default: auto)")
+    index.add_argument("--contexts", choices=CONTEXT_CHOICES, help="how passage contexts are written (default: auto)")
     index.add_argument("--json", action="store_true", help="print the summary as JSON")
     _local_write(index)
 
@@ -31,9 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--queries", type=Path, metavar="FILE.jsonl",
                         help='batch mode: one {"_id", "text"} object per line; prints one JSON result per line')
     search.add_argument("-k", type=_positive, default=10, help="number of results (default 10)")
-    search.add_argument("--mode", choices=MODES, default="hybrid")
+    search.add_argument("--mode", choices=MODES, default="hybrid",
+                        help="hybrid: by meaning and by keywords (default); dense: by meaning alone; bm25: by "
+                        "keywords alone")
     search.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
-                        help="rerank with the configured cross-encoder (default: the rerank setting)")
+                        help="rerank with the configured reranking model (default: the rerank setting)")
     search.add_argument("--in", dest="folders", action="append", default=[], metavar="FOLDER",
                         help="only files under FOLDER (a path, or a folder's name anywhere); may be repeated")
     search.add_argument("--type", dest="types", action="append", default=[], metavar="TYPE",
@@ -45,9 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--from", dest="sender", metavar="NAME", help="mail (and its attachments) from NAME "
                         "(part of the name or address)")
     search.add_argument("--sort", choices=SORTS, default="relevance")
-    search.add_argument("--similar", type=int, metavar="CHUNK_ID",
-                        help="the passages nearest in meaning to this chunk (a chunk_id from --json) instead of a "
-                        "query")
+    search.add_argument("--similar", type=int, metavar="PASSAGE_ID",
+                        help="the passages nearest in meaning to this passage (a hit's chunk_id in --json) "
+                        "instead of a query")
     search.add_argument("--json", action="store_true")
     search.add_argument("--local", action="store_true", help="search in this process even when the app, `watch` "
                         "or `serve` runs and would answer at once with its models loaded")
@@ -89,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # The writes below go to the service answering for the data folder (it writes the library alone, and its
     # clients hear of it); --local, or no service answering: in this process, under the writer's lock.
-    rebuild = commands.add_parser("rebuild", help="rebuild the dense and keyword indexes from the catalog (no file "
+    rebuild = commands.add_parser("rebuild", help="rebuild the meaning and keyword indexes from the catalog (no file "
                                   "is read again; `index` reads files)")
     _local_write(rebuild)
 
@@ -98,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true")
     _local_write(doctor)
 
-    upgrade = commands.add_parser("contextualize", help="write LLM contexts for chunks that have rules contexts")
+    upgrade = commands.add_parser("contextualize", help="write LLM contexts for passages that have rules contexts")
     upgrade.add_argument("--upgrade", action="store_true", required=True,
                          help="upgrade rules contexts to LLM contexts (hand edits are never touched)")
     upgrade.add_argument("--limit", type=int, help="at most this many documents in this run")
@@ -111,15 +113,16 @@ def build_parser() -> argparse.ArgumentParser:
     first.add_argument("--off", action="store_true")
     _local_write(first)
 
-    context = commands.add_parser("context", help="show a chunk's context, or set it by hand, or revert the edit")
-    context.add_argument("chunk_id", type=int, help="the chunk_id of a search hit (see search --json)")
+    context = commands.add_parser("context", help="show a passage's context, or set it by hand, or revert the edit")
+    context.add_argument("chunk_id", type=int, metavar="PASSAGE_ID",
+                         help="a search hit's passage number (its chunk_id in search --json)")
     edit = context.add_mutually_exclusive_group()
     edit.add_argument("--set", metavar="TEXT", help="replace the context by this text (kept through re-indexing)")
     edit.add_argument("--revert", action="store_true", help="back to the generated context")
     edit.add_argument("--regenerate", action="store_true",
                       help="write a new context with the LLM (replaces a hand edit too)")
     context.add_argument("--questions", metavar="TEXT",
-                         help="the questions the chunk answers, one per line (keyword-indexed; kept like --set)")
+                         help="the questions the passage answers, one per line (keyword-indexed; kept like --set)")
     context.add_argument("--json", action="store_true")
     _local_write(context)
 
@@ -131,8 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("dataset", type=Path, metavar="DATASET_DIR")
     evaluate.add_argument("--contexts", choices=CONTEXT_CHOICES, default="rules")
     evaluate.add_argument("--mode", type=_modes, default=["hybrid"], metavar="MODE[,MODE…]",
-                          help=f"one or more of {', '.join(MODES)}, comma-separated, scored on one index "
-                               "(default hybrid)")
+                          help=f"one or more of {', '.join(MODES)} (dense: by meaning; bm25: by keywords), "
+                               "comma-separated, scored on one index (default hybrid)")
     evaluate.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=False)
     evaluate.add_argument("-k", default="5,10,20", help="cut-offs, comma-separated (default 5,10,20)")
     evaluate.add_argument("--all", action="store_true", help="print the comparison table of configurations")
