@@ -160,10 +160,8 @@ class IndexSync:
     def _embed(self, batch: list, waiting: int) -> None:
         """One batch of (chunk id, context, text) into the dense index, marked done as soon as it is there."""
         t0 = time.perf_counter()
-        # Counts of real work: the passages made so far, embedded or waiting. The meter's guess of what the unread
-        # files will give steers the whole run's bar, not this count ("0 / 165,740" where 10,270 were made: issue
-        # 60, 2); the count grows as files are read.
-        self.state.progress(Progress("embed", self.summary.embedded, self.summary.embedded + waiting))
+        expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
+        self.state.progress(Progress("embed", self.summary.embedded, expected))
         owners, texts = [], []
         windows, pieces = dense_windows_counted([(context, text) for _, context, text in batch],
                                                 self.lib.token_counter)

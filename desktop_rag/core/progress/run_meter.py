@@ -146,6 +146,10 @@ class RunMeter:
             chunks += kind.unread() * _moved(prior / per_chunk, kind.chunks, kind.bytes_read)
         return chunks, pieces
 
+    def chunks_expected(self) -> int:
+        """Chunks the run will have embedded by its end: those read, and those the unread files should give."""
+        return round(self.chunks_waiting_at_start + self.chunks_read + self._unread_yield()[0])
+
     def embedding_left(self) -> float:
         """The word pieces left to embed: of the text expected, what is not embedded yet — but never less than
         the chunks still waiting at the pieces a chunk has taken so far. A document's pieces are counted before

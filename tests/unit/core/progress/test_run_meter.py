@@ -23,6 +23,7 @@ def test_the_estimate_follows_measured_rates_and_expects_text_in_proportion_to_b
 
     meter.stored(10, pieces=900)  # 1 chunk per 100 bytes, 90 pieces each
     meter.file_read(1000, seconds=2.0, kind=".txt")  # 2 ms per byte
+    assert meter.chunks_expected() == 40
     meter.batch_embedded(10, pieces=900, seconds=1.0)  # 0.1 s per chunk
     fraction, left = meter.estimate()
     assert left == pytest.approx(3000 * 0.002 + 30 * 0.1)  # the unread file, then its 30 expected chunks
