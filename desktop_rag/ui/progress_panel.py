@@ -199,7 +199,8 @@ class ProgressPanel(QWidget):
         if left is None and self._overall_rate.rate:
             left = (1.0 - fraction) / self._overall_rate.rate
         wait = _SHOW_ETA_AFTER_S if progress.overall is not None else _SHOW_RATE_ETA_AFTER_S
-        if left is not None and now - self._started_at >= wait and fraction < 1.0:
+        paused = self.control is not None and self.control.paused  # (a paused run's time left is no time)
+        if left is not None and now - self._started_at >= wait and fraction < 1.0 and not paused:
             text += f" · about {duration_words(left)} left"
         self.overall_label.setText(text)
 

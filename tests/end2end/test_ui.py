@@ -510,6 +510,7 @@ def test_a_run_shows_one_overall_bar_with_readable_counts_and_says_what_is_being
                                 for i in range(win.folders.list.count())), timeout=WAIT_MS)
     assert win.progress.overall.isVisible() and 0 < win.progress.overall_fraction < 1
     assert "%" in win.progress.overall_label.text()
+    qtbot.waitUntil(lambda: "left" not in win.progress.overall_label.text(), timeout=5000)  # no time, paused
     parse = win.progress.counts["parse"].text()  # beside the bar, not drawn over it
     assert " / 150" in parse and not win.progress.bars["parse"].isTextVisible()
 
