@@ -12,7 +12,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 from desktop_rag.core.changes import Changes
-from desktop_rag.core.indexing.report import PHASES, IndexSummary, Progress
+from desktop_rag.core.indexing.report import PHASES, WORK_ON_NO_FILE, IndexSummary, Progress
 from desktop_rag.core.progress.control import RunControl
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class RunRegistry:
                     "done": progress.done, "total": progress.total,
                     "per_second": round((progress.done - first[1]) / elapsed, 2) if elapsed > 1 else None}
                 run.share_done, run.seconds_left = progress.overall, progress.seconds_left
-                run.current = progress.note or progress.path or run.current
+                run.current = progress.note or progress.path or WORK_ON_NO_FILE.get(progress.phase, run.current)
 
         return report
 

@@ -16,14 +16,11 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.core.indexing.report import PHASE_WORDS, PHASES, Progress
+from desktop_rag.core.indexing.report import PHASE_WORDS, PHASES, WORK_ON_NO_FILE, Progress
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import duration_words, folder_and_name
 from desktop_rag.ui.theme import icon
 
-# What the run does when its step is no one file's (issue 37: an image's name stood there for 22 minutes).
-WORK_ON_NO_FILE = {"embed": "Making the passages read so far searchable by meaning…",
-                   "index": "Making the files read so far searchable by their words…"}
 # Rates and the ETA are smoothed over about this long: enough to ride out a big file, short enough to follow a
 # change of phase.
 _SMOOTHING_S = 20.0

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.ui.errors import sentences
 
-TITLES = {"catch-up": "Checking the folders for changes made while nothing watched them…",
+TITLES = {"catch-up": "Catching up with what changed while nothing watched the folders, and what was left to do…",
           "repair": "Checking the indexes against the catalog…", "rebuild": "Rebuilding the indexes from the catalog…",
           "upgrade": "Writing LLM contexts (asked from the command line)…"}
 

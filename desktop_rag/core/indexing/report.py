@@ -14,6 +14,10 @@ PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
 PHASE_WORDS = {"scan": "Finding files", "parse": "Reading", "ocr": "OCR", "contextualize": "Contexts",
                "embed": "Meaning search", "index": "Keyword search"}
 LOADING_NOTE = "Loading the language model…"
+# What a run does when its step is no one file's: said in place of the last file read, which stood there for the
+# whole of embedding (issue 37: an image's name for 22 minutes; issue 60, 3: "the file-in-hand line froze").
+WORK_ON_NO_FILE = {"embed": "Making the passages read so far searchable by meaning…",
+                   "index": "Making the files read so far searchable by their words…"}
 
 
 @dataclass
