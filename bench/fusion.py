@@ -131,8 +131,16 @@ def strengths(indexed, dataset, lists) -> None:
 
     lib = indexed.library
     searcher = Searcher(lib.catalog, lib.vectors, lib.keywords, lib.embedder, lib.settings)
-    real = sorted(_best_strength(searcher, q["text"]) for q in dataset.queries)
+    real, right_but_weak, right_first = [], 0, 0
+    for query in dataset.queries:
+        hits = searcher.search(query["text"], k=5).hits
+        real.append(max((h.scores.strength for h in hits), default=0.0))
+        if hits and indexed.chunk_names.get(hits[0].chunk_id) in dataset.qrels[query["_id"]]:
+            right_first += 1  # the right passage first: is it labelled as the good match it is? (issue 60, 8)
+            right_but_weak += hits[0].scores.strength < GOOD_MATCH
+    real.sort()
     nonsense = sorted(_best_strength(searcher, q) for q in NONSENSE)
+    partly = sorted(_best_strength(searcher, f"{q['text']} {n}") for q, n in zip(dataset.queries[:5], NONSENSE))
 
     def pct(xs: list[float], p: float) -> float:
         return xs[min(int(p * len(xs)), len(xs) - 1)]
@@ -140,7 +148,9 @@ def strengths(indexed, dataset, lists) -> None:
     below = 100 * sum(x < GOOD_MATCH for x in real) / len(real)
     print(f"best hit's strength, real questions: p5 {pct(real, .05):.2f} p25 {pct(real, .25):.2f} "
           f"p50 {pct(real, .5):.2f}; share below {GOOD_MATCH:.2f}: {below:.1f}%")
+    print(f"the right passage first but labelled weak: {right_but_weak} of {right_first}")
     print("nonsense queries: " + ", ".join(f"{x:.2f}" for x in nonsense))
+    print("real questions with a nonsense word added: " + ", ".join(f"{x:.2f}" for x in partly))
 
 
 def _best_strength(searcher, query: str) -> float:

@@ -107,8 +107,8 @@ def clipped_cells(root) -> list[str]:
     found = []
     for view in root.findChildren(QAbstractItemView):
         model = view.model()
-        if not view.isVisible() or model is None:
-            continue
+        if not view.isVisible() or model is None or (isinstance(view, QListView) and view.wordWrap()):
+            continue  # (a list that wraps its items' lines shows them whole)
         metrics = view.fontMetrics()
         header = view.header() if isinstance(view, QTreeView) else getattr(view, "horizontalHeader", lambda: None)()
         if header is not None and header.isVisible():  # a column's heading ("Why it was not r")

@@ -56,6 +56,8 @@ class FoldersPanel(QWidget):
         self.upgrade_first: set[str] = set()  # folders whose LLM contexts are written first
         self.read_only = False  # a library this process may not write: its folders are shown, not changed
         self.list = _DropList()
+        self.list.setWordWrap(True)  # a folder's line wraps in a narrow panel ("indexing… (896 files, 10,357 pa")
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.folders_dropped.connect(lambda folders: [self.add_requested.emit(f) for f in folders])

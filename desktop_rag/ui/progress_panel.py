@@ -94,6 +94,7 @@ class ProgressPanel(QWidget):
             # A role, not a style sheet colour: it follows the palette when the system turns light or dark.
             self.counts[phase].setForegroundRole(QPalette.ColorRole.PlaceholderText)
             heading = QHBoxLayout()
+            heading.setSpacing(8)  # ("Keyword search10,357 / 10,357" ran together in a narrow column)
             heading.addWidget(QLabel(PHASE_WORDS[phase]))
             heading.addStretch(1)
             heading.addWidget(self.counts[phase])
