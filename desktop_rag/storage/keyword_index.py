@@ -199,16 +199,6 @@ class KeywordIndex:
     def __len__(self) -> int:
         return len(self._ensure_loaded()[1])
 
-    def document_frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
-        """({term: how many chunks hold it} for the terms the index knows, how many chunks it holds): how rare
-        each of a query's words is, for the match strength's weights (core/search/match_strength.py)."""
-        retriever, chunk_ids = self._ensure_loaded()
-        if retriever is None:
-            return {}, 0
-        indptr = retriever.scores["indptr"]  # a word's chunks: indptr[i] to indptr[i + 1]
-        known = {term: retriever.vocab_dict[term] for term in terms if term in retriever.vocab_dict}
-        return {term: int(indptr[i + 1]) - int(indptr[i]) for term, i in known.items()}, len(chunk_ids)
-
     def search(self, query: str, n: int, prefixes: Sequence[str] = (),
                allowed: np.ndarray | None = None, parts: Sequence[str] = ()) -> list[tuple[int, float]]:
         """(chunk id, BM25 score) best first; chunks without any query word are left out. Each of `prefixes`

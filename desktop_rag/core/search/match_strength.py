@@ -2,10 +2,7 @@
 thing whatever the model, the library's size or the query's length (raw BM25 and fused scores mean none of that).
 
 - keywords: the share of the query's distinct words (or character pairs, in Japanese and Chinese; a lone character
-  counts where a pair holds it) that the chunk holds, prefixes included; 1.0 means every word is there. Each word
-  weighs as much as it is rare in the library (BM25's idf): the right passage for "走れメロスの作者は誰ですか" holds
-  メロス but not the question's です, すか, 誰で, and was labelled weak at rank 1 (issue 60, 8). A word no passage
-  holds weighs as the rarest the library knows: it is what the person asked for, and no passage has it.
+  counts where a pair holds it) that the chunk holds, prefixes included; 1.0 means every word is there.
 - meaning: how far the chunk's cosine stands out above the typical candidate's for this query. Cosines themselves
   are not comparable between models (multilingual-e5 puts unrelated texts at ~0.75, MiniLM near 0.1), but every
   query's candidate list has a bulk of unrelated chunks: the median of the list marks "unrelated", and the margin
@@ -16,8 +13,7 @@ The strength is either signal, and more when both agree: 1 − (1 − keywords)(
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from desktop_rag.core.search.query import ParsedQuery
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
@@ -31,27 +27,16 @@ FULL_MARGIN = 0.12
 _MIN_CANDIDATES = 10  # fewer than this (a tiny library): the median is no measure of "unrelated"
 
 
-def keyword_coverage(parsed: ParsedQuery, text: str, rarity: Mapping[str, float] | None = None) -> float:
-    """The share of the query's words `text` holds, each weighed by its `rarity` (term_rarity; None: alike)."""
+def keyword_coverage(parsed: ParsedQuery, text: str) -> float:
     wanted = set(lexical_tokens(parsed.keywords_text))
     prefixes = [prefix_stem(p) for p in parsed.prefixes]
-    if not wanted and not prefixes:
+    total = len(wanted) + len(prefixes)
+    if not total:
         return 0.0
-    rarest = max(rarity.values(), default=1.0) if rarity else 1.0
-
-    def weight(term: str) -> float:  # (a prefix, or a word no passage holds: as the rarest)
-        return rarity.get(term, rarest) if rarity else 1.0
-
     present = set(lexical_tokens(text))
-    lone = set(lone_characters(wanted))
-    found = sum(weight(t) for t in wanted if t in present or (t in lone and any(t in p for p in present)))
-    found += sum(weight(p) for p in prefixes if any(t.startswith(p) for t in present))
-    return found / (sum(weight(t) for t in wanted) + sum(weight(p) for p in prefixes))
-
-
-def term_rarity(frequencies: Mapping[str, int], documents: int) -> dict[str, float]:
-    """Each known term's weight, BM25's idf (as bm25s computes it): log(1 + (N − df + 0.5) / (df + 0.5))."""
-    return {term: math.log(1 + (documents - df + 0.5) / (df + 0.5)) for term, df in frequencies.items() if df}
+    found = len(wanted & present) + sum(any(t.startswith(p) for t in present) for p in prefixes)
+    found += sum(any(c in t for t in present) for c in lone_characters(wanted) if c not in present)
+    return found / total
 
 
 # Passages about nothing in particular, in the languages the default model serves: in a library too small for its

@@ -12,14 +12,13 @@ from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
 from desktop_rag.core.search.copies import with_copies
 from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
-                                             likeness_strengths, meaning_strengths, needs_unrelated_scores,
-                                             term_rarity)
+                                             likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.dense.rerank import RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
-from desktop_rag.errors import BadInput, IndexDamaged, NoIndexError
+from desktop_rag.errors import BadInput, NoIndexError
 from desktop_rag import remedies
 
 MODES = ("hybrid", "dense", "bm25")
@@ -262,14 +261,13 @@ class Searcher:
         records = self.catalog.chunks_by_id([i for i, _ in look_at])  # ids the catalog dropped are skipped
         meaning = meaning_strengths(dense, self._unrelated_scores(query_vector) if needs_unrelated_scores(dense)
                                     else ())
-        rarity = self._rarity(parsed)
         hits = []
         for chunk_id, score in look_at:
             record = records.get(chunk_id)
             indexed = index_text(record.context, record.text) if record else ""
             if record is None or not contains_phrases(indexed, parsed.phrases):
                 continue
-            keywords = keyword_coverage(parsed, keyword_text(record.context, record.text, record.questions), rarity)
+            keywords = keyword_coverage(parsed, keyword_text(record.context, record.text, record.questions))
             scores = Scores(dense=dense_scores.get(chunk_id), bm25=bm25_scores.get(chunk_id),
                             fused=score if mode == "hybrid" else None, keywords=keywords,
                             meaning=meaning.get(chunk_id))
@@ -278,14 +276,6 @@ class Searcher:
             if len(hits) == pool:
                 break
         return hits
-
-    def _rarity(self, parsed) -> dict[str, float] | None:
-        """How rare each of the query's words is in the library: the match strength's weights (None: alike)."""
-        try:
-            frequencies, documents = self.keywords.document_frequencies(lexical_tokens(parsed.keywords_text))
-        except (IndexDamaged, OSError):  # (the search itself says what is wrong with the index)
-            return None
-        return term_rarity(frequencies, documents) if documents else None
 
     def _unrelated_scores(self, query_vector) -> list[float]:
         if self._unrelated_vectors is None:  # once per searcher: ten short passages
