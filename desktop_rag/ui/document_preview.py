@@ -25,6 +25,10 @@ def show_in_document(browser: QTextBrowser, runner: TaskRunner, library: RemoteL
     # Taken now, on the window's thread: the page is made on the read lane. The caller's own, when it has them:
     # as the system turns dark, the view hears of it before its preview's palette has changed.
     colors = colors or colors_for(browser.palette())
+    # The passage itself at once, until its document is read: on a busy machine the read lane took seconds, and
+    # meanwhile the preview showed the previous hit's document beside the new hit selected (tried on three public
+    # repositories while they were indexed).
+    browser.setPlainText(fallback)
 
     def read():
         located = library.reads.chunk_in_document(chunk_id)

@@ -244,7 +244,7 @@ class SearchPanel(QWidget):
             # hanging in the status bar, where nothing follows it)
         elif left_out:  # (without_weak_tail)
             found += f" ({how_many(left_out, 'weaker match', 'weaker matches')} not listed)"
-        self.message.setText(f"{found} {notices}".strip())
+        self.message.setText(f"{found}{'' if found.endswith(('.', ':')) else '.'} {notices}".strip())
         self.status.emit(found)
         if result.hits:
             self.results.setCurrentRow(0)
