@@ -14,6 +14,7 @@ import time
 import pytest
 
 from desktop_rag.config import Settings
+from shown_words import clipped_cells, clipped_labels, faults_in, widget_texts
 from desktop_rag.service.endpoint import EndpointClient
 from window_sessions import WAIT_MS, close_session, open_session, stop_the_service
 
@@ -29,6 +30,7 @@ def _status(data_dir) -> dict:
 
 
 def test_a_pause_from_the_tray_and_a_resume_from_the_window_are_one_state_everywhere(qtbot, docs, data_dir):
+    from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
     from desktop_rag.ui.tray import ServiceTray
 
     for n in range(200):
@@ -56,6 +58,9 @@ def test_a_pause_from_the_tray_and_a_resume_from_the_window_are_one_state_everyw
         assert window.progress.pause_button.text() == "Resume"  # the window offers what the run is not
         assert window.progress.current.text() == "Paused: nothing moves until you resume."
         assert tray.pause_action.text() == "Resume background work"
+        # What each shows while paused, in a person's words and whole (tests/shown_words.py)
+        assert not (bad := faults_in([*widget_texts(window), *widget_texts(tray.menu)])), "\n".join(bad)
+        assert clipped_labels(window) + clipped_cells(window) == []
 
         window.progress.toggle_pause()  # Resume, in the window: the run goes on (the LLM's pause stays)
         qtbot.waitUntil(lambda: window.state_label.text().startswith("Indexing"), timeout=WAIT_MS)
@@ -86,6 +91,14 @@ def test_a_pause_from_the_tray_and_a_resume_from_the_window_are_one_state_everyw
             stats.close()
         qtbot.waitUntil(lambda: window.state_label.text() == "Background work paused", timeout=5000)
         assert _status(data_dir)["words"] == "Background work paused"  # the LLM's pause, remembered
+        popup = QuickSearch(ServiceSearch(data_dir))  # the quick popup, answered by the same service
+        qtbot.addWidget(popup)
+        popup.show()
+        qtbot.keyClicks(popup.field, "pump seal changed")
+        qtbot.waitUntil(lambda: bool(popup.hits), timeout=WAIT_MS)
+        assert not (bad := faults_in(widget_texts(popup))), "\n".join(bad)
+        assert clipped_labels(popup) == []
+        popup.close()
         tray.toggle_pause()  # Resume in the tray: nothing is paused anywhere
         qtbot.waitUntil(lambda: window.state_label.text() == "Idle: the index is up to date", timeout=5000)
         assert not _status(data_dir)["paused"]
