@@ -39,12 +39,14 @@ class FollowReports:
 def follow(library: Library, lane: WriteLane, paths: list[Path], upgrade: bool | None, catch_up: RunControl,
            reports: FollowReports,
            on_watching: Callable[[FolderWatcher], None] = lambda watcher: None, any_folders: bool = False,
-           activity: LaneActivity | None = None, run_catch_up: Callable[..., Any] | None = None) -> int:
+           activity: LaneActivity | None = None, run_catch_up: Callable[..., Any] | None = None,
+           stop: Callable[[], None] | None = None) -> int:
     """`lane`: the process's WriteLane (core/runs/lane.py), which the local endpoint's runs also go to; `catch_up`:
     what cuts the catch-up short (a stop); `on_watching(watcher)` once it watches; `any_folders`: none is fine (the
     service waits for the first folder indexed through it); `activity`: told how far the catch-up got (the tray
     shows it); `run_catch_up(folders, report, control)`: how the catch-up runs (the service: as a run its clients
-    follow; default: library.index)."""
+    follow; default: library.index); `stop`: what Ctrl-C or a plain kill does, as `desktop-rag stop` does it (the
+    service's: its runs cut short and its 2 s deadline armed; default: the catch-up and the lane stopped)."""
     from desktop_rag.core.watching.watch import feeding
 
     folders = [p.expanduser().resolve() for p in paths] or [Path(f) for f in library.reads.folders()]
@@ -63,6 +65,12 @@ def follow(library: Library, lane: WriteLane, paths: list[Path], upgrade: bool |
         # callback. The loop ends within a second instead (the model's call is cut short); a second Ctrl-C is
         # Python's own.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        stopped()
+
+    def stopped() -> None:
+        if stop is not None:  # (under load a Ctrl-C took 15-23 s to end the process: issue 61, 8)
+            stop()
+            return
         catch_up.cancel()
         lane.stop()
 
@@ -77,8 +85,8 @@ def follow(library: Library, lane: WriteLane, paths: list[Path], upgrade: bool |
                 _catch_up(library, folders, catch_up, reports, activity, run_catch_up)
             reports.watching(folders)
             lane.run()
-    except KeyboardInterrupt:  # Ctrl-C in the catch-up, or the second one; what was applied is saved
-        pass
+    except KeyboardInterrupt:  # Ctrl-C in the catch-up, the second one, or a plain kill; what was applied is saved
+        stopped()
     finally:
         signal.signal(signal.SIGINT, previous)
     reports.stopped()

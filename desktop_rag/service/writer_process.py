@@ -118,7 +118,7 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
     failed = False  # an error, not a stop asked for (Ctrl-C, a signal, `desktop-rag stop`): see host.stop
     try:
         return follow(library, lane, paths, upgrade, catch_up, reports, follow_new_folders,
-                      any_folders=role == "service", activity=activity, run_catch_up=run_catch_up)
+                      any_folders=role == "service", activity=activity, run_catch_up=run_catch_up, stop=stop)
     except Exception:
         failed = True
         raise

@@ -79,6 +79,27 @@ def test_a_stop_ends_the_service_within_its_promise_even_in_a_step_that_ignores_
     stop_and_wait(data_dir)  # (nothing runs: conftest fails a test that leaves a service)
 
 
+def test_ctrl_c_and_a_plain_kill_keep_the_same_promise(docs, data_dir, tmp_path):
+    """Issue 61, 8: under load Ctrl-C took 15-23 s to end `service` or `watch`; it now stops as `desktop-rag stop`
+    does, its deadline armed, even in a step that notices nothing."""
+    import signal
+
+    for sent in (signal.SIGINT, signal.SIGTERM):
+        service = _service_in_a_step_deaf_to_stops(docs, data_dir, tmp_path)
+        try:
+            sent_at = time.monotonic()
+            service.send_signal(sent)
+            service.wait(30)
+            gone_after = time.monotonic() - sent_at
+        finally:
+            if service.poll() is None:
+                service.kill()
+        print(f"{sent.name} in a step deaf to stops: gone after {gone_after:.2f} s")
+        assert gone_after < 2.5 and service.returncode == 0, (sent.name, gone_after, service.returncode)
+        for note in docs.glob("note*.md"):  # the next round's catch-up has them to read again
+            note.unlink()
+
+
 def test_a_window_opened_while_the_service_quits_starts_a_new_one_instead_of_closing_with_it(qtbot, docs, data_dir,
                                                                                               tmp_path):
     """Every `desktop-rag gui` after the tray's Quit flashed a window that closed at once: it joined the service on
