@@ -48,8 +48,8 @@ def _report_upgrade(summary, as_json: bool) -> None:
     if as_json:
         print(json.dumps({"event": "upgrade", **asdict(summary)}), flush=True)
     else:
-        print(f"{time.strftime('%H:%M:%S')}  LLM contexts: {summary.upgraded_chunks} upgraded, "
-              f"{summary.kept_rules} kept rules", flush=True)
+        print(f"{time.strftime('%H:%M:%S')}  LLM contexts: {summary.upgraded_chunks:,} written, "
+              f"{summary.kept_rules:,} kept rules", flush=True)
 
 
 def _report_error(sentence: str, as_json: bool) -> None:

@@ -55,8 +55,8 @@ def upgrade(library: Library, limit: int | None) -> OutcomeWork:
     """LLM contexts for documents that have rules contexts, at most `limit` documents (None: all)."""
     def work(report, control) -> RunOutcome:
         summary = library.upgrade_contexts(on_progress=report, limit=limit, control=control)
-        sentence = (f"{summary.upgraded_chunks} contexts upgraded to LLM in {summary.documents} documents; "
-                    f"{summary.kept_rules} kept their rules context")
+        sentence = (f"{summary.upgraded_chunks:,} contexts written by the LLM in {summary.documents:,} documents; "
+                    f"{summary.kept_rules:,} kept their rules context")
         return RunOutcome(sentence if summary.cancelled else f"Done: {sentence}", cancelled=summary.cancelled,
                           notices=list(summary.notices), result=asdict(summary), changes=summary.changes)
 

@@ -131,8 +131,8 @@ class BackgroundView(QObject):
 
     def _summed_up(self, verb: str) -> str:
         t = self._tally
-        return (f"{verb}: {t.upgraded_chunks} contexts written by the LLM in {t.documents} documents; "
-                f"{t.kept_rules} kept their rules context. {sentences(t.notices)}").strip()
+        return (f"{verb}: {t.upgraded_chunks:,} contexts written by the LLM in {t.documents:,} documents; "
+                f"{t.kept_rules:,} kept their rules context. {sentences(t.notices)}").strip()
 
     def _finish_panel(self, message: str) -> None:
         control, self.control = self.control, None
