@@ -1,7 +1,7 @@
 """Issue 60, 3: one state, told the same way everywhere. After a Pause from the tray and a Resume from the window, the
 run stayed paused while the window offered "Pause" above "Paused: nothing moves until you resume" and the tray said
 "Catching up 7%": each front end kept its own idea of a pause. Now the service keeps the state (service/activity.py)
-and the tray, the window and `desktop-rag status` show it: here a real service indexing 200 files, the window
+and the tray, the window and `desktop-rag status` show it: here a real service indexing 120 files, the window
 (offscreen), the tray's menu actions and the CLI, sampled at once after each step."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_a_pause_from_the_tray_and_a_resume_from_the_window_are_one_state_everyw
     from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
     from desktop_rag.ui.tray import ServiceTray
 
-    for n in range(200):
+    for n in range(120):
         (docs / f"log{n:03}.md").write_text(f"# Log {n}\n\n" + " ".join(
             f"The pump {n} ran {m} hours before its seal {m * n} was changed." for m in range(20)) + "\n")
     session = open_session(qtbot, data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False))
