@@ -66,8 +66,8 @@ def cmd_status(args, data_dir: Path) -> int:
     if client is not None:
         try:
             state = client.call("status")
-        except EndpointGone:
-            state = None
+        except EndpointGone:  # (it went as it was asked: said as nothing answering)
+            pass
         finally:
             client.close()
     if state is None:

@@ -41,20 +41,17 @@ def no_background_service_left(tmp_path_factory):
     it: one left running would follow a test's folders for the rest of the suite. Found by its data folder, under
     this session's temporary folder; killed, and the test fails."""
     yield
-    base = str(tmp_path_factory.getbasetemp())
     import psutil
 
+    from service_processes import services_under
+
     left = []
-    for process in psutil.process_iter(["cmdline"]):
-        command = process.info["cmdline"] or []
-        # (under the folder, not beside it: pytest-1's check killed pytest-10's services, a suite run alongside)
-        if "desktop_rag" in command and "service" in command and any(
-                part.startswith(os.path.join(base, "")) for part in command):
-            left.append(" ".join(command))
-            try:
-                process.kill()
-            except psutil.Error:
-                pass
+    for process in services_under(tmp_path_factory.getbasetemp()):
+        left.append(" ".join(process.info["cmdline"]))
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
     assert not left, f"the test left a background service running: {left}"
 
 

@@ -38,12 +38,11 @@ def stop_the_service(data_dir: Path) -> None:
     import psutil
 
     from desktop_rag.service.background_process import stop_answering
+    from service_processes import services_under
 
     stop_answering(data_dir, wait_s=30)
-    for process in psutil.process_iter(["cmdline"]):
-        command = process.info["cmdline"] or []
-        if "desktop_rag" in command and "service" in command and str(data_dir) in command:
-            try:
-                process.wait(timeout=30)
-            except psutil.NoSuchProcess:
-                pass
+    for process in services_under(data_dir):
+        try:
+            process.wait(timeout=30)
+        except psutil.NoSuchProcess:
+            pass

@@ -20,9 +20,10 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from desktop_rag.core.read_only import library_writable
-from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
+from desktop_rag.core.search.grouping import (group_by_document, no_good_match_words, not_listed_words,
+                                              without_weak_tail)
 from desktop_rag.core.search.searcher import Hit, SearchResult
-from desktop_rag.documents import MEMBER_SEPARATOR, how_many
+from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
 from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answering_or_started, start_service,
                                                      wait_for_answer, who_answers)
@@ -215,9 +216,9 @@ class QuickSearch(QWidget):
         self.results.show_hits(self.hits, colors_for(self.palette()), folded, current_row=0)
         notices = " ".join(result.notices)
         if result.weak:
-            notices = f"No good match: only {how_many(len(result.hits), 'weak match', 'weak matches')}. {notices}"
+            notices = f"{no_good_match_words(len(result.hits))} {notices}"
         elif left_out:
-            notices = f"{how_many(left_out, 'weaker match', 'weaker matches')} not listed. {notices}"
+            notices = f"{not_listed_words(left_out)}. {notices}"
         self.status.setText(notices.strip() if result.hits else f"No results. {notices}".strip())
 
     def _say(self, number: int, message: str) -> None:

@@ -14,7 +14,8 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
+from desktop_rag.core.search.grouping import (group_by_document, no_good_match_words, not_listed_words,
+                                              without_weak_tail)
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import split_filters, without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
@@ -240,10 +241,9 @@ class SearchPanel(QWidget):
         elif not result.filters.empty:
             found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
         if result.weak:
-            found = f"No good match: only {how_many(passages, 'weak match', 'weak matches')}."  # (no colon left
-            # hanging in the status bar, where nothing follows it)
-        elif left_out:  # (without_weak_tail)
-            found += f" ({how_many(left_out, 'weaker match', 'weaker matches')} not listed)"
+            found = no_good_match_words(passages)  # (no colon left hanging in the status bar: nothing follows it)
+        elif left_out:
+            found += f" ({not_listed_words(left_out)})"
         self.message.setText(f"{found}{'' if found.endswith(('.', ':')) else '.'} {notices}".strip())
         self.status.emit(found)
         if result.hits:

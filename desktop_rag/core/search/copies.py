@@ -29,7 +29,8 @@ def with_copies(files: CatalogFiles, hits: list[Hit]) -> list[Hit]:
         digest = digests.get(hit.path)
         shown = first_of.setdefault(digest, hit) if digest else hit
         if shown.path != hit.path:  # the same content at another place: said under the first
-            shown.copies += [] if hit.path in shown.copies else [hit.path]
+            if hit.path not in shown.copies:
+                shown.copies.append(hit.path)
             continue
         kept.append(hit)
     return kept

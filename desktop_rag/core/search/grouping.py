@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.core.search.match_strength import GOOD_MATCH
 from desktop_rag.core.search.searcher import Hit
+from desktop_rag.documents import how_many
 
 PASSAGES_SHOWN_PER_DOCUMENT = 2
 # Weak hits listed after good ones: the nearest misses, not a page of them. "radiator", in one file of 864, gave
@@ -49,3 +50,13 @@ def without_weak_tail(hits: list[Hit], weak_kept: int = WEAK_AFTER_GOOD) -> tupl
             weak += 1
         kept.append(hit)
     return kept, len(hits) - len(kept)
+
+
+def no_good_match_words(passages: int) -> str:
+    """What the window and the quick popup say of a result of weak matches alone."""
+    return f"No good match: only {how_many(passages, 'weak match', 'weak matches')}."
+
+
+def not_listed_words(left_out: int) -> str:
+    """What they say of the weak matches without_weak_tail left out."""
+    return f"{how_many(left_out, 'weaker match', 'weaker matches')} not listed"

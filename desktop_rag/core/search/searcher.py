@@ -149,8 +149,8 @@ class Searcher:
             return result
         if not parsed.text:  # filters alone: their documents, newest first
             records = self.catalog.chunks_by_id(self.catalog.filters.newest_chunks(result.filters, k))
-            result.hits = with_copies(self.catalog.files, _by_date([_hit(i, r, Scores()) for i, r in records.items()],
-                                                    sort != "oldest"))
+            listed = _by_date([_hit(i, r, Scores()) for i, r in records.items()], sort != "oldest")
+            result.hits = with_copies(self.catalog.files, listed)
             return result
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
