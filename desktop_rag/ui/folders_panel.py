@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMenu, QToolButton, QVBoxLayout, QWidget,
 )
 
+from desktop_rag.documents import how_many
 from desktop_rag.core.library_reads import FolderState
 from desktop_rag.ui.theme import icon
 
@@ -139,7 +140,7 @@ class FoldersPanel(QWidget):
         current = self.selected()
         self.list.clear()
         for state in states:
-            counts = f"{state.indexed:,} files, {state.chunks:,} passages" + (
+            counts = f"{how_many(state.indexed, 'file')}, {how_many(state.chunks, 'passage')}" + (
                 f", {state.failed:,} failed" if state.failed else "") + (
                 f", {state.skipped:,} skipped" if state.skipped else "")
             if state.path in indexing:

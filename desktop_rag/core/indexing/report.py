@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from collections.abc import Callable
 
 from desktop_rag.core.changes import Changes
-from desktop_rag.documents import duration_words
+from desktop_rag.documents import duration_words, how_many
 
 PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")
 # Each phase as a person reads it, in the window's panel and the CLI's progress lines alike.
@@ -76,7 +76,7 @@ class IndexSummary:
     def headline(self, stopped: str = "Interrupted") -> str:
         """The run in one sentence, as the CLI and the app both say it ("Done: 3 files indexed (12 passages), …");
         `stopped`: the word for a run cut short (the CLI's Ctrl-C interrupts, the app's button cancels)."""
-        inside = f"{self.inside:,} documents inside them, " if self.inside else ""
+        inside = f"{how_many(self.inside, 'document')} inside them, " if self.inside else ""
         named = f", {self.without_text:,} without text, found by name" if self.without_text else ""
         return (f"{stopped if self.cancelled else 'Done'}: {self.indexed:,} files indexed "
                 f"({inside}{self.chunks:,} passages{named}), "
