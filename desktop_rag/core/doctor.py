@@ -79,7 +79,7 @@ def lost_indexes(library: IndexParts) -> list[str]:
     """The cheap check: an index gone or broken as a whole. Marks what must be rebuilt (the next sync does it)
     and returns why, for the run's summary."""
     catalog, notices = library.catalog, []
-    embedded = catalog.count_embedded()
+    embedded = catalog.run_work.count_embedded()
     if embedded and library.vectors.count() == 0:
         catalog.mark_all_unembedded()
         notices.append(f"the meaning index was empty although {embedded:,} passages had been put there (was its "

@@ -51,11 +51,17 @@ class Activity:
         values = asdict(self)
         if self.share_done is not None:
             values["share_done"] = round(self.share_done, 2)  # a change of a percent is news; less is not
-        if self.seconds_left is not None:  # nor is a second less of an estimate: minutes are what is read
-            values["seconds_left"] = round(self.seconds_left, -1 if self.seconds_left < 600 else -2)
+        values["seconds_left"] = self._told_seconds_left()
         values["paused"] = self.paused
         values["words"] = self.sentence()
         return values
+
+    def _told_seconds_left(self) -> float | None:
+        """The time left as it is told: a second less of an estimate is no news, minutes are what is read. (Told
+        to the second, the words changed every second, and the window and the tray said "33 s" and "32 s".)"""
+        if self.seconds_left is None:
+            return None
+        return round(self.seconds_left, -1 if self.seconds_left < 600 else -2)
 
     def sentence(self) -> str:
         """The state in one line, as every front end says it."""
@@ -66,7 +72,8 @@ class Activity:
             if self.run_paused:
                 return (f"Paused: {what.lower()}, {share.strip() or 'begun'} done; nothing moves until you resume"
                         if self.held else f"Pausing: {what.lower()}{share}, after the step in hand")
-            left = f", about {duration_words(self.seconds_left)} left" if self.seconds_left else ""
+            told = self._told_seconds_left()
+            left = f", about {duration_words(told)} left" if told else ""
             return f"{what}{share}{left}"
         if self.doing == "applying changes":
             return "Applying file changes"
@@ -121,6 +128,13 @@ class LaneActivity:
 
 
 def _estimate(run: RunState | None) -> float | None:
+    """The run's time left, counted down since the run said it: a run says it at its steps, seconds apart while
+    it embeds, and a time left held still for them was told as if no time had passed (issue 60)."""
     if run is None or run.seconds_left is None or run.started_at is None:
         return None
-    return run.seconds_left if time.time() - run.started_at >= ESTIMATE_AFTER_S else None
+    now = time.time()
+    if now - run.started_at < ESTIMATE_AFTER_S:
+        return None
+    if run.paused:  # (held: no time passes for it)
+        return run.seconds_left
+    return max(run.seconds_left - (now - (run.left_told_at or now)), 1.0)

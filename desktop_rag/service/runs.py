@@ -22,6 +22,7 @@ _KEPT_RUNS = 50
 # A running run's state is told to the clients following the events at most this often (its file in hand changes
 # many times a second); a change of state, and what a step made searchable, are told at once.
 _STATE_EVERY_S = 0.5
+READING = ("parse", "contextualize", "ocr")  # the phases whose reports say how many passages reading has made
 
 
 @dataclass
@@ -39,6 +40,7 @@ class RunState:
     phases: dict[str, dict] = field(default_factory=dict)  # phase -> done, total, per_second
     share_done: float | None = None
     seconds_left: float | None = None
+    left_told_at: float | None = None  # when the run last said its time left (time.time())
     current: str | None = None  # the file in hand, or what the run waits for
     errors: list[dict] = field(default_factory=list)  # {"path", "reason"}: files that could not be indexed
     paused: bool = False
@@ -89,7 +91,12 @@ class RunRegistry:
                 run.phases[progress.phase] = {
                     "done": progress.done, "total": progress.total,
                     "per_second": round((progress.done - first[1]) / elapsed, 2) if elapsed > 1 else None}
+                embedding = run.phases.get("embed")
+                if embedding is not None and progress.passages_made is not None and progress.phase in READING:
+                    # What reading made since the embedding's last own report (which counts the catalog's).
+                    embedding["total"] = max(embedding["done"], progress.passages_made)
                 run.share_done, run.seconds_left = progress.overall, progress.seconds_left
+                run.left_told_at = time.time()
                 run.current = progress.note or progress.path or WORK_ON_NO_FILE.get(progress.phase, run.current)
 
         return report

@@ -24,6 +24,7 @@ from desktop_rag.storage.catalog_filters import CatalogFilters
 from desktop_rag.storage.catalog_mailboxes import CatalogMailboxes
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
 from desktop_rag.storage.catalog_review import CatalogReview, FolderState
+from desktop_rag.storage.catalog_run_work import CatalogRunWork
 from desktop_rag.storage.catalog_schema import migrate
 from desktop_rag.storage.catalog_upgrade_order import CatalogUpgradeOrder
 from desktop_rag.storage.records import (DOCUMENT_COLUMNS, MAX_TRANSIENT_RETRIES, ChunkRecord, DocumentRecord,
@@ -37,7 +38,7 @@ _ROWS_PER_BLOCK = 1000  # rows read at a time where each row is then worked on (
 class Catalog:
     """The documents, their chunks, the index bookkeeping and what search reads, over one connection; the other
     tables in parts given the same connection: `contexts`, `files` (containers, copies, skipped), `filters`,
-    `mailboxes`, `ocr`, `review`, `upgrade_order`."""
+    `mailboxes`, `ocr`, `review`, `run_work`, `upgrade_order`."""
 
     def __init__(self, path: Path, query_only: bool = False):  # query_only: a client's reader (SQLite refuses writes)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +61,7 @@ class Catalog:
             self.mailboxes = CatalogMailboxes(connection)
             self.ocr = CatalogOcr(connection)
             self.review = CatalogReview(connection)
+            self.run_work = CatalogRunWork(connection)
             self.upgrade_order = CatalogUpgradeOrder(connection)
             if not self.read_only:
                 count_writes(self._db)
@@ -292,9 +294,6 @@ class Catalog:
         if embedded is None:
             return {r[0] for r in self._db.execute("SELECT id FROM chunks")}
         return {r[0] for r in self._db.execute("SELECT id FROM chunks WHERE embedded = ?", (int(embedded),))}
-
-    def count_embedded(self) -> int:
-        return self.chunk_count() - self.count_pending_embeddings()
 
     def pending_dense_deletions(self) -> list[int]:
         return [r[0] for r in self._db.execute("SELECT chunk_id FROM dense_deletions")]

@@ -143,8 +143,7 @@ class ProgressPanel(QWidget):
         self._started_at = self._clock()
         self.title.setText(title)
         self.current.clear()
-        self.overall.setRange(0, _BAR_STEPS)
-        self.overall.setValue(0)
+        self.overall.setRange(0, 0)  # busy until the run knows its share: a run taking over kept work is not at 0%
         self.overall_label.setText("starting…")
         self._overall_rate = Smoothed()
         self.clear_phases()
@@ -164,7 +163,9 @@ class ProgressPanel(QWidget):
         now = self._clock()
         if progress.total is None:
             bar.setRange(0, 0)  # unknown total: a busy bar
-            self.counts[progress.phase].setText(_count(progress.done) if progress.done else "")
+            # A count with no total is what is there so far (files found, passages keyword-searchable while the
+            # index is made again): a bare "Keyword search 1" read as a total of one (issue 60).
+            self.counts[progress.phase].setText(f"{_count(progress.done)} so far" if progress.done else "")
         else:
             bar.setRange(0, max(progress.total, 1))
             bar.setValue(min(progress.done, max(progress.total, 1)))
@@ -183,7 +184,7 @@ class ProgressPanel(QWidget):
     def _show_overall(self, progress: Progress, now: float) -> None:
         """The run's own estimate when it gives one (an indexing run), else the phase's share (an upgrade)."""
         fraction = progress.overall
-        if fraction is None and progress.total:
+        if fraction is None and progress.total and progress.phase != "scan":  # (files listed: not work done)
             fraction = progress.done / progress.total
         if fraction is None:
             self.overall.setRange(0, 0)

@@ -53,3 +53,4 @@ class CopyStore:
         else:
             summary.indexed += 1
         summary.copies += 1
+        self.state.name_card_stored()

@@ -160,8 +160,7 @@ class IndexSync:
     def _embed(self, batch: list, waiting: int) -> None:
         """One batch of (chunk id, context, text) into the dense index, marked done as soon as it is there."""
         t0 = time.perf_counter()
-        expected = max(self.summary.embedded + waiting, self.meter.chunks_expected())
-        self.state.progress(Progress("embed", self.summary.embedded, expected))
+        self.state.progress(Progress("embed", self.summary.embedded, self.summary.embedded + waiting))
         owners, texts = [], []
         windows, pieces = dense_windows_counted([(context, text) for _, context, text in batch],
                                                 self.lib.token_counter)

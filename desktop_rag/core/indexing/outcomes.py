@@ -46,6 +46,7 @@ class FileOutcomes:
             transient=transient, unread_scans=unread_scans, member=target.member,
         )
         self.state.summary.failed.append(FileFailure(target.path, reason))
+        self.state.name_card_stored()  # found by its name: a passage, made searchable as any (catalog.save_failure)
 
     def reading(self, where: FoundFile | Target, content_hash: str, read: Callable[[], T]) -> T | None:
         """What `read()` returns, or None when it fails: the failure is recorded for the file or the member."""

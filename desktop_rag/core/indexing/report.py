@@ -29,6 +29,10 @@ class Progress:
     note: str | None = None  # what the counts do not say ("Loading the language model…")
     overall: float | None = None  # the whole run's share done, where the run can estimate it
     seconds_left: float | None = None  # and its estimate of the time left
+    # Passages made so far, to be made searchable by meaning (those an earlier run left too): the meaning phase's
+    # total, a count of real work told with every report (issue 60: "0 / 165,740" when 10,270 were made, the
+    # unread files' guess; told only with the embedding's own reports, it stood at "0 / 49" through the reading)
+    passages_made: int | None = None
     # What became searchable at this step (the keyword index rebuilt mid-run): a view showing "nothing yet" for a
     # query asks again, without waiting for the run's end (issue 37: a query typed early waited 4½ minutes).
     changes: Changes | None = None

@@ -38,6 +38,7 @@ from desktop_rag.core.indexing.run_state import IndexParts, RunState
 from desktop_rag.core.indexing.scans import ScanStep
 from desktop_rag.core.indexing.storing import DocumentStore
 from desktop_rag.core.llm.interrupt import calls_controlled_by
+from desktop_rag.core.indexing.run_share import RunShare
 from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.storage.catalog import DocumentRecord
@@ -74,7 +75,7 @@ class Indexer:
         """Index the files under `roots` (folders are remembered as watched folders) and forget what is gone
         from them: the `index` command, and the reconciliation scan when watching starts."""
         folders = [Path(r).expanduser().resolve() for r in roots]
-        return self._timed(lambda: self._update(*self._scan(folders, register=True)))
+        return self._timed(lambda: self._update(*self._scan(folders, register=True), folders=folders))
 
     def apply_changes(self, changes: ChangeBatch) -> IndexSummary:
         """What a file watcher saw: moves are applied to the catalog first (nothing is re-read), then every
@@ -106,12 +107,16 @@ class Indexer:
                 work()
         except Cancelled:
             self.summary.cancelled = True
+            if self.state.share is not None:
+                self.state.share.cancelled(self.state.meter.progress()[0])
         finally:
             self.summary.seconds = time.perf_counter() - started
             self.summary.documents_written = self.state.catalog.writes()["documents"] != written
         return self.summary
 
-    def _update(self, files: list[FoundFile], gone: list[DocumentRecord]) -> None:
+    def _update(self, files: list[FoundFile], gone: list[DocumentRecord], folders: Sequence[Path] = ()) -> None:
+        """`folders`: a run over folders, whose bar counts the work kept there and takes up an interrupted run's
+        share (run_share.py); a batch of changes has none."""
         catalog = self.state.catalog
         known = self._known  # the scanned folders' documents, read in one query (_gone)
 
@@ -129,8 +134,13 @@ class Indexer:
         # files searchable soonest. In path order a 3 MB book near the top of a folder held the next 500 files back
         # for 4 s, and the first hit of a first run came 26.5 s after the folder was added (issue 37).
         files = sorted(files, key=lambda f: (f.path in to_read, f.size if f.path in to_read else 0))
-        self.state.meter.plan([(f.size, f.path.suffix) for f in files if f.path in to_read],
-                              catalog.count_pending_embeddings())
+        planned = [(f.size, f.path.suffix) for f in files if f.path in to_read]
+        if folders:
+            self.state.share = RunShare(catalog, self.state.meter)
+            self.state.share.plan(planned, catalog.count_pending_embeddings(),
+                                  sum(f.size for f in files if f.path not in to_read), [str(f) for f in folders])
+        else:
+            self.state.meter.plan(planned, catalog.count_pending_embeddings())
         self.state.run_files = len(files)
         if to_read:
             self.sync.load_embedder_meanwhile()
@@ -155,6 +165,8 @@ class Indexer:
         self.state.progress(Progress("parse", len(files), len(files)))
         catalog.ocr.forget_old_ocr_texts()  # text of scans no file has had for a month
         self.sync.sync_indexes()
+        if self.state.share is not None:
+            self.state.share.ended(self.state.meter.progress()[0])
 
     # -- scan -----------------------------------------------------------------------------------------------
 

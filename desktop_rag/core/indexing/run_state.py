@@ -15,6 +15,7 @@ from desktop_rag.core.progress.run_meter import RunMeter
 from desktop_rag.storage.catalog import Catalog
 
 if TYPE_CHECKING:
+    from desktop_rag.core.indexing.run_share import RunShare
     from desktop_rag.core.dense.embedding import Embedder
     from desktop_rag.core.dense.model_process import EmbedderProcess
     from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
@@ -47,6 +48,9 @@ class IndexParts(Protocol):
     def token_counter(self) -> CountsTokens: ...
 
 
+NAME_CARD_PIECES = 20  # a name card's word pieces: its name, folder and kind
+
+
 @dataclass
 class RunState:
     lib: IndexParts
@@ -55,6 +59,7 @@ class RunState:
     summary: IndexSummary = field(default_factory=IndexSummary)
     meter: RunMeter = field(default_factory=RunMeter)
     run_files: int = 0  # files in the run: the contexts counter's total, which scans count on to
+    share: RunShare | None = None  # a run over folders: the share it shows, kept for the next run (run_share.py)
 
     @property
     def settings(self) -> Settings:
@@ -64,7 +69,17 @@ class RunState:
     def catalog(self) -> Catalog:
         return self.lib.catalog
 
+    def name_card_stored(self) -> None:
+        """A document known by its name alone (a file that failed, a copy): its one passage counted as any, so
+        that the run's passages and the meaning search's count agree (issue 60: 1,079 against 1,080)."""
+        self.summary.chunks += 1
+        self.meter.stored(1, NAME_CARD_PIECES)
+
     def progress(self, progress: Progress) -> None:
         """Each report carries the whole run's share done and time left, once the run knows its files."""
         progress.overall, progress.seconds_left = self.meter.progress()
+        if self.meter.planned:
+            progress.passages_made = self.meter.chunks_waiting_at_start + self.meter.chunks_read
+        if self.share is not None:
+            self.share.shown(progress.overall)
         self.report(progress)

@@ -19,6 +19,11 @@ Each kind starts from a prior (TEXT_YIELD_PRIORS) worth PRIOR_BYTES of reading a
 The share shown never goes back: when a new measurement says more is left (a slower pace, scanned pages found), the
 shown share holds and moves on at the pace the new time left allows, reaching the end with the work; when the
 work turns out faster, it catches up. Issue 37: a bar read 2% → 67% → 59% → 19% as OCR and embedding started.
+
+Nor does it go back when a run starts over what an earlier one kept (issue 60: 0% after a re-scan and after a
+service restart, with most of the work done): the files of the run's folders read before and unchanged, and their
+passages already searchable by meaning, count as done (`kept`), timed at this run's rates; and a run that takes over
+an interrupted one's work, nothing added, starts at the share that one showed (`resume_from`).
 """
 
 from __future__ import annotations
@@ -82,21 +87,39 @@ class RunMeter:
         self.pieces_read = 0  # of the chunks read: the word pieces of their text and context, what the embedder reads
         self._file_chunks = self._file_pieces = 0  # of the file being read, until file_read says its kind
         self.chunks_waiting_at_start = 0  # left by an earlier run: embedded by this one
+        self.pieces_waiting_at_start: int | None = None  # their word pieces, when the catalog counted them
         self.chunks_embedded = 0
         self.pieces_embedded = 0
         self.embed_seconds = 0.0
         self.ocr_pages_total = 0  # scanned pages the run reads by OCR, once it has found them
         self.ocr_pages_read = 0
         self.ocr_seconds = 0.0
+        self.kept_bytes = 0  # of the run's files, those read before and unchanged: done before the run began
+        self.kept_chunks = 0  # and their chunks already embedded
         self.planned = False
 
-    def plan(self, files_to_read: list[tuple[int, str]], chunks_waiting: int) -> None:
-        """The files the run reads, as (size, kind: the name's extension), and the chunks an earlier run left."""
+    def plan(self, files_to_read: list[tuple[int, str]], chunks_waiting: int, kept_bytes: int = 0,
+             kept_chunks: int = 0, pieces_waiting: int | None = None) -> None:
+        """The files the run reads, as (size, kind: the name's extension), the chunks an earlier run left (and
+        their word pieces, when known), and the work earlier runs did on the run's files (bytes of the files
+        unchanged, their chunks embedded)."""
         for size, kind in files_to_read:
             self._kind(kind).bytes_total += size
         self.bytes_total = sum(size for size, _ in files_to_read)
         self.chunks_waiting_at_start = chunks_waiting
+        self.pieces_waiting_at_start = pieces_waiting
+        self.kept_bytes, self.kept_chunks = kept_bytes, kept_chunks
         self.planned = True
+
+    def resume_from(self, share: float) -> None:
+        """The share an interrupted run showed of the work this one takes over: shown from the start, never less."""
+        self._shown = max(self._shown or 0.0, min(share, 1.0))
+        self._shown_at = self._clock()  # paced from now: not as if the whole time since the clock's zero had passed
+
+    def work_left(self) -> tuple[int, int]:
+        """(bytes not read yet, chunks expected still to embed): what a run interrupted now leaves to the next."""
+        return (max(self.bytes_total - self.bytes_read, 0),
+                max(self.chunks_expected() - self.chunks_embedded, 0))
 
     def _kind(self, kind: str) -> _Kind:
         return self._kinds.setdefault(kind.lower(), _Kind())
@@ -156,8 +179,12 @@ class RunMeter:
         its contexts are (theirs estimated), so the count ran out before the chunks did: the bar said "100%, about
         1 s left" for the run's last 30 s (issue 49's first hour, ETA error 100% there)."""
         unread_chunks, unread_pieces = self._unread_yield()
-        pieces = self.chunks_waiting_at_start * self._pieces_per_chunk() + self.pieces_read + unread_pieces
+        waiting = (self.pieces_waiting_at_start if self.pieces_waiting_at_start is not None
+                   else self.chunks_waiting_at_start * self._pieces_per_chunk())
+        pieces = waiting + self.pieces_read + unread_pieces
         chunks_left = self.chunks_waiting_at_start + self.chunks_read + unread_chunks - self.chunks_embedded
+        if chunks_left <= 0:  # (the pieces of the chunks an earlier run left are a guess: nothing waits, none left)
+            return 0.0
         per_chunk = self.pieces_embedded / self.chunks_embedded if self.chunks_embedded else 0.0
         return max(pieces - self.pieces_embedded, chunks_left * per_chunk, 0)
 
@@ -168,7 +195,8 @@ class RunMeter:
         return sum(kind.unread() * _moved(overall, kind.read_seconds, kind.bytes_read) for kind in self._kinds.values())
 
     def estimate(self) -> tuple[float | None, float | None]:
-        """(share of the run done, seconds of work left); (None, None) before the run knows its files."""
+        """(share of the run done, seconds of work left); (None, None) before the run knows its files. The share
+        counts the work kept from earlier runs as done, at this run's rates."""
         if not self.planned:
             return None, None
         embedded = self.pieces_embedded
@@ -176,17 +204,20 @@ class RunMeter:
         ocr_rate = self.ocr_seconds / self.ocr_pages_read if self.ocr_pages_read else OCR_SECONDS_PER_PAGE_GUESS
         left = (self._read_seconds_left() + self.embedding_left() * embed_rate
                 + max(self.ocr_pages_total - self.ocr_pages_read, 0) * ocr_rate)
-        done = self.read_seconds + self.embed_seconds + self.ocr_seconds
+        read_rate = self.read_seconds / self.bytes_read if self.bytes_read else READ_SECONDS_PER_BYTE_GUESS
+        kept = self.kept_bytes * read_rate + self.kept_chunks * self._pieces_per_chunk() * embed_rate
+        done = kept + self.read_seconds + self.embed_seconds + self.ocr_seconds
         if done + left <= 0:
             return 1.0, 0.0
         return done / (done + left), left
 
     def progress(self) -> tuple[float | None, float | None]:
-        """(share done to show, seconds left): the estimate's time left, and a share that only grows; (0, None)
-        while the files are being listed (a view falling back on the scan's own count showed 100%, then 0%)."""
+        """(share done to show, seconds left): the estimate's time left, and a share that only grows; (None, None)
+        while the files are being listed: not known yet. (It said 0% then, and a re-scan's bar went back to 0%
+        before it found its work done; a view must not fall back on the scan's own count: 100%, then 0%.)"""
         fraction, left = self.estimate()
         if fraction is None or left is None:
-            return 0.0, None
+            return None, None
         now = self._clock()
         if self._shown is None:
             self._shown = fraction

@@ -159,7 +159,8 @@ class Searcher:
         if query_vector is not None:
             self._say_meaning_coverage(result, chunk_count)
         dense, bm25 = self._retrieve(parsed, query_vector, mode, n, result.filters, allowed, chunk_count)
-        if query_vector is not None and not dense and self.vectors.count() == 0 and self.catalog.count_embedded():
+        if (query_vector is not None and not dense and self.vectors.count() == 0
+                and self.catalog.run_work.count_embedded()):
             result.notices.append(f"the meaning index is empty although passages were made searchable by meaning: "
                                   f"{remedies.REPAIR_INDEXES} to rebuild it; meanwhile only keywords match")
         if mode != "dense" and not self.keywords.exists:  # lost, or being rebuilt: never a silent "No results"

@@ -116,3 +116,17 @@ def test_the_status_words_are_the_same_for_every_front_end():
     assert Activity("idle").sentence() == "Idle: the index is up to date"
     assert Activity("paused", llm_paused=True).as_dict()["words"] == "Background work paused"
     assert Activity("paused", llm_paused=True).as_dict()["paused"]
+
+
+def test_the_time_left_counts_down_between_the_runs_reports_but_not_while_it_is_paused():
+    """A run says its time left at its steps, seconds apart while it embeds: held still, "about 50 s left" was told
+    for five seconds of a run that ended 34 s later (issue 60)."""
+    runs = RunRegistry()
+    activity = LaneActivity(SimpleNamespace(doing="run"), runs, FakeLibrarySettings())
+    run = runs.new(["/x"], "rules")
+    runs.started(run.run_id)
+    run.started_at -= 60
+    run.share_done, run.seconds_left, run.left_told_at = 0.5, 100.0, time.time() - 30
+    assert activity.now().as_dict()["seconds_left"] == 70
+    run.paused = True
+    assert activity.now().seconds_left == 100.0

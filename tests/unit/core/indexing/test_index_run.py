@@ -236,3 +236,62 @@ def test_a_cancel_during_the_keyword_rebuild_ends_the_run_there_and_leaves_the_i
     summary = run(parts, folder, control=control)
     assert summary.cancelled and parts.keywords.rebuilds == 1
     assert parts.catalog.keyword_index_dirty  # rebuilt by the next run
+
+
+def shares_of_a_run(parts, *roots, control=None) -> tuple[list[float], object]:
+    """The whole run's share each report carried, in order, and the run's summary."""
+    shares: list[float] = []
+    contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
+                                         parts.token_counter)
+    summary = Indexer(parts, contextualizer, control=control,
+                      on_progress=lambda p: shares.append(p.overall) if p.overall is not None else None
+                      ).run(list(roots))
+    return shares, summary
+
+
+def test_a_rescan_counts_the_work_kept_so_its_bar_does_not_start_again_at_nought(parts, folder):
+    """Issue 60: the bar went back to 0% after a re-scan, with all the earlier work kept."""
+    for number in range(12):
+        (folder / f"note{number}.md").write_text(f"# Note {number}\n\n" + "Crates on the shelf. " * 200)
+    run(parts, folder)
+    (folder / "new.md").write_text("# New\n\nOne more crate arrived.\n")
+    shares, summary = shares_of_a_run(parts, folder)
+    assert summary.indexed == 1 and summary.unchanged == 14
+    assert shares[0] > 0.8, shares  # 14 files of 15, the larger ones, read and embedded before
+    assert shares == sorted(shares) and shares[-1] == 1.0
+
+
+def test_a_run_taking_over_an_interrupted_one_starts_at_the_share_that_one_showed(parts, folder):
+    """A service killed (here: a run cancelled) at some share: the next run, with nothing added, goes on from
+    there; with a file added it starts from the kept work alone."""
+    for number in range(8):
+        (folder / f"note{number}.md").write_text(f"# Note {number}\n\n" + f"Crate {number} on the shelf. " * 300)
+    control = RunControl()
+    reader_read = parts.document_reader.read
+    reads = []
+
+    def read_then_cancel_after_five(*args, **kwargs):  # an injected stop, as the Cancel button does
+        reads.append(args[0])
+        if len(reads) == 5:
+            control.cancel()
+        return reader_read(*args, **kwargs)
+
+    parts.document_reader.read = read_then_cancel_after_five
+    first, summary = shares_of_a_run(parts, folder, control=control)
+    parts.document_reader.read = reader_read
+    assert summary.cancelled and first[-1] > 0
+    left = parts.catalog.run_work.run_left()
+    assert left["bytes_left"] > 0 and left["share"] == pytest.approx(first[-1], abs=1e-3)
+    second, summary = shares_of_a_run(parts, folder)
+    assert not summary.cancelled
+    assert second[0] >= first[-1] - 1e-3, (first, second)
+    assert second == sorted(second) and second[-1] == 1.0
+    assert parts.catalog.run_work.run_left() == {"share": 1.0, "bytes_left": 0, "passages_left": 0}
+
+
+def test_a_run_with_work_added_does_not_take_over_the_share_of_less(parts, folder):
+    parts.catalog.run_work.remember_run_left({"share": 0.9, "bytes_left": 10, "passages_left": 1})
+    for number in range(4):
+        (folder / f"big{number}.md").write_text(f"# Big {number}\n\n" + "A long story of crates. " * 500)
+    shares, _ = shares_of_a_run(parts, folder)
+    assert shares[0] < 0.5, shares  # nothing kept: the 90% of a smaller run's work is not this run's

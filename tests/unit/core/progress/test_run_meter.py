@@ -16,7 +16,7 @@ def without_priors(monkeypatch):
 def test_the_estimate_follows_measured_rates_and_expects_text_in_proportion_to_bytes(without_priors):
     meter = RunMeter()
     assert meter.estimate() == (None, None)  # before the files are known: no claim
-    assert meter.progress() == (0.0, None)  # what a view shows meanwhile: nothing done, no time promised
+    assert meter.progress() == (None, None)  # what a view shows meanwhile: not known yet (0% went back on a re-scan)
     meter.plan([(1000, ".txt"), (3000, ".txt")], chunks_waiting=0)
     fraction, left = meter.estimate()
     assert fraction == 0 and left > 0
@@ -149,3 +149,32 @@ def test_the_chunks_still_waiting_are_never_forgotten_when_the_pieces_counted_ra
     meter.batch_embedded(90, pieces=10_800, seconds=90.0)  # 120 pieces a chunk, not the 100 counted
     assert meter.embedding_left() == pytest.approx(10 * 120)  # the ten chunks left, at what a chunk took
     assert meter.estimate()[1] == pytest.approx(10.0)
+
+
+def test_work_kept_from_earlier_runs_counts_as_done_at_this_runs_rates(without_priors):
+    meter = RunMeter()
+    meter.plan([(1000, ".txt")], chunks_waiting=0, kept_bytes=9000, kept_chunks=0)
+    meter.stored(10, pieces=900)
+    meter.file_read(1000, seconds=1.0, kind=".txt")  # 1 ms a byte: the 9,000 kept bytes are 9 s of reading done
+    meter.batch_embedded(10, pieces=900, seconds=1.0)
+    assert meter.estimate() == (1.0, 0.0)
+    meter = RunMeter()
+    meter.plan([(1000, ".txt")], chunks_waiting=0, kept_bytes=9000)
+    meter.stored(10, pieces=900)
+    meter.file_read(1000, seconds=1.0, kind=".txt")
+    fraction, left = meter.estimate()  # the 10 chunks to embed at the guess
+    assert fraction == pytest.approx(10.0 / (10.0 + left))
+
+
+def test_a_share_taken_over_holds_and_moves_on_at_the_pace_of_the_work_left():
+    """resume_from: the share an interrupted run showed. It is shown at once, and the next report moves it by the
+    time since then over the time left, not by the clock's whole reading (it jumped to 100%)."""
+    now = [1000.0]
+    meter = RunMeter(clock=lambda: now[0])
+    meter.plan([(1_000_000, ".txt")], chunks_waiting=0)
+    meter.resume_from(0.6)
+    shown, left = meter.progress()
+    assert shown == pytest.approx(0.6) and left > 1
+    now[0] += 1.0
+    later, left_later = meter.progress()
+    assert 0.6 < later < 0.6 + 0.4 * 1.0 / left_later + 1e-9
