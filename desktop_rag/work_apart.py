@@ -49,5 +49,6 @@ def _do_apart(work: str, answer: str) -> None:
 
 
 if __name__ == "__main__":
+    processes.end_with_parent()  # (the caller waits for it: when the caller is gone, the work is wanted no more)
     processes.name_process("the work apart")
     _do_apart(*sys.argv[1:3])

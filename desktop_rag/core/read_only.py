@@ -22,8 +22,8 @@ from desktop_rag.storage.catalog_access import CATALOG_FILE, may_write
 __all__ = ["CATALOG_FILE", "READ_ONLY_SEARCH", "CatalogVectors", "library_writable"]
 
 # What such a library still does, and what it does not: said with every search.
-READ_ONLY_SEARCH = ("this library's data folder cannot be written: searching works (by meaning from the catalog's "
-                    "copy of the vectors), but indexing, edits and the LLM upgrade need a data folder you may write")
+READ_ONLY_SEARCH = ("this library's data folder cannot be written: searching works (by words and by meaning), but "
+                    "indexing, edits and the LLM upgrade need a data folder you may write")
 
 
 def library_writable(data_dir: Path) -> bool:

@@ -124,7 +124,12 @@ class LaneActivity:
             return Activity("applying changes", llm_paused=llm_paused)
         if self._lane.doing == "upgrade":
             return Activity("writing LLM contexts", llm_paused=llm_paused)
-        return Activity("paused" if llm_paused else "idle", llm_paused=llm_paused)
+        return at_rest(llm_paused)
+
+
+def at_rest(llm_paused: bool) -> Activity:
+    """A process with nothing in hand: idle, or paused (`serve`, with no lane, said "Idle" while paused)."""
+    return Activity("paused" if llm_paused else "idle", llm_paused=llm_paused)
 
 
 def _estimate(run: RunState | None) -> float | None:

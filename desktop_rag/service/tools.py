@@ -18,7 +18,7 @@ from typing import Any, TYPE_CHECKING
 
 
 from desktop_rag.core.search.filters import make_filters
-from desktop_rag.service.activity import Activity, ActivitySource, version_of
+from desktop_rag.service.activity import ActivitySource, at_rest, version_of
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.write_tools import WriteTools
 from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, question_list
@@ -235,8 +235,8 @@ class LibraryTools:
             self.closing.wait(STATUS_CHECK_S)
 
     def _status_now(self) -> dict:
-        activity = self.activity.now() if self.activity is not None else Activity(
-            "idle", llm_paused=bool(self.library.settings.llm_upgrade_paused))
+        activity = self.activity.now() if self.activity is not None else at_rest(  # (`serve`: no lane)
+            bool(self.library.settings.llm_upgrade_paused))
         state = {**activity.as_dict(), "role": self.role, "served_by": self.served_by}
         lane = self.writes.lane
         if lane is not None:  # why the LLM upgrade runs or waits ("waiting until the computer is idle")

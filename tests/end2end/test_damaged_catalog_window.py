@@ -13,6 +13,7 @@ from cli_runner import cli
 from damaged_catalogs import overwrite_pages_of
 from desktop_rag.config import Settings
 from desktop_rag.errors import CatalogDamaged
+from shown_words import clipped_cells, clipped_labels, faults_in, widget_texts
 from window_sessions import WAIT_MS, close_session, stop_the_service
 
 
@@ -49,6 +50,8 @@ def test_the_window_on_a_damaged_catalog_gives_the_advice_and_rebuilds_from_the_
 
         qtbot.waitUntil(window.rebuild_button.isVisible, timeout=WAIT_MS)  # it stopped trying, and says what to do
         assert not window.start_again_button.isVisible()  # (starting it again would end the same way)
+        assert not (bad := faults_in(widget_texts(window))), "\n".join(bad)  # (the words test's damaged state)
+        assert clipped_labels(window) + clipped_cells(window) == []
         started = starts()
         qtbot.wait(5000)
         assert starts() == started <= 4  # not started again and again (3 ending early; one before, by the popup)

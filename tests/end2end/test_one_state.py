@@ -259,6 +259,9 @@ def test_one_state_everywhere_through_a_pause_a_rescan_a_kill_and_the_llm_paused
         sampler.until(lambda s: s.status is not None and not s.status["paused"])
         window.background.run_now()
         sampler.until(lambda s: (s.status or {}).get("doing") == "writing LLM contexts")
+        qtbot.wait(1000)  # (the panel's line of what waits, read as the work begins)
+        assert not (bad := faults_in([*widget_texts(window), *widget_texts(tray.menu)])), "\n".join(bad)
+        assert clipped_labels(window) + clipped_cells(window) == []
         window.background.pause()
         sampler.until(lambda s: (s.status or {}).get("llm_paused") and s.status["doing"] != "writing LLM contexts"
                       and s.window_says == s.status["words"] and s.tray_says.startswith(s.status["words"]))

@@ -17,6 +17,7 @@ from cli_runner import cli, cli_json
 from desktop_rag.config import Settings
 from desktop_rag.core.read_only import READ_ONLY_SEARCH
 from desktop_rag.service.background_process import who_answers
+from shown_words import clipped_cells, clipped_labels, faults_in, widget_texts
 from window_sessions import WAIT_MS, close_session, open_session
 
 
@@ -97,6 +98,12 @@ def test_the_window_searches_a_read_only_library_and_says_it_is_read_only(qtbot,
         qtbot.waitUntil(lambda: window.background.waiting is not None, timeout=WAIT_MS)
         assert window.background.action is None
         assert window.background.waiting == 2 and "read-only" in window.background.status_text()
+        # What it says in this state, in a person's words and whole (issue 60: the words test's read-only state)
+        for tab in range(window.tabs.count()):
+            window.tabs.setCurrentIndex(tab)
+            qtbot.wait(1000)  # (a tab reads what it shows when it is opened)
+            assert not (bad := faults_in(widget_texts(window))), "\n".join(bad)
+            assert clipped_labels(window) + clipped_cells(window) == [], window.tabs.tabText(tab)
     finally:
         close_session(session)
 

@@ -130,3 +130,12 @@ def test_the_time_left_counts_down_between_the_runs_reports_but_not_while_it_is_
     assert activity.now().as_dict()["seconds_left"] == 70
     run.paused = True
     assert activity.now().seconds_left == 100.0
+
+
+def test_a_process_with_no_lane_of_its_own_says_a_pause_as_the_service_does():
+    """`serve` answers without a write lane: it said "Idle: the index is up to date" while the LLM was paused."""
+    tools = tools_with(None)
+    tools.library.settings.llm_upgrade_paused = True
+    assert tools.status()["words"] == "Background work paused"
+    tools.library.settings.llm_upgrade_paused = False
+    assert tools.status()["words"] == "Idle: the index is up to date"
