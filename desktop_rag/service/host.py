@@ -18,6 +18,7 @@ from desktop_rag.service.endpoint import EndpointServer
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunQueue, RunRegistry
 from desktop_rag.service.tools import LibraryTools, request_handler
+from desktop_rag.service.upgrade_stretch import UpgradeStretch
 
 if TYPE_CHECKING:
     from desktop_rag.core.library import Library
@@ -111,18 +112,22 @@ class LibraryHost:
         """Each step of the LLM upgrade (one document) on the event stream: its start, its progress (at most twice
         a second), its end with what it wrote; a client's panel shows it as the window's did."""
         told_at = 0.0
+        stretch = UpgradeStretch(self.library.reads.contexts_awaiting_upgrade)
 
         def progress(p) -> None:
             nonlocal told_at
             now = time.monotonic()
             if now - told_at >= 0.5:
                 told_at = now
-                self.events.publish("upgrade", state="running", progress=_progress_dict(p), asked_now=lane.asked_now)
+                self.events.publish("upgrade", state="running", progress=_progress_dict(stretch.told(p)),
+                                    asked_now=lane.asked_now)
 
         def started(control) -> None:
+            stretch.step_started()
             self.events.publish("upgrade", state="started", asked_now=lane.asked_now)
 
         def ended(summary) -> None:  # None: it failed (the lane's error event says why)
+            stretch.step_ended(0 if summary is None else summary.upgraded_chunks + summary.kept_rules)
             self.events.publish("upgrade", state="ended",
                                 summary=None if summary is None else dataclasses.asdict(summary))
 
