@@ -37,6 +37,7 @@ class RunShare:
         self._meter = meter
         self._clock = clock
         self._kept_at: float | None = None
+        self._folders: list[str] = []
 
     def plan(self, files_to_read: list[tuple[int, str]], chunks_waiting: int, kept_bytes: int,
              folders: Sequence[str]) -> None:
@@ -46,10 +47,13 @@ class RunShare:
         self._meter.plan(files_to_read, chunks_waiting, kept_bytes=kept_bytes,
                          kept_chunks=work.embedded_chunks_under(folders),
                          pieces_waiting=work.pending_pieces() if chunks_waiting else 0)
+        self._folders = sorted(folders)
         last = self._catalog.run_work.run_left()
         bytes_left, passages_left = last.get("bytes_left", 0), last.get("passages_left", 0)
         if not (bytes_left or passages_left):
             return  # the last run ended with nothing left (or there was none): the kept work says it all
+        if not set(last.get("folders", ())) <= set(folders):
+            return  # another folder's run: its share is not this one's (a catch-up covers every folder)
         if (self._meter.bytes_total <= bytes_left
                 and chunks_waiting <= passages_left * PASSAGES_MARGIN + PASSAGES_MARGIN_ABOVE):
             self._meter.resume_from(min(float(last.get("share", 0.0)), SHARE_TAKEN_AT_MOST))
@@ -76,4 +80,4 @@ class RunShare:
 
     def _remember(self, share: float, bytes_left: int, passages_left: int) -> None:
         self._catalog.run_work.remember_run_left({"share": round(share, 4), "bytes_left": bytes_left,
-                                               "passages_left": passages_left})
+                                                  "passages_left": passages_left, "folders": self._folders})

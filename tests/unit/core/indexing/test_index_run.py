@@ -286,12 +286,21 @@ def test_a_run_taking_over_an_interrupted_one_starts_at_the_share_that_one_showe
     assert not summary.cancelled
     assert second[0] >= first[-1] - 1e-3, (first, second)
     assert second == sorted(second) and second[-1] == 1.0
-    assert parts.catalog.run_work.run_left() == {"share": 1.0, "bytes_left": 0, "passages_left": 0}
+    assert parts.catalog.run_work.run_left() == {"share": 1.0, "bytes_left": 0, "passages_left": 0,
+                                                 "folders": [str(folder)]}
 
 
-def test_a_run_with_work_added_does_not_take_over_the_share_of_less(parts, folder):
-    parts.catalog.run_work.remember_run_left({"share": 0.9, "bytes_left": 10, "passages_left": 1})
+def test_a_run_with_work_added_or_of_another_folder_does_not_take_over_the_share_of_another(parts, folder, tmp_path):
+    parts.catalog.run_work.remember_run_left({"share": 0.9, "bytes_left": 10, "passages_left": 1,
+                                              "folders": [str(folder)]})
     for number in range(4):
         (folder / f"big{number}.md").write_text(f"# Big {number}\n\n" + "A long story of crates. " * 500)
     shares, _ = shares_of_a_run(parts, folder)
     assert shares[0] < 0.5, shares  # nothing kept: the 90% of a smaller run's work is not this run's
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "small.md").write_text("# Small\n\nOne crate.\n")
+    parts.catalog.run_work.remember_run_left({"share": 0.9, "bytes_left": 10_000_000, "passages_left": 1_000,
+                                              "folders": [str(folder)]})
+    shares, _ = shares_of_a_run(parts, other)
+    assert shares[0] < 0.5, shares  # a run over another folder: the share of the first is not its own
