@@ -18,6 +18,7 @@ lane's next call is sent.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import threading
 import time
@@ -31,6 +32,7 @@ from desktop_rag.use_clock import UseClock
 
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
+_PARENT_WATCH_S = 0.25  # how often a child looks whether its parent is still there (a system call: nothing)
 
 
 class ChildFailed(UserError, RuntimeError):
@@ -268,6 +270,7 @@ def _serve(conns, factory, args, name: str) -> None:
     processes.name_process(name)
     # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
     processes.ignore_interrupts()
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), name="parent watch", daemon=True).start()
     first, others = conns[0], conns[1:]
     try:
         served = factory(*args)
@@ -279,6 +282,17 @@ def _serve(conns, factory, args, name: str) -> None:
     for conn in others:
         threading.Thread(target=_serve_lane, args=(served, conn), daemon=True).start()
     _serve_lane(served, first)  # the process ends when the first lane closes
+
+
+def _end_with_parent(parent: int) -> None:
+    """The child ends as soon as the process it serves is gone, whatever it is doing. A busy child noticed only
+    when its call ended and its pipe was closed: after a kill of the service, the vector store wrote Chroma's
+    files for 2-3 s beside the new service's, and the language model worked 4 minutes more (issue 61). Its
+    parent's end is seen by polling: a parent-death signal follows the thread that started the child, and a
+    child is started from whichever thread first needs it."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_WATCH_S)
+    os._exit(0)
 
 
 def _serve_lane(served, conn) -> None:

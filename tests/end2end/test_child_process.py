@@ -245,3 +245,45 @@ def test_ctrl_c_while_a_child_starts_leaves_it_to_the_parent():
         assert sent
     finally:
         child.close()
+
+
+# A parent with a child busy in a long call, printing the child's pid; it is then killed as a service is (kill -9).
+PARENT_WITH_A_BUSY_CHILD = """
+import threading, time
+from desktop_rag.child_process import ChildObject
+
+child = ChildObject(threading.Event, name="the busy child")
+child.call("is_set")
+print(child._process.pid, flush=True)
+child.call("wait", 600)  # busy for ten minutes: it will not read its pipe meanwhile
+"""
+
+
+def _alive(process: psutil.Process) -> bool:
+    """Running: not gone, nor ended and waiting to be reaped (by whichever process adopted it: seconds, here)."""
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_a_busy_child_ends_within_a_second_of_its_parent_being_killed():
+    """Issue 61: after a kill of the service, its vector store went on writing Chroma's files beside the new
+    service's, and the language model worked 4 minutes more: a busy child noticed only when its call ended."""
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_WITH_A_BUSY_CHILD], stdout=subprocess.PIPE, text=True)
+    try:
+        child = psutil.Process(int(parent.stdout.readline()))
+        time.sleep(0.5)  # (in its call)
+        parent.kill()
+        parent.wait()
+        killed_at = time.monotonic()
+        while _alive(child) and time.monotonic() - killed_at < 5:
+            time.sleep(0.02)
+        print(f"the busy child ended {time.monotonic() - killed_at:.2f} s after its parent was killed")
+        assert not _alive(child) and time.monotonic() - killed_at < 1.0
+    finally:
+        if parent.poll() is None:
+            parent.kill()
