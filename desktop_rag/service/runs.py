@@ -277,15 +277,36 @@ class RunQueue:
         return summary
 
     def _reporter(self, run_id: str) -> Callable[[Progress], None]:
+        """A run's reports into its state, told at most every _STATE_EVERY_S; a report left untold by that is told
+        when the interval is over (the window showed a busy bar under "Catching up 48%" for as long as the run
+        then went without a report: the state it had last heard was the listing's)."""
         report = self.registry.reporter(run_id)
         told_at = 0.0
+        lock = threading.Lock()
+        owed: threading.Timer | None = None
+
+        def tell_owed() -> None:
+            nonlocal told_at, owed
+            with lock:
+                owed, told_at = None, time.monotonic()
+            self._tell(run_id)
 
         def report_and_tell(progress: Progress) -> None:
-            nonlocal told_at
+            nonlocal told_at, owed
             report(progress)
             now = time.monotonic()
-            if progress.changes or now - told_at >= _STATE_EVERY_S:
-                told_at = now
+            with lock:
+                due = bool(progress.changes) or now - told_at >= _STATE_EVERY_S
+                if due:
+                    told_at = now
+                    if owed is not None:
+                        owed.cancel()
+                        owed = None
+                elif owed is None:
+                    owed = threading.Timer(_STATE_EVERY_S - (now - told_at), tell_owed)
+                    owed.daemon = True
+                    owed.start()
+            if due:
                 self._tell(run_id, progress.changes)
 
         return report_and_tell

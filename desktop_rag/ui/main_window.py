@@ -89,7 +89,7 @@ class MainWindow(QMainWindow):
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
         self.folders.ocr_toggled.connect(self.set_folder_ocr)
         self.folders.upgrade_first_toggled.connect(self.set_upgrade_first)
-        self.search.building_note = self._building_note
+        self.search.building_note = self.runs.building_note
         self.search.status.connect(self.statusBar().showMessage)
         self.review.status.connect(self.statusBar().showMessage)
         self.review.changed.connect(self.changed)
@@ -202,13 +202,19 @@ class MainWindow(QMainWindow):
             self.progress.finish(message, [(f["path"], f["reason"]) for f in batch["failed"]])
 
     def _service_lost(self) -> None:
-        self.state_label.clear()  # (nothing answers: no state to show)
+        self._runs_gone()
         self.service_label.setText("The background service stopped unexpectedly; starting it again…")
 
     def _service_stopped(self) -> None:
-        self.state_label.clear()  # (nothing answers: no state to show)
+        self._runs_gone()
         self.service_label.setText("The background service was stopped: searching and indexing wait for it.")
         self.start_again_button.show()
+
+    def _runs_gone(self) -> None:
+        """Nothing answers: no state to show, and its runs are over (a killed one told no end: issue 60)."""
+        self.state_label.clear()
+        self.runs.service_gone()
+        self._refresh_folders()
 
     def _service_cannot_start(self, why: str) -> None:
         self.state_label.clear()  # (nothing answers: no state to show)
@@ -402,13 +408,6 @@ class MainWindow(QMainWindow):
 
         reads = self.library.reads
         self.runner.read(lambda: (reads.folder_states(), set(reads.upgrade_first_folders())), on_done=show)
-
-    def _building_note(self) -> str:
-        """For a search while a run adds to the index: "The index is still being built (40% done)", or ""."""
-        if not self.runs.building:
-            return ""
-        fraction = self.progress.overall_fraction
-        return "The index is still being built" + (f" ({fraction:.0%} done)" if fraction is not None else "")
 
     def _tab_shown(self, index: int) -> None:
         if not self._started:

@@ -115,12 +115,29 @@ class ServiceRuns(QObject):
             self.panel.finish(message, errors if errors or state.get("kind") != "catch-up" else None)
         self.ended.emit(state)
 
+    def service_gone(self) -> None:
+        """The service stopped or died: its runs are over with it (the next one's catch-up does what they left). A
+        killed service tells no run's end: its run stayed "running" here, and the folders' panel said "indexing…"
+        after the new service's catch-up had done everything (issue 60)."""
+        if self.panel.control is not None and self.panel.control in self._controls.values():
+            self.panel.finish("Stopped with the background service: what it finished is kept, and the rest is done "
+                              "when the service runs again.")
+        self._controls.clear()
+        self.active.clear()
+
     @property
     def folders_in_hand(self) -> tuple[set[str], set[str]]:
         """(queued, indexing): the folders of the runs waiting and of the one running."""
         queued = {p for s in self.active.values() if s["state"] == "queued" for p in s["paths"]}
         running = {p for s in self.active.values() if s["state"] == "running" for p in s["paths"]}
         return queued, running
+
+    def building_note(self) -> str:
+        """For a search while a run adds to the index: "The index is still being built (40% done)", or ""."""
+        if not self.building:
+            return ""
+        fraction = self.panel.overall_fraction
+        return "The index is still being built" + (f" ({fraction:.0%} done)" if fraction is not None else "")
 
     @property
     def building(self) -> bool:

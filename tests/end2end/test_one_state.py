@@ -244,6 +244,8 @@ def test_one_state_everywhere_through_a_pause_a_rescan_a_kill_and_the_llm_paused
                       and window.progress.title.text().startswith(("Done", "Up to date")))
         run_ended = sampler.samples[-1].at
         assert _nothing_waits(data_dir)
+        # The killed service told no end of its run: the folders' panel said "indexing…" after everything was done
+        qtbot.waitUntil(lambda: "indexing" not in window.folders.list.item(0).text(), timeout=5000)
 
         # After the end, a re-scan: the work is kept, and the bar says so.
         ended: list[dict] = []

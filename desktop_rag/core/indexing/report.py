@@ -87,6 +87,9 @@ class IndexSummary:
                 f"{self.unchanged:,} unchanged, {len(self.failed):,} failed, {self.removed:,} removed"
                 + (f", {self.moved:,} moved" if self.moved else "")
                 + (f", {self.skipped:,} skipped (not text, or a format not read)" if self.skipped else "")
+                # A catch-up that embedded what a stopped run left said only "0 files indexed (0 passages)"
+                + (f", {how_many(self.embedded, 'passage')} made searchable by meaning"
+                   if self.embedded > self.chunks else "")
                 + f", in {duration_words(self.seconds)}")
 
     @property

@@ -32,3 +32,24 @@ def test_the_meaning_search_total_is_the_passages_made_so_far_and_grows_with_the
     report(Progress("embed", 1_200, 1_200, passages_made=1_210))  # its own count (the catalog's) wins at its step
     report(Progress("index", 1, 1, passages_made=1_210))  # nor does a step after the reading change it
     assert runs.state_of(run.run_id)["phases"]["embed"]["total"] == 1_200
+
+
+def test_a_report_left_untold_by_the_half_second_limit_is_told_when_it_is_over():
+    """The window showed a busy bar under "Catching up 48%" for as long as the run then went without a report: the
+    last state it was told was the listing's, the share's report having come within the same half second."""
+    import time
+    from types import SimpleNamespace
+
+    from desktop_rag.service.runs import RunQueue
+
+    told: list[dict] = []
+    runs = RunRegistry()
+    queue = RunQueue(runs, SimpleNamespace(), run=lambda *args: None, on_state=lambda state, changes: told.append(state))
+    run = runs.new(["/docs"], "rules", kind="catch-up")
+    runs.started(run.run_id)
+    report = queue._reporter(run.run_id)
+    report(Progress("scan", 484, 484))
+    report(Progress("parse", 0, 484, overall=0.48))
+    assert [state["share_done"] for state in told] == [None]  # within the half second: not yet
+    time.sleep(0.8)
+    assert [state["share_done"] for state in told] == [None, 0.48]
