@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self.search.meaning_model_loading = True  # until the service has it loaded: keyword matches meanwhile
 
         self.runs = ServiceRuns(self.progress, self.send, self)
+        self.settings_dialog: SettingsDialog | None = None  # the last opened: while open, it follows changes
         self.background = BackgroundView(library, self.runner, self.progress, self.send, self)
         self.background.changed.connect(
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
@@ -331,9 +332,9 @@ class MainWindow(QMainWindow):
                                  f"Removed {folder} ({', '.join(changes.notes)}) from the index."))
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
-        if dialog.exec():
-            self.save_settings(dialog.chosen())  # into this data folder, before another one is opened
+        self.settings_dialog = dialog = SettingsDialog(self.library.settings, str(self.library.data_dir), self)
+        if dialog.exec():  # what the person changed, over what changed elsewhere meanwhile; before another folder
+            self.save_settings(replace(self.library.settings, **dialog.edited()))
             if dialog.chosen_data_dir() and dialog.chosen_data_dir() != str(self.library.data_dir):
                 self.data_folder_chosen.emit(dialog.chosen_data_dir())
 
@@ -380,6 +381,8 @@ class MainWindow(QMainWindow):
         if changes.settings:
             self.library.follow_settings()  # as the service wrote them (another client's change included)
             self.background.changed.emit()
+            if self.settings_dialog is not None and self.settings_dialog.isVisible():  # open: it shows them too
+                self.settings_dialog.follow(self.library.settings)
         if changes.folders or changes.documents:
             self._refresh_folders()
         if changes.documents or changes.upgraded:

@@ -62,6 +62,20 @@ def _path_row(edit: QLineEdit, choose) -> QWidget:
     return row
 
 
+def _show_value(widget: QWidget, value) -> None:
+    if isinstance(widget, QCheckBox):
+        widget.setChecked(bool(value))
+    elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+        widget.setValue(value)
+    elif isinstance(widget, QComboBox):
+        index = widget.findData(value)
+        widget.setCurrentIndex(index) if index >= 0 else widget.setCurrentText(str(value))
+    elif isinstance(widget, QLineEdit):
+        widget.setText(str(value))
+    elif isinstance(widget, QPlainTextEdit):
+        widget.setPlainText("\n".join(value))
+
+
 class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, data_dir: str, parent: QWidget | None = None):
         super().__init__(parent)
@@ -168,6 +182,22 @@ class SettingsDialog(QDialog):
             "ocr": self.ocr, "ocr_languages": self.ocr_languages, "ocr_skip_folders": self.ocr_skip,
             "ignore_patterns": self.ignore,
         }
+
+    def edited(self) -> dict:
+        """The settings the person changed here, and only those: what Save writes, over whatever changed elsewhere
+        meanwhile (saving every field wrote back a value the terminal had changed while the dialog was open)."""
+        chosen = self.chosen()
+        return {f.name: getattr(chosen, f.name) for f in fields(Settings)
+                if getattr(chosen, f.name) != getattr(self.original, f.name)}
+
+    def follow(self, settings: Settings) -> None:
+        """A change made elsewhere while the dialog is open (the terminal, the tray, an assistant) is shown in
+        every field the person has not changed here (issue 60: the dialog kept showing the old value)."""
+        edited = self.edited()
+        for name, widget in self._widgets().items():
+            if name not in edited and getattr(settings, name) != getattr(self.original, name):
+                _show_value(widget, getattr(settings, name))
+        self.original = settings
 
     def accept(self) -> None:
         """Saved only if every value can be used: a wrong one would stop the library from opening next time."""
