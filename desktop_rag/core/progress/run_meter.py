@@ -96,6 +96,7 @@ class RunMeter:
         self.ocr_seconds = 0.0
         self.kept_bytes = 0  # of the run's files, those read before and unchanged: done before the run began
         self.kept_chunks = 0  # and their chunks already embedded
+        self._resumed: float | None = None  # the share an interrupted run showed, taken over (resume_from)
         self.planned = False
 
     def plan(self, files_to_read: list[tuple[int, str]], chunks_waiting: int, kept_bytes: int = 0,
@@ -112,8 +113,11 @@ class RunMeter:
         self.planned = True
 
     def resume_from(self, share: float) -> None:
-        """The share an interrupted run showed of the work this one takes over: shown from the start, never less."""
-        self._shown = max(self._shown or 0.0, min(share, 1.0))
+        """The share an interrupted run showed of the work this one takes over: shown from the start, and this
+        run's own work is the rest of the bar. (Counted with the work kept, at this run's first guessed rates, a
+        service killed at 41% started again at 50%.)"""
+        self._resumed = min(share, 1.0)
+        self._shown = max(self._shown or 0.0, self._resumed)
         self._shown_at = self._clock()  # paced from now: not as if the whole time since the clock's zero had passed
 
     def work_left(self) -> tuple[int, int]:
@@ -204,9 +208,12 @@ class RunMeter:
         ocr_rate = self.ocr_seconds / self.ocr_pages_read if self.ocr_pages_read else OCR_SECONDS_PER_PAGE_GUESS
         left = (self._read_seconds_left() + self.embedding_left() * embed_rate
                 + max(self.ocr_pages_total - self.ocr_pages_read, 0) * ocr_rate)
+        done = self.read_seconds + self.embed_seconds + self.ocr_seconds
+        if self._resumed is not None:  # an interrupted run's work taken over: this run's is the rest of the bar
+            own = done / (done + left) if done + left > 0 else 1.0
+            return self._resumed + (1.0 - self._resumed) * own, left
         read_rate = self.read_seconds / self.bytes_read if self.bytes_read else READ_SECONDS_PER_BYTE_GUESS
-        kept = self.kept_bytes * read_rate + self.kept_chunks * self._pieces_per_chunk() * embed_rate
-        done = kept + self.read_seconds + self.embed_seconds + self.ocr_seconds
+        done += self.kept_bytes * read_rate + self.kept_chunks * self._pieces_per_chunk() * embed_rate
         if done + left <= 0:
             return 1.0, 0.0
         return done / (done + left), left

@@ -178,3 +178,13 @@ def test_a_share_taken_over_holds_and_moves_on_at_the_pace_of_the_work_left():
     now[0] += 1.0
     later, left_later = meter.progress()
     assert 0.6 < later < 0.6 + 0.4 * 1.0 / left_later + 1e-9
+
+
+def test_a_run_taking_over_maps_its_own_work_onto_the_rest_of_the_bar(without_priors):
+    """Its own work, not the work kept at its first guessed rates: a service killed at 41% started again at 50%."""
+    meter = RunMeter()
+    meter.plan([], chunks_waiting=100, kept_bytes=36_000_000, kept_chunks=3_360, pieces_waiting=10_000)
+    meter.resume_from(0.41)
+    assert meter.estimate()[0] == pytest.approx(0.41)
+    meter.batch_embedded(50, pieces=5_000, seconds=10.0)  # half its own work
+    assert meter.estimate()[0] == pytest.approx(0.41 + 0.59 * 0.5)
