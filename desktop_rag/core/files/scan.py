@@ -98,6 +98,12 @@ def _stat(path: Path, problems: list[ScanProblem], allowed: tuple[Path, ...],
         return None
     try:
         st = path.lstat()
+    except FileNotFoundError:  # deleted since it was listed: nothing to find, and no problem (issue 61)
+        return None
+    except OSError as exc:
+        problems.append(ScanProblem(path, f"cannot read file: {exc.strerror or exc}"))
+        return None
+    try:
         if stat.S_ISLNK(st.st_mode) or not under_resolved:
             st, resolved = path.stat(), path.resolve()
         else:  # an entry found by walking a resolved folder, and no link: already its own resolved path

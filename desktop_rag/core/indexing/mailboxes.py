@@ -71,7 +71,7 @@ class MailboxIndexing:
         try:
             stream, checks = found.path.open("rb"), found.path.open("rb")
         except OSError as exc:
-            self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            self.outcomes.unreadable(found, exc)
             return
         with stream, checks:
             container_id = catalog.files.start_container(path, parser="mbox", title=found.path.name)
@@ -117,7 +117,7 @@ class MailboxIndexing:
             self.outcomes.fail(found, None, str(exc))
             return
         except OSError as exc:
-            self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            self.outcomes.unreadable(found, exc)
             return
         container_id = catalog.files.start_container(str(found.path), parser="pst", title=found.path.name)
         names: set[str] = set()

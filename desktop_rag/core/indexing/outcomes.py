@@ -65,6 +65,19 @@ class FileOutcomes:
                                            "in the log)")
         return None
 
+    def unreadable(self, found: FoundFile, exc: OSError) -> None:
+        """A file that could not be opened or read: gone since the scan (deleted during the run: it is forgotten,
+        not a failure — issue 61 saw 72 rows "cannot read file: No such file or directory" stay after a first run
+        from which 110 files were deleted), or unreadable for now (permissions, an I/O error: tried next time)."""
+        if isinstance(exc, FileNotFoundError):
+            catalog = self.state.catalog
+            known = catalog.document(str(found.path))
+            if known is not None:
+                self.state.summary.removed += catalog.remove_documents([known.id])
+            catalog.files.forget_skipped(str(found.path))
+            return
+        self.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+
     def skip(self, found: FoundFile, reason: str) -> None:
         """Skipped (an image while OCR may not read it), remembered unless it already is with this size and mtime."""
         if self.state.catalog.files.is_skipped(str(found.path), found.size, found.mtime_ns):

@@ -32,7 +32,7 @@ class FileReading:
             self.outcomes.fail(found, None, str(exc))
             return None
         except OSError as exc:  # permission denied, an I/O error: the file may read fine next time
-            self.outcomes.fail(found, None, f"cannot read file: {exc.strerror or exc}", transient=True)
+            self.outcomes.unreadable(found, exc)
             return None
         if not _unchanged_since(found, len(data)):  # still being written: index it once it is complete
             self.state.summary.busy.append(path)
