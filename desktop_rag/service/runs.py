@@ -180,6 +180,7 @@ class RunQueue:
         self._run = run
         self._on_state = on_state
         self._controls: dict[str, RunControl] = {}  # of runs queued or running: what cancel() acts on
+        self._telling = threading.Lock()
 
     def submit(self, paths: list[str], contexts: str) -> RunState:
         """An indexing run of these files and folders."""
@@ -289,7 +290,7 @@ class RunQueue:
             nonlocal told_at, owed
             with lock:
                 owed, told_at = None, time.monotonic()
-            self._tell(run_id)
+            self._tell(run_id, only_running=True)
 
         def report_and_tell(progress: Progress) -> None:
             nonlocal told_at, owed
@@ -311,11 +312,15 @@ class RunQueue:
 
         return report_and_tell
 
-    def _tell(self, run_id: str, changes: Changes | None = None) -> None:
-        state = self.registry.state_of(run_id)
-        if state is None:
-            return
-        try:
-            self._on_state(state, changes)
-        except Exception:
-            log.exception("telling a run's state failed")
+    def _tell(self, run_id: str, changes: Changes | None = None, only_running: bool = False) -> None:
+        """A run's state as it is now, to the clients. Read and told under one lock: told from two threads (the
+        run's, and the timer of a report left untold), a state read before the run ended was told after its end,
+        and a client saw "running" last. `only_running`: told only if it still runs (the timer's)."""
+        with self._telling:
+            state = self.registry.state_of(run_id)
+            if state is None or (only_running and state["state"] != "running"):
+                return
+            try:
+                self._on_state(state, changes)
+            except Exception:
+                log.exception("telling a run's state failed")

@@ -53,3 +53,27 @@ def test_a_report_left_untold_by_the_half_second_limit_is_told_when_it_is_over()
     assert [state["share_done"] for state in told] == [None]  # within the half second: not yet
     time.sleep(0.8)
     assert [state["share_done"] for state in told] == [None, 0.48]
+
+
+def test_a_report_owed_when_the_run_ends_is_not_told_after_its_end():
+    """The owed state's timer fired after the run had ended, and a client heard "running" last (the suite's
+    test_service_writes.py caught it)."""
+    import time
+    from types import SimpleNamespace
+
+    from desktop_rag.core.indexing.report import IndexSummary
+    from desktop_rag.service.runs import RunQueue
+
+    told: list[str] = []
+    runs = RunRegistry()
+    queue = RunQueue(runs, SimpleNamespace(), run=lambda *args: None,
+                     on_state=lambda state, changes: told.append(state["state"]))
+    run = runs.new(["/docs"], "rules")
+    runs.started(run.run_id)
+    report = queue._reporter(run.run_id)
+    report(Progress("parse", 1, 2))
+    report(Progress("parse", 2, 2))  # owed: told when the half second is over
+    runs.finished(run.run_id, IndexSummary(indexed=2))
+    queue._tell(run.run_id)
+    time.sleep(0.8)
+    assert told == ["running", "finished"]
