@@ -34,11 +34,11 @@ from desktop_rag.core.indexing.ocr_pages import OcrPages
 from desktop_rag.core.indexing.outcomes import FileOutcomes
 from desktop_rag.core.indexing.reading import FileReading
 from desktop_rag.core.indexing.report import FileFailure, IndexSummary, Progress, ProgressCallback
+from desktop_rag.core.indexing.run_share import RunShare
 from desktop_rag.core.indexing.run_state import IndexParts, RunState
 from desktop_rag.core.indexing.scans import ScanStep
 from desktop_rag.core.indexing.storing import DocumentStore
 from desktop_rag.core.llm.interrupt import calls_controlled_by
-from desktop_rag.core.indexing.run_share import RunShare
 from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.storage.catalog import DocumentRecord

@@ -48,7 +48,7 @@ class RunShare:
                          kept_chunks=work.embedded_chunks_under(folders),
                          pieces_waiting=work.pending_pieces() if chunks_waiting else 0)
         self._folders = sorted(folders)
-        last = self._catalog.run_work.run_left()
+        last = work.run_left()
         bytes_left, passages_left = last.get("bytes_left", 0), last.get("passages_left", 0)
         if not (bytes_left or passages_left):
             return  # the last run ended with nothing left (or there was none): the kept work says it all

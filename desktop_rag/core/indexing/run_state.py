@@ -15,10 +15,10 @@ from desktop_rag.core.progress.run_meter import RunMeter
 from desktop_rag.storage.catalog import Catalog
 
 if TYPE_CHECKING:
-    from desktop_rag.core.indexing.run_share import RunShare
     from desktop_rag.core.dense.embedding import Embedder
     from desktop_rag.core.dense.model_process import EmbedderProcess
     from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
+    from desktop_rag.core.indexing.run_share import RunShare
     from desktop_rag.core.search.catalog_vectors import CatalogVectors
     from desktop_rag.core.dense.tokens import CountsTokens
     from desktop_rag.storage.keyword_index import KeywordIndex

@@ -34,14 +34,31 @@ def folder(tmp_path):
     return made
 
 
-def indexer(parts, control=None) -> Indexer:
+def indexer(parts, control=None, on_progress=None) -> Indexer:
     contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
                                          parts.token_counter)
-    return Indexer(parts, contextualizer, control=control)
+    return Indexer(parts, contextualizer, control=control, on_progress=on_progress)
 
 
 def run(parts, *roots, control=None):
     return indexer(parts, control).run(list(roots))
+
+
+def control_cancelled_after_reads(parts, control: RunControl, reads: int) -> RunControl:
+    """`control`, cancelled as the reader is asked for its `reads`-th file (an injected stop, as the Cancel button
+    does); the reader is itself again from then on."""
+    reader_read = parts.document_reader.read
+    asked = []
+
+    def read_then_cancel(*args, **kwargs):
+        asked.append(args[0])
+        if len(asked) == reads:
+            control.cancel()
+            parts.document_reader.read = reader_read
+        return reader_read(*args, **kwargs)
+
+    parts.document_reader.read = read_then_cancel
+    return control
 
 
 def apply(parts, batch: ChangeBatch):
@@ -105,20 +122,8 @@ def test_a_broken_file_fails_alone_and_is_found_by_its_name(parts, folder):
 def test_a_cancelled_run_keeps_what_it_finished_and_the_next_run_does_the_rest(parts, folder):
     for number in range(6):
         (folder / f"note{number}.md").write_text(f"# Note {number}\n\nCrate {number} is on shelf {number}.\n")
-    control = RunControl()
-    reader_read = parts.document_reader.read
-    reads = []
-
-    def read_then_cancel_after_three(*args, **kwargs):  # an injected stop, as the Cancel button does
-        reads.append(args[0])
-        if len(reads) == 3:
-            control.cancel()
-        return reader_read(*args, **kwargs)
-
-    parts.document_reader.read = read_then_cancel_after_three
-    first = run(parts, folder, control=control)
+    first = run(parts, folder, control=control_cancelled_after_reads(parts, RunControl(), 3))
     assert first.cancelled and 0 < first.indexed < 8
-    parts.document_reader.read = reader_read
     second = run(parts, folder)
     assert second.unchanged == first.indexed and second.indexed == 8 - first.indexed and not second.cancelled
 
@@ -241,12 +246,8 @@ def test_a_cancel_during_the_keyword_rebuild_ends_the_run_there_and_leaves_the_i
 def shares_of_a_run(parts, *roots, control=None) -> tuple[list[float], object]:
     """The whole run's share each report carried, in order, and the run's summary."""
     shares: list[float] = []
-    contextualizer = make_contextualizer("rules", parts.settings.context_max_words, parts.settings.context_max_tokens,
-                                         parts.token_counter)
-    summary = Indexer(parts, contextualizer, control=control,
-                      on_progress=lambda p: shares.append(p.overall) if p.overall is not None else None
-                      ).run(list(roots))
-    return shares, summary
+    told = indexer(parts, control, on_progress=lambda p: shares.append(p.overall) if p.overall is not None else None)
+    return shares, told.run(list(roots))
 
 
 def test_a_rescan_counts_the_work_kept_so_its_bar_does_not_start_again_at_nought(parts, folder):
@@ -266,19 +267,7 @@ def test_a_run_taking_over_an_interrupted_one_starts_at_the_share_that_one_showe
     there; with a file added it starts from the kept work alone."""
     for number in range(8):
         (folder / f"note{number}.md").write_text(f"# Note {number}\n\n" + f"Crate {number} on the shelf. " * 300)
-    control = RunControl()
-    reader_read = parts.document_reader.read
-    reads = []
-
-    def read_then_cancel_after_five(*args, **kwargs):  # an injected stop, as the Cancel button does
-        reads.append(args[0])
-        if len(reads) == 5:
-            control.cancel()
-        return reader_read(*args, **kwargs)
-
-    parts.document_reader.read = read_then_cancel_after_five
-    first, summary = shares_of_a_run(parts, folder, control=control)
-    parts.document_reader.read = reader_read
+    first, summary = shares_of_a_run(parts, folder, control=control_cancelled_after_reads(parts, RunControl(), 5))
     assert summary.cancelled and first[-1] > 0
     left = parts.catalog.run_work.run_left()
     assert left["bytes_left"] > 0 and left["share"] == pytest.approx(first[-1], abs=1e-3)
