@@ -8,15 +8,20 @@ EXIT_INTERRUPTED = 130  # (cli_writes.EXIT_INTERRUPTED: not imported, as nothing
 
 
 def run() -> int:
+    service = False
     try:
-        from desktop_rag.cli import main
+        from desktop_rag.service.service_mark import command_of, hold_before_imports
+
+        service = command_of(sys.argv[1:]) == "service"
+        hold_before_imports(sys.argv[1:])  # a service's mark at its first instant (the CLI's imports take seconds
+        from desktop_rag.cli import main    # under load, and a `stop` meanwhile saw nothing to stop)
 
         code = main()
     except KeyboardInterrupt:  # before the CLI's own handling (its imports, its arguments, its log)
         if "--json" in sys.argv:
             print('{"cancelled": true}')
         code = EXIT_INTERRUPTED
-    if code == EXIT_INTERRUPTED:
+    if code == EXIT_INTERRUPTED or service:
         _end_now(code)
     return code
 
@@ -26,7 +31,9 @@ def _end_now(code: int) -> None:
     still loading on a thread of its own when Ctrl-C came (the embedder, loaded while the run reads its first
     files) was torn down under it, and C++ aborted the process ("terminate called without an active exception",
     exit -6 instead of 130: 7 runs in 8 after Ctrl-C in a run's first second). What the run finished is committed
-    before this; the children end with their parent."""
+    before this; the children end with their parent. A service ends here too, its library closed: the
+    interpreter's teardown of its ~500 modules, at its background priority beside four busy processes, kept it
+    2 s after it had stopped (issue 61)."""
     import logging
 
     for stream in (sys.stdout, sys.stderr):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.search.filters import FAMILY_NAMES
-from desktop_rag.core.search.searcher import MODES, SORTS
+from desktop_rag.core.search.modes import MODES, SORTS
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,9 +22,9 @@ def cmd_watch(args, data_dir: Path) -> int:
 
 
 def cmd_service(args, data_dir: Path) -> int:
-    from desktop_rag.service.background_process import hold_the_service_mark
+    from desktop_rag.service.service_mark import hold_the_service_mark
 
-    mark = hold_the_service_mark(data_dir)  # before the seconds of loading: a front end opening meanwhile waits
+    mark = hold_the_service_mark(data_dir)  # (taken as the process began: desktop_rag/__main__.py)
     if mark is None:
         raise DataFolderBusy(f"another desktop-rag service already answers for {data_dir}: "
                              "`desktop-rag stop` ends it")

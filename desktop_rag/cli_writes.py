@@ -34,7 +34,7 @@ def open_library_for_writing(data_dir: Path):
 
 def name_this_process(command: str) -> None:
     """What this process is ("index", "rebuild"…), for the message a process finding the data folder held shows."""
-    from desktop_rag.core.library_writing import name_this_process as name_it
+    from desktop_rag.core.library_access import name_this_process as name_it
 
     name_it(command)
 
@@ -43,7 +43,7 @@ def the_service(args, data_dir: Path):
     """The client of the service answering for the data folder, started when none answers; None: write in this
     process (`--local`, DESKTOP_RAG_START_SERVICE=0, or a service that could not start)."""
     from desktop_rag.service import background_process
-    from desktop_rag.core.read_only import library_writable
+    from desktop_rag.core.library_access import library_writable
     from desktop_rag.service.endpoint import EndpointClient
 
     if getattr(args, "local", False):

@@ -160,3 +160,19 @@ MEETING = ("# 物流会議メモ\n\n2025年10月の定例会議では、物流�
 TRAVEL = ("# 出張旅費規程\n\n社員が出張する場合、新幹線の普通車指定席を利用できる。宿泊費は一泊一万二千円を上限とし、"
           "領収書を経理部に提出すること。海外出張の日当は別に定める。\n")
 CHINESE = ("# 年度预算\n\n公司明年的研发预算增加百分之十五，主要用于人工智能项目。财务部将在三月审核各部门的支出。\n")
+
+
+def fits_like_image() -> bytes:
+    """A FITS image as an observatory writes one: 80-character ASCII header cards in 2,880-byte blocks (here 4,
+    more than the first bytes judged), then 16-bit pixels of a smooth sky."""
+    import math
+    import struct
+
+    cards = ["SIMPLE  =                    T", "BITPIX  =                   16", "NAXIS   =                    2",
+             "NAXIS1  =                  600", "NAXIS2  =                  600", "OBJECT  = 'NGC 1300'",
+             *(f"COMMENT observation log line {n:03d} of the night's calibration" for n in range(130)), "END"]
+    header = "".join(card.ljust(80) for card in cards).encode("ascii")
+    header += b" " * (-len(header) % 2880)
+    pixels = b"".join(struct.pack(">h", int(900 + 600 * math.sin(x / 37) * math.cos(y / 53)))
+                      for y in range(600) for x in range(600))
+    return header + pixels

@@ -21,12 +21,6 @@ from desktop_rag.storage.catalog import Catalog
 log = logging.getLogger(__name__)
 
 
-def name_this_process(role: str) -> None:
-    """What this process is ("index", "watch"…), for the message another one shows when it finds the data folder
-    held (the app is "app" unless told otherwise)."""
-    writer_lock.process_role = role
-
-
 class LibraryWriter:
     """Library's writer (`library.writer`): the locks and the writer claim, wired with the library's data folder,
     catalog and settings, what to check before its first write and how to index the edits a run let wait."""

@@ -10,25 +10,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
 from desktop_rag.core.search.filtered_dense import exact_nearest
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.errors import DataFolderUnusable
-from desktop_rag.storage.catalog_access import CATALOG_FILE, may_write
+from desktop_rag.storage.catalog_access import CATALOG_FILE
 
-__all__ = ["CATALOG_FILE", "READ_ONLY_SEARCH", "CatalogVectors", "library_writable"]
+__all__ = ["CATALOG_FILE", "READ_ONLY_SEARCH", "CatalogVectors"]
 
 # What such a library still does, and what it does not: said with every search.
 READ_ONLY_SEARCH = ("this library's data folder cannot be written: searching works (by words and by meaning), but "
                     "indexing, edits and the LLM upgrade need a data folder you may write")
-
-
-def library_writable(data_dir: Path) -> bool:
-    """Whether this process may write the library in `data_dir`."""
-    return may_write(data_dir / CATALOG_FILE)
 
 
 class CatalogVectors:

@@ -54,6 +54,15 @@ def end_with_parent(system: str = sys.platform) -> None:
         os._exit(1)
 
 
+def ask_to_end(pid: int) -> None:
+    """Ask the process `pid` to end (SIGTERM, which desktop-rag's commands take as their Ctrl-C; Windows ends it).
+    Gone already is fine."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def lower_priority() -> None:
     import psutil
 

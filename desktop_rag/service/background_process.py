@@ -17,10 +17,10 @@ from pathlib import Path
 
 from desktop_rag.platform import processes
 from desktop_rag.platform.autostart import command_for
-from desktop_rag.platform.file_locks import hold_mark, lock, open_lock_file, unlock
-from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
+from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.service.service_mark import service_starting, starting_pid
 from desktop_rag.errors import UserError
-from desktop_rag.core.read_only import library_writable
+from desktop_rag.core.library_access import library_writable
 
 log = logging.getLogger(__name__)
 
@@ -28,35 +28,6 @@ SERVICE_ROLE = "service"
 # How long a front end waits for the process it asked to stop: a stop promises 2 s (a model's call is cut short
 # within one); past this something is wrong, and the front end says so.
 STOP_WAIT_S = 5.0
-# A service that has begun but does not answer yet (its first seconds: imports, the catalog) is waited for this
-# long (a stop asked meanwhile stops it once it answers).
-STARTING_WAIT_S = 30.0
-
-
-def hold_the_service_mark(data_dir: Path):
-    """Mark this process as the data folder's service from its first moment, before it answers: a front end
-    that needs the service meanwhile waits for it instead of starting a second one, and a stop waits to stop it.
-    Returns the open mark (held until the process ends), or None when another service holds it."""
-    return hold_mark(_mark_path(data_dir))
-
-
-def service_starting(data_dir: Path) -> bool:
-    """A service of the data folder holds its mark (it may not answer yet)."""
-    try:
-        handle = open_lock_file(_mark_path(data_dir))  # closed below
-    except (OSError, UserError):
-        return False
-    with handle:
-        try:
-            lock(handle)
-        except OSError:
-            return True
-        unlock(handle)
-        return False
-
-
-def _mark_path(data_dir: Path) -> Path:
-    return endpoint_path(data_dir).with_suffix(".service")
 
 
 def who_answers(data_dir: Path) -> dict | None:
@@ -105,9 +76,8 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
     ("desktop-rag service (process 12)"), or None when nothing answered (or it is not of `only_role`). Raises
     UserError when it still answers after `wait_s`."""
     client = EndpointClient.for_library(data_dir)
-    if client is None and service_starting(data_dir):  # begun, not answering yet: stopped once it answers
-        wait_for_answer(data_dir, STARTING_WAIT_S)
-        client = EndpointClient.for_library(data_dir)
+    if client is None and only_role in (None, SERVICE_ROLE) and service_starting(data_dir):
+        return _end_starting_service(data_dir, wait_s)
     if client is None:
         return None
     try:
@@ -127,6 +97,27 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
         still.close()
         time.sleep(0.05)
     raise UserError(f"{answer['served_by']} was asked to stop but still answers after {wait_s:g} s")
+
+
+def _end_starting_service(data_dir: Path, wait_s: float) -> str | None:
+    """A service that holds its mark and does not answer yet (its imports, its catalog: seconds under load) is
+    ended by a signal rather than waited for: it has written nothing a signal could cut short, and once it has
+    begun its work the signal is its Ctrl-C. Waiting for it to answer made `stop` take the service's whole start
+    (issue 61: at load 16, "asked to stop but still answers after 5 s")."""
+    pid = starting_pid(data_dir)
+    deadline = time.monotonic() + wait_s
+    while pid is None and service_starting(data_dir) and time.monotonic() < deadline:  # (its id, written next)
+        time.sleep(0.02)
+        pid = starting_pid(data_dir)
+    if pid is None:
+        return None
+    processes.ask_to_end(pid)
+    while time.monotonic() < deadline:
+        if not service_starting(data_dir):
+            return f"desktop-rag service (process {pid}, still starting)"
+        time.sleep(0.05)
+    raise UserError(f"desktop-rag service (process {pid}) was asked to stop as it started but still runs after "
+                    f"{wait_s:g} s")
 
 
 START_SERVICE_VARIABLE = "DESKTOP_RAG_START_SERVICE"  # "0": a front end with no service running starts none

@@ -81,7 +81,7 @@ class LibraryClient:
         """`mcp` starts the service once when none answers (issue 49: the one writer); DESKTOP_RAG_START_SERVICE=0
         keeps its library in this process, as before; so does a library that cannot be written (searched here)."""
         from desktop_rag.service.background_process import may_start_service
-        from desktop_rag.core.read_only import library_writable
+        from desktop_rag.core.library_access import library_writable
 
         return (self.start_service and not self._tried_starting and may_start_service()
                 and library_writable(self.data_dir))

@@ -11,7 +11,6 @@ answers, works on its own as before.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import select
@@ -22,11 +21,11 @@ from collections.abc import Callable
 
 from desktop_rag import errors
 from desktop_rag.platform import local_socket
-from desktop_rag.platform.local_socket import runtime_folder
 from desktop_rag.errors import UserError, user_message
 from desktop_rag.platform.file_locks import one_at_a_time
 from desktop_rag.service.connection_loop import ConnectionLoop
 from desktop_rag.service.request_lines import answer_line, error_answer, read_request
+from desktop_rag.service.service_mark import endpoint_path
 
 log = logging.getLogger(__name__)
 
@@ -37,13 +36,6 @@ class EndpointGone(UserError):
     asking again reaches whoever answers now."""
 
     what = "The desktop-rag service stopped during the call: "
-
-
-def endpoint_path(data_dir: Path) -> Path:
-    """Where the endpoint of this data folder listens. Named by a hash of the folder: a socket's path is limited
-    to ~100 bytes, and a data folder's path may be longer."""
-    digest = hashlib.sha256(str(Path(data_dir).resolve()).encode()).hexdigest()[:20]
-    return runtime_folder() / f"desktop-rag-{digest}.sock"
 
 
 class EndpointServer:
@@ -153,6 +145,8 @@ class EndpointClient:
     def close(self) -> None:
         try:
             self._stream.close()
+        except OSError:  # a call that failed left its line in the buffer: closing flushes it to a gone peer
+            pass
         finally:
             self._connection.close()
 

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from desktop_rag.config import CONTEXT_CHOICES
-from desktop_rag.core.search.searcher import MODES, SORTS
+from desktop_rag.core.search.modes import MODES, SORTS
 from desktop_rag.errors import BadInput
 
 MAX_QUERY_CHARS = 2_000  # a question, or a paragraph to find the like of; past this it is a document, not a query

@@ -27,7 +27,7 @@ from desktop_rag.logs import why_it_ended
 from desktop_rag.service.background_process import answering_or_started, who_answers
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
-from desktop_rag.core.read_only import library_writable
+from desktop_rag.core.library_access import library_writable
 
 log = logging.getLogger(__name__)
 

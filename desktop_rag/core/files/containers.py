@@ -20,7 +20,7 @@ from desktop_rag.core.files import archives, embedded, mailbox_stream, outlook_s
 from desktop_rag.core.files.archives import MAX_DEPTH, Budget
 from desktop_rag.core.files.parsers import mail, outlook
 from desktop_rag.core.files.parsers.mail import attachment_name
-from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text_throughout
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 from desktop_rag.core.files.parsers.errors import ParseError, unreadable
 from desktop_rag.documents import ParsedDocument
@@ -176,7 +176,7 @@ def _add(chain: tuple[str, ...], data: bytes, depth: int, budget: Budget, found:
     file_kind = parsers.file_kind(path)
     if file_kind == parsers.NOT_READ:  # (a picture is read by OCR, when the run may: core/indexing/members.py)
         return
-    if file_kind == parsers.MAYBE_TEXT and not (looks_like_text(data[:SNIFF_BYTES])
+    if file_kind == parsers.MAYBE_TEXT and not (looks_like_text_throughout(data)
                                                  or parsers.may_be_document(data[:SNIFF_BYTES])):
         return
     found.append(Member(chain, data, title=title, metadata=dict(metadata or {})))

@@ -10,7 +10,7 @@ import os
 import time
 
 from desktop_rag.core.files import containers, parsers
-from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text
+from desktop_rag.core.files.parsers.decoding import SNIFF_BYTES, looks_like_text, looks_like_text_throughout
 from desktop_rag.core.files.scan import LINK_OUTSIDE, FoundFile, read_bounded
 from desktop_rag.core.indexing import mailboxes
 from desktop_rag.core.indexing.copies import CopyStore
@@ -93,7 +93,7 @@ class FileStep:
             self.summary.removed += catalog.remove_documents([doc.id for doc in inside.values()])
         if self.copies.file_copy(found, content_hash):
             return
-        if (found.kind == parsers.MAYBE_TEXT and not looks_like_text(data[:SNIFF_BYTES])
+        if (found.kind == parsers.MAYBE_TEXT and not looks_like_text_throughout(data)
                 and parsers.sniffed_suffix(data) is None):  # began like a document, is none (an unknown OLE file)
             self.outcomes.record_skip(found, "not text (binary content)")
             return

@@ -15,14 +15,13 @@ from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAG
                                              likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import contains_phrases, parse_query
+from desktop_rag.core.search.modes import MODES, SORTS
 from desktop_rag.core.dense.rerank import RerankerUnavailable
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError
 from desktop_rag import remedies
 
-MODES = ("hybrid", "dense", "bm25")
-SORTS = ("relevance", "newest", "oldest")
 
 
 @dataclass

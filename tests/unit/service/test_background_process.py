@@ -8,7 +8,9 @@ import threading
 import time
 
 from desktop_rag.service import background_process
-from desktop_rag.service.background_process import _mark_path, answering_or_started, hold_mark
+from desktop_rag.platform.file_locks import hold_mark
+from desktop_rag.service.background_process import answering_or_started
+from desktop_rag.service.service_mark import mark_path
 
 
 class _EndedAtOnceFake:
@@ -27,7 +29,7 @@ def test_a_service_that_ends_while_waited_for_is_not_waited_for_past_its_end(tmp
     started: list[bool] = []
     monkeypatch.setattr(background_process, "start_service",
                         lambda data_dir, rebuild: (started.append(rebuild), _EndedAtOnceFake())[1])
-    mark = hold_mark(_mark_path(data_dir))  # another process's service, starting: it holds its mark
+    mark = hold_mark(mark_path(data_dir))  # another process's service, starting: it holds its mark
     assert mark is not None
     threading.Timer(0.5, mark.close).start()  # ... and ends without answering
 

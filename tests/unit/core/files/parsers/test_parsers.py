@@ -7,7 +7,7 @@ import pytest
 
 from desktop_rag.core.files.parsers import ParseError, is_supported, parse
 from desktop_rag.documents import NAME_ONLY
-from documents import write_docx, write_epub, write_pdf
+from documents import fits_like_image, write_docx, write_epub, write_pdf
 
 
 def parse_bytes(name: str, data: bytes):
@@ -337,3 +337,27 @@ def test_an_xml_file_gives_its_words_in_order_not_its_markup():
     assert "<" not in document.text and "xmlns" not in document.text
     broken = parse_bytes("broken.xml", b'<?xml version="1.0"?>\n<notes><note>Heron seen</notes>')
     assert broken.parser == "text" and "Heron seen" in broken.text  # not well-formed: read as it is
+
+
+def test_a_file_that_begins_as_text_and_goes_on_as_binary_is_binary():
+    """Issue 61: a 700 KB FITS image became 4,148 passages of garbled bytes, judged by its first 8 KB of header."""
+    from desktop_rag.core.files.parsers.decoding import looks_like_text, looks_like_text_throughout
+
+    image = fits_like_image()
+    assert len(image) > 700_000 and looks_like_text(image[:8192])  # its start alone passes
+    assert not looks_like_text_throughout(image)
+    with pytest.raises(ParseError, match="binary content"):
+        parse_bytes("m31.fits.txt", image)
+
+
+@pytest.mark.parametrize("data", [
+    ("Harbour log.\n" * 20_000).encode(),
+    ("港の記録。潮位と風向きを毎時記す。\n" * 8_000).encode("shift_jis"),
+    ("Harbour log, with a date.\n" * 8_000).encode("utf-16-le"),
+    ("Harbour log.\n" * 2_000).encode() + bytes(range(256)) * 4 + ("Harbour log.\n" * 6_000).encode(),
+], ids=["utf-8", "shift_jis", "utf-16 without BOM", "a stray binary block"])
+def test_long_texts_read_through_stay_text(data):
+    from desktop_rag.core.files.parsers.decoding import looks_like_text_throughout
+
+    assert looks_like_text_throughout(data)
+    assert "Harbour log" in parse_bytes("log.txt", data).text or "港の記録" in parse_bytes("log.txt", data).text
