@@ -3,6 +3,11 @@ a bounded pool of workers answers complete lines — so a client that connects a
 and stalls, holds no worker, and is closed after a while. Searches from many clients are answered side by side;
 a connection has one request in hand at a time, and its next line waits in its buffer until the answer is sent.
 
+Fair to every client of the same user (issue 61: ten long polls held all eight workers and a `hello` waited 29.5 s;
+256 idle connections turned a search away for up to a minute): a long poll (an event stream's or the tray's wait,
+told by `waits(line)`) is answered by a pool of its own, and a connection beyond `max_clients` takes the place of
+the one idle longest (our clients connect again when they find theirs closed: EndpointClient).
+
 Whatever a client does, it is that client's failure: each worker catches everything at its top, counts it and
 logs the first of each kind once; the loop itself never ends on a client's account.
 """
@@ -44,15 +49,20 @@ class _Client:
 class ConnectionLoop:
     def __init__(self, listener: socket.socket, answer: Callable[[bytes], bytes], workers: int = 8,
                  max_clients: int = 256, idle_timeout_s: float = 60.0, stall_timeout_s: float = 10.0,
-                 admit: Callable[[bytes], bool] | None = None):
+                 admit: Callable[[bytes], bool] | None = None, waits: Callable[[bytes], bool] = lambda line: False,
+                 waiting_workers: int = 32):
         """`answer(line) -> answer line` runs on a worker. A client that sends nothing for `idle_timeout_s` is
         closed (a client of ours connects again: EndpointClient); one that leaves a line unfinished for
         `stall_timeout_s` is told so and closed. `admit(first line)`: where the transport lets anyone connect
-        (Windows' loopback, platform/local_socket.py), a client whose first line it refuses is closed unheard."""
+        (Windows' loopback, platform/local_socket.py), a client whose first line it refuses is closed unheard.
+        `waits(line)`: the request may wait for long (a long poll): answered by one of `waiting_workers` (threads
+        that sleep; beyond them long polls queue behind each other, never before a search)."""
         self._listener = listener
         self._answer = answer
         self._admit = admit
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="desktop-rag endpoint worker")
+        self._waiting_pool = ThreadPoolExecutor(waiting_workers, thread_name_prefix="desktop-rag endpoint waiter")
+        self._waits = waits
         self._max_clients = max_clients
         self._idle_timeout_s = idle_timeout_s
         self._stall_timeout_s = stall_timeout_s
@@ -64,7 +74,8 @@ class ConnectionLoop:
         self._stopping = False
         self.failures = 0  # client failures caught at a worker's top (each kind logged once)
         self._logged_kinds: set[str] = set()
-        self.refused = 0  # connections turned away because max_clients were open
+        self.refused = 0  # connections turned away because max_clients were open, each with a request in hand
+        self.evicted = 0  # idle connections closed to make way for a new one
         self._thread = threading.Thread(target=self._run, name="desktop-rag endpoint", daemon=True)
 
     def start(self) -> None:
@@ -95,6 +106,7 @@ class ConnectionLoop:
         for client in clients:
             _shut(client.sock)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._waiting_pool.shutdown(wait=False, cancel_futures=True)
 
     # -- the loop ---------------------------------------------------------------------------------------------
 
@@ -123,7 +135,7 @@ class ConnectionLoop:
             except OSError as exc:  # out of file descriptors: the others are still answered
                 log.warning("the endpoint could not take a connection: %s", exc)
                 return
-            if len(self._clients) >= self._max_clients:
+            if len(self._clients) >= self._max_clients and not self._make_way():
                 self.refused += 1
                 _send_now(sock, answer_line(error_answer(errors.DataFolderBusy(
                     f"{self._max_clients} clients are connected to this library's endpoint; try again"))))
@@ -134,6 +146,16 @@ class ConnectionLoop:
             with self._lock:
                 self._clients.add(client)
             self._selector.register(sock, selectors.EVENT_READ, client)
+
+    def _make_way(self) -> bool:
+        """Close the connection idle longest (none with a request in hand) for a new one; False when all are
+        busy."""
+        idle = [client for client in self._clients if not client.in_hand]
+        if not idle:
+            return False
+        self._close(min(idle, key=lambda client: client.last_heard))
+        self.evicted += 1
+        return True
 
     def _read(self, client: _Client) -> None:
         try:
@@ -182,7 +204,7 @@ class ConnectionLoop:
     def _hand_over(self, client: _Client, line: bytes) -> None:
         client.in_hand = True
         self._selector.unregister(client.sock)
-        self._pool.submit(self._work, client, line)
+        (self._waiting_pool if self._waits(line) else self._pool).submit(self._work, client, line)
 
     def _take_answered(self) -> None:
         try:

@@ -24,7 +24,7 @@ from desktop_rag.platform import local_socket
 from desktop_rag.errors import UserError, user_message
 from desktop_rag.platform.file_locks import one_at_a_time
 from desktop_rag.service.connection_loop import ConnectionLoop
-from desktop_rag.service.request_lines import answer_line, error_answer, read_request
+from desktop_rag.service.request_lines import answer_line, error_answer, read_request, waits_long
 from desktop_rag.service.service_mark import endpoint_path
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class EndpointServer:
                 answering.close()  # the probe's connection, not left open on the other process
                 return False
             listener, admit = local_socket.listen_privately(self.path)  # (a killed process's socket: replaced)
-        self._loop = ConnectionLoop(listener, self._answer, admit=admit, **self._loop_options)
+        self._loop = ConnectionLoop(listener, self._answer, admit=admit, waits=waits_long, **self._loop_options)
         self._loop.start()
         return True
 

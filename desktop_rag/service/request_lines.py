@@ -40,6 +40,20 @@ def read_request(line: bytes) -> tuple[str, dict]:
     return method, params
 
 
+LONG_POLLS = frozenset({"events", "status"})  # with a wait_s, they wait for a change for up to 30 s
+
+
+def waits_long(line: bytes) -> bool:
+    """A request that may wait for long: an event stream's or the tray's long poll (a pool of its own answers
+    them: service/connection_loop.py). A line that is no request is not one."""
+    try:
+        method, params = read_request(line)
+    except errors.BadInput:
+        return False
+    wait = params.get("wait_s")
+    return method in LONG_POLLS and isinstance(wait, (int, float)) and wait > 0
+
+
 def _nesting(line: bytes) -> int:
     """How deep the brackets of a JSON line nest, strings left out (a bracket inside one is text)."""
     brackets = _JSON_STRING.sub(b"", line).translate(None, _NOT_A_BRACKET)

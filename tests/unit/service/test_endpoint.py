@@ -229,3 +229,40 @@ def test_a_failure_past_the_answer_ends_only_that_connection_and_is_logged_once(
     assert endpoint.failures == 3
     assert len([r for r in caplog.records if "SystemExit" in r.getMessage()]) == 1
     endpoint.stop()
+
+
+def test_long_polls_and_hundreds_of_idle_connections_do_not_keep_a_search_waiting(tmp_path):
+    """Issue 61: ten long polls held the eight workers (a `hello` waited 29.5 s); 256 idle connections turned a
+    normal client away for up to a minute. The long polls here are a fake's sleep, as the event stream's wait."""
+    def polling_handler(method, params):
+        if method in ("events", "status"):
+            time.sleep(params.get("wait_s", 0))
+        return {"method": method}
+
+    endpoint = EndpointServer(tmp_path / "data", polling_handler)  # 8 workers, 256 clients: the service's own
+    assert endpoint.start()
+    polls = [raw_connection(endpoint) for _ in range(20)]
+    for poll in polls:
+        poll.sendall(b'{"method": "events", "params": {"wait_s": 30}}\n')
+    idle = [raw_connection(endpoint) for _ in range(300)]  # held open until the end
+    time.sleep(0.3)  # every one of them taken by the endpoint's loop
+    started = time.monotonic()
+    client = EndpointClient.connect(endpoint.path)
+    assert client is not None and client.call("search", q="harbour") == {"method": "search"}
+    took = time.monotonic() - started
+    still_polling = [poll for poll in polls if not _closed(poll)]
+    endpoint.stop()
+    for connection in idle:
+        connection.close()
+    assert took < 1.0, took
+    assert len(still_polling) == 20  # the waiting requests were not the ones closed to make way
+
+
+def _closed(connection: socket.socket) -> bool:
+    connection.setblocking(False)
+    try:
+        return connection.recv(1) == b""
+    except BlockingIOError:
+        return False
+    finally:
+        connection.setblocking(True)
