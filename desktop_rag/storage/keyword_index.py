@@ -4,7 +4,10 @@ bm25s has no incremental add, so the index is rebuilt after a batch of changes, 
 three quarters of a rebuild (measured at 10k chunks: 1.3 s of 1.8), so each chunk text's tokens are kept, as ids
 into one vocabulary, between rebuilds in this process: after a file watcher's batch only the changed chunks are
 tokenized again. Each build goes into a new generation folder; a one-line CURRENT file names the live one and is
-replaced atomically, so a reader sees either the old or the new index, never half of one.
+replaced atomically, so a reader sees either the old or the new index, never half of one. A reader in another
+process may read CURRENT just before a rebuild replaces it: the generation before the current one is kept until
+the next rebuild, and a generation gone while it was being loaded is left for the one CURRENT names now (issue 61:
+a search during a run was told the index was broken and to repair it).
 """
 
 from __future__ import annotations
@@ -96,15 +99,16 @@ class KeywordIndex:
             np.save(target / _IDS_FILE, np.asarray(ids, dtype=np.int64))
         else:
             generation = ""  # nothing to search
+        before = self._current_generation()
         tmp = self.folder / (CURRENT + ".tmp")
         tmp.write_text(generation, encoding="utf-8")
         os.replace(tmp, self.folder / CURRENT)
-        self._remove_old_generations(keep=generation)
+        self._remove_old_generations(keep={generation, before or ""})
         return len(ids)
 
-    def _remove_old_generations(self, keep: str) -> None:
+    def _remove_old_generations(self, keep: set[str]) -> None:
         for entry in self.folder.iterdir():
-            if entry.is_dir() and entry.name != keep:
+            if entry.is_dir() and entry.name not in keep:
                 # A reader may still map the old files; on Windows that blocks deletion, so try again next time.
                 shutil.rmtree(entry, ignore_errors=True)
 
@@ -161,16 +165,19 @@ class KeywordIndex:
                 return self._loaded
             import bm25s
 
-            if generation:
+            loaded = (None, np.zeros(0, dtype=np.int64))
+            while generation:
                 target = self.folder / generation
                 try:
                     loaded = (bm25s.BM25.load(str(target), mmap=True, show_progress=False),
                               np.load(target / _IDS_FILE))
+                    break
                 except (OSError, ValueError) as exc:
+                    if (now := self._current_generation()) != generation:  # replaced while it was loaded
+                        generation = now
+                        continue
                     raise IndexDamaged(f"the keyword index cannot be read ({self.damage() or exc}): "
                                        f"{remedies.REPAIR_INDEXES} to rebuild it from the catalog") from exc
-            else:
-                loaded = (None, np.zeros(0, dtype=np.int64))
             self._loaded, self._loaded_generation = loaded, generation
             return loaded
 

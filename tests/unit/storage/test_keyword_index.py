@@ -16,7 +16,10 @@ def test_rebuild_search_and_atomic_swap(tmp_path):
     index.rebuild([(20, "chain lubrication schedule")])
     assert (tmp_path / "bm25" / CURRENT).read_text() != first_generation
     assert [i for i, _ in reader.search("chain", 5)] == [20]  # the reader follows the swap
-    assert not (tmp_path / "bm25" / first_generation).exists()  # old generation cleaned up
+    assert (tmp_path / "bm25" / first_generation).exists()  # kept for a reader that read CURRENT just before
+    index.rebuild([(30, "chain guard")])
+    assert not (tmp_path / "bm25" / first_generation).exists()  # old generations cleaned up
+    assert len([entry for entry in (tmp_path / "bm25").iterdir() if entry.is_dir()]) == 2
 
 
 def test_unknown_words_and_an_empty_index_give_no_hits(tmp_path):
@@ -104,3 +107,26 @@ def test_searches_arriving_together_load_the_index_once_and_all_get_their_hits(t
     for thread in threads:
         thread.join()
     assert hits == [[7]] * 20 and len(loads) == 1
+
+
+def test_a_generation_replaced_while_a_reader_loads_it_is_followed_to_the_current_one(tmp_path, monkeypatch):
+    """Issue 61: a search during a run was told "the keyword index cannot be read ([Errno 2] …): run doctor
+    --repair" — its process had read CURRENT, then the writer's rebuilds removed that generation."""
+    import bm25s
+
+    writer = KeywordIndex(tmp_path / "bm25", lexical_tokens)
+    writer.rebuild([(1, "harbour crane schedule")])
+    reader = KeywordIndex(tmp_path / "bm25", lexical_tokens)  # another process, which has read CURRENT
+    load = bm25s.BM25.load
+    raced: list[str] = []
+
+    def load_after_two_rebuilds(*args, **kwargs):  # the real load, after the writer moved on twice
+        if not raced:
+            raced.append(args[0])
+            writer.rebuild([(2, "harbour crane repaired")])
+            writer.rebuild([(3, "harbour crane inspected")])
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(bm25s.BM25, "load", staticmethod(load_after_two_rebuilds))
+    assert [i for i, _ in reader.search("crane", 5)] == [3]
+    assert raced and not (tmp_path / "bm25" / raced[0].rsplit("/", 1)[-1]).exists()  # the one it read: gone
