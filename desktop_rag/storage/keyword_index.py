@@ -25,6 +25,7 @@ import numpy as np
 
 from desktop_rag.errors import IndexDamaged
 from desktop_rag.storage.catalog_filters import in_sorted
+from desktop_rag.storage.disk_space import full_disk_said
 from desktop_rag import remedies
 
 CURRENT = "CURRENT"
@@ -66,8 +67,6 @@ class KeywordIndex:
     def rebuild(self, items: Iterable[tuple[int, str]], stopped: Callable[[], bool] = lambda: False) -> int:
         """The index made anew from `items` (chunk id, text) and swapped in whole; `stopped()` is asked now and then
         (RebuildStopped: nothing changed)."""
-        import bm25s
-
         if len(self._vocabulary) > _MAX_VOCABULARY:
             self._vocabulary, self._tokens_by_text = {}, {}
         ids, corpus, kept = [], [], {}
@@ -88,6 +87,12 @@ class KeywordIndex:
         if stopped():
             raise RebuildStopped("the keyword index's rebuild was given up")
         self._tokens_by_text = kept
+        with full_disk_said(self.folder):
+            return self._write_generation(ids, corpus)
+
+    def _write_generation(self, ids: list[int], corpus: list[array]) -> int:
+        import bm25s
+
         self.folder.mkdir(parents=True, exist_ok=True)
         generation = f"g{time.time_ns()}"
         if ids:
@@ -95,8 +100,12 @@ class KeywordIndex:
             retriever = bm25s.BM25()
             # A copy: bm25s adds its own empty token to the dictionary it is given.
             retriever.index((corpus, dict(self._vocabulary)), show_progress=False)
-            retriever.save(str(target), show_progress=False)
-            np.save(target / _IDS_FILE, np.asarray(ids, dtype=np.int64))
+            try:
+                retriever.save(str(target), show_progress=False)
+                np.save(target / _IDS_FILE, np.asarray(ids, dtype=np.int64))
+            except BaseException:
+                shutil.rmtree(target, ignore_errors=True)  # its room back (a full disk), nothing half there
+                raise
         else:
             generation = ""  # nothing to search
         before = self._current_generation()

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from desktop_rag.platform.file_locks import one_at_a_time
+from desktop_rag.storage.disk_space import full_disk_said, says_full_disk
 
 COLLECTION = "chunks"
 OPEN_LOCK_FILE = "chroma-open.lock"  # beside the store, in the data folder
@@ -43,13 +44,14 @@ class VectorStore:
         # collection is asked each time (nothing says who else writes it).
         self._count: int | None = None
         self._count_kept = not server
+        self._path = None if server else path  # (where a full disk is looked for)
         if server:
             host, _, port = server.rpartition(":")
             self._client = chromadb.HttpClient(host=host or "localhost", port=int(port), settings=settings)
         else:
             assert path is not None
             path.mkdir(parents=True, exist_ok=True)
-            with one_at_a_time(path.parent / OPEN_LOCK_FILE):
+            with one_at_a_time(path.parent / OPEN_LOCK_FILE), full_disk_said(path):
                 self._client = chromadb.PersistentClient(path=str(path), settings=settings)
                 self._name = collection
                 self._collection = self._open()
@@ -87,11 +89,13 @@ class VectorStore:
         finally:
             self._count = None
 
+    @says_full_disk(lambda store: store._path)
     def count(self) -> int:
         if self._count is None or not self._count_kept:
             self._count = self._collection.count()
         return self._count
 
+    @says_full_disk(lambda store: store._path)
     def chunk_ids(self) -> set[int]:
         """Every chunk that has a vector (for the doctor's comparison with the catalog), read a page at a time."""
         owners: set[int] = set()
@@ -103,6 +107,7 @@ class VectorStore:
                 return owners
             offset += _ADD_BATCH
 
+    @says_full_disk(lambda store: store._path)
     def add(self, owners: Sequence[int], vectors: np.ndarray) -> None:
         """Store vectors; owners[i] is the chunk id of vectors[i], and a chunk's windows come consecutively."""
         ids, window, previous = [], 0, None
@@ -119,6 +124,7 @@ class VectorStore:
                     metadatas=[{"chunk": int(o)} for o in owners[start:end]],
                 )
 
+    @says_full_disk(lambda store: store._path)
     def windows(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored vectors of these chunks, each chunk's windows in order (rows), for the chunks that have some."""
         found: dict[int, list[tuple[int, np.ndarray]]] = {}
@@ -132,12 +138,14 @@ class VectorStore:
                 found.setdefault(int(meta["chunk"]), []).append((window, np.asarray(vector, dtype=np.float32)))
         return {chunk: np.stack([v for _, v in sorted(rows, key=lambda row: row[0])]) for chunk, rows in found.items()}
 
+    @says_full_disk(lambda store: store._path)
     def delete(self, chunk_ids: Sequence[int]) -> None:
         with self._count_changing():
             for start in range(0, len(chunk_ids), _ADD_BATCH):
                 part = [int(i) for i in chunk_ids[start : start + _ADD_BATCH]]
                 self._collection.delete(where={"chunk": {"$in": part}})
 
+    @says_full_disk(lambda store: store._path)
     def query(self, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
         """(chunk id, cosine similarity of its best window) best first, at most n chunks."""
         total = self.count()
@@ -158,6 +166,7 @@ class VectorStore:
                 best[chunk] = 1.0 - float(distance)
         return list(best.items())[:n]
 
+    @says_full_disk(lambda store: store._path)
     def reset(self) -> None:
         """Drop every vector (for a rebuild from the catalog)."""
         with self._count_changing():

@@ -84,3 +84,50 @@ def test_a_full_disk_met_by_the_catalog_mid_run_loses_nothing(make_library, docs
 
     assert doctor.examine(library).findings() == []
     assert library.search("omega39", k=1).hits[0].path.endswith("note0039.md")
+
+
+def test_chromas_own_words_for_a_full_disk_are_said_as_one_and_reads_go_on(make_library, docs, monkeypatch):
+    """Issue 61: a filled 30 MB data folder ended a run with "InternalError: Error in compaction: Failed to apply
+    logs to the hnsw segment writer" (Chroma's Rust core, which does not say why). The fault injected: Chroma's
+    upsert raising those words while the disk (as free_bytes tells it) has no room — the real store otherwise."""
+    from chromadb.api.models.Collection import Collection
+
+    from desktop_rag.storage import disk_space
+
+    make_notes(docs, 12)
+    library = make_library()
+    real_upsert = Collection.upsert
+    room = {"free": 10 * 2**30}
+
+    def upsert_on_a_full_disk(self, *args, **kwargs):
+        if room["free"] < disk_space.LOW_SPACE_BYTES:
+            raise RuntimeError("Error in compaction: Failed to apply logs to the hnsw segment writer")
+        return real_upsert(self, *args, **kwargs)
+
+    monkeypatch.setattr(Collection, "upsert", upsert_on_a_full_disk)
+    monkeypatch.setattr(disk_space, "free_bytes", lambda folder: room["free"])
+    library.index([docs], contexts="rules")  # room enough: the store works as it is
+    make_notes(docs, 20)
+    room["free"] = 3 * 2**20  # the disk fills
+    with pytest.raises(OSError) as stopped:
+        library.index([docs], contexts="rules")
+    assert user_message(stopped.value) == DISK_FULL and "hnsw segment writer" in str(stopped.value)
+    assert library.search("omega3", k=1, mode="bm25").hits[0].path.endswith("note0003.md")  # reads go on
+    assert library.stats()["documents"]["indexed"] >= 12
+
+    room["free"] = 10 * 2**30  # space freed: the next run finishes
+    summary = library.index([docs], contexts="rules")
+    assert summary.failed == [] and summary.unchanged + summary.indexed == 20
+    assert library.search("omega17", k=1).hits[0].path.endswith("note0017.md")
+
+
+def test_an_error_with_room_on_the_disk_stays_what_it_is(tmp_path, monkeypatch):
+    from desktop_rag.storage import disk_space
+
+    monkeypatch.setattr(disk_space, "free_bytes", lambda folder: 10 * 2**30)
+    with pytest.raises(RuntimeError, match="a bug"), disk_space.full_disk_said(tmp_path):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(disk_space, "free_bytes", lambda folder: 2**20)
+    with pytest.raises(OSError) as said, disk_space.full_disk_said(tmp_path):
+        raise RuntimeError("Error executing plan: backfill request to compactor")
+    assert user_message(said.value) == DISK_FULL
