@@ -17,7 +17,9 @@ from pathlib import Path
 
 from desktop_rag import remedies
 from desktop_rag.errors import DataFolderBusy
+from desktop_rag.logs import LAST_WORDS
 from desktop_rag.service.follow_loop import FollowReports, follow
+from desktop_rag.service.own_files import OwnFiles, OwnFilesWatch
 from desktop_rag.service.stop_deadline import StopDeadline, end_now
 
 if TYPE_CHECKING:
@@ -115,6 +117,12 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
         return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
                                          "catch-up", also_report=report)
 
+    def files_gone(said: str) -> None:  # (in the words the window shows for a service's end: logs.why_it_ended)
+        logging.getLogger("desktop_rag.cli").error("%s%s", LAST_WORDS, said[:1].upper() + said[1:])
+        stop()
+
+    own_files = OwnFilesWatch(OwnFiles(data_dir), files_gone)
+    own_files.start()
     failed = False  # an error, not a stop asked for (Ctrl-C, a signal, `desktop-rag stop`): see host.stop
     try:
         return follow(library, lane, paths, upgrade, catch_up, reports, follow_new_folders,
@@ -123,6 +131,7 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
         failed = True
         raise
     finally:
+        own_files.stop()
         host.stop(failed=failed)
         log.info("%s %s", host.tools.served_by, "ended on an error" if failed else "stopped")
 

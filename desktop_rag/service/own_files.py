@@ -1,0 +1,86 @@
+"""The service notices its own files going: the data folder, its catalog or its meaning index (`chroma/`) deleted
+or replaced while the service holds them. It held the deleted catalog open and answered `stats` with "0 documents,
+dense 3 vectors", wrote a new `bm25/` into a folder it made anew, and after `rm -rf chroma` the next write failed
+with "attempt to write a readonly database" (issue 61). Looked at every second (a stat of three paths); when one
+has gone the service says so in its log, in words the window shows, and ends: a new service opens what is there
+(a new library, or the catalog with its meaning index to rebuild: `desktop-rag doctor --repair`)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from desktop_rag import remedies
+from desktop_rag.core.library_access import CATALOG_FILE
+
+log = logging.getLogger(__name__)
+
+LOOK_EVERY_S = 1.0
+MEANING_INDEX = "chroma"
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+class OwnFiles:
+    """What the service's files are (their identities), and which of them has gone since."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self._places = {"the data folder": data_dir, "the catalog": data_dir / CATALOG_FILE,
+                        "the meaning index": data_dir / MEANING_INDEX}
+        self._seen = {name: _identity(path) for name, path in self._places.items()}
+
+    def gone(self) -> str | None:
+        """A sentence saying what was deleted or replaced, or None while everything is as it was (a meaning index
+        made since is taken as it is: a first run makes it)."""
+        for name, path in self._places.items():
+            now, before = _identity(path), self._seen[name]
+            if before is None:
+                self._seen[name] = now
+                continue
+            if now != before:
+                return self._said(name, path, replaced=now is not None)
+        return None
+
+    def _said(self, name: str, path: Path, replaced: bool) -> str:
+        what = "replaced" if replaced else "deleted"
+        if name == "the meaning index":
+            return (f"{name} ({path}) was {what} while the service used it: the service stops; "
+                    f"{remedies.REPAIR_INDEXES} to rebuild it from the catalog (your files are untouched)")
+        return (f"{name} ({path}) was {what} while the service used it: the service stops, and a new one starts "
+                "from what is there now (your files are untouched)")
+
+
+class OwnFilesWatch:
+    """A thread that looks at the service's files every LOOK_EVERY_S and calls `on_gone(sentence)` once."""
+
+    def __init__(self, files: OwnFiles, on_gone: Callable[[str], None], every_s: float = LOOK_EVERY_S):
+        self._files, self._on_gone, self._every_s = files, on_gone, every_s
+        self._ended = threading.Event()
+        self._thread = threading.Thread(target=self._look, name="desktop-rag own files", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._ended.set()
+
+    def _look(self) -> None:
+        while not self._ended.wait(self._every_s):
+            try:
+                said = self._files.gone()
+            except Exception:  # a look that fails is tried again; the service goes on
+                log.exception("looking at the data folder's files failed")
+                continue
+            if said is not None:
+                self._ended.set()
+                self._on_gone(said)

@@ -1,0 +1,53 @@
+"""What is deleted under a running service is noticed (issue 61): `chroma/` removed → the service ends with a
+sentence, `doctor` reports the meaning index missing, `--repair` rebuilds it, the next write works; the whole data
+folder removed → the service ends with a sentence instead of writing into a folder it makes anew. Real processes:
+the service, the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from cli_runner import cli, cli_json
+from desktop_rag.config import Settings
+from desktop_rag.platform.autostart import service_command
+from test_resume import make_notes
+from test_service import start_service
+from window_sessions import stop_the_service
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def served(docs, data_dir, tmp_path):
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)
+    make_notes(docs, 6)
+    cli(data_dir, "index", str(docs), "--local", timeout=300)
+    service = start_service(service_command(data_dir), tmp_path / "service.out")
+    yield service
+    if service.poll() is None:
+        stop_the_service(data_dir)
+
+
+def test_the_meaning_index_deleted_under_the_service_ends_it_and_doctor_repairs_it(served, docs, data_dir):
+    shutil.rmtree(data_dir / "chroma")
+    assert served.wait(timeout=15) == 0  # noticed within its second, ended as a stop
+    said = (data_dir / "logs" / "service.log").read_text()
+    assert "The meaning index" in said and "was deleted while the service used it" in said
+    report = json.loads(cli(data_dir, "doctor", "--json", check=False).stdout)
+    assert report["found"], report  # the files on disk, not a process's open handles
+    cli(data_dir, "doctor", "--repair", timeout=300)
+    assert json.loads(cli(data_dir, "doctor", "--json").stdout)["found"] == []
+    (docs / "pump.md").write_text("# Pump\n\nPrime the centrifugal pump before the first start.\n")
+    cli(data_dir, "index", str(docs), "--local", timeout=300)  # the next write works
+    hits = cli_json(data_dir, "search", "priming a centrifugal pump", "-k", "1", "--json", "--local")["results"]
+    assert hits[0]["path"].endswith("pump.md")
+
+
+def test_the_data_folder_deleted_under_the_service_ends_it_with_a_sentence(served, data_dir, tmp_path):
+    shutil.rmtree(data_dir)
+    assert served.wait(timeout=15) == 0
+    assert "was deleted while the service used it" in (tmp_path / "service.out").read_text()
+    assert not (data_dir / "bm25").exists()  # nothing written into a folder made anew
