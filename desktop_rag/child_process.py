@@ -31,6 +31,10 @@ from desktop_rag.platform import processes
 from desktop_rag.use_clock import UseClock
 
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
+# A child that did not start is not started again for this long: each file of a run waited its own start timeout
+# for a reader that could not start, and `index` seemed to hang after "the document reader did not start" (issue
+# 61, at load 15-19). Meanwhile calls fail at once, as the failed start did (a run records them to read again).
+_START_AGAIN_AFTER_S = 30.0
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
 _PARENT_WATCH_S = 0.25  # how often a child looks whether its parent is still there (a system call: nothing)
 
@@ -46,6 +50,10 @@ class ChildDied(ChildFailed):
 
 class ChildTimedOut(ChildFailed):
     pass
+
+
+class ChildDidNotStart(ChildFailed):
+    """The child did not come up (its start timed out, or it died starting): not its own refusal."""
 
 
 class ChildClosed(ChildFailed):
@@ -73,6 +81,7 @@ class ChildObject:
         self._conns: dict[str, Connection] = {}
         self._owed: dict[str, int] = {}  # answers to abandoned calls, per lane, still to be read and dropped
         self._closed = False
+        self._failed_start: float | None = None  # when a start last failed (time.monotonic)
         self.use = UseClock()
 
     @property
@@ -161,7 +170,15 @@ class ChildObject:
                 raise ChildClosed(f"{self.name} is closed")
             if not self.running:
                 self._stop()  # a dead child's pipes; nothing if it never ran
-                self._start(abandon)
+                if self._failed_start is not None and time.monotonic() - self._failed_start < _START_AGAIN_AFTER_S:
+                    raise ChildDidNotStart(f"{self.name} did not start (it is tried again {_START_AGAIN_AFTER_S:g} s "
+                                           "after its last try)")
+                try:
+                    self._start(abandon)
+                except ChildDidNotStart:  # (not a child's own refusal: a store that cannot be opened says why)
+                    self._failed_start = time.monotonic()
+                    raise
+                self._failed_start = None
             return self._conns
 
     def _start(self, abandon: Callable[[], bool] | None = None) -> None:
@@ -184,7 +201,7 @@ class ChildObject:
                                           deadline - time.monotonic()))):
             if time.monotonic() >= deadline:
                 self._stop()
-                raise ChildFailed(f"{self.name} did not start")
+                raise ChildDidNotStart(f"{self.name} did not start")
             if abandon is not None and abandon():
                 assert self._process is not None
                 self._process.kill()
@@ -194,7 +211,7 @@ class ChildObject:
             self._answer(first)  # the child's "ready", or why it could not build the object
         except ChildDied as exc:
             self._stop()
-            raise ChildFailed(f"{self.name} did not start") from exc
+            raise ChildDidNotStart(f"{self.name} did not start") from exc
         except Exception:
             self._stop()  # the child has returned; its pipes are closed too
             raise
