@@ -148,14 +148,16 @@ class ConnectionLoop:
             self._selector.register(sock, selectors.EVENT_READ, client)
 
     def _make_way(self) -> bool:
-        """Close the connection idle longest (none with a request in hand) for a new one; False when all are
-        busy."""
-        idle = [client for client in self._clients if not client.in_hand]
-        if not idle:
-            return False
-        self._close(min(idle, key=lambda client: client.last_heard))
-        self.evicted += 1
-        return True
+        """Close the connection idle longest for a new one — none with a request in hand, nor one whose request
+        has come and is not read yet (a long poll sent as it connected, under load); False when all are busy."""
+        idle = sorted((client for client in self._clients if not client.in_hand and not client.buffer),
+                      key=lambda client: client.last_heard)
+        for client in idle:
+            if _nothing_waiting(client.sock):
+                self._close(client)
+                self.evicted += 1
+                return True
+        return False
 
     def _read(self, client: _Client) -> None:
         try:
@@ -273,6 +275,16 @@ class ConnectionLoop:
             self._logged_kinds.add(kind)
             log.error("a client's request failed (%s); further failures of this kind are counted, not logged",
                       kind, exc_info=exc)
+
+
+def _nothing_waiting(sock: socket.socket) -> bool:
+    """No bytes from the client wait to be read on `sock` (it is non-blocking while idle)."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""  # b"": it has left, and may go
+    except (BlockingIOError, InterruptedError):
+        return True
+    except OSError:
+        return True
 
 
 def _send_now(sock: socket.socket, data: bytes) -> None:
