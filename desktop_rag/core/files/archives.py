@@ -55,7 +55,8 @@ class Budget:
         self.members += 1
         self.inflated += size
         if self.members > MAX_MEMBERS:
-            raise ParseError(f"it holds over {MAX_MEMBERS:,} documents, more than one file may")
+            raise ParseError(f"it holds over {MAX_MEMBERS:,} documents, more than desktop-rag reads from one file "
+                             "(unpack it into a folder to have them indexed)")
         if self.inflated > MAX_INFLATED_BYTES:
             raise ParseError(f"its contents would inflate to over {MAX_INFLATED_BYTES // 2**20} MB, more than one "
                              "file may take (a damaged file, or a zip bomb)")
