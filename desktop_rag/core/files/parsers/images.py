@@ -31,8 +31,11 @@ def open_image(data: bytes):
             image = Image.open(io.BytesIO(data))
             image.load()
     except UnidentifiedImageError:
-        raise ParseError("corrupt or unreadable image: not a picture format desktop-rag reads (save it as PNG or "
-                         "JPEG to have its text read)") from None
+        # (Said of its content, not its name: a .heic that pillow-heif could not decode was told ".heic is not a
+        # picture format desktop-rag reads", a format it claims: issue 61.)
+        raise ParseError("corrupt or unreadable image: its content is not a picture desktop-rag can decode (a "
+                         "damaged file, or a variant of its format the picture reader does not know; save it as PNG "
+                         "or JPEG to have its text read)") from None
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ParseError(f"image too large to read (over {MAX_IMAGE_PIXELS // 1_000_000} million pixels)") from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:  # what Pillow raises for a truncated or damaged file
@@ -44,7 +47,7 @@ def _read_heif() -> None:
     """Pillow reads HEIC and HEIF once pillow-heif has registered them (idempotent)."""
     try:
         from pillow_heif import register_heif_opener
-    except ImportError:  # HEIC photos then fail with "not a picture format desktop-rag reads"
+    except ImportError:  # HEIC photos then fail as pictures it cannot decode
         return
     register_heif_opener()
 
