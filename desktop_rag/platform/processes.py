@@ -37,21 +37,22 @@ def name_process(name: str) -> None:
 
 
 def end_with_parent(system: str = sys.platform) -> None:
-    """This process ends when the one that started it does (Linux: the kernel's parent-death signal). For a
-    helper with no channel to its parent that would tell it (work_apart.py): converting the embedding model went on
-    for 20 s after the service was asked to quit (issue 60). Elsewhere a named piece to fill: a job object on
-    Windows, a kqueue NOTE_EXIT watch on macOS."""
-    if not system.startswith("linux"):
-        return
-    import ctypes
+    """This process ends when the one that started it does: for a helper with no channel to its parent that would
+    tell it (work_apart.py): converting the embedding model went on for 20 s after the service was asked to quit
+    (issue 60). Linux: the kernel's parent-death signal as well, at once; every system: parent_watch's watch."""
+    from desktop_rag.platform.parent_watch import end_when_parent_ends
 
-    parent = os.getppid()
-    try:
-        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # it ended before the signal was asked for
-        os._exit(1)
+    if system.startswith("linux"):
+        import ctypes
+
+        parent = os.getppid()
+        try:
+            ctypes.CDLL(None).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:  # it ended before the signal was asked for
+            os._exit(1)
+    end_when_parent_ends(system=system)
 
 
 def ask_to_end(pid: int) -> None:
@@ -121,12 +122,18 @@ def start_detached_process(command: list[str], system: str = sys.platform,
     """`command` started so that it goes on when whoever started it ends, that a Ctrl-C in the starter's terminal
     does not reach it, and with nothing to read or write on a terminal: a session of its own (POSIX); on Windows,
     where `start_new_session` does nothing, no console of its own (DETACHED_PROCESS: no window flashes up) and a
-    process group of its own (CREATE_NEW_PROCESS_GROUP)."""
+    process group of its own (CREATE_NEW_PROCESS_GROUP), and out of the job that ends this process's helpers with
+    it (parent_watch.children_end_with_this_process)."""
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     if system == "win32":
-        from desktop_rag.platform.windows_calls import CREATE_NEW_PROCESS_GROUP, DETACHED_PROCESS
+        from desktop_rag.platform import parent_watch
+        from desktop_rag.platform.windows_calls import (CREATE_BREAKAWAY_FROM_JOB, CREATE_NEW_PROCESS_GROUP,
+                                                        DETACHED_PROCESS)
 
-        return popen(command, creationflags=DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP, **quiet)
+        flags = DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
+        if parent_watch.in_closing_job():  # this process's helpers end with it; what it detaches does not
+            flags |= CREATE_BREAKAWAY_FROM_JOB
+        return popen(command, creationflags=flags, **quiet)
     process = popen(command, start_new_session=True, **quiet)
     # Waited for as it ends, on a thread: a starter that lives on (the tray starting windows, the window starting
     # the service and the tray) kept every one that had ended as a <defunct> entry (issue 60, 7). A starter that

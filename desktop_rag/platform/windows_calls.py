@@ -81,3 +81,72 @@ def ignore_console_interrupts(ignore: bool) -> None:
     import ctypes
 
     ctypes.windll.kernel32.SetConsoleCtrlHandler(None, ignore)  # type: ignore[attr-defined,unused-ignore]
+
+
+CREATE_BREAKAWAY_FROM_JOB = 0x01000000  # a process started outside its starter's job (CreateProcess' flags)
+_SYNCHRONIZE = 0x00100000  # a process handle that may be waited on, and nothing more
+_INFINITE = 0xFFFFFFFF
+_JOB_OBJECT_EXTENDED_LIMIT_INFORMATION = 9  # SetInformationJobObject's class
+_JOB_OBJECT_LIMIT_BREAKAWAY_OK = 0x00000800
+_JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x00002000
+
+
+def wait_for_process_end(pid: int, kernel32=None) -> None:
+    """Return once the process `pid` has ended (OpenProcess, WaitForSingleObject): at once if it is gone."""
+    import ctypes
+
+    kernel32 = kernel32 or ctypes.windll.kernel32  # type: ignore[attr-defined,unused-ignore]
+    handle = kernel32.OpenProcess(_SYNCHRONIZE, False, pid)
+    if not handle:
+        return
+    try:
+        kernel32.WaitForSingleObject(handle, _INFINITE)
+    finally:
+        kernel32.CloseHandle(handle)
+
+
+def closing_job_limits():
+    """JOBOBJECT_EXTENDED_LIMIT_INFORMATION asking that the job's processes end when its last handle closes, and
+    letting a process started with CREATE_BREAKAWAY_FROM_JOB leave it (144 bytes on 64-bit Windows)."""
+    import ctypes
+
+    class IoCounters(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_ulonglong) for name in (
+            "ReadOperationCount", "WriteOperationCount", "OtherOperationCount",
+            "ReadTransferCount", "WriteTransferCount", "OtherTransferCount")]
+
+    class BasicLimits(ctypes.Structure):
+        _fields_ = [("PerProcessUserTimeLimit", ctypes.c_int64), ("PerJobUserTimeLimit", ctypes.c_int64),
+                    ("LimitFlags", ctypes.c_uint32), ("MinimumWorkingSetSize", ctypes.c_size_t),
+                    ("MaximumWorkingSetSize", ctypes.c_size_t), ("ActiveProcessLimit", ctypes.c_uint32),
+                    ("Affinity", ctypes.c_size_t), ("PriorityClass", ctypes.c_uint32),
+                    ("SchedulingClass", ctypes.c_uint32)]
+
+    class ExtendedLimits(ctypes.Structure):
+        _fields_ = [("BasicLimitInformation", BasicLimits), ("IoInfo", IoCounters),
+                    ("ProcessMemoryLimit", ctypes.c_size_t), ("JobMemoryLimit", ctypes.c_size_t),
+                    ("PeakProcessMemoryUsed", ctypes.c_size_t), ("PeakJobMemoryUsed", ctypes.c_size_t)]
+
+    limits = ExtendedLimits()
+    limits.BasicLimitInformation.LimitFlags = _JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | _JOB_OBJECT_LIMIT_BREAKAWAY_OK
+    return limits
+
+
+def put_this_process_in_a_closing_job(kernel32) -> bool:
+    """CreateJobObjectW, SetInformationJobObject (kill on close), AssignProcessToJobObject(GetCurrentProcess()).
+    The job's handle is never closed here: the system closes it as this process ends, and the job's processes
+    (those it started since) end with it."""
+    import ctypes
+
+    job = kernel32.CreateJobObjectW(None, None)
+    if not job:
+        return False
+    limits = closing_job_limits()
+    if not kernel32.SetInformationJobObject(job, _JOB_OBJECT_EXTENDED_LIMIT_INFORMATION, ctypes.byref(limits),
+                                            ctypes.sizeof(limits)):
+        kernel32.CloseHandle(job)
+        return False
+    if not kernel32.AssignProcessToJobObject(job, kernel32.GetCurrentProcess()):
+        kernel32.CloseHandle(job)
+        return False
+    return True
