@@ -18,7 +18,6 @@ lane's next call is sent.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import pickle
 import threading
 import time
@@ -27,7 +26,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from desktop_rag.errors import UserError
-from desktop_rag.platform import processes
+from desktop_rag.platform import parent_watch, processes
 from desktop_rag.use_clock import UseClock
 
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
@@ -36,7 +35,6 @@ _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes s
 # 61, at load 15-19). Meanwhile calls fail at once, as the failed start did (a run records them to read again).
 _START_AGAIN_AFTER_S = 30.0
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
-_PARENT_WATCH_S = 0.25  # how often a child looks whether its parent is still there (a system call: nothing)
 
 
 class ChildFailed(UserError, RuntimeError):
@@ -66,15 +64,17 @@ class CallAbandoned(Exception):
 
 class ChildObject:
     def __init__(self, factory: Callable, args: tuple = (), *, name: str, lanes: Sequence[str] = ("main",),
-                 error: type[Exception] | None = ChildFailed):
+                 error: type[Exception] | None = ChildFailed, before_start: Callable[[], object] | None = None):
         """`factory(*args)` builds the object in the child (both must be importable by name: the child is
         spawned). `name` is what messages call it ("the vector store"). `error`: the exception a failed call
         raises with the child's one-line reason; None raises the child's own exception where it can be
-        pickled (so callers can catch e.g. FileNotFoundError as they would in-process)."""
+        pickled (so callers can catch e.g. FileNotFoundError as they would in-process). `before_start()`: run here
+        before each start (the vector store's ends an orphan holding its store)."""
         self.name = name
         self._factory, self._args = factory, args
         self._lanes = tuple(lanes)
         self._error = error
+        self._before_start = before_start
         self._start_lock = threading.Lock()
         self._lane_locks = {lane: threading.Lock() for lane in self._lanes}
         self._process: BaseProcess | None = None
@@ -185,12 +185,15 @@ class ChildObject:
         """The child started and its object built; `abandon()` is asked while it starts (its imports take seconds
         under load: Ctrl-C to `index` in its first seconds waited 5-8 s for the reader to start and read a file).
         An abandoned start ends the child at once (CallAbandoned): the next call starts another."""
+        if self._before_start is not None:
+            self._before_start()
         context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt and worker threads
         ends = {lane: context.Pipe() for lane in self._lanes}
         self._conns = {lane: ours for lane, (ours, _) in ends.items()}
         theirs = [child_end for _, child_end in ends.values()]
         self._process = context.Process(target=_serve, args=(theirs, self._factory, self._args, self.name),
                                         name=f"desktop-rag {self.name}", daemon=True)
+        parent_watch.children_end_with_this_process()  # (Windows: a job that ends them with this process)
         with processes.interrupts_held_for_children():
             self._process.start()
         for child_end in theirs:
@@ -287,7 +290,10 @@ def _serve(conns, factory, args, name: str) -> None:
     processes.name_process(name)
     # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
     processes.ignore_interrupts()
-    threading.Thread(target=_end_with_parent, args=(os.getppid(),), name="parent watch", daemon=True).start()
+    # It ends as soon as the process it serves is gone, whatever it is doing (issue 61: a busy child noticed only
+    # when its call ended and its pipe was closed: after a kill of the service the vector store wrote Chroma's
+    # files for 2-3 s beside the new service's, the language model worked 4 minutes more).
+    parent_watch.end_when_parent_ends()
     first, others = conns[0], conns[1:]
     try:
         served = factory(*args)
@@ -299,17 +305,6 @@ def _serve(conns, factory, args, name: str) -> None:
     for conn in others:
         threading.Thread(target=_serve_lane, args=(served, conn), daemon=True).start()
     _serve_lane(served, first)  # the process ends when the first lane closes
-
-
-def _end_with_parent(parent: int) -> None:
-    """The child ends as soon as the process it serves is gone, whatever it is doing. A busy child noticed only
-    when its call ended and its pipe was closed: after a kill of the service, the vector store wrote Chroma's
-    files for 2-3 s beside the new service's, and the language model worked 4 minutes more (issue 61). Its
-    parent's end is seen by polling: a parent-death signal follows the thread that started the child, and a
-    child is started from whichever thread first needs it."""
-    while os.getppid() == parent:
-        time.sleep(_PARENT_WATCH_S)
-    os._exit(0)
 
 
 def _serve_lane(served, conn) -> None:
@@ -344,4 +339,6 @@ def _failure(exc: Exception, prefix: str = "") -> tuple[str, Exception | None]:
         original = pickle.loads(pickle.dumps(exc))
     except Exception:  # an exception that cannot cross the pipe goes as its message alone
         original = None
+    if isinstance(exc, UserError):  # a sentence for a person already: no class name before it
+        return f"{prefix}{exc}", original
     return f"{prefix}{exc.__class__.__name__}: {exc}", original

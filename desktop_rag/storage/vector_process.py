@@ -16,6 +16,7 @@ import numpy as np
 
 from desktop_rag.child_process import ChildFailed, ChildObject
 from desktop_rag.platform.processes import give_back_freed_memory
+from desktop_rag.storage.store_holder import end_an_orphan_holding_the_store, hold_the_store
 from desktop_rag.storage.vector_store import COLLECTION, VectorStore
 
 
@@ -28,7 +29,8 @@ class VectorStoreProcess:
 
     def __init__(self, path: Path, collection: str = COLLECTION):
         self._child = ChildObject(_StoreInChild, (str(path), collection), name="the vector store",
-                                  error=VectorStoreError)
+                                  error=VectorStoreError,
+                                  before_start=lambda: end_an_orphan_holding_the_store(Path(path).parent))
         self.resting = False  # the child let go of the store's index (rest_if_unused); the next call opens it
 
     @property
@@ -102,6 +104,9 @@ class _StoreInChild:
     def __init__(self, path: str, collection: str):
         self._path, self._collection = Path(path), collection
         self._store: VectorStore | None = None
+        # Held for the child's life (the system lets go of it as the child ends): a vector store left by a
+        # killed service is waited for or ended before this one opens the store.
+        self._held = hold_the_store(self._path.parent)
         self._open()
 
     def _open(self) -> VectorStore:
