@@ -19,7 +19,7 @@ from desktop_rag import remedies
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.logs import LAST_WORDS
 from desktop_rag.service.follow_loop import FollowReports, follow
-from desktop_rag.service.own_files import OwnFiles, OwnFilesWatch
+from desktop_rag.service.own_files import Gone, OwnFiles, OwnFilesWatch
 from desktop_rag.service.stop_deadline import StopDeadline, end_now
 
 if TYPE_CHECKING:
@@ -117,8 +117,13 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
         return host.queue.carry_out_here([str(f) for f in folders], library.settings.contexts, control,
                                          "catch-up", also_report=report)
 
-    def files_gone(said: str) -> None:  # (in the words the window shows for a service's end: logs.why_it_ended)
-        logging.getLogger("desktop_rag.cli").error("%s%s", LAST_WORDS, said[:1].upper() + said[1:])
+    def files_gone(gone: Gone) -> None:  # (in the words the window shows for a service's end: logs.why_it_ended)
+        said = gone.sentence[:1].upper() + gone.sentence[1:]
+        if not gone.ends:  # a derived index, rebuilt as doctor --repair does: a run every front end follows
+            log.warning("%s", said)
+            host.tools.writes.doctor(repair=True)
+            return
+        logging.getLogger("desktop_rag.cli").error("%s%s", LAST_WORDS, said)
         stop()
 
     own_files = OwnFilesWatch(OwnFiles(data_dir), files_gone)

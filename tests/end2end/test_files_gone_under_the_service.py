@@ -1,7 +1,7 @@
 """What is deleted under a running service is noticed (issue 61): `chroma/` removed → the service ends with a
 sentence, `doctor` reports the meaning index missing, `--repair` rebuilds it, the next write works; the whole data
-folder removed → the service ends with a sentence instead of writing into a folder it makes anew. Real processes:
-the service, the CLI."""
+folder removed → the service ends with a sentence instead of writing into a folder it makes anew; `bm25/` removed →
+rebuilt from the catalog, the service goes on. Real processes: the service, the CLI."""
 
 from __future__ import annotations
 
@@ -51,3 +51,18 @@ def test_the_data_folder_deleted_under_the_service_ends_it_with_a_sentence(serve
     assert served.wait(timeout=15) == 0
     assert "was deleted while the service used it" in (tmp_path / "service.out").read_text()
     assert not (data_dir / "bm25").exists()  # nothing written into a folder made anew
+
+
+def test_the_keyword_index_deleted_under_the_service_is_rebuilt_and_the_service_goes_on(served, data_dir):
+    import time
+
+    shutil.rmtree(data_dir / "bm25")
+    deadline, hits = time.monotonic() + 60, []
+    while time.monotonic() < deadline and not hits:  # rebuilt from the catalog by a repair run, within seconds
+        time.sleep(0.5)
+        found = cli(data_dir, "search", "alpha3 note text", "-k", "1", "--mode", "bm25", "--json", check=False)
+        hits = json.loads(found.stdout)["results"] if found.returncode == 0 else []
+    assert hits and hits[0]["path"].endswith("note0003.md")
+    assert served.poll() is None  # it went on
+    assert "The keyword index" in (data_dir / "logs" / "service.log").read_text()
+    assert json.loads(cli(data_dir, "doctor", "--json").stdout)["found"] == []

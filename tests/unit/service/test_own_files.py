@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from desktop_rag.service.own_files import OwnFiles, OwnFilesWatch
+from desktop_rag.service.own_files import Gone, OwnFiles, OwnFilesWatch
 
 
 @pytest.fixture
@@ -31,29 +31,47 @@ def test_the_meaning_index_deleted_is_said_with_the_repair(folder):
     (folder / "chroma").mkdir()
     files = OwnFiles(folder)
     shutil.rmtree(folder / "chroma")
-    said = files.gone()
-    assert said is not None and "meaning index" in said and "deleted" in said and "doctor --repair" in said
+    gone = files.gone()
+    assert gone is not None and gone.ends
+    assert "meaning index" in gone.sentence and "deleted" in gone.sentence and "doctor --repair" in gone.sentence
 
 
 def test_a_catalog_replaced_and_a_data_folder_deleted_are_said(folder):
     files = OwnFiles(folder)
     (folder / "catalog.new").write_bytes(b"another")
     (folder / "catalog.new").replace(folder / "catalog.sqlite3")
-    assert "the catalog" in (files.gone() or "") and "replaced" in (files.gone() or "")
+    gone = files.gone()
+    assert gone is not None and gone.ends and "the catalog" in gone.sentence and "replaced" in gone.sentence
     files = OwnFiles(folder)
     shutil.rmtree(folder)
     folder.mkdir()  # (made anew, as the old service did; the system may give it the old folder's inode)
-    said = files.gone() or ""
+    said = (files.gone() or Gone("")).sentence
     assert ("the data folder" in said or "the catalog" in said) and "deleted" in said
 
 
-def test_the_watch_tells_once(folder):
-    told: list[str] = []
+def test_the_keyword_index_deleted_is_rebuilt_and_told_once(folder):
+    (folder / "bm25").mkdir()
+    files = OwnFiles(folder)
+    shutil.rmtree(folder / "bm25")
+    gone = files.gone()
+    assert gone is not None and not gone.ends and "keyword index" in gone.sentence and "rebuilt" in gone.sentence
+    assert files.gone() is None  # told once
+    (folder / "bm25").mkdir()  # made again by the rebuild: taken as it is
+    assert files.gone() is None
+
+
+def test_the_watch_goes_on_after_a_rebuilt_index_and_tells_an_end_once(folder):
+    (folder / "bm25").mkdir()
+    told: list[Gone] = []
     heard = threading.Event()
-    watch = OwnFilesWatch(OwnFiles(folder), lambda said: (told.append(said), heard.set()), every_s=0.02)
+    watch = OwnFilesWatch(OwnFiles(folder), lambda gone: (told.append(gone), heard.set()), every_s=0.02)
     watch.start()
+    shutil.rmtree(folder / "bm25")
+    assert heard.wait(5)
+    heard.clear()
     shutil.rmtree(folder)
     assert heard.wait(5)
     threading.Event().wait(0.1)
     watch.stop()
-    assert len(told) == 1 and "the data folder" in told[0]
+    assert [gone.ends for gone in told] == [False, True]
+    assert "the keyword index" in told[0].sentence and "the data folder" in told[1].sentence
