@@ -61,7 +61,9 @@ def runtime_folder() -> Path:
             private_paths.check_private(Path(base), "$XDG_RUNTIME_DIR")
             return Path(base)
         except DataFolderUnusable as exc:  # set wrong (a shared folder): one of our own instead
-            log.warning("%s", exc)
+            if base not in _SAID:  # once a process: said 2-3 times in one command's output (issue 61, 9)
+                _SAID.add(base)
+                log.warning("%s", exc)
     folder = Path(tempfile.gettempdir()) / f"desktop-rag-{os.getuid()}"
     try:
         return _own_folder(folder)
