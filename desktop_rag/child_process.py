@@ -32,8 +32,9 @@ from desktop_rag.use_clock import UseClock
 _START_TIMEOUT_S = 120  # importing chromadb or torch in a fresh process takes seconds on a slow laptop
 # A child that did not start is not started again for this long: each file of a run waited its own start timeout
 # for a reader that could not start, and `index` seemed to hang after "the document reader did not start" (issue
-# 61, at load 15-19). Meanwhile calls fail at once, as the failed start did (a run records them to read again).
-_START_AGAIN_AFTER_S = 30.0
+# 61, at load 15-19). Meanwhile calls fail at once, as the failed start did (a run waits this long once, then
+# tries again: core/indexing/outcomes.py).
+START_AGAIN_AFTER_S = 30.0
 _ABANDON_POLL_S = 0.05  # how often a caller that may give up looks again
 
 
@@ -170,8 +171,8 @@ class ChildObject:
                 raise ChildClosed(f"{self.name} is closed")
             if not self.running:
                 self._stop()  # a dead child's pipes; nothing if it never ran
-                if self._failed_start is not None and time.monotonic() - self._failed_start < _START_AGAIN_AFTER_S:
-                    raise ChildDidNotStart(f"{self.name} did not start (it is tried again {_START_AGAIN_AFTER_S:g} s "
+                if self._failed_start is not None and time.monotonic() - self._failed_start < START_AGAIN_AFTER_S:
+                    raise ChildDidNotStart(f"{self.name} did not start (it is tried again {START_AGAIN_AFTER_S:g} s "
                                            "after its last try)")
                 try:
                     self._start(abandon)

@@ -172,3 +172,46 @@ def test_the_reader_that_cannot_start_is_not_the_file_s_fault(library, docs, mon
     second = library.index([docs], contexts="rules")
     assert (second.indexed, second.failed) == (1, [])
     assert indexing  # the module whose reading these faults replace
+
+
+def test_a_reader_that_did_not_start_is_started_again_once_and_the_file_read_in_the_same_run(library, docs,
+                                                                                            monkeypatch):
+    """Issue 61, 10: under load a reader that did not start in time left its file 'tried again next time' (and
+    every file after it, for the 30 s its start is not tried again). Now the run waits that long once, starts it
+    again, and reads the file; a reader that does not start the second time fails the rest at once."""
+    from desktop_rag import child_process
+    from desktop_rag.child_process import ChildDidNotStart
+
+    monkeypatch.setattr(child_process, "START_AGAIN_AFTER_S", 0.3)
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name.upper()}\n\nAbout gannets, part {name}.\n")
+    real_reader = library.document_reader
+    starts: list[str] = []
+
+    class ReaderThatDidNotStartOnce:  # a fake reader: its first start timed out, the next ones read as the real one
+        model_path = Path(".")
+        counter = real_reader.counter  # its counting is not what fails here
+
+        def read(self, *args, **kwargs):
+            starts.append("start")
+            if len(starts) == 1:
+                raise ChildDidNotStart("the document reader did not start")
+            return real_reader.read(*args, **kwargs)
+
+    library.__dict__["document_reader"] = ReaderThatDidNotStartOnce()
+    summary = library.index([docs], contexts="rules")
+    assert (summary.indexed, summary.failed) == (3, [])  # read in the same run, after one wait
+
+    class ReaderThatNeverStarts(ReaderThatDidNotStartOnce):  # a fake reader: no start ever succeeds
+        def read(self, *args, **kwargs):
+            starts.append("start")
+            raise ChildDidNotStart("the document reader did not start")
+
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.md").write_text(f"# {name.upper()}\n\nAbout terns, part {name}.\n")
+    library.__dict__["document_reader"] = ReaderThatNeverStarts()
+    starts.clear()
+    second = library.index([docs], contexts="rules")
+    assert len(second.failed) == 3 and all("tried again next time" in f.reason for f in second.failed)
+    assert len(starts) == 4  # waited for once (the first file's two tries), the rest failed at once
+    library.__dict__["document_reader"] = real_reader

@@ -25,7 +25,7 @@ def test_calls_after_a_failed_start_fail_at_once_until_it_is_time_to_try_again(m
         with pytest.raises(ChildFailed, match="did not start"):
             child.call("keys")
     assert starts == [1000.0]  # one start waited for, not three
-    clock["now"] += child_process._START_AGAIN_AFTER_S
+    clock["now"] += child_process.START_AGAIN_AFTER_S
     with pytest.raises(ChildFailed):
         child.call("keys")
     assert len(starts) == 2  # tried again after its pause

@@ -9,7 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildFailed
+import time
+
+from desktop_rag import child_process
+from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildDidNotStart, ChildFailed
 from desktop_rag.core.files import parsers
 from desktop_rag.core.files.scan import FoundFile
 from desktop_rag.core.indexing.report import FileFailure
@@ -49,21 +52,43 @@ class FileOutcomes:
         self.state.name_card_stored()  # found by its name: a passage, made searchable as any (catalog.save_failure)
 
     def reading(self, where: FoundFile | Target, content_hash: str, read: Callable[[], T]) -> T | None:
-        """What `read()` returns, or None when it fails: the failure is recorded for the file or the member."""
+        """What `read()` returns, or None when it fails: the failure is recorded for the file or the member. A
+        reader that did not start (a loaded machine: its imports took past its start's time) is waited for and
+        started again once in a run, the file read then; should it fail again, the files are recorded to read
+        next time, at once (a run is slower on a loaded machine, never stuck)."""
         try:
             return read()
+        except ChildDidNotStart as exc:
+            if self.state.reader_started_again:
+                self._reader_could_not_run(where, content_hash, exc)
+                return None
         except parsers.ParseError as exc:
             self.fail(where, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
         except (ChildClosed, CallAbandoned):  # the app quits, or the run was paused or cancelled: not the file's
             raise  # fault, and it is read again (after the pause, or next run)
-        except ChildFailed as exc:  # the reader did not start (memory, a loaded machine): no fault of the file's
-            self.fail(where, content_hash, f"the reader could not run ({exc}); it is tried again next time",
-                      transient=True)
+        except ChildFailed as exc:  # the reader died or could not start: no fault of the file's
+            self._reader_could_not_run(where, content_hash, exc)
+            return None
         except Exception:  # a parser bug or a library crash on odd input must not end the run
             log.exception("parsing %s failed", where.path)
             self.fail(where, content_hash, "could not be read: desktop-rag's reader failed on it (the details are "
                                            "in the log)")
-        return None
+            return None
+        self.state.reader_started_again = True  # (reached only from a reader that did not start, the first time)
+        log.warning("the document reader did not start; it is started again in %g s", child_process.START_AGAIN_AFTER_S)
+        self._wait_for_the_reader()
+        return self.reading(where, content_hash, read)
+
+    def _reader_could_not_run(self, where: FoundFile | Target, content_hash: str, exc: Exception) -> None:
+        self.fail(where, content_hash, f"the reader could not run ({exc}); it is tried again next time",
+                  transient=True)
+
+    def _wait_for_the_reader(self) -> None:
+        """Until the reader may start again, the run's checkpoints served (a person's edit, a pause, a cancel)."""
+        deadline = time.monotonic() + child_process.START_AGAIN_AFTER_S
+        while time.monotonic() < deadline:
+            self.state.control.checkpoint()
+            time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
 
     def unreadable(self, found: FoundFile, exc: OSError) -> None:
         """A file that could not be opened or read: gone since the scan (deleted during the run: it is forgotten,

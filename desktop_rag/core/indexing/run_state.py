@@ -60,6 +60,7 @@ class RunState:
     meter: RunMeter = field(default_factory=RunMeter)
     run_files: int = 0  # files in the run: the contexts counter's total, which scans count on to
     share: RunShare | None = None  # a run over folders: the share it shows, kept for the next run (run_share.py)
+    reader_started_again: bool = False  # a reader that did not start was waited for once (outcomes.py)
 
     @property
     def settings(self) -> Settings:
