@@ -62,8 +62,10 @@ class FileOutcomes:
             if self.state.reader_started_again:
                 self._reader_could_not_run(where, content_hash, exc)
                 return None
+            started_again = True  # (waited for below, outside the handler: a cancel there ends the run)
         except parsers.ParseError as exc:
             self.fail(where, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
+            return None
         except (ChildClosed, CallAbandoned):  # the app quits, or the run was paused or cancelled: not the file's
             raise  # fault, and it is read again (after the pause, or next run)
         except ChildFailed as exc:  # the reader died or could not start: no fault of the file's
@@ -74,7 +76,8 @@ class FileOutcomes:
             self.fail(where, content_hash, "could not be read: desktop-rag's reader failed on it (the details are "
                                            "in the log)")
             return None
-        self.state.reader_started_again = True  # (reached only from a reader that did not start, the first time)
+        assert started_again
+        self.state.reader_started_again = True
         log.warning("the document reader did not start; it is started again in %g s", child_process.START_AGAIN_AFTER_S)
         self._wait_for_the_reader()
         return self.reading(where, content_hash, read)
