@@ -99,6 +99,8 @@ def index_through_service(args, data_dir: Path) -> int | None:
                               contexts=args.contexts)
         print(f"Indexing in {started['served_by']}…", file=sys.stderr, flush=True)
         state = follow_run(client, started["run_id"], cancel_on_interrupt=False)
+        if state["state"] == "cancelled" and client.call("hello").get("stopping"):
+            raise EndpointGone("stopping")  # its stop cut the run short, told before it went (a race, in the suite)
     except KeyboardInterrupt:
         print("Stopped following: the run goes on in the background.", file=sys.stderr)
         return 0
