@@ -90,31 +90,39 @@ def give_back_freed_memory() -> None:
 @contextmanager
 def interrupts_held_for_children(system: str = sys.platform,
                                  console: Callable[[bool], object] | None = None) -> Iterator[None]:
-    """Children started inside come up with Ctrl-C ignored, until ignore_interrupts() in them takes over. Ctrl-C
+    """Children started inside come up deaf to Ctrl-C, until ignore_interrupts() in them takes over. Ctrl-C
     reaches a terminal's whole process group: a child still importing its modules printed a KeyboardInterrupt
     traceback and died, and `index --json` said "the document reader did not start" instead of "interrupted"
-    (issue 51). An ignored signal stays ignored across exec, and Python then leaves it so (a blocked one does not:
-    multiprocessing's spawn clears the mask). Only the main thread may set a handler: the CLI starts its reader
-    there; children started on other threads (the app's, the service's) have no terminal. For the ~20 ms of the
-    start the parent ignores Ctrl-C too.
+    (issue 51).
+
+    POSIX: the starting thread blocks SIGINT while it starts them; a child inherits the blocked signal across
+    exec (checked: multiprocessing's spawn keeps the starter's mask), holds a Ctrl-C pending through its imports,
+    and drops it when it ignores the signal. The starter loses nothing: a Ctrl-C meanwhile goes to another of its
+    threads or waits for the unblocking, and its own handler runs. Ignoring the signal in the starter instead (as
+    before) lost a Ctrl-C sent in those milliseconds, which a loaded machine stretches: `index` ran on to its end
+    in 1 of 8 tries at 1.5 s, beside four busy processes (bench/stop_latency.py, issue 61).
 
     Windows sends Ctrl-C to every process on the console, and a signal handler is not inherited there; the
     console's own "ignore Ctrl-C" flag is (SetConsoleCtrlHandler(NULL, TRUE), `console` here): set while the
     children start, so they never see it, and cleared again for the parent, which closes them itself."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGINT"):
-        yield
+    if system == "win32":
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        from desktop_rag.platform.windows_calls import ignore_console_interrupts
+
+        ignore = console or ignore_console_interrupts
+        ignore(True)
+        try:
+            yield
+        finally:
+            ignore(False)
         return
-    if system == "win32" and console is None:
-        from desktop_rag.platform.windows_calls import ignore_console_interrupts as console
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if console is not None and system == "win32":
-        console(True)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        if console is not None and system == "win32":
-            console(False)
-        signal.signal(signal.SIGINT, before)
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def start_detached_process(command: list[str], system: str = sys.platform,
@@ -143,5 +151,8 @@ def start_detached_process(command: list[str], system: str = sys.platform,
 
 
 def ignore_interrupts() -> None:
-    """In a child: Ctrl-C is its parent's to act on (it closes its children)."""
+    """In a child: Ctrl-C is its parent's to act on (it closes its children). One held pending since its start
+    (interrupts_held_for_children) is dropped here; then the signal is let through again, ignored."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

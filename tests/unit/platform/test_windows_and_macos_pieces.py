@@ -88,16 +88,18 @@ def test_a_detached_process_gets_a_session_here_and_no_console_and_a_group_of_it
     assert all(each[stream] == subprocess.DEVNULL for each in asked for stream in ("stdin", "stdout", "stderr"))
 
 
-def test_children_start_with_the_console_s_ctrl_c_ignored_on_windows_and_the_parent_gets_it_back():
+def test_children_start_with_the_console_s_ctrl_c_ignored_on_windows_and_blocked_here_and_the_parent_keeps_it():
     from desktop_rag.platform.processes import interrupts_held_for_children
 
     flags: list[bool] = []
     before = signal.getsignal(signal.SIGINT)  # (SIG_IGN already where the suite runs under nohup)
     with interrupts_held_for_children("win32", console=flags.append):
-        assert flags == [True] and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-    assert flags == [True, False] and signal.getsignal(signal.SIGINT) is before
+        assert flags == [True]
+    assert flags == [True, False]
     with interrupts_held_for_children("linux", console=flags.append):
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # held for the child it starts
+        assert signal.getsignal(signal.SIGINT) is before  # the parent's own handler stays: no Ctrl-C lost
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
     assert flags == [True, False]  # the console's flag is Windows' alone
 
 
