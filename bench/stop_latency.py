@@ -1,7 +1,7 @@
 """How long a stop takes while a run embeds: Ctrl-C to `desktop-rag index` working in its own process, and
 `desktop-rag stop` to the service running the same index. The promise: within a second (Ctrl-C), 2 s (stop).
 
-    python bench/stop_latency.py FOLDER [--times 3] [--load 0]
+    python bench/stop_latency.py FOLDER [--times 3] [--load 0] [--moments 0.5 1.5 3 5] [--early-times N]
 
 Each time: a fresh data folder, `index FOLDER` started (rules contexts, no LLM); once the catalog says more than 40
 chunks are embedded (past the 32 a run embeds while it reads: in its embedding proper) and a random moment of up
@@ -139,13 +139,20 @@ def main() -> None:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--times", type=int, default=3)
     parser.add_argument("--load", type=int, default=0)
+    parser.add_argument("--moments", type=float, nargs="+", default=list(EARLY_MOMENTS_S),
+                        help="seconds into `index --json` for the early Ctrl-C")
+    parser.add_argument("--early-times", type=int, help="tries of each early moment, alone: the mid-run stops "
+                        "skipped (default: --times of both)")
     args = parser.parse_args()
     stop = multiprocessing.Event()
     load = [multiprocessing.Process(target=_busy, args=(stop,), daemon=True) for _ in range(args.load)]
     for process in load:
         process.start()
     rows: dict[str, list[float]] = {"Ctrl-C to `index` (in its process)": [], "`stop` to the service": []}
-    early: dict[float, list[tuple[float, bool, int]]] = {moment: [] for moment in EARLY_MOMENTS_S}
+    early: dict[float, list[tuple[float, bool, int]]] = {moment: [] for moment in args.moments}
+    early_times = args.times if args.early_times is None else args.early_times
+    if args.early_times is not None:
+        args.times = 0  # (the early moments alone)
     try:
         for _ in range(args.times):
             for label, way in zip(rows, (ctrl_c, service_stop)):
@@ -153,8 +160,8 @@ def main() -> None:
                     took = way(args.folder.resolve(), Path(base))
                 if took is not None:
                     rows[label].append(took)
-        for _ in range(args.times):
-            for moment in EARLY_MOMENTS_S:
+        for _ in range(early_times):
+            for moment in args.moments:
                 with tempfile.TemporaryDirectory(prefix="desktop-rag-stop-") as base:
                     early[moment].append(early_ctrl_c(args.folder.resolve(), Path(base), moment))
     finally:
