@@ -230,9 +230,11 @@ def test_one_state_everywhere_through_a_pause_a_rescan_a_kill_and_the_llm_paused
 
         # A re-scan asked mid-run waits its turn; then the service is killed, and the window starts it again: the
         # catch-up takes the run's work over from the share it had shown.
-        sampler.until(lambda s: (s.status or {}).get("share_done", 0) >= 0.15)
+        # (Killed at a fifth: the catch-up is what the estimate is judged on, and at a third it lasted 25 s on an
+        # idle machine, too short for a sample 10% into it to have the 20 s left that a judgement needs.)
+        sampler.until(lambda s: (s.status or {}).get("share_done", 0) >= 0.1)
         window.rescan_all()
-        sampler.until(lambda s: (s.status or {}).get("share_done", 0) >= 0.3)
+        sampler.until(lambda s: (s.status or {}).get("share_done", 0) >= 0.2)
         before_kill = sampler.samples[-1].status["share_done"]
         _kill_the_service(data_dir)
         sampler.until(lambda s: s.status is None or s.status.get("doing") == "catching up", timeout_s=60)
