@@ -5,11 +5,10 @@ that may fail, run so that its failure is recorded for the file or the member ra
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
-
-import time
 
 from desktop_rag import child_process
 from desktop_rag.child_process import CallAbandoned, ChildClosed, ChildDidNotStart, ChildFailed
@@ -62,7 +61,6 @@ class FileOutcomes:
             if self.state.reader_started_again:
                 self._reader_could_not_run(where, content_hash, exc)
                 return None
-            started_again = True  # (waited for below, outside the handler: a cancel there ends the run)
         except parsers.ParseError as exc:
             self.fail(where, content_hash, str(exc), transient=isinstance(exc, parsers.TransientReadError))
             return None
@@ -76,7 +74,8 @@ class FileOutcomes:
             self.fail(where, content_hash, "could not be read: desktop-rag's reader failed on it (the details are "
                                            "in the log)")
             return None
-        assert started_again
+        # Only the run's first reader that did not start comes here (every other way out returned or raised): it
+        # is waited for outside the handler, where a cancel ends the run.
         self.state.reader_started_again = True
         log.warning("the document reader did not start; it is started again in %g s", child_process.START_AGAIN_AFTER_S)
         self._wait_for_the_reader()
