@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from desktop_rag.core.library_access import KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
@@ -20,7 +21,7 @@ from desktop_rag.storage.catalog_access import CATALOG_FILE
 from desktop_rag.storage.catalog_salvage import salvage
 
 DAMAGED_FOLDER = "damaged"  # in the data folder: each damaged catalog in a folder named by when it was set aside
-_DERIVED = ("chroma", "bm25")  # the local indexes, built from the catalog: dropped with it
+_DERIVED = (MEANING_INDEX_FOLDER, KEYWORD_INDEX_FOLDER)  # the local indexes, built from the catalog: dropped with it
 
 
 @dataclass
@@ -52,7 +53,7 @@ def _empty_the_chroma_server(data_dir: Path) -> None:
 
     server = Settings.load(data_dir).chroma_server
     if server:
-        store = VectorStore(data_dir / "chroma", server=server)
+        store = VectorStore(data_dir / MEANING_INDEX_FOLDER, server=server)
         try:
             store.reset()
         finally:

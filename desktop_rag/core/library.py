@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from desktop_rag.config import OPTIONS, Settings, what_changing_does
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
+from desktop_rag.core.library_access import KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
 from desktop_rag.core.made_once import made_once
 from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
@@ -38,8 +38,6 @@ from desktop_rag.storage.keyword_index import KeywordIndex
 from desktop_rag.storage.vector_process import VectorStoreProcess
 from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.storage.vector_store import VectorStore
-
-log = logging.getLogger(__name__)
 
 
 class Library:
@@ -145,14 +143,14 @@ class Library:
     @made_once
     def vectors(self) -> VectorStore | VectorStoreProcess | CatalogVectors:
         if self.settings.chroma_server or not (self.child_processes or self.catalog.read_only):
-            return VectorStore(self.data_dir / "chroma", server=self.settings.chroma_server)
+            return VectorStore(self.data_dir / MEANING_INDEX_FOLDER, server=self.settings.chroma_server)
         if self.catalog.read_only:  # Chroma cannot open a store it may not write: the catalog's copy
             return CatalogVectors(self.reader, lambda: self.embedder.dimension)
-        return VectorStoreProcess(self.data_dir / "chroma")
+        return VectorStoreProcess(self.data_dir / MEANING_INDEX_FOLDER)
 
     @made_once
     def keywords(self) -> KeywordIndex:
-        return KeywordIndex(self.data_dir / "bm25", lexical_tokens)
+        return KeywordIndex(self.data_dir / KEYWORD_INDEX_FOLDER, lexical_tokens)
 
     @made_once
     def reranker(self) -> Reranker | RerankerInChild | None:
@@ -340,8 +338,8 @@ class Library:
         stats["data_dir"] = str(self.data_dir)
         stats["dense_index_vectors"] = self.vectors.count()  # a long chunk has one vector per embedder window
         stats["keyword_index_chunks"] = len(self.keywords) if self.keywords.exists else 0
-        stats["index_bytes"] = {name: _size(self.data_dir / place)
-                                for name, place in (("catalog", CATALOG_FILE), ("chroma", "chroma"), ("bm25", "bm25"))}
+        places = {"catalog": CATALOG_FILE, "chroma": MEANING_INDEX_FOLDER, "bm25": KEYWORD_INDEX_FOLDER}
+        stats["index_bytes"] = {name: _size(self.data_dir / place) for name, place in places.items()}
         return stats
 
 

@@ -9,6 +9,10 @@ from pathlib import Path
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog_access import CATALOG_FILE, may_write
 
+# The data folder's two indexes derived from the catalog, by their folders' names (the catalog's: CATALOG_FILE).
+MEANING_INDEX_FOLDER = "chroma"
+KEYWORD_INDEX_FOLDER = "bm25"
+
 
 def library_writable(data_dir: Path) -> bool:
     """Whether this process may write the library in `data_dir`."""

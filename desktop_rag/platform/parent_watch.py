@@ -55,19 +55,19 @@ def _waited_by_kqueue(parent: int, select_module, parent_now: Callable[[], int])
                                  flags=select_module.KQ_EV_ADD | select_module.KQ_EV_ONESHOT,
                                  fflags=select_module.KQ_NOTE_EXIT)
     try:
-        queue.control([watch], 0)  # registered; raises when the parent has already gone (ESRCH)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False
-    try:
+        try:
+            queue.control([watch], 0)  # registered; raises when the parent has already gone (ESRCH)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
         if parent_now() != parent:  # it ended between the start and the watch
             return True
         while not queue.control(None, 1, None):  # (an interrupted wait returns nothing: wait again)
             pass
         return True
     finally:
-        queue.close()
+        queue.close()  # (also when the watch could not be taken)
 
 
 def end_when_parent_ends(end: Callable[[], None] = lambda: os._exit(0), system: str = sys.platform,

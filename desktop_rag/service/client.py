@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desktop_rag.core.library_access import MEANING_INDEX_FOLDER
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service.runs import RunRegistry
 
@@ -132,7 +133,7 @@ class LibraryClient:
 
     def _dense_index_written(self) -> int | None:
         try:
-            return (self.data_dir / "chroma" / "chroma.sqlite3").stat().st_mtime_ns
+            return (self.data_dir / MEANING_INDEX_FOLDER / "chroma.sqlite3").stat().st_mtime_ns
         except OSError:
             return None
 

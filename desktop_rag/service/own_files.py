@@ -17,13 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_rag import remedies
-from desktop_rag.core.library_access import CATALOG_FILE
+from desktop_rag.core.library_access import CATALOG_FILE, KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
 
 log = logging.getLogger(__name__)
 
 LOOK_EVERY_S = 1.0
-MEANING_INDEX = "chroma"
-KEYWORD_INDEX = "bm25"
 
 
 @dataclass(frozen=True)
@@ -47,7 +45,8 @@ class OwnFiles:
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
         self._places = {"the data folder": data_dir, "the catalog": data_dir / CATALOG_FILE,
-                        "the meaning index": data_dir / MEANING_INDEX, "the keyword index": data_dir / KEYWORD_INDEX}
+                        "the meaning index": data_dir / MEANING_INDEX_FOLDER,
+                        "the keyword index": data_dir / KEYWORD_INDEX_FOLDER}
         self._seen = {name: _identity(path) for name, path in self._places.items()}
 
     def gone(self) -> Gone | None:
