@@ -80,6 +80,7 @@ class ChildObject:
         self._lane_locks = {lane: threading.Lock() for lane in self._lanes}
         self._process: BaseProcess | None = None
         self._conns: dict[str, Connection] = {}
+        self._lifeline: Connection | None = None  # the one writer of the child's lifeline (parent_watch)
         self._owed: dict[str, int] = {}  # answers to abandoned calls, per lane, still to be read and dropped
         self._closed = False
         self._failed_start: float | None = None  # when a start last failed (time.monotonic)
@@ -192,12 +193,13 @@ class ChildObject:
         ends = {lane: context.Pipe() for lane in self._lanes}
         self._conns = {lane: ours for lane, (ours, _) in ends.items()}
         theirs = [child_end for _, child_end in ends.values()]
-        self._process = context.Process(target=_serve, args=(theirs, self._factory, self._args, self.name),
+        lifeline, self._lifeline = context.Pipe(duplex=False) if parent_watch.lifeline_arms() else (None, None)
+        self._process = context.Process(target=_serve, args=(theirs, lifeline, self._factory, self._args, self.name),
                                         name=f"desktop-rag {self.name}", daemon=True)
         parent_watch.children_end_with_this_process()  # (Windows: a job that ends them with this process)
         with processes.interrupts_held_for_children():
             self._process.start()
-        for child_end in theirs:
+        for child_end in [*theirs, *([lifeline] if lifeline else [])]:
             child_end.close()
         first = self._conns[self._lanes[0]]
         deadline = time.monotonic() + _START_TIMEOUT_S
@@ -278,12 +280,12 @@ class ChildObject:
             self._process.join(10)
             if self._process.is_alive():
                 self._process.kill()
-        for conn in self._conns.values():
-            conn.close()
-        self._process, self._conns, self._owed = None, {}, {}
+        for conn in [*self._conns.values(), *([self._lifeline] if self._lifeline else [])]:
+            conn.close()  # (the lifeline last: a child still alive is killed by it)
+        self._process, self._conns, self._owed, self._lifeline = None, {}, {}, None
 
 
-def _serve(conns, factory, args, name: str) -> None:
+def _serve(conns, lifeline: Connection | None, factory, args, name: str) -> None:
     from desktop_rag.logs import warnings_to_the_log
 
     warnings_to_the_log()  # a library's warning (openpyxl's, reading a workbook) is not the terminal's to print
@@ -294,7 +296,10 @@ def _serve(conns, factory, args, name: str) -> None:
     # It ends as soon as the process it serves is gone, whatever it is doing (issue 61: a busy child noticed only
     # when its call ended and its pipe was closed: after a kill of the service the vector store wrote Chroma's
     # files for 2-3 s beside the new service's, the language model worked 4 minutes more).
-    parent_watch.end_when_parent_ends()
+    if lifeline is not None:
+        parent_watch.end_when_lifeline_ends(lifeline.fileno())  # (`lifeline` kept open by this frame: for good)
+    else:
+        parent_watch.end_when_parent_ends()
     first, others = conns[0], conns[1:]
     try:
         served = factory(*args)

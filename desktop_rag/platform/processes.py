@@ -89,11 +89,12 @@ def give_back_freed_memory() -> None:
 
 @contextmanager
 def interrupts_held_for_children(system: str = sys.platform,
-                                 console: Callable[[bool], object] | None = None) -> Iterator[None]:
-    """Children started inside come up deaf to Ctrl-C, until ignore_interrupts() in them takes over. Ctrl-C
-    reaches a terminal's whole process group: a child still importing its modules printed a KeyboardInterrupt
-    traceback and died, and `index --json` said "the document reader did not start" instead of "interrupted"
-    (issue 51).
+                                 console: Callable[[bool], object] | None = None,
+                                 tracker: Callable[[], object] | None = None) -> Iterator[None]:
+    """Children started inside (multiprocessing's spawn) come up deaf to Ctrl-C, until ignore_interrupts() in them
+    takes over. Ctrl-C reaches a terminal's whole process group: a child still importing its modules printed a
+    KeyboardInterrupt traceback and died, and `index --json` said "the document reader did not start" instead of
+    "interrupted" (issue 51). `tracker`: multiprocessing's resource tracker started (the tests give their own).
 
     POSIX: the starting thread blocks SIGINT while it starts them; a child inherits the blocked signal across
     exec (checked: multiprocessing's spawn keeps the starter's mask), holds a Ctrl-C pending through its imports,
@@ -118,6 +119,12 @@ def interrupts_held_for_children(system: str = sys.platform,
         finally:
             ignore(False)
         return
+    # multiprocessing's resource tracker, which a process starts with its first spawned child, started before the
+    # block: starting, it unblocks SIGINT in the starting thread (resource_tracker.py: its own SIG_UNBLOCK), and the
+    # first child came up open to a Ctrl-C (test_child_process.py's, run alone; in the suite a tracker ran).
+    from multiprocessing import resource_tracker
+
+    (tracker or resource_tracker.ensure_running)()
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield

@@ -2,6 +2,8 @@
 in progress, and a child that dies during a call or between calls."""
 
 import os
+import signal
+import sys
 import socket
 import threading
 import time
@@ -287,3 +289,29 @@ def test_a_busy_child_ends_within_a_second_of_its_parent_being_killed():
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the lifeline is Linux's (parent_watch.py)")
+def test_a_child_given_no_cpu_at_all_still_ends_within_a_second_of_its_parent_being_killed():
+    """Issue 61: beside four busy processes, at its nice 10, a killed service's helpers ended 13.9 s after it: their
+    watch of the parent was a thread that needed the CPU (and the GIL) it was not given. Here the child is stopped
+    (SIGSTOP: no thread of it runs at all) before its parent is killed; the kernel ends it."""
+    import subprocess
+
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_WITH_A_BUSY_CHILD], stdout=subprocess.PIPE, text=True)
+    child = psutil.Process(int(parent.stdout.readline()))
+    try:
+        time.sleep(0.5)  # (in its call)
+        os.kill(child.pid, signal.SIGSTOP)
+        parent.kill()
+        parent.wait()
+        killed_at = time.monotonic()
+        while _alive(child) and time.monotonic() - killed_at < 5:
+            time.sleep(0.02)
+        print(f"the stopped child ended {time.monotonic() - killed_at:.2f} s after its parent was killed")
+        assert not _alive(child) and time.monotonic() - killed_at < 1.0
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        if _alive(child):
+            child.kill()

@@ -96,7 +96,9 @@ def test_children_start_with_the_console_s_ctrl_c_ignored_on_windows_and_blocked
     with interrupts_held_for_children("win32", console=flags.append):
         assert flags == [True]
     assert flags == [True, False]
-    with interrupts_held_for_children("linux", console=flags.append):
+    started: list[str] = []
+    with interrupts_held_for_children("linux", console=flags.append, tracker=lambda: started.append("tracker")):
+        assert started == ["tracker"]  # multiprocessing's, before the block (its start unblocks SIGINT)
         assert signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # held for the child it starts
         assert signal.getsignal(signal.SIGINT) is before  # the parent's own handler stays: no Ctrl-C lost
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
