@@ -9,7 +9,7 @@ from desktop_rag.cli_terminal import shown
 from desktop_rag.core.indexing.report import PHASE_WORDS, IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.documents import (SCORE_WORDS, copies_words, duration_words, metadata_words, question_list,
-                                   unread_words)
+                                   share_words, unread_words)
 from desktop_rag.service.stats_words import stats_rows
 
 # A terminal line is redrawn in place, so it can change often; a log (non-terminal) gets a line every few seconds
@@ -56,7 +56,7 @@ class ProgressPrinter:
         if p.overall is not None:  # the whole run's share and time left (core/progress/run_meter.py)
             left = (f", about {duration_words(p.seconds_left)} left" if p.seconds_left is not None and p.overall < 1
                     else "")
-            overall = f"  [run {p.overall:.0%}{left}]"
+            overall = f"  [run {share_words(p.overall)}{left}]"
         return f"{PHASE_WORDS.get(p.phase, p.phase):<15} {count}{rate}{eta}{overall}{where}"
 
 

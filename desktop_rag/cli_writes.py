@@ -16,6 +16,7 @@ from pathlib import Path
 
 from desktop_rag.cli_terminal import shown as on_one_line
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.documents import share_words
 from desktop_rag.errors import BadInput, UserError, as_sentence
 
 EXIT_ERROR = 1
@@ -88,7 +89,7 @@ def progress_line(state: dict) -> str:
     if state.get("paused"):
         return ("  paused, as the background LLM work is: Resume in the tray or the window, or `desktop-rag settings "
                 "llm_upgrade_paused false`" if state.get("kind") == "upgrade" else "  paused")
-    share = f"{state['share_done']:.0%}" if state.get("share_done") is not None else state["state"]
+    share = share_words(state["share_done"]) if state.get("share_done") is not None else state["state"]
     return f"  {share} {on_one_line(state.get('current') or '')}".rstrip()
 
 

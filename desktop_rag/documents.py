@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -122,6 +123,17 @@ def duration_words(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def share_told(share: float) -> float:
+    """A share of work done as it is told, to the percent below: rounded, 99.6% read "100%" with passages still
+    to embed (issue 60's one-state test)."""
+    return math.floor(share * 100 + 1e-9) / 100
+
+
+def share_words(share: float) -> str:
+    """"99%" (share_told)."""
+    return f"{share_told(share):.0%}"
 
 
 def how_many(n: int, noun: str, plural: str = "") -> str:

@@ -15,8 +15,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Protocol, TYPE_CHECKING
 
-from desktop_rag.documents import duration_words
-from desktop_rag.service.runs import RunRegistry, RunState
+from desktop_rag.documents import duration_words, share_told, share_words
+from desktop_rag.service.runs import SHARE_RUNNING_AT_MOST, RunRegistry, RunState
 
 if TYPE_CHECKING:
     from desktop_rag.core.library import Library
@@ -50,7 +50,7 @@ class Activity:
     def as_dict(self) -> dict:
         values = asdict(self)
         if self.share_done is not None:
-            values["share_done"] = round(self.share_done, 2)  # a change of a percent is news; less is not
+            values["share_done"] = share_told(self.share_done)  # a change of a percent is news; less is not
         values["seconds_left"] = self._told_seconds_left()
         values["paused"] = self.paused
         values["words"] = self.sentence()
@@ -65,7 +65,7 @@ class Activity:
 
     def sentence(self) -> str:
         """The state in one line, as every front end says it."""
-        share = f" {self.share_done:.0%}" if self.share_done is not None else ""
+        share = f" {share_words(self.share_done)}" if self.share_done is not None else ""
         if self.doing in ("catching up", "indexing"):
             what = "Catching up with changes made while nothing watched" if self.doing == "catching up" \
                 else "Indexing"
@@ -105,7 +105,8 @@ class LaneActivity:
     def catching_up(self, progress=None) -> None:
         """The catch-up's on_progress (None: it begins)."""
         known = progress.overall if progress is not None else None
-        self.catch_up_share = known if known is not None else self.catch_up_share or 0.0
+        self.catch_up_share = (min(known, SHARE_RUNNING_AT_MOST) if known is not None
+                               else self.catch_up_share or 0.0)
 
     def caught_up(self) -> None:
         self.catch_up_share = None

@@ -64,13 +64,15 @@ class OwnFiles:
 
     def _said(self, name: str, path: Path, replaced: bool) -> Gone:
         what = "replaced" if replaced else "deleted"
+        # An index by its data folder: its own folder's name is the engine's (bm25, chroma), not a person's word.
+        place = path if name in ("the data folder", "the catalog") else f"in {self.data_dir}"
         if name == "the keyword index":
-            return Gone(f"{name} ({path}) was {what} while the service used it: it is rebuilt from the catalog "
-                        "(your files are untouched)", ends=False)
+            return Gone(f"{name} ({place}) was {what} while the service used it: it is checked against the catalog "
+                        "and rebuilt from it where it differs (your files are untouched)", ends=False)
         if name == "the meaning index":
-            return Gone(f"{name} ({path}) was {what} while the service used it: the service stops; "
+            return Gone(f"{name} ({place}) was {what} while the service used it: the service stops; "
                         f"{remedies.REPAIR_INDEXES} to rebuild it from the catalog (your files are untouched)")
-        return Gone(f"{name} ({path}) was {what} while the service used it: the service stops, and a new one "
+        return Gone(f"{name} ({place}) was {what} while the service used it: the service stops, and a new one "
                     "starts from what is there now (your files are untouched)")
 
 

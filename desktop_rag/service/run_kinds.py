@@ -32,8 +32,9 @@ def rebuild(library: Library) -> OutcomeWork:
     return work
 
 
-def repair(library: Library) -> OutcomeWork:
-    """doctor --repair: what the checkup finds is rebuilt from the catalog, then looked at again."""
+def repair(library: Library, because: str | None = None) -> OutcomeWork:
+    """doctor --repair: what the checkup finds is rebuilt from the catalog, then looked at again. `because`: why
+    the service itself asked for it (an index deleted under it), told with the run's end as its notice."""
     def work(report, control) -> RunOutcome:
         found = doctor.examine(library)
         findings = found.findings()
@@ -41,9 +42,9 @@ def repair(library: Library) -> OutcomeWork:
         after = doctor.examine(library) if repaired else found
         left = after.findings()
         sentence = ("Repaired: " + "; ".join(repaired)) if repaired else (
-            "Nothing to repair: the catalog, the dense index and the keyword index agree" if not findings else
+            "Nothing to repair: the catalog, the meaning index and the keyword index agree" if not findings else
             "Nothing could be repaired here")
-        return RunOutcome(sentence, cancelled=control.cancelled,
+        return RunOutcome(sentence, cancelled=control.cancelled, notices=[because] if because else [],
                           result={"found": findings, "repaired": repaired, "left": left,
                                   "damage_advice": found.damage_advice, "holds": after.holdings(),
                                   "waiting": after.waiting()})

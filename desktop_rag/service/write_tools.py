@@ -150,10 +150,15 @@ class WriteTools:
         """What disagrees between the catalog and the indexes (looked at on the lane: nothing writes meanwhile);
         with `repair`, a run that rebuilds it (its result says what is left)."""
         if repair:
-            return self._run("repair", run_kinds.repair(self.library))
+            return self.repair_because(None)
         checkup = self._write(lambda: doctor.examine(self.library))
         return {"found": checkup.findings(), "waiting": checkup.waiting(), "damage_advice": checkup.damage_advice,
                 "holds": checkup.holdings(), "served_by": self.served_by}
+
+    def repair_because(self, reason: str | None) -> dict:
+        """doctor --repair's run, asked by the service itself for `reason` (an index deleted under it): every front
+        end shows the reason with the run's end. Not an operation: no client gives the service its reasons."""
+        return self._run("repair", run_kinds.repair(self.library, reason))
 
     def contextualize(self, limit: int | None = None) -> dict:
         """LLM contexts written now for documents with rules contexts (at most `limit` documents), as a run; held

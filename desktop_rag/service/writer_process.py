@@ -121,7 +121,7 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
         said = gone.sentence[:1].upper() + gone.sentence[1:]
         if not gone.ends:  # a derived index, rebuilt as doctor --repair does: a run every front end follows
             log.warning("%s", said)
-            host.tools.writes.doctor(repair=True)
+            host.tools.writes.repair_because(said)  # (every front end says why with the run's end)
             return
         logging.getLogger("desktop_rag.cli").error("%s%s", LAST_WORDS, said)
         stop()

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktop_rag.core.indexing.report import PHASE_WORDS, PHASES, WORK_ON_NO_FILE, Progress
 from desktop_rag.core.progress.control import RunControl
-from desktop_rag.documents import duration_words, folder_and_name
+from desktop_rag.documents import duration_words, folder_and_name, share_words
 from desktop_rag.ui.theme import icon
 
 # Rates and the ETA are smoothed over about this long: enough to ride out a big file, short enough to follow a
@@ -195,7 +195,7 @@ class ProgressPanel(QWidget):
         self.overall.setRange(0, _BAR_STEPS)
         self.overall.setValue(round(min(max(fraction, 0.0), 1.0) * _BAR_STEPS))
         self._overall_rate.add(fraction, now)
-        text = f"{fraction:.0%}"
+        text = share_words(fraction)
         left = progress.seconds_left
         if left is None and self._overall_rate.rate:
             left = (1.0 - fraction) / self._overall_rate.rate

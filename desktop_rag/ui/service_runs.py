@@ -10,6 +10,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.indexing.report import Progress
+from desktop_rag.documents import share_words
 from desktop_rag.ui.errors import sentences
 
 TITLES = {"catch-up": "Catching up with what changed while nothing watched the folders, and what was left to do…",
@@ -96,13 +97,16 @@ class ServiceRuns(QObject):
         control = self._controls.pop(state["run_id"], None)
         shown = control is not None and self.panel.control is control
         notices = sentences(state.get("notices") or [])
-        changed_something = state["state"] != "finished" or state.get("indexed") or state.get("errors")
+        # (or has something to tell: a repair the service ran itself, over before the panel saw it, says why)
+        changed_something = (state["state"] != "finished" or state.get("indexed") or state.get("errors")
+                             or state.get("notices"))
         if state["state"] == "failed":
             message = sentences([state["error"]]) if state.get("error") else "The run failed."  # (window words)
         elif state.get("kind") == "catch-up" and not changed_something:
             message = f"Up to date. {notices}".strip()
         else:
-            message = f"{state.get('summary') or 'Done.'} {notices}".strip()
+            summary = (state.get("summary") or "Done").rstrip(".")
+            message = f"{summary}. {notices}".strip()  # (run together, they read "… agree The keyword index …")
         # A run the panel showed ends there; one it did not (a catch-up that found nothing, a run that ended before
         # the window opened) is said only when it changed something and the panel is free. A catch-up's errors are
         # the files that failed before: the list shown from the start stays.
@@ -137,7 +141,7 @@ class ServiceRuns(QObject):
         if not self.building:
             return ""
         fraction = self.panel.overall_fraction
-        return "The index is still being built" + (f" ({fraction:.0%} done)" if fraction is not None else "")
+        return "The index is still being built" + (f" ({share_words(fraction)} done)" if fraction is not None else "")
 
     @property
     def building(self) -> bool:

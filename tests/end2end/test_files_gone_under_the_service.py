@@ -6,6 +6,7 @@ rebuilt from the catalog, the service goes on. Real processes: the service, the 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from cli_runner import cli, cli_json
 from desktop_rag.config import Settings
 from desktop_rag.platform.autostart import service_command
+from desktop_rag.service.endpoint import EndpointClient
 from test_resume import make_notes
 from test_service import start_service
 from window_sessions import stop_the_service
@@ -66,3 +68,33 @@ def test_the_keyword_index_deleted_under_the_service_is_rebuilt_and_the_service_
     assert served.poll() is None  # it went on
     assert "The keyword index" in (data_dir / "logs" / "service.log").read_text()
     assert json.loads(cli(data_dir, "doctor", "--json").stdout)["found"] == []
+    client = EndpointClient.for_library(data_dir)  # the repair run's end says why it ran, as the window shows it
+    try:
+        repair = client.call("progress")
+    finally:
+        client.close()
+    assert repair["kind"] == "repair" and repair["state"] == "finished", repair
+    assert any("The keyword index" in notice and "was deleted" in notice for notice in repair["notices"]), repair
+
+
+def test_the_window_says_why_the_keyword_index_was_rebuilt(qtbot, docs, data_dir):
+    """Issue 61: the repair run that rebuilt a deleted `bm25/` ran in the window with no word of why (the log had
+    it). The window, a client of the service it starts, says it with the run's end."""
+    from shown_words import faults_in, widget_texts
+    from window_sessions import close_session, open_session
+
+    Settings(contexts="rules", llm_upgrade_when_idle=False).save(data_dir)
+    make_notes(docs, 6)
+    cli(data_dir, "index", str(docs), "--local", timeout=300)
+    session = open_session(qtbot, data_dir)
+    try:
+        qtbot.waitUntil(lambda: bool(session.window.link.served_by), timeout=60_000)
+        shutil.rmtree(data_dir / "bm25")
+        # ("replaced" when the service's own catch-up wrote a new one within the second before it looked)
+        said = lambda: [(w, t) for w, t in widget_texts(session.window)  # noqa: E731
+                        if re.search(r"\w\. The keyword index \(.*\) was (deleted|replaced) while the service", t)]
+        qtbot.waitUntil(lambda: bool(said()), timeout=60_000)
+        assert not (bad := faults_in(said())), bad  # (the index's own folder, "bm25", named it: an engine's word)
+    finally:
+        close_session(session)
+        stop_the_service(data_dir)

@@ -8,6 +8,7 @@ import threading
 import time
 from types import SimpleNamespace
 
+from desktop_rag.core.indexing.report import Progress
 from desktop_rag.config import Settings
 from desktop_rag.service.activity import Activity, LaneActivity
 from desktop_rag.service.runs import RunRegistry
@@ -139,3 +140,18 @@ def test_a_process_with_no_lane_of_its_own_says_a_pause_as_the_service_does():
     assert tools.status()["words"] == "Background work paused"
     tools.library.settings.llm_upgrade_paused = False
     assert tools.status()["words"] == "Idle: the index is up to date"
+
+
+def test_a_run_in_hand_is_never_said_to_be_done():
+    """A run's estimate at 99.6% with seven passages still to embed was told as "100%" (issue 60's one-state test,
+    in CI): the share is told to the percent below, and a running run's share stops short of the end."""
+    lane = SimpleNamespace(doing="run")
+    runs = RunRegistry()
+    activity = LaneActivity(lane, runs, FakeLibrarySettings())
+    run = runs.new(["/x"], "rules")
+    runs.started(run.run_id)
+    runs.reporter(run.run_id)(Progress("embed", 993, 1_000, overall=1.0, seconds_left=0.1))
+    said = activity.now().as_dict()
+    assert said["share_done"] == 0.99 and said["words"] == "Indexing 99%"
+    run.share_done = 0.996
+    assert activity.now().as_dict()["share_done"] == 0.99 and activity.now().sentence() == "Indexing 99%"

@@ -92,5 +92,6 @@ def test_the_json_schemas_say_what_is_checked():
 def test_every_tool_a_front_end_can_call_is_declared():
     public = {n for n in dir(LibraryTools) if not n.startswith("_") and callable(getattr(LibraryTools, n))}
     writes = {n for n in dir(WriteTools) if not n.startswith("_") and callable(getattr(WriteTools, n))}
-    helpers = {"regenerated", "pause_llm_work"}  # WriteTools' parts other operations use (generate_context, pause)
+    # WriteTools' parts other operations use (generate_context, pause), and the service's own repair
+    helpers = {"regenerated", "pause_llm_work", "repair_because"}
     assert public | WRITES == set(OPERATIONS) and writes - helpers == WRITES
