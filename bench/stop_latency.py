@@ -1,5 +1,6 @@
 """How long a stop takes while a run embeds: Ctrl-C to `desktop-rag index` working in its own process, and
-`desktop-rag stop` to the service running the same index. The promise: within a second (Ctrl-C), 2 s (stop).
+`desktop-rag stop` to the service running the same index. The promise: within a second (Ctrl-C), 2 s (stop). And
+kill -9 of that service (a crash): until its last helper is gone (issue 61: no helper outlives its service).
 
     python bench/stop_latency.py FOLDER [--times 3] [--load 0] [--moments 0.5 1.5 3 5] [--early-times N]
 
@@ -123,6 +124,33 @@ def service_stop(folder: Path, base: Path) -> float | None:
     return took
 
 
+def service_killed(folder: Path, base: Path) -> float | None:
+    """kill -9 of the service while it embeds, as a crash would: seconds until the last of its helpers is gone."""
+    import psutil
+
+    data = base / "killed"
+    _settings(data)
+    index = subprocess.Popen([*COMMAND, "--data-dir", str(data), "index", str(folder)],
+                             env={**os.environ, "DESKTOP_RAG_START_SERVICE": "1"},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not _wait_for_embedding(data, index):
+        index.kill()
+        return None
+    from desktop_rag.service.background_process import who_answers
+
+    pid = (who_answers(data) or {}).get("pid")
+    if not pid:
+        return None
+    helpers = [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    os.kill(pid, signal.SIGKILL)
+    killed = time.monotonic()
+    while any(_alive(helper) for helper in helpers) and time.monotonic() - killed < 120:
+        time.sleep(0.02)
+    took = time.monotonic() - killed
+    index.wait(timeout=60)
+    return took
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -148,14 +176,15 @@ def main() -> None:
     load = [multiprocessing.Process(target=_busy, args=(stop,), daemon=True) for _ in range(args.load)]
     for process in load:
         process.start()
-    rows: dict[str, list[float]] = {"Ctrl-C to `index` (in its process)": [], "`stop` to the service": []}
+    rows: dict[str, list[float]] = {"Ctrl-C to `index` (in its process)": [], "`stop` to the service": [],
+                                    "kill -9 of the service: helpers gone": []}
     early: dict[float, list[tuple[float, bool, int]]] = {moment: [] for moment in args.moments}
     early_times = args.times if args.early_times is None else args.early_times
     if args.early_times is not None:
         args.times = 0  # (the early moments alone)
     try:
         for _ in range(args.times):
-            for label, way in zip(rows, (ctrl_c, service_stop)):
+            for label, way in zip(rows, (ctrl_c, service_stop, service_killed)):
                 with tempfile.TemporaryDirectory(prefix="desktop-rag-stop-") as base:
                     took = way(args.folder.resolve(), Path(base))
                 if took is not None:

@@ -65,6 +65,7 @@ def ask_to_end(pid: int) -> None:
 
 
 def lower_priority() -> None:
+    """Background priority: nice 10 (Windows: below normal), and on Linux its session's too where it leads one."""
     import psutil
 
     me = psutil.Process()
@@ -72,6 +73,26 @@ def lower_priority() -> None:
         me.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS if os.name == "nt" else max(me.nice(), NICENESS))
     except psutil.Error:  # not allowed here: the child works as well at the app's priority
         pass
+    if sys.platform.startswith("linux"):
+        lower_session_priority()
+
+
+def lower_session_priority(autogroup: str = "/proc/self/autogroup", leads_session: bool | None = None) -> bool:
+    """Linux's scheduler (autogroup, on by default on desktops) shares the CPU between sessions first, and a nice
+    counts only within its session: the service, started detached in a session of its own, took its session's
+    whole share at nice 10 — beside four busy processes of another session, AUTOGROUP_MEASURE. So the process
+    leading its own session lowers the session's nice too (allowed to any user: lowering only). One in a
+    terminal's session leaves it alone: that would lower the person's shell. True when it was lowered."""
+    if leads_session is None:
+        leads_session = os.getsid(0) == os.getpid()
+    if not leads_session:
+        return False
+    try:
+        with open(autogroup, "w", encoding="ascii") as out:
+            out.write(f"{NICENESS}\n")
+        return True
+    except OSError:  # no autogroup here (a kernel without it): the nice alone
+        return False
 
 
 def give_back_freed_memory() -> None:

@@ -78,6 +78,9 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
     from desktop_rag.service.activity import LaneActivity
     from desktop_rag.service.host import LibraryHost
 
+    # Its files as they are before anyone can reach it: taken after its hello, an index deleted at once by a client
+    # that had just heard it went unseen (its absence taken as "not made yet").
+    files_at_start = OwnFiles(data_dir)
     lane = WriteLane(library)  # the batches, an agent's runs and the upgrade, in that order, on this thread
     if role == "service":
         lane.release_embedder_after = RELEASE_EMBEDDER_AFTER_S
@@ -126,7 +129,7 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
         logging.getLogger("desktop_rag.cli").error("%s%s", LAST_WORDS, said)
         stop()
 
-    own_files = OwnFilesWatch(OwnFiles(data_dir), files_gone)
+    own_files = OwnFilesWatch(files_at_start, files_gone)
     own_files.start()
     failed = False  # an error, not a stop asked for (Ctrl-C, a signal, `desktop-rag stop`): see host.stop
     try:
