@@ -1,5 +1,6 @@
 """The CPU the background service takes from the person's own programs: while it embeds a folder, N busy
-processes of another session (a compile in a terminal, say) run beside it; the CPU each side got is measured.
+processes of another session (a compile in a terminal, say) run beside it; the CPU each side got is measured,
+then the time a person's searches take meanwhile (through the service, as the window asks).
 
     python bench/background_share.py FOLDER [--load 4] [--seconds 20]
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,11 +47,41 @@ def _family(pid: int) -> list[psutil.Process]:
         return []
 
 
+QUERIES = ("pump seal pressure", "turbine bearing lubricant", "relay fuse breaker", "boiler condenser duct",
+           "gasket flange coupling", "compressor refrigerant filter")
+
+
+def _searches(data: Path, times: int) -> list[float]:
+    """Seconds for each of `times` hybrid searches through the service (the window's way), while it embeds."""
+    from desktop_rag.service.endpoint import EndpointClient
+
+    from desktop_rag.errors import NoIndexError
+
+    client = EndpointClient.for_library(data)
+    took = []
+    try:
+        for _ in range(600):  # (the run's first passages searchable)
+            try:
+                client.call("search", query=QUERIES[0], limit=10)
+                break
+            except NoIndexError:
+                time.sleep(0.5)
+        for n in range(times):
+            asked = time.monotonic()
+            client.call("search", query=QUERIES[n % len(QUERIES)], limit=10)
+            took.append(time.monotonic() - asked)
+            time.sleep(0.5)
+    finally:
+        client.close()
+    return took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--load", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--searches", type=int, default=10, help="searches timed after the share is measured")
     args = parser.parse_args()
     from desktop_rag.service.background_process import who_answers
 
@@ -77,6 +109,7 @@ def main() -> None:
             wall = time.monotonic() - started
             service_cores = (_cpu(family) - service) / wall
             loops_cores = (_cpu(loops) - loops_before) / wall
+            searches = _searches(data, args.searches)
             group = Path(f"/proc/{hello['pid']}/autogroup")
             session = group.read_text().strip() if group.exists() else "(no autogroup)"
             nice = psutil.Process(hello["pid"]).nice()
@@ -86,8 +119,10 @@ def main() -> None:
             for process in busy:
                 process.kill()
     print(f"{os.cpu_count()} CPUs, {args.load} busy processes of another session, {args.seconds:g} s while it embeds")
-    print(f"{'service nice':>12} {'its session':>24} {'service cores':>14} {'busy loops cores':>17}")
-    print(f"{nice:>12} {session:>24} {service_cores:>14.2f} {loops_cores:>17.2f}")
+    print(f"{'service nice':>12} {'its session':>24} {'service cores':>14} {'busy loops cores':>17} "
+          f"{'search median s':>16} {'worst s':>8}")
+    print(f"{nice:>12} {session:>24} {service_cores:>14.2f} {loops_cores:>17.2f} "
+          f"{statistics.median(searches):>16.2f} {max(searches):>8.2f}")
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def lower_priority() -> None:
 def lower_session_priority(autogroup: str = "/proc/self/autogroup", leads_session: bool | None = None) -> bool:
     """Linux's scheduler (autogroup, on by default on desktops) shares the CPU between sessions first, and a nice
     counts only within its session: the service, started detached in a session of its own, took its session's
-    whole share at nice 10 — beside four busy processes of another session, AUTOGROUP_MEASURE. So the process
+    whole share at nice 10 — beside four busy processes of another session, 0.45 of the two cores while it
+    embedded; with its session at nice 10, 0.05, and a search meanwhile took 0.3-0.4 s instead of 0.1
+    (bench/background_share.py; docs/benchmarks.md). So the process
     leading its own session lowers the session's nice too (allowed to any user: lowering only). One in a
     terminal's session leaves it alone: that would lower the person's shell. True when it was lowered."""
     if leads_session is None:
