@@ -102,33 +102,9 @@ def early_ctrl_c(folder: Path, base: Path, after_s: float) -> tuple[float, bool,
     return took, is_json, process.returncode
 
 
-def service_stop(folder: Path, base: Path) -> float | None:
-    data = base / "service"
-    _settings(data)
-    index = subprocess.Popen([*COMMAND, "--data-dir", str(data), "index", str(folder)],
-                             env={**os.environ, "DESKTOP_RAG_START_SERVICE": "1"},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if not _wait_for_embedding(data, index):
-        index.kill()
-        return None
-    from desktop_rag.service.background_process import who_answers
-
-    hello = who_answers(data)
-    sent = time.monotonic()
-    subprocess.run([*COMMAND, "--data-dir", str(data), "stop"], capture_output=True)
-    pid = (hello or {}).get("pid")
-    while pid and _alive(pid):
-        time.sleep(0.02)
-    took = time.monotonic() - sent
-    index.wait(timeout=60)
-    return took
-
-
-def service_killed(folder: Path, base: Path) -> float | None:
-    """kill -9 of the service while it embeds, as a crash would: seconds until the last of its helpers is gone."""
-    import psutil
-
-    data = base / "killed"
+def _service_embedding(folder: Path, data: Path) -> tuple[subprocess.Popen, int] | None:
+    """`index FOLDER` handed to a service it starts (detached, as the window's), once the service embeds: the
+    `index` following it, and the service's pid; None if it never got there."""
     _settings(data)
     index = subprocess.Popen([*COMMAND, "--data-dir", str(data), "index", str(folder)],
                              env={**os.environ, "DESKTOP_RAG_START_SERVICE": "1"},
@@ -139,8 +115,31 @@ def service_killed(folder: Path, base: Path) -> float | None:
     from desktop_rag.service.background_process import who_answers
 
     pid = (who_answers(data) or {}).get("pid")
-    if not pid:
+    return (index, pid) if pid else None
+
+
+def service_stop(folder: Path, base: Path) -> float | None:
+    started = _service_embedding(folder, base / "service")
+    if started is None:
         return None
+    index, pid = started
+    sent = time.monotonic()
+    subprocess.run([*COMMAND, "--data-dir", str(base / "service"), "stop"], capture_output=True)
+    while _alive(pid):
+        time.sleep(0.02)
+    took = time.monotonic() - sent
+    index.wait(timeout=60)
+    return took
+
+
+def service_killed(folder: Path, base: Path) -> float | None:
+    """kill -9 of the service while it embeds, as a crash would: seconds until the last of its helpers is gone."""
+    import psutil
+
+    started = _service_embedding(folder, base / "killed")
+    if started is None:
+        return None
+    index, pid = started
     helpers = [p.pid for p in psutil.Process(pid).children(recursive=True)]
     os.kill(pid, signal.SIGKILL)
     killed = time.monotonic()
