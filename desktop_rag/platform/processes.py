@@ -82,9 +82,9 @@ def lower_session_priority(autogroup: str = "/proc/self/autogroup", leads_sessio
     counts only within its session: the service, started detached in a session of its own, took its session's
     whole share at nice 10 — beside four busy processes of another session, 0.45 of the two cores while it
     embedded; with its session at nice 10, 0.05, and a search meanwhile took 0.3-0.4 s instead of 0.1
-    (bench/background_share.py; docs/benchmarks.md). So the process
-    leading its own session lowers the session's nice too (allowed to any user: lowering only). One in a
-    terminal's session leaves it alone: that would lower the person's shell. True when it was lowered."""
+    (bench/background_share.py; docs/benchmarks.md). So the process leading its own session lowers the session's
+    nice too (allowed to any user: lowering only). One in a terminal's session leaves it alone: that would lower
+    the person's shell. True when it was lowered."""
     if leads_session is None:
         leads_session = os.getsid(0) == os.getpid()
     if not leads_session:

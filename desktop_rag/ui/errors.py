@@ -29,9 +29,10 @@ def readable(exc: BaseException) -> str:
             "the data folder) has the details.")
 
 
-def summary_text(summary) -> str:
-    """A run's end in the progress panel: its headline and what it noticed."""
-    return f"{summary.headline('Cancelled')}. {sentences(summary.notices)}".strip()
+def ended_text(headline: str, notices) -> str:
+    """A run's end in the progress panel: its headline and what it noticed, each a sentence (run together they
+    read "… agree The keyword index …")."""
+    return f"{headline.rstrip('.')}. {sentences(notices)}".strip()
 
 
 def changes_text(summary) -> str:

@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.documents import share_words
-from desktop_rag.ui.errors import sentences
+from desktop_rag.ui.errors import ended_text, sentences
 
 TITLES = {"catch-up": "Catching up with what changed while nothing watched the folders, and what was left to do…",
           "repair": "Checking the indexes against the catalog…", "rebuild": "Rebuilding the indexes from the catalog…",
@@ -96,22 +96,20 @@ class ServiceRuns(QObject):
     def _show_end(self, state: dict) -> None:
         control = self._controls.pop(state["run_id"], None)
         shown = control is not None and self.panel.control is control
-        notices = sentences(state.get("notices") or [])
+        notices = state.get("notices") or []
         # (or has something to tell: a repair the service ran itself, over before the panel saw it, says why)
-        changed_something = (state["state"] != "finished" or state.get("indexed") or state.get("errors")
-                             or state.get("notices"))
+        worth_telling = state["state"] != "finished" or state.get("indexed") or state.get("errors") or notices
         if state["state"] == "failed":
             message = sentences([state["error"]]) if state.get("error") else "The run failed."  # (window words)
-        elif state.get("kind") == "catch-up" and not changed_something:
-            message = f"Up to date. {notices}".strip()
+        elif state.get("kind") == "catch-up" and not worth_telling:
+            message = ended_text("Up to date", notices)
         else:
-            summary = (state.get("summary") or "Done").rstrip(".")
-            message = f"{summary}. {notices}".strip()  # (run together, they read "… agree The keyword index …")
+            message = ended_text(state.get("summary") or "Done", notices)
         # A run the panel showed ends there; one it did not (a catch-up that found nothing, a run that ended before
         # the window opened) is said only when it changed something and the panel is free. A catch-up's errors are
         # the files that failed before: the list shown from the start stays.
         errors = [(e["path"], e["reason"]) for e in state.get("errors") or []]
-        if shown or (changed_something and self.panel.control is None):
+        if shown or (worth_telling and self.panel.control is None):
             # Its own last counts under its line: states are told twice a second, and the last before its end may
             # not be (the panel said "Done" above "Meaning search 0 / 33", the count of an earlier state: issue 60)
             self.panel.clear_phases()
