@@ -141,12 +141,18 @@ def how_many(n: int, noun: str, plural: str = "") -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
+def upgrade_words(written: int, documents: int, kept_rules: int) -> str:
+    """What an LLM upgrade did, as the run's summary and the window's panel both say it."""
+    return (f"{how_many(written, 'context')} written by the LLM in {how_many(documents, 'document')}; "
+            f"{kept_rules:,} kept {'its' if kept_rules == 1 else 'their'} rules context")
+
+
 def documents_sentence(documents: dict) -> str:
     """The library's stats()["documents"] in words, as the CLI and the Stats tab say it."""
     inside = documents.get("inside_files", 0)
     encoded = documents.get("encoded_left_out", 0)
     return (f"{documents['indexed']:,} indexed"
-            + (f" (and {inside:,} documents inside archives and mail)" if inside else "")
+            + (f" (and {how_many(inside, 'document')} inside archives and mail)" if inside else "")
             + f", {documents['failed']:,} failed, {documents.get('skipped', 0):,} skipped (not text, or a format not "
               "read)"
             + (f"; {how_many(encoded, 'document')} held encoded data (base64 or hex, "

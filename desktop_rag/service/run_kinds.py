@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 from desktop_rag import remedies
 from desktop_rag.core import doctor
-from desktop_rag.documents import how_many
+from desktop_rag.documents import how_many, upgrade_words
 from desktop_rag.errors import NoIndexError
 from desktop_rag.service.runs import OutcomeWork, RunOutcome
 
@@ -56,8 +56,7 @@ def upgrade(library: Library, limit: int | None) -> OutcomeWork:
     """LLM contexts for documents that have rules contexts, at most `limit` documents (None: all)."""
     def work(report, control) -> RunOutcome:
         summary = library.upgrade_contexts(on_progress=report, limit=limit, control=control)
-        sentence = (f"{summary.upgraded_chunks:,} contexts written by the LLM in {summary.documents:,} documents; "
-                    f"{summary.kept_rules:,} kept their rules context")
+        sentence = upgrade_words(summary.upgraded_chunks, summary.documents, summary.kept_rules)
         return RunOutcome(sentence if summary.cancelled else f"Done: {sentence}", cancelled=summary.cancelled,
                           notices=list(summary.notices), result=asdict(summary), changes=summary.changes)
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
-from desktop_rag.documents import duration_words
+from desktop_rag.documents import duration_words, upgrade_words
 from desktop_rag.ui.errors import sentences
 from desktop_rag.service.remote_library import RemoteLibrary
 from desktop_rag.ui.tasks import TaskRunner
@@ -115,14 +115,17 @@ class BackgroundView(QObject):
         tally.upgraded_chunks += summary["upgraded_chunks"]
         tally.kept_rules += summary["kept_rules"]
         tally.notices += [n for n in summary["notices"] if n not in tally.notices]
-        if summary["cancelled"]:
+        if summary["cancelled"] and self._stopped_by_the_person():
             self._finish_panel(self._summed_up(self._stopped_because()))
         elif not summary["documents"]:
             self._finish_panel(self._summed_up("Done"))
         self.count_waiting()
 
     def _tick(self) -> None:
-        if self._ended_at is not None and self._clock() - self._ended_at >= STEP_GAP_S:
+        # The service still writing (its next step begun, its first progress not yet told: the document's prefix
+        # read by the model takes seconds) keeps the panel as the status line and the tray say it.
+        if self._ended_at is not None and self._clock() - self._ended_at >= STEP_GAP_S \
+                and self.status.get("doing") != WRITING:
             self._ended_at = None
             self._finish_panel(self._summed_up(self._stopped_because() if self.waiting else "Done"))
         if self.status.get("doing") not in (None, "idle", "paused") and \
@@ -131,8 +134,8 @@ class BackgroundView(QObject):
 
     def _summed_up(self, verb: str) -> str:
         t = self._tally
-        return (f"{verb}: {t.upgraded_chunks:,} contexts written by the LLM in {t.documents:,} documents; "
-                f"{t.kept_rules:,} kept their rules context. {sentences(t.notices)}").strip()
+        return (f"{verb}: {upgrade_words(t.upgraded_chunks, t.documents, t.kept_rules)}. "
+                f"{sentences(t.notices)}").strip()
 
     def _finish_panel(self, message: str) -> None:
         control, self.control = self.control, None
@@ -140,12 +143,18 @@ class BackgroundView(QObject):
             self.panel.finish(message)
         self.changed.emit()
 
+    def _stopped_by_the_person(self) -> bool:
+        settings = self.library.settings
+        return not settings.llm_upgrade_when_idle or bool(settings.llm_upgrade_paused)
+
     def _stopped_because(self) -> str:
         s = self.library.settings
         if not s.llm_upgrade_when_idle:
             return "Stopped"
         if s.llm_upgrade_paused:
             return "Paused"
+        if self.status.get("doing") in ("indexing", "catching up", "applying changes"):
+            return "Made way for the work in progress; goes on after it"
         return "Paused while you work; goes on later"
 
     # -- what the person asks -----------------------------------------------------------------------------------

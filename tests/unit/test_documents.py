@@ -43,3 +43,12 @@ def test_how_many_says_one_in_the_singular_and_the_rest_in_the_plural():
     assert how_many(1, "result") == "1 result" and how_many(0, "result") == "0 results"
     assert how_many(2, "weak match", "weak matches") == "2 weak matches"
     assert how_many(1, "weak match", "weak matches") == "1 weak match" and how_many(12000, "file") == "12,000 files"
+
+
+def test_the_counts_of_documents_and_contexts_say_one_in_the_singular():
+    from desktop_rag.documents import documents_sentence, upgrade_words
+
+    counts = {"indexed": 3, "failed": 1, "skipped": 0, "inside_files": 1}
+    assert documents_sentence(counts).startswith("3 indexed (and 1 document inside archives and mail), 1 failed")
+    assert upgrade_words(1, 1, 1) == "1 context written by the LLM in 1 document; 1 kept its rules context"
+    assert upgrade_words(12, 2, 0) == "12 contexts written by the LLM in 2 documents; 0 kept their rules context"
