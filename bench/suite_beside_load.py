@@ -3,7 +3,7 @@ tests hold their timed waits when the machine is not the suite's alone, and how 
 
     python bench/suite_beside_load.py [--load 4] [--nice 0] -- tests/end2end [pytest arguments]
 
-The busy processes run in a session of their own, as a terminal's would (Linux shares the CPU between sessions
+The busy processes run in one session of their own, as a terminal's would (Linux shares the CPU between sessions
 first, autogroup); the table lists the outcome counts, the wall time, the slowest tests and each failure's first
 line.
 """
@@ -11,6 +11,9 @@ line.
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,9 +24,11 @@ from pathlib import Path
 BUSY = "while True: pass"
 
 
-def _busy(load: int, nice: int) -> list[subprocess.Popen[bytes]]:
-    busy = f"import os; os.nice({nice}); {BUSY}"
-    return [subprocess.Popen([sys.executable, "-c", busy], start_new_session=True) for _ in range(load)]
+def _busy(load: int, nice: int) -> subprocess.Popen[bytes]:
+    """`load` busy processes in one session of their own (its leader waits for them)."""
+    busy = f"import os\nos.nice({nice})\n{BUSY}"
+    loops = " ".join(f"{shlex.quote(sys.executable)} -c {shlex.quote(busy)} &" for _ in range(load))
+    return subprocess.Popen(["sh", "-c", f"{loops} wait"], start_new_session=True)
 
 
 def _cases(report: Path) -> list[tuple[str, float, str]]:
@@ -55,9 +60,8 @@ def main() -> None:
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
                         *pytest_arguments], check=False)
     finally:
-        for process in busy:
-            process.kill()
-            process.wait()
+        os.killpg(busy.pid, signal.SIGKILL)
+        busy.wait()
     took = time.monotonic() - started
     if not report.exists():
         sys.exit("pytest wrote no report (see its words above)")

@@ -45,24 +45,24 @@ class Library:
     reads they need (`reads`, core/library_reads.py); its parts (catalog, indexes, models) are its own business."""
 
     def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False,
-                 read_in_child: bool | None = None):
-        """`child_processes`: the app's choice — the vector store, the models and the reading of files run in
-        child processes, so that work holding Python's GIL never holds up its window (storage/vector_process.py,
-        core/dense/model_process.py, core/files/reading.py). `read_in_child` alone: the CLI's, so that a parser
-        crashing on a file fails that file instead of ending the run (default: as `child_processes`)."""
+                 read_in_child: bool | None = None, read_only: bool = False):
+        """`child_processes`: the vector store, the models and the reading of files in child processes, so that work
+        holding Python's GIL never holds up the process (storage/vector_process.py, core/dense/model_process.py,
+        core/files/reading.py); `read_in_child` alone: a parser crashing on a file fails that file, not the run
+        (default: as `child_processes`); `read_only`: a client's library (issue 62), whose catalog is only read."""
         self.data_dir = Path(data_dir)
         self.child_processes = child_processes
         self.read_in_child = child_processes if read_in_child is None else read_in_child
         private_folder(self.data_dir)
         self.settings = settings or Settings.load(self.data_dir)
-        self.catalog = Catalog(self.data_dir / CATALOG_FILE)
+        self.catalog = Catalog(self.data_dir / CATALOG_FILE, query_only=read_only)
         self._llm_backend: Any = None  # LlamaInChild, LlamaCppBackend or OpenAiServerBackend, on first use
         self._llm_loading = threading.Lock()  # the upgrade and a person's regeneration at once: one model, not two
         # One writer per data folder, and a person's edit that never waits (core/library_writing.py).
         self.indexes = IndexUpkeep(self)  # checked before the first write, synced, rebuilt (core/index_upkeep.py)
         self.writer = LibraryWriter(self.data_dir, self.catalog, self.settings, self.indexes.check_before_writing,
                                     self.indexes.sync_now)
-        self.use_notes = UseNotes(self.data_dir / CATALOG_FILE)  # searches and openings: the upgrade's order
+        self.use_notes = UseNotes()  # searches and openings (the upgrade's order), written by the writer
         self.reads = LibraryReads(lambda: self.reader)  # what the front ends read, on the reader's connection
         # A person's hand on one context. Its contextualizer is looked up at each use (a test may put its own on
         # the library); the settings are the library's own object (the window changes them in place).
@@ -76,7 +76,8 @@ class Library:
         and the reader's children hold nothing to save: ended at once, also when one still reads a page of OCR
         that a paused or cancelled run gave up waiting for (a polite end waited 7.5 s for it under load)."""
         self.end_children(interrupt=True)
-        self.use_notes.close(wait=not keep_catalog)
+        if not keep_catalog:  # (else a worker still writes with the catalog: the notes are dropped)
+            self.use_notes.write_waiting(self.catalog)
         vectors = self.__dict__.get("vectors")
         if isinstance(vectors, VectorStoreProcess):
             vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
@@ -162,9 +163,9 @@ class Library:
 
     @made_once
     def reader(self) -> Catalog:
-        """A second connection for searching: in WAL mode it sees only committed work, so a search running
-        while a file is being re-indexed never sees that file half-replaced."""
-        return Catalog(self.data_dir / CATALOG_FILE)
+        """A second connection for searching, which cannot write: in WAL mode it sees only committed work, so a
+        search running while a file is being re-indexed never sees that file half-replaced."""
+        return Catalog(self.data_dir / CATALOG_FILE, query_only=True)
 
     @made_once
     def searcher(self) -> Searcher:

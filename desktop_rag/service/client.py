@@ -1,5 +1,5 @@
 """The one door of the front ends that do not hold a library themselves (the CLI's `search` and `stats`, `mcp`): an
-operation of service/tools.py goes to the process that holds the library warm (the app, `watch` or `serve`: its
+operation of service/tools.py goes to the process that holds the library warm (the service, `watch` or `serve`: its
 local endpoint) when one answers — a re-indexing run is then that process's, through its one writer — and to a
 library of this process's own otherwise, opened on first use. Either way the answer has the same shape (the
 operation's dict). A library of its own is opened again when another process has written the dense index since
@@ -31,15 +31,16 @@ log = logging.getLogger(__name__)
 
 class LibraryClient:
     def __init__(self, data_dir: Path, local_only: bool = False, max_limit: int | None = None,
-                 served_by: str = "mcp", start_service: bool = False):
+                 served_by: str = "mcp", start_service: bool = False, read_only: bool = False):
         """`local_only`: never ask the endpoint (the CLI's --local); `max_limit`: the most hits a search of its own
         library gives (the endpoint gives at most operations.MAX_LIMIT); `served_by`: this process, as answers name
-        it."""
+        it; `read_only`: a library of its own that it only reads (the window's, where no service may write)."""
         self.data_dir = data_dir
         self.local_only = local_only
         self.max_limit = max_limit
         self.served_by = served_by
         self.start_service = start_service  # when none answers, start the data folder's service (`mcp`)
+        self.read_only = read_only
         self._tried_starting = False
         self._client: EndpointClient | None = None
         self._local: LibraryHost | None = None  # without an endpoint, opened on first need
@@ -75,7 +76,7 @@ class LibraryClient:
                 if self._client is None and self._may_start_service():
                     self._client = self._started_service()
                 if self._client is not None and self._local_unused():
-                    self._close_local()  # the app (or serve) answers now: its view is the current one
+                    self._close_local()  # the service (or serve) answers now: its view is the current one
             return self._client
 
     def _may_start_service(self) -> bool:
@@ -123,12 +124,12 @@ class LibraryClient:
         from desktop_rag.service.host import LibraryHost
 
         if self._local is None:
-            library = Library(self.data_dir, read_in_child=True)
+            library = Library(self.data_dir, read_in_child=True, read_only=self.read_only)
             self._local = LibraryHost(library, f"desktop-rag {self.served_by} (process {os.getpid()}, its own "
                                                "library)", runs=self._runs)
             if self.max_limit is not None:
                 self._local.tools.max_limit = self.max_limit
-            self._local.after_run = library.writer.release  # the app may start meanwhile: it must be able to write
+            self._local.after_run = library.writer.release  # the service may start meanwhile: it must be able to write
         return self._local
 
     def _dense_index_written(self) -> int | None:

@@ -1,4 +1,4 @@
-"""The local endpoint: the process that holds a library's models warm (the app, `watch`, `serve`) answers the
+"""The local endpoint: the process that holds a library's models warm (the service, `watch`, `serve`) answers the
 others (`desktop-rag search` and `stats`, `desktop-rag mcp`) over a Unix domain socket only the same user can open,
 in tens of milliseconds instead of the seconds a new process takes to load torch and the embedding model.
 
@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 class EndpointGone(UserError):
-    """The process answering for the library went away during a call (the app quit): nothing it did is lost;
+    """The process answering for the library went away during a call (the service stopped): nothing it did is lost;
     asking again reaches whoever answers now."""
 
     what = "The desktop-rag service stopped during the call: "

@@ -1,6 +1,6 @@
 """A process that holds a library answers for it: the endpoint, the tools behind it, and the runs agents start.
-`serve`, `watch` and `mcp` run them themselves on their write lane (core/runs/lane.py); the app gives them to its
-window."""
+The service, `serve`, `watch` and `mcp` (on a library of its own) run them on their one write lane
+(core/runs/lane.py)."""
 
 from __future__ import annotations
 
@@ -33,13 +33,12 @@ EDIT_WAIT_S = 120.0
 
 
 class LibraryHost:
-    def __init__(self, library: Library, served_by: str, start_run: Callable[[list[str], str], str] | None = None,
-                 runs: RunRegistry | None = None, lane: WriteLane | None = None, upgrade: str = "never",
-                 on_stop: Callable[[], None] | None = None, role: str = ""):
-        """`start_run(paths, contexts) -> run id`: how this process runs an agent's re-indexing (default: on
-        `lane`, or on a write lane of its own that upgrades contexts as `upgrade` says — see WriteLane);
-        `on_stop()`: how `desktop-rag stop` ends this process (None: it is not stopped from outside); `role`: what
-        it is ("service", "app", …), as `hello` tells a front end."""
+    def __init__(self, library: Library, served_by: str, runs: RunRegistry | None = None,
+                 lane: WriteLane | None = None, upgrade: str = "never", on_stop: Callable[[], None] | None = None,
+                 role: str = ""):
+        """Every write is carried out on `lane`, or on a write lane of its own that upgrades contexts as `upgrade`
+        says (see WriteLane); `on_stop()`: how `desktop-rag stop` ends this process (None: it is not stopped from
+        outside); `role`: what it is ("service", "serve", …), as `hello` tells a front end."""
         self.library = library
         self.runs = runs or RunRegistry()
         self.events = EventLog()
@@ -48,30 +47,25 @@ class LibraryHost:
         # of its first run, so a file saved while it is read is not missed (issue 49).
         self.before_run: Callable[[list[Path]], None] | None = None
         self._own_lane = None
-        self.queue: RunQueue | None = None
-        if start_run is None:
-            if lane is None:
-                lane = self._own_lane = WriteLane(library, upgrade=upgrade)
-                lane.start()
-            self.queue = queue = RunQueue(self.runs, lane, self._run, on_state=self._run_state)
-            start_run = lambda paths, contexts: queue.submit(paths, contexts).run_id  # noqa: E731
-        self.lane = lane  # None in the app: its window carries out the writes
-        if lane is not None:
-            lane.on_changes = self.events.changes
-            lane.on_failure = self._failed
-            lane.on_applied = self._applied
-        self.tools = LibraryTools(library, self.runs, start_run, served_by, events=self.events, write=self._write)
+        if lane is None:
+            lane = self._own_lane = WriteLane(library, upgrade=upgrade)
+            lane.start()
+        self.lane = lane
+        self.queue = queue = RunQueue(self.runs, lane, self._run, on_state=self._run_state)
+        lane.on_changes = self.events.changes
+        lane.on_failure = self._failed
+        lane.on_applied = self._applied
+        self.tools = LibraryTools(library, self.runs, lambda paths, contexts: queue.submit(paths, contexts).run_id,
+                                  served_by, events=self.events, write=self._write)
         writes = self.tools.writes
         writes.on_folders_changed = self._folders_changed
         writes.lane = lane
-        if lane is not None:
-            writes.on_settings_changed = lambda changes: lane.settings_changed()
-            self._follow_the_upgrade(lane)
-        if self.queue is not None:
-            writes.cancel_runs = self.queue.cancel
-            writes.pause_runs = self.queue.pause
-            writes.submit_work = self.queue.submit_work
-            writes.pause_runs_of_kind = self.queue.pause_kind
+        writes.on_settings_changed = lambda changes: lane.settings_changed()
+        self._follow_the_upgrade(lane)
+        writes.cancel_runs = queue.cancel
+        writes.pause_runs = queue.pause
+        writes.submit_work = queue.submit_work
+        writes.pause_runs_of_kind = queue.pause_kind
         self.tools.on_stop = on_stop
         self.tools.role = role
         self.handle = request_handler(self.tools)  # the one door: arguments checked, then the operation
@@ -135,10 +129,8 @@ class LibraryHost:
 
     def _write(self, work: Callable[[], T], wait_s: float | None = EDIT_WAIT_S) -> T:
         """An edit asked through the door, on the write lane (core/runs/lane.py: before batches and runs, and at a
-        run's checkpoints); where no lane is (the app's window writes), at once on this thread. `wait_s` None:
-        as long as it takes (a regeneration, which its own cancel takes back)."""
-        if self.lane is None:
-            return work()
+        run's checkpoints). `wait_s` None: as long as it takes (a regeneration, which its own cancel takes
+        back)."""
         future = self.lane.edit(work)
         try:
             return future.result(timeout=wait_s)

@@ -3,7 +3,7 @@
 so nothing a library or a child process prints can corrupt the protocol on stdout.
 
 Every call goes through the one door of the front ends (service/client.py): to the process that holds the library
-warm (the app, `watch` or `serve`) when one answers, else to a library of this process's own.
+warm (the service, `watch` or `serve`) when one answers, else to a library of this process's own.
 """
 
 from __future__ import annotations

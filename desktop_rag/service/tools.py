@@ -3,7 +3,7 @@ a chunk, a re-indexing run and its progress, statistics, and a document or a chu
 arguments in, JSON-ready dicts out. Arguments come checked against their declaration (service/operations.py) by
 `request_handler`, the one door to these; what only the library can tell (a chunk that does not exist, a path
 outside the indexed folders) is a BadInput saying what is wrong. The MCP server and the
-local endpoint both call these, so an agent gets the same answers from the app, `serve` or `mcp` on its own."""
+local endpoint both call these, so an agent gets the same answers from the service, `serve` or `mcp` on its own."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ STATUS_CHECK_S = 0.25  # how often a status asked to wait for a change looks aga
 class LibraryTools:
     def __init__(self, library: Library, runs: RunRegistry, start_run: Callable[[list[str], str], str], served_by: str,
                  events: EventLog | None = None, write: Callable[..., Any] | None = None):
-        """`start_run(paths, contexts)` starts (or queues) an indexing run registered in `runs` and returns its id
-        at once: the app hands it to its window, `serve` and `mcp` to their own run queue. `events`: where every
+        """`start_run(paths, contexts)` queues an indexing run registered in `runs` on the process's write lane and
+        returns its id at once (service/host.py). `events`: where every
         write's Changes go (service/events.py); `write(work)`: carries out a write where this process writes (its
         write lane: service/host.py) and returns its result."""
         self.library = library
@@ -55,7 +55,7 @@ class LibraryTools:
         self.writes = WriteTools(library, self._write, self.event_log, served_by)  # a person's writes
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
         self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)
-        self.role = ""  # "service", "app", "watch", "serve": what the process answering is (hello says it)
+        self.role = ""  # "service", "watch", "serve": what the process answering is (hello says it)
         self.activity: ActivitySource | None = None  # what it is doing (status); None: it says "idle"
         self.closing = threading.Event()  # the endpoint stops: a status waiting for a change answers now
         self.stop_asked = threading.Event()  # `stop` was called: hello says so to a front end arriving now

@@ -40,11 +40,13 @@ class Catalog:
     tables in parts given the same connection: `contexts`, `files` (containers, copies, skipped), `filters`,
     `mailboxes`, `ocr`, `review`, `run_work`, `upgrade_order`."""
 
-    def __init__(self, path: Path, query_only: bool = False):  # query_only: a client's reader (SQLite refuses writes)
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, query_only: bool = False):
+        """`query_only`: a reader (a client's, the service's searches): the file opened read-only, as on a read-only
+        disk (or a copy someone may only read), which can still be searched; nothing is made there."""
+        if not query_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        # A library on a read-only disk (or a copy someone may only read) can still be searched.
-        self.read_only = not may_write(path)
+        self.read_only = query_only or not may_write(path)
         try:
             self._db = SerializedConnection(open_connection(path, self.read_only))
             if not self.read_only:
@@ -65,8 +67,6 @@ class Catalog:
             self.upgrade_order = CatalogUpgradeOrder(connection)
             if not self.read_only:
                 count_writes(self._db)
-            if query_only:
-                self._db.execute("PRAGMA query_only=ON")
         except sqlite3.OperationalError:
             raise  # locked, a full disk, an I/O error: not the file's structure
         except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"

@@ -1,5 +1,6 @@
-"""The catalog's SQLite connection: opened for writing (WAL) or, on a folder one may only read, immutable; one
-transaction at a time across threads; and its writes counted by what a view shows (storage/catalog.py's `writes`).
+"""The catalog's SQLite connection: opened for writing (WAL), for reading alone (a reader's), or, on a folder one
+may only read, immutable; one transaction at a time across threads; and its writes counted by what a view shows
+(storage/catalog.py's `writes`).
 """
 
 from __future__ import annotations
@@ -8,9 +9,10 @@ import sqlite3
 import time
 from pathlib import Path
 
-from desktop_rag.errors import DataFolderUnusable
+from desktop_rag import remedies
+from desktop_rag.errors import DataFolderUnusable, NoIndexError
 from desktop_rag.remedies import REBUILD_DAMAGED
-from desktop_rag.storage.catalog_access import read_only_uri
+from desktop_rag.storage.catalog_access import may_write, read_only_uri
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
 # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The meta
@@ -38,6 +40,8 @@ def count_writes(db) -> None:
 def open_connection(path: Path, read_only: bool) -> sqlite3.Connection:
     # isolation_level=None: we open transactions explicitly, so a unit of work is exactly one BEGIN..COMMIT.
     if read_only:
+        if not path.exists() and may_write(path):  # a reader's, before the service made the catalog
+            raise NoIndexError(f"nothing is indexed yet: {remedies.INDEX_FIRST}")
         if not path.exists():
             raise DataFolderUnusable(f"{path.parent} has no library and cannot be written: choose another data folder")
         target, uri = read_only_uri(path), True  # immutable there (catalog_access.read_only_uri)

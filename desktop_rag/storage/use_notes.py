@@ -1,18 +1,18 @@
-"""What a person searched and opened, written to the catalog off the caller's thread.
+"""What a person searched and opened, noted for the LLM upgrade's order and written by the library's one writer.
 
 The LLM upgrade puts documents a person uses first (storage/catalog_upgrade_order.py), so every search notes its
-hits and every opening its document. A search must not wait for that: an indexing run may hold SQLite's write
-lock for a moment, and the note would wait with it. So notes go to one worker thread with its own connection; a
-note that cannot be written (the catalog busy for long, a read-only folder) is dropped: it is a hint, not data.
+hits and every opening its document. A search must not wait for a write (an indexing run may hold SQLite's write
+lock): the notes wait here, in memory, and the writer's own connection writes them — the write lane between its
+steps (core/runs/lane.py), the upgrade before it picks its next document, the library as it closes. No second
+connection writes the catalog (issue 62). A note that cannot be written (a read-only folder, an error) is dropped,
+and at most NOTES_KEPT wait: they are hints, not data.
 """
 
 from __future__ import annotations
 
+import collections
 import logging
-import queue
-import threading
-from pathlib import Path
-from collections.abc import Callable
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,48 +20,34 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+NOTES_KEPT = 1_000  # notes waiting at most (the oldest dropped first): a step of minutes sees a few dozen searches
+
 
 class UseNotes:
-    def __init__(self, catalog_path: Path):
-        self._path = catalog_path
-        self._queue: queue.Queue = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._starting = threading.Lock()  # searches note from several threads: one writer thread, not two
+    def __init__(self) -> None:
+        # (chunk ids hit, or None; the chunk opened, or None; when). A deque's append and popleft are atomic: the
+        # searches' threads note while the lane's thread writes.
+        self._waiting: collections.deque[tuple[list[int] | None, int | None, float]] = collections.deque(
+            maxlen=NOTES_KEPT)
 
     def hits(self, chunk_ids: list[int]) -> None:
         if chunk_ids:
-            self._submit(lambda catalog: catalog.upgrade_order.note_hits(chunk_ids))
+            self._waiting.append((list(chunk_ids), None, time.time()))
 
     def opened(self, chunk_id: int) -> None:
-        self._submit(lambda catalog: catalog.upgrade_order.note_opened(chunk_id))
+        self._waiting.append((None, chunk_id, time.time()))
 
-    def _submit(self, note: Callable[[Catalog], None]) -> None:
-        with self._starting:
-            if self._thread is None:
-                # A daemon: a note waiting for a busy catalog never holds up Quit (SQLite drops its open
-                # transaction).
-                self._thread = threading.Thread(target=self._write_notes, name="use-notes", daemon=True)
-                self._thread.start()
-            self._queue.put(note)
-
-    def _write_notes(self) -> None:
-        from desktop_rag.storage.catalog import Catalog
-
-        catalog = None
-        while (note := self._queue.get()) is not None:
+    def write_waiting(self, catalog: Catalog) -> int:
+        """Write the notes waiting with `catalog` (the writer's connection, on the writer's thread): how many."""
+        written = 0
+        while self._waiting:
+            hits, opened, at = self._waiting.popleft()
             try:
-                catalog = catalog or Catalog(self._path)
-                note(catalog)
+                if hits is not None:
+                    catalog.upgrade_order.note_hits(hits, at=at)
+                if opened is not None:
+                    catalog.upgrade_order.note_opened(opened, at=at)
+                written += 1
             except Exception:
                 log.info("a note of what was searched or opened was dropped", exc_info=True)
-        if catalog is not None:
-            catalog.close()
-
-    def close(self, wait: bool = True) -> None:
-        """`wait`: the notes in the queue are written first (milliseconds each); else they may be dropped (Quit)."""
-        with self._starting:
-            thread, self._thread = self._thread, None
-            if thread is not None:
-                self._queue.put(None)
-        if thread is not None and wait:
-            thread.join()
+        return written

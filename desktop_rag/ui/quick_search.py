@@ -54,7 +54,8 @@ class ServiceSearch:
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
         self._here = (None if library_writable(data_dir) else
-                      LibraryClient(data_dir, local_only=True, served_by="the quick search (read-only library)"))
+                      LibraryClient(data_dir, local_only=True, read_only=True,
+                                    served_by="the quick search (read-only library)"))
         self._client: EndpointClient | None = None
         self._started: subprocess.Popen | None = None  # the service this popup started
         self._starting = threading.Lock()  # the popup's preparation and its first search may both start it

@@ -101,7 +101,7 @@ class ServiceLink(QObject):
     def _here(self) -> LibraryClient:
         with self._starting:
             if self._answered_here is None:
-                self._answered_here = LibraryClient(self.data_dir, local_only=True,
+                self._answered_here = LibraryClient(self.data_dir, local_only=True, read_only=True,
                                                     served_by="this window (the library is read-only)")
             return self._answered_here
 

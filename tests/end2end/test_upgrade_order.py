@@ -57,7 +57,7 @@ def test_the_upgrade_takes_marked_folders_opened_documents_search_hits_and_recen
     library.note_opened(chunk_of(library, "opened"))  # found, then opened from the result: opening counts more
     library.search("searched", mode="bm25")
     library.mark_upgrade_first(str(docs / "first"))
-    library.use_notes.close()  # the notes are written off the caller's thread: wait for them here
+    library.use_notes.write_waiting(library.catalog)  # (the write lane writes them between its steps)
     assert library.stats()["upgrade_order"] == {
         "in a folder marked upgrade first": 1, "opened from a search result": 1, "among recent search hits": 1,
         "modified in the last 30 days": 1, "in indexing order": 3}
@@ -78,12 +78,11 @@ def test_the_upgrade_takes_marked_folders_opened_documents_search_hits_and_recen
 def test_a_search_made_during_the_upgrade_changes_what_comes_next(make_library, docs):
     library = birds_library(make_library, docs)
     library.search("searched", mode="bm25")
-    library.use_notes.close()
+    library.use_notes.write_waiting(library.catalog)
 
     def person_searches(title):
         if title == "searched":  # while the first document is being upgraded
-            library.search("zebra", mode="bm25")
-            library.use_notes.close()
+            library.search("zebra", mode="bm25")  # noted; the upgrade writes the notes before it picks
 
     fake = TitleRecordingFakeLlm(on_call=person_searches)
     library.contextualizer = lambda choice, on_notice=None: fake
@@ -96,7 +95,7 @@ def test_an_unmarked_folder_and_old_notes_fall_back_to_indexing_order(make_libra
     library.mark_upgrade_first(str(docs / "first"))
     library.mark_upgrade_first(str(docs / "first"), marked=False)
     library.catalog.upgrade_order.note_hits([chunk_of(library, "searched")], at=OLD)  # a search of two months ago
-    library.use_notes.close()
+    library.use_notes.write_waiting(library.catalog)
     order = library.catalog.upgrade_order.next_upgrades(limit=10)
     assert [reason for _, reason in order].count("in indexing order") == 6
     assert library.stats()["upgrade_first_folders"] == []

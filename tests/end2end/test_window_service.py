@@ -253,3 +253,26 @@ def test_a_window_closed_before_its_service_answers_leaves_no_service_behind(qtb
 
     time.sleep(2)
     assert services() == [] and who_answers(data_dir) is None
+
+
+def test_the_window_s_process_holds_no_catalog_connection_that_can_write(qtbot, docs, data_dir):
+    """Issue 62: the service is the one writer; the window reads the catalog in its own process (Review's rows,
+    previews, folder counts) on a connection that cannot write. The kernel's list of this process's open files
+    says so, beside the service's one writable catalog."""
+    from desktop_rag.storage.catalog_access import CATALOG_FILE
+    from open_files import opened_for_writing
+
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    session = open_session(qtbot, data_dir, RULES)
+    win = session.window
+    try:
+        index_and_wait(qtbot, win, docs)
+        search_and_wait(qtbot, win, "prime pump")
+        win.library.note_opened(win.search.hits[0].chunk_id)  # a note the service writes, not the window
+        assert win.library.reads.folders() == [str(docs)]  # the window's own reads, in this process
+        catalog = data_dir / CATALOG_FILE
+        assert opened_for_writing("self", catalog) == []
+        assert opened_for_writing(who_answers(data_dir)["pid"], catalog) != []
+    finally:
+        close_session(session)
+        stop_the_service(data_dir)

@@ -115,6 +115,7 @@ class _Upgrade:
         tried: set[int] = set()  # a document whose chunks all fell back stays a candidate: not taken twice
         while limit is None or self.summary.documents < limit:
             self.control.checkpoint(between_documents=True)
+            self.library.use_notes.write_waiting(catalog)  # the searches made meanwhile count
             picked = catalog.upgrade_order.next_upgrade(key, skip=tried)
             if picked is None:
                 break

@@ -121,6 +121,7 @@ class WriteLane:
 
     def serve_edits(self) -> None:  # on the lane's thread: its loop, and a run's checkpoints (between_steps)
         self._edits.serve()
+        self.library.use_notes.write_waiting(self.library.catalog)  # (no second connection writes: issue 62)
 
     def apply_changes_waiting(self) -> None:
         """At a run's checkpoint between two documents (RunControl's between_documents), on the lane's thread:
@@ -183,8 +184,7 @@ class WriteLane:
         self._thread.start()
 
     def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._thread.join(timeout) if self._thread is not None else None
 
     def run(self) -> None:
         """Until stop() (or KeyboardInterrupt)."""

@@ -14,12 +14,14 @@ import pytest
 from desktop_rag.config import Settings
 from desktop_rag.core.indexing.report import IndexSummary
 from desktop_rag.core.runs.lane import WriteLane
+from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.service.runs import RunQueue, RunRegistry
 
 
 class QuietLibraryFake:
     def __init__(self):
         self.settings = Settings(contexts="rules")
+        self.use_notes, self.catalog = UseNotes(), None  # (no search notes anything here)
 
     def release_unused(self, seconds, embedder_after=None) -> None:
         pass

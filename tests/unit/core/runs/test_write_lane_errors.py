@@ -13,6 +13,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.indexing.report import IndexSummary
 from desktop_rag.core.runs.lane import RETRY_FIRST_S, WriteLane
+from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.core.runs.schedule import BackgroundSchedule
 from desktop_rag.core.watching.changes import ChangeBatch
 from fake_models import ANY_TIME, FakeClock
@@ -24,6 +25,7 @@ class FailingLibraryFake:
 
     def __init__(self, failures: int = 1):
         self.settings = Settings(contexts="auto", **ANY_TIME)
+        self.use_notes, self.catalog = UseNotes(), None  # (no search notes anything here)
         self.failures = {"apply": failures, "upgrade": failures}
         self.applied: list[set[str]] = []
         self.upgrade_calls = 0
