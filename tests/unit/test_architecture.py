@@ -4,7 +4,9 @@ package imports itself back (lazy imports inside functions and relative imports 
 library's operations and reads, never its parts, and no module grows past MODULE_LINES (a module that long is
 several things: cut it along its seams). The service is the library's one writer (issue 49): only service/ (and the
 CLI's `--local` path, cli_writes.py) builds a Library for writing, uses its writer or its runs, and the window
-imports none of the writing machinery. Each check is given breaches of its rule below, to show it catches them."""
+imports none of the writing machinery. Clients cannot write (issue 62): the window imports no writer's entry point,
+no client names a storage part or opens an SQLite file itself, and nothing imports by a name the checks cannot read.
+Each check is given breaches of its rule below, to show it catches them."""
 
 from __future__ import annotations
 
@@ -54,6 +56,12 @@ LOCAL_WRITES = "desktop_rag.cli_writes"  # the CLI's `--local` path, where no se
 # (the demo: a library of its own, in a folder of its own; cli_rebuild: a damaged catalog, which no service can hold,
 # made anew by `doctor --repair`)
 WRITES_ITS_OWN = {LOCAL_WRITES, "desktop_rag.demo", "desktop_rag.cli_rebuild"}
+# The writer's entry points: the window and the quick popup, clients of the service, import none (the CLI's
+# `service`, `watch` and `serve` commands are those processes: cli.py and cli_service.py start them).
+WRITER_ENTRY_POINTS = ("desktop_rag.service.writer_process", "desktop_rag.service.host",
+                       "desktop_rag.service.write_tools", "desktop_rag.service.run_kinds", "desktop_rag.service.tools")
+# Modules that import by a computed name, and why the layer check need not see the name.
+COMPUTED_IMPORTS = {"desktop_rag.core.files.archives"}  # a decompressor of the standard library, by the suffix
 # Where a Library is built: for writing, the service's processes and the `--local` path; a library of its own in a
 # folder of its own for the demo and the evaluation.
 BUILDS_A_LIBRARY = {"desktop_rag.service.writer_process", "desktop_rag.service.client", LOCAL_WRITES,
@@ -199,6 +207,46 @@ def writing_breaches(graph: dict[str, set[str]], sources: dict[str, str]) -> lis
     return wrong
 
 
+def client_breaches(graph: dict[str, set[str]], sources: dict[str, str]) -> list[str]:
+    """Clients cannot write (issue 62): the window imports no writer's entry point; a client module (the window's,
+    the CLI's outside its own writes) names no storage part, however reached (`m.Catalog` of an aliased module
+    too), and opens no SQLite file itself; no module imports by a computed name the layer check cannot read."""
+    wrong, storage_classes = [], STORAGE_CLASSES()
+    for module, imported_names in sorted(graph.items()):
+        layer, source = layer_of(module), sources.get(module, "")
+        if layer == "ui":
+            wrong += [f"{module} imports {imported}: a writer's entry point; the window is a client"
+                      for imported in sorted(imported_names) if imported.startswith(WRITER_ENTRY_POINTS)]
+        if layer in ("ui", "cli") and module not in WRITES_ITS_OWN:
+            wrong += [f"{module} line {line}: names {name}, storage's part" for line, name in
+                      _named(source, storage_classes)]
+            wrong += [f"{module} line {line}: opens an SQLite file itself" for line in _sqlite_opened(source)]
+        if module not in COMPUTED_IMPORTS:
+            wrong += [f"{module} line {node.lineno}: imports by a computed name" for node in ast.walk(ast.parse(source))
+                      if isinstance(node, ast.Call) and _name(node.func) in ("import_module", "__import__")
+                      and not _imports_by_name(node)]
+    return wrong
+
+
+def _named(source: str, names: set[str]) -> list[tuple[int, str]]:
+    return sorted({(node.lineno, _name(node)) for node in ast.walk(ast.parse(source))
+                   if isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in names})
+
+
+def _sqlite_opened(source: str) -> list[int]:
+    """`sqlite3.connect(…)`, however sqlite3 or its connect was imported."""
+    tree = ast.parse(source)
+    modules, functions = {"sqlite3"}, set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {alias.asname or alias.name for alias in node.names if alias.name == "sqlite3"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "sqlite3":
+            functions |= {alias.asname or alias.name for alias in node.names if alias.name == "connect"}
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Attribute) and node.func.attr == "connect" and _name(node.func.value) in modules)
+        or (isinstance(node.func, ast.Name) and node.func.id in functions))]
+
+
 def _names(source: str, name: str) -> bool:
     """`name` used in code (imported, called, referred to), not in a docstring or a comment."""
     return any((isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)
@@ -331,6 +379,10 @@ def test_only_the_service_writes_a_library():
     assert writing_breaches(project_graph(), project_sources()) == []
 
 
+def test_clients_cannot_write():
+    assert client_breaches(project_graph(), project_sources()) == []
+
+
 def test_no_module_is_over_its_length():
     lengths = {str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
                for path in project_files().values()}
@@ -418,3 +470,27 @@ def test_the_length_check_catches_a_long_module_and_a_stale_allowance():
                                                                    f"than {MODULE_LINES}"]
     assert length_breaches({"ui/search_panel.py": 200}) == ["ui/search_panel.py: 200 lines now; take it off "
                                                            "OVER_LENGTH"]
+
+
+def test_the_client_check_catches_each_kind_of_breach():
+    """Issue 62's four breaches, each of which the checks above let through."""
+    graph, sources, modules = project_graph(), project_sources(), set(project_files())
+    planted = {
+        "desktop_rag.ui.review_panel": "\nimport desktop_rag.core.library_reads as m\n"
+                                       "def wipe(p):\n    m.Catalog(p).connection.execute('DELETE FROM chunks')\n",
+        "desktop_rag.ui.stats_panel": "\nfrom desktop_rag.service import writer_process\n"
+                                      "def own(data):\n    writer_process.serve(data)\n",
+        "desktop_rag.core.doctor": "\nimport importlib\nwidgets = importlib.import_module('PySide6' + '.QtWidgets')\n",
+        "desktop_rag.ui.folders_panel": "\nimport sqlite3 as db\ndef wipe(data):\n"
+                                        "    db.connect(str(data / 'catalog.sqlite3')).execute('DELETE FROM folders')\n",
+    }
+    for module, source in planted.items():
+        sources[module] += source
+        graph[module] = graph[module] | imports_of(sources[module], module, modules)
+    found = client_breaches(graph, sources) + writing_breaches(graph, sources) + layer_breaches(graph)
+    expected = ["desktop_rag.ui.review_panel line", "desktop_rag.ui.stats_panel imports "
+                "desktop_rag.service.writer_process", "desktop_rag.core.doctor line",
+                "desktop_rag.ui.folders_panel line"]
+    for start in expected:
+        assert any(line.startswith(start) for line in found), (start, found)
+    assert len(found) == len(expected), found
