@@ -1,4 +1,4 @@
-"""An object living in a spawned child process, its methods called over pipes — for the app.
+"""An object living in a spawned child process, its methods called over pipes: the service's heavy parts.
 
 Some work holds Python's GIL for long stretches whatever thread it runs on: Chroma's inserts (25–250 ms each),
 importing torch (its C extension's start-up alone ~200 ms) and the Python side of running a model. In the app's

@@ -1,5 +1,5 @@
-"""What the bare `desktop-rag` command does until the desktop app exists: index the bundled samples into a demo
-library (never the user's own) and show a few searches."""
+"""`desktop-rag demo`: index the bundled samples into a demo library (never the user's own) and show a few
+searches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The embedded Chroma store in a child process, for the app.
+"""The embedded Chroma store in a child process of the service.
 
 Chroma's Rust bindings keep Python's GIL for the whole of an insert (measured: 25–250 ms per call, whatever the
 batch size), so in the app's process every vector write froze the window for that long. The child is the only one

@@ -1,5 +1,5 @@
-"""The embedding model and the reranker in a child process, for the app: the app's own process never imports
-torch.
+"""The embedding model and the reranker in a child process of the service (and the CLI): their own process
+never imports torch.
 
 Importing torch and sentence-transformers on a worker thread still froze the window (its C extension's start-up
 holds the GIL ~200 ms at a time), and so did the Python side of every model call, shared with the GUI thread

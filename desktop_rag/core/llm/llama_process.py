@@ -1,4 +1,4 @@
-"""The local GGUF model in a child process, for the app.
+"""The local GGUF model in a child process of the service.
 
 llama.cpp keeps every core busy while it writes contexts; in the app's process its threads took the CPU from the
 window's thread: during a background upgrade the window stalled past 50 ms ~56 times in 150 s and searches took

@@ -1,3 +1,7 @@
+"""Why a file could not be read, in words a person can act on: every reader raises these, and the run records the
+reason for that file and goes on (a transient cause is tried again by the next run)."""
+
+
 class ParseError(Exception):
     """A file that cannot be indexed; the message is shown to the user as the reason."""
 
