@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from desktop_rag.core.library_access import MEANING_INDEX_FOLDER
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service.runs import RunRegistry
+from desktop_rag.service.wire import A, Request, run_through
 
 if TYPE_CHECKING:
     from desktop_rag.service.host import LibraryHost
@@ -49,6 +50,10 @@ class LibraryClient:
         self._runs = RunRegistry()  # this process's runs: kept when its library is opened again
         self._lock = threading.Lock()  # over _client, _local and _answering
         self._answering = 0  # calls answering with the library of its own right now
+
+    def run(self, request: Request[A]) -> A:
+        """A declared operation (service/wire.py), its answer typed as declared."""
+        return run_through(self.call, request)
 
     def call(self, method: str, **params):
         if not (method == "progress" and params.get("run_id") in self._local_runs):

@@ -26,6 +26,7 @@ from desktop_rag.platform.file_locks import one_at_a_time
 from desktop_rag.service.connection_loop import ConnectionLoop
 from desktop_rag.service.request_lines import answer_line, error_answer, read_request, waits_long
 from desktop_rag.service.service_mark import endpoint_path
+from desktop_rag.service.wire import A, Request, run_through
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,10 @@ class EndpointClient:
             return cls.connect(endpoint_path(data_dir))
         except UserError:  # no private runtime folder: work on our own
             return None
+
+    def run(self, request: Request[A]) -> A:
+        """A declared operation (service/wire.py), its answer typed as declared."""
+        return run_through(self.call, request)
 
     def call(self, method: str, **params):
         with self._lock:

@@ -17,7 +17,8 @@ from desktop_rag.errors import UserError
 from desktop_rag.service.endpoint import EndpointServer
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunQueue, RunRegistry
-from desktop_rag.service.tools import LibraryTools, request_handler
+from desktop_rag.service.door import request_handler
+from desktop_rag.service.tools import LibraryTools
 from desktop_rag.service.upgrade_stretch import UpgradeStretch
 
 if TYPE_CHECKING:

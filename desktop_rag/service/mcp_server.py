@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from desktop_rag.errors import UserError, user_message
 from desktop_rag.service.client import LibraryClient
-from desktop_rag.service.operations import OPERATIONS
+from desktop_rag.service.wire import OPERATIONS
 
 log = logging.getLogger(__name__)
 

@@ -1,19 +1,21 @@
-"""What each operation of the tool layer (service/tools.py) takes, declared once. The door every request comes
-through (`request_handler`: the local endpoint, and a front end's library of its own) checks the arguments against
-it — types, ranges, lengths, choices — before anything reaches the library, and the MCP tools' JSON schemas are
-made from it: what an assistant is told and what is checked cannot drift apart.
+"""How an operation's arguments are checked and told: the door every request comes through (`request_handler`: the
+local endpoint, and a front end's library of its own) checks them — types, ranges, lengths, choices — before
+anything reaches the library, and the MCP tools' JSON schemas are made from the same declaration (service/wire.py,
+where each operation is declared once): what an assistant is told and what is checked cannot drift apart.
 
 A bad argument is a BadInput naming it and what it should be; nothing a client sends ends as a traceback.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
+import types
+import typing
 from dataclasses import dataclass
+from typing import Annotated, Any
 
-from desktop_rag.config import CONTEXT_CHOICES
-from desktop_rag.core.search.modes import MODES, SORTS
 from desktop_rag.errors import BadInput
 
 MAX_QUERY_CHARS = 2_000  # a question, or a paragraph to find the like of; past this it is a document, not a query
@@ -23,7 +25,7 @@ MAX_PATH_CHARS = 4_096  # PATH_MAX on Linux
 MAX_LIST_ITEMS = 1_000
 LARGEST_ID = 2**63 - 1  # SQLite's INTEGER: a larger number names no row and cannot even be looked up
 
-_REQUIRED = inspect.Parameter.empty  # as a signature says it: a declaration compares equal to its function's
+REQUIRED = inspect.Parameter.empty  # as a signature says it: a declaration compares equal to its function's
 _JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean", "string": "string",
                "strings": "array", "object": "object"}
 
@@ -32,7 +34,7 @@ _JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean", "
 class Argument:
     name: str
     kind: str  # integer, number, boolean, string, strings (a list of strings), object (names → JSON values)
-    default: object = _REQUIRED
+    default: object = REQUIRED
     nullable: bool = False  # null allowed: "not given"
     minimum: float | None = None
     maximum: float | None = None
@@ -42,7 +44,7 @@ class Argument:
 
     @property
     def required(self) -> bool:
-        return self.default is _REQUIRED
+        return self.default is REQUIRED
 
     def schema(self) -> dict:
         schema: dict = {"type": _JSON_TYPES[self.kind]}
@@ -169,96 +171,35 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def _optional_text(name: str, max_length: int) -> Argument:
-    return Argument(name, "string", None, nullable=True, max_length=max_length)
+@dataclass(frozen=True)
+class Limits:
+    """What an argument takes beyond its type, in its annotation: `Annotated[int, Limits(minimum=1)]`."""
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None  # characters of a string; items of a list; entries of an object
+    choices: tuple[str, ...] = ()
+    for_agents: bool = True  # False: the window's alone, left out of the MCP tool an agent is given
 
 
-_CHUNK_ID = Argument("chunk_id", "integer", minimum=1, maximum=LARGEST_ID)
+_KINDS: dict[object, str] = {int: "integer", float: "number", bool: "boolean", str: "string", list: "strings",
+                             dict: "object"}
 
-OPERATIONS = {operation.name: operation for operation in (
-    Operation("search", (
-        Argument("query", "string", "", max_length=MAX_QUERY_CHARS),
-        Argument("limit", "integer", 10, minimum=1, maximum=MAX_LIMIT),
-        Argument("mode", "string", "hybrid", choices=MODES),
-        Argument("rerank", "boolean", None, nullable=True),
-        Argument("score_threshold", "number", None, nullable=True, minimum=0, maximum=1),
-        _optional_text("folder", MAX_PATH_CHARS),
-        Argument("folders", "strings", None, nullable=True, max_length=MAX_LIST_ITEMS),
-        Argument("types", "strings", None, nullable=True, max_length=MAX_LIST_ITEMS),
-        _optional_text("after", 40),
-        _optional_text("before", 40),
-        _optional_text("sender", 500),
-        Argument("sort", "string", "relevance", choices=SORTS),
-        Argument("similar_to", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),
-        # The window's: its filter bar's filters as SearchFilters.to_dict gives them, and the type chips' counts.
-        Argument("filters", "object", None, nullable=True, max_length=10, for_agents=False),
-        Argument("facets", "boolean", False, for_agents=False),
-    )),
-    Operation("generate_context", (
-        Argument("chunk_id", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),
-        _optional_text("text", MAX_CHUNK_CHARS),
-        _optional_text("document_path", MAX_PATH_CHARS),
-        Argument("max_words", "integer", None, nullable=True, minimum=5, maximum=200),
-        Argument("store", "boolean", False),
-    )),
-    Operation("reindex", (
-        Argument("paths", "strings", None, nullable=True, max_length=MAX_LIST_ITEMS),
-        Argument("contexts", "string", "auto", choices=CONTEXT_CHOICES),
-    )),
-    # `desktop-rag index` while a service runs: any file or folder, as the person's own command may (no agent's
-    # tool: mcp_server.py gives agents `reindex`, inside the folders already indexed).
-    Operation("index", (
-        Argument("paths", "strings", max_length=MAX_LIST_ITEMS),
-        Argument("contexts", "string", None, nullable=True, choices=CONTEXT_CHOICES),
-    )),
-    Operation("progress", (_optional_text("run_id", 100),)),
-    Operation("stats"),
-    Operation("document", (Argument("doc_id", "integer", minimum=1, maximum=LARGEST_ID),)),
-    Operation("chunk", (Argument("chunk_id", "integer", minimum=1, maximum=LARGEST_ID),)),
-    # `desktop-rag stop` (no agent's tool: mcp_server.py names the ones agents get); `everything`: the tray's Quit,
-    # which ends the windows following the service too.
-    Operation("stop", (Argument("everything", "boolean", False),)),
-    # The tray's (ui/tray.py): what the process is doing, waiting up to wait_s for a change from `after`.
-    Operation("status", (_optional_text("after", 40), Argument("wait_s", "number", 0.0, minimum=0, maximum=30))),
-    # The tray's Pause and Resume: the LLM's work and the runs in hand (`runs` False: the LLM's alone, the window's
-    # LLM line).
-    Operation("pause_background", (Argument("paused", "boolean"), Argument("runs", "boolean", True))),
-    # The quick popup's, as it opens: what a search needs is loaded while the person types.
-    Operation("prepare_search"),
-    # A hit a person opens (the quick popup): noted for the upgrade's order, and the path a viewer can open.
-    Operation("open_hit", (Argument("chunk_id", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),
-                           _optional_text("path", MAX_PATH_CHARS))),
-    Operation("hello"),  # who answers: {"served_by", "pid", "role"}
-    # What the service did since event `after` of its `instance` (service/events.py), waiting up to wait_s for
-    # one, or for its status to differ from the version `status` a client has.
-    Operation("events", (
-        Argument("after", "integer", None, nullable=True, minimum=0, maximum=LARGEST_ID),
-        _optional_text("instance", 100),
-        Argument("wait_s", "number", 0.0, minimum=0, maximum=30),
-        _optional_text("status", 40),
-    )),
-    # A person's writes, each on the service's write lane; each answers with what it changed (core/changes.py).
-    Operation("change_settings", (Argument("values", "object", max_length=200),)),
-    Operation("remove_folder", (Argument("folder", "string", max_length=MAX_PATH_CHARS),)),
-    Operation("upgrade_first", (Argument("folder", "string", max_length=MAX_PATH_CHARS),
-                                Argument("on", "boolean", True))),
-    Operation("set_context", (_CHUNK_ID, Argument("text", "string", max_length=MAX_CHUNK_CHARS),
-                              _optional_text("questions", MAX_CHUNK_CHARS))),
-    Operation("revert_context", (_CHUNK_ID,)),
-    Operation("approve_context", (_CHUNK_ID,)),
-    Operation("regenerate_context", (_CHUNK_ID,)),
-    Operation("cancel_regenerate", (Argument("chunk_id", "integer", None, nullable=True, minimum=1,
-                                             maximum=LARGEST_ID),)),  # None: every regeneration asked
-    Operation("context", (_CHUNK_ID,)),  # a chunk's context as the catalog has it (`desktop-rag context ID`)
-    # `desktop-rag rebuild`, `doctor [--repair]`, `contextualize --limit N`: the runs answer with their id.
-    Operation("rebuild"),
-    Operation("doctor", (Argument("repair", "boolean", False),)),
-    Operation("contextualize", (Argument("limit", "integer", None, nullable=True, minimum=1, maximum=LARGEST_ID),)),
-    Operation("cancel_run", (_optional_text("run_id", 100),)),  # None: every run queued or running
-    Operation("pause_run", (_optional_text("run_id", 100), Argument("paused", "boolean", True))),
-    # "Write LLM contexts now": the upgrade runs whatever the machine does, until nothing waits.
-    Operation("upgrade_now"),
-    # The person uses the window: with "only when idle" the upgrade makes way at once (platform idle time alone
-    # does not see input to a window of this desktop's own in every session).
-    Operation("note_input"),
-)}
+
+def operation_of(request: type[Any]) -> Operation:
+    """The declaration of a request of service/wire.py: a field an argument, its annotation what it takes."""
+    hints = typing.get_type_hints(request, include_extras=True)
+    return Operation(request.method, tuple(_argument(field, hints[field.name])
+                                           for field in dataclasses.fields(request)))
+
+
+def _argument(field: dataclasses.Field, hint: object) -> Argument:
+    limits = next((x for x in getattr(hint, "__metadata__", ()) if isinstance(x, Limits)), Limits())
+    base = typing.get_args(hint)[0] if typing.get_origin(hint) is Annotated else hint
+    nullable = False
+    if isinstance(base, types.UnionType):
+        others = [a for a in typing.get_args(base) if a is not type(None)]
+        nullable, base = len(others) < len(typing.get_args(base)), others[0]
+    kind = _KINDS[typing.get_origin(base) or base]
+    default = REQUIRED if field.default is dataclasses.MISSING else field.default
+    return Argument(field.name, kind, default, nullable=nullable, minimum=limits.minimum, maximum=limits.maximum,
+                    max_length=limits.max_length, choices=limits.choices, for_agents=limits.for_agents)

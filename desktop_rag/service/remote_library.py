@@ -1,8 +1,8 @@
 """The library as a client of the service sees it (issue 49): the window's view of it, with the surface the window's
-panels use — searches and every write go to the service through the endpoint (`call(method, **params)`, blocking:
-called on a worker thread), the reads in bulk (Review's rows, previews, folder counts) come from the catalog read in
-this process on a connection that cannot write (core/library_reads.py ClientReads), and the settings are a copy
-kept as the service changed them.
+panels use — searches and every write go to the service through the endpoint as typed requests (service/wire.py:
+`run(Search(…))` answers a SearchAnswer; blocking: called on a worker thread), the reads in bulk (Review's rows,
+previews, folder counts) come from the catalog read in this process on a connection that cannot write
+(core/library_reads.py ClientReads), and the settings are a copy kept as the service changed them.
 
 It holds no model, no index and no lock: closing it lets go of a read connection, nothing more."""
 
@@ -11,8 +11,6 @@ from __future__ import annotations
 import threading
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
-from collections.abc import Callable
 
 from desktop_rag.config import Settings
 from desktop_rag.core.changes import Changes
@@ -23,68 +21,68 @@ from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import parse_query
 from desktop_rag.core.search.searcher import SearchResult
 from desktop_rag.errors import UserError
+from desktop_rag.service import wire
 from desktop_rag.service.operations import MAX_LIMIT
-
-Call = Callable[..., Any]
+from desktop_rag.service.wire import ChangesAnswer, Runner, SearchAnswer
 
 
 class RemoteEdits:
     """A person's hand on one context, carried out by the service; each returns what it changed."""
 
-    def __init__(self, call: Call):
-        self._call = call
+    def __init__(self, run: Runner):
+        self._run = run
 
     def set_context(self, chunk_id: int, text: str, questions: str | None = None) -> Changes:
-        return _changes(self._call("set_context", chunk_id=chunk_id, text=text, questions=questions))
+        return _changes(self._run(wire.SetContext(chunk_id=chunk_id, text=text, questions=questions)))
 
     def revert_context(self, chunk_id: int) -> Changes:
-        return _changes(self._call("revert_context", chunk_id=chunk_id))
+        return _changes(self._run(wire.RevertContext(chunk_id=chunk_id)))
 
     def approve_context(self, chunk_id: int) -> Changes:
-        return _changes(self._call("approve_context", chunk_id=chunk_id))
+        return _changes(self._run(wire.ApproveContext(chunk_id=chunk_id)))
 
     def regenerate_context(self, chunk_id: int) -> Changes | None:
         """What the new context changed; None: cancelled (cancel_regenerate), nothing written."""
-        answer = self._call("regenerate_context", chunk_id=chunk_id)
-        return None if answer.get("cancelled") else _changes(answer)
+        answer = self._run(wire.RegenerateContext(chunk_id=chunk_id))
+        return None if answer.get("cancelled") else Changes.from_dict(answer["changes"])
 
     def cancel_regenerate(self, chunk_id: int) -> None:
-        self._call("cancel_regenerate", chunk_id=chunk_id)
+        self._run(wire.CancelRegenerate(chunk_id=chunk_id))
 
 
 class RemoteLibrary:
-    def __init__(self, data_dir: Path, call: Call):
+    def __init__(self, data_dir: Path, run: Runner):
         self.data_dir = Path(data_dir)
-        self._call = call
+        self._run = run
         self.settings = Settings.load(self.data_dir)
         self.reads = ClientReads(self.data_dir / CATALOG_FILE)
-        self.edits = RemoteEdits(call)
+        self.edits = RemoteEdits(run)
 
     # -- searching ------------------------------------------------------------------------------------------
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
                filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
-        answer = self._call("search", query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
-                            filters=(filters or SearchFilters()).to_dict(), sort=sort, facets=facets)
+        answer = self._run(wire.Search(query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
+                                       filters=(filters or SearchFilters()).to_dict(), sort=sort, facets=facets))
         result = _result(answer)
         result.match = QueryMatch.of(parse_query(result.query))  # what marks a preview: found here, as the search does
         return result
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
-        return _result(self._call("search", similar_to=chunk_id, limit=min(k, MAX_LIMIT),
-                                  filters=(filters or SearchFilters()).to_dict()))
+        return _result(self._run(wire.Search(similar_to=chunk_id, limit=min(k, MAX_LIMIT),
+                                             filters=(filters or SearchFilters()).to_dict())))
 
     def load_embedding_model(self) -> None:
         """A search answered once, by meaning and by words: the service has its model, its vector store and its
         keyword index loaded when this returns (by meaning alone, the first search then loaded the keyword index:
         ~0.5 s at 110k chunks)."""
         try:
-            self._call("search", query="warm up", limit=1, mode="hybrid")
+            self._run(wire.Search(query="warm up", limit=1, mode="hybrid"))
         except UserError:
             pass  # nothing indexed yet: the first run loads it
 
     def stats(self) -> dict:
-        return self._call("stats")
+        return self._run(wire.Stats())
 
     # -- opening a hit ----------------------------------------------------------------------------------------
 
@@ -94,17 +92,20 @@ class RemoteLibrary:
 
     def _note_opened(self, chunk_id: int) -> None:
         try:
-            self._call("open_hit", chunk_id=chunk_id)
+            self._run(wire.OpenHit(chunk_id=chunk_id))
         except UserError:
             pass  # a note lost is an order a little less apt, nothing more
 
     def openable_path(self, path: str) -> Path:
-        return Path(self._call("open_hit", path=path)["path"])
+        opened = self._run(wire.OpenHit(path=path))["path"]
+        if opened is None:
+            raise UserError(f"{path} cannot be opened")
+        return Path(opened)
 
     # -- writes -----------------------------------------------------------------------------------------------
 
     def set_settings(self, values: dict) -> Changes:
-        answer = self._call("change_settings", values=values)
+        answer = self._run(wire.ChangeSettings(values=values))
         self.follow_settings(answer["settings"])
         return _changes(answer)
 
@@ -117,10 +118,10 @@ class RemoteLibrary:
                 setattr(self.settings, name, value)
 
     def remove_folder(self, folder: str) -> Changes:
-        return _changes(self._call("remove_folder", folder=folder))
+        return _changes(self._run(wire.RemoveFolder(folder=folder)))
 
     def mark_upgrade_first(self, folder: str, marked: bool = True) -> Changes:
-        return _changes(self._call("upgrade_first", folder=folder, on=marked))
+        return _changes(self._run(wire.UpgradeFirst(folder=folder, on=marked)))
 
     # -- nothing to let go but a read connection ---------------------------------------------------------------
 
@@ -131,12 +132,12 @@ class RemoteLibrary:
         self.reads.close()
 
 
-def _changes(answer: dict) -> Changes:
+def _changes(answer: ChangesAnswer) -> Changes:
     return Changes.from_dict(answer["changes"])
 
 
-def _result(answer: dict) -> SearchResult:
-    result = SearchResult.from_dict(answer)
+def _result(answer: SearchAnswer) -> SearchResult:
+    result = SearchResult.from_dict(dict(answer))
     covers = answer.get("meaning_covers")
     result.meaning_covers = (covers[0], covers[1]) if covers else None
     return result

@@ -1,9 +1,9 @@
 """The operations local agents and scripts use, over one library: search with contextual retrieval, a context for
 a chunk, a re-indexing run and its progress, statistics, and a document or a chunk to read around a hit. Plain
-arguments in, JSON-ready dicts out. Arguments come checked against their declaration (service/operations.py) by
-`request_handler`, the one door to these; what only the library can tell (a chunk that does not exist, a path
-outside the indexed folders) is a BadInput saying what is wrong. The MCP server and the
-local endpoint both call these, so an agent gets the same answers from the service, `serve` or `mcp` on its own."""
+arguments in, JSON-ready dicts out. Arguments come checked against their declaration (service/wire.py) by
+`request_handler` (service/door.py), the one door to these; what only the library can tell (a chunk that does not
+exist, a path outside the indexed folders) is a BadInput saying what is wrong. The MCP server and the local
+endpoint both call these, so an agent gets the same answers from the service, `serve` or `mcp` on its own."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from desktop_rag.service.events import EventLog
 from desktop_rag.service.write_tools import WriteTools
 from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, question_list
 from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
-from desktop_rag.service.operations import MAX_LIMIT, OPERATIONS
+from desktop_rag.service.operations import MAX_LIMIT
 from desktop_rag.service.runs import RunRegistry, phases_in_order
 from desktop_rag import remedies
 
@@ -329,22 +329,3 @@ def _filters_from(values: dict):
         raise BadInput("filters must be an object as SearchFilters.to_dict gives: folders, types, after, before, "
                        "sender") from None
     return filters
-
-
-WRITES = {name for name in OPERATIONS if hasattr(WriteTools, name)}  # the operations WriteTools carries out
-
-
-def request_handler(tools: LibraryTools) -> Callable[[str, dict], object]:
-    """`handle(method, params)`: the one door to the operations above, for the endpoint and for a front end's
-    library of its own. The arguments are checked against the operation's declaration first, so a wrong one is a
-    BadInput naming it, never a TypeError or a database error from inside."""
-
-    def handle(method: str, params: dict):
-        operation = OPERATIONS.get(method)
-        if operation is None:
-            raise BadInput(f"unknown method {method!r}; the endpoint answers {', '.join(OPERATIONS)}")
-        arguments = operation.check(params, maximums={"limit": tools.max_limit})
-        carried_out_by = tools.writes if method in WRITES else tools
-        return getattr(carried_out_by, method)(**arguments)
-
-    return handle

@@ -46,7 +46,7 @@ class AppSession:
         self._log_to(data_dir)
         logging.getLogger("desktop_rag").info("the window opens %s (process %d)", data_dir, os.getpid())
         link = ServiceLink(data_dir)
-        library = RemoteLibrary(data_dir, link.call)
+        library = RemoteLibrary(data_dir, link.run)
         window = MainWindow(library, link)
         window.data_folder_chosen.connect(self.switch)
         window.quit_requested.connect(self.quit_everything)

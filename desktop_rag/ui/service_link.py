@@ -27,6 +27,7 @@ from desktop_rag.logs import why_it_ended
 from desktop_rag.service.background_process import answering_or_started, who_answers
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.service.wire import A, Request, run_through
 from desktop_rag.core.library_access import library_writable
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,10 @@ class ServiceLink(QObject):
         self._follower = threading.Thread(target=self._follow, name="desktop-rag service events", daemon=True)
 
     # -- calls (on worker threads) ------------------------------------------------------------------------------
+
+    def run(self, request: Request[A]) -> A:
+        """A declared operation (service/wire.py), its answer typed as declared."""
+        return run_through(self.call, request)
 
     def call(self, method: str, **params):
         if self.library_read_only:

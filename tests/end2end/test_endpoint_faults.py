@@ -19,7 +19,8 @@ import pytest
 from desktop_rag.core.library import Library
 from desktop_rag.service.endpoint import EndpointClient
 from desktop_rag.service.host import LibraryHost
-from desktop_rag.service.operations import OPERATIONS, Argument
+from desktop_rag.service.operations import Argument
+from desktop_rag.service.wire import OPERATIONS
 from test_mcp import indexed, serving  # noqa: F401 — fixtures: a small indexed folder, `serve` on it
 
 WIRE = [b"[" * 500_000 + b"\n", b"{" * 30 + b"\n", b'{"method": "search", "params": {"query": "' + b"y" * 1_200_000

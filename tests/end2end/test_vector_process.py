@@ -85,7 +85,8 @@ def test_the_quick_popup_s_preparation_opens_both_children_again_before_any_sear
     from desktop_rag.config import Settings
     from desktop_rag.core.library import Library
     from desktop_rag.service.runs import RunRegistry
-    from desktop_rag.service.tools import LibraryTools, request_handler
+    from desktop_rag.service.door import request_handler
+    from desktop_rag.service.tools import LibraryTools
     from waiting import eventually
 
     (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")

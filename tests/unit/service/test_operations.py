@@ -8,8 +8,10 @@ import inspect
 import pytest
 
 from desktop_rag.errors import BadInput
-from desktop_rag.service.operations import LARGEST_ID, MAX_LIMIT, OPERATIONS
-from desktop_rag.service.tools import WRITES, LibraryTools, request_handler
+from desktop_rag.service.operations import LARGEST_ID, MAX_LIMIT
+from desktop_rag.service.wire import OPERATIONS
+from desktop_rag.service.door import WRITES
+from desktop_rag.service.tools import LibraryTools
 from desktop_rag.service.write_tools import WriteTools
 
 
@@ -63,21 +65,6 @@ def test_good_arguments_pass_as_given_and_a_front_end_may_allow_more_hits():
     with pytest.raises(BadInput, match="between 1 and 100, not 150"):
         search.check({"limit": 150})
     assert search.check({"limit": 150}, maximums={"limit": 500}) == {"limit": 150}
-
-
-def test_the_door_checks_before_the_operation_runs():
-    class ToolsThatMustNotRun:  # a fake: nothing behind the door may be reached by a bad request
-        served_by, max_limit = "test", MAX_LIMIT
-
-        def search(self, **arguments):
-            return arguments
-
-    handle = request_handler(ToolsThatMustNotRun())
-    assert handle("search", {"query": "x"}) == {"query": "x"}
-    with pytest.raises(BadInput, match="limit must be a whole number"):
-        handle("search", {"limit": "5"})
-    with pytest.raises(BadInput, match="unknown method 'drop_tables'"):
-        handle("drop_tables", {})
 
 
 def test_the_json_schemas_say_what_is_checked():
