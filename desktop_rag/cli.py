@@ -20,6 +20,7 @@ from desktop_rag.cli_writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_ME
                                     interrupted, name_this_process, open_library_for_writing)
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.errors import BadInput, user_message
+from desktop_rag.service import wire
 from desktop_rag.logs import (LAST_WORDS, ROLE_OF_COMMAND, SHOWN, log_path, log_to_data_folder, log_to_terminal,
                               stop_logging)
 
@@ -126,9 +127,9 @@ def cmd_search(args, data_dir: Path) -> int:
                            served_by="search")
 
     def search(text: str) -> SearchResult:
-        return SearchResult.from_dict(client.call(
-            "search", query=text, limit=args.k, mode=args.mode, rerank=args.rerank, sort=args.sort,
-            similar_to=args.similar, **filter_arguments))
+        return SearchResult.from_dict(client.run(wire.Search(
+            query=text, limit=args.k, mode=args.mode, rerank=args.rerank, sort=args.sort, similar_to=args.similar,
+            **filter_arguments)))
 
     try:
         if args.queries is not None:
@@ -193,7 +194,7 @@ def cmd_stats(args, data_dir: Path) -> int:
 
     client = LibraryClient(data_dir, local_only=args.local, served_by="stats")
     try:
-        stats = client.call("stats")  # the same shape from the process holding the library and from here
+        stats = client.run(wire.Stats())  # the same shape from the process holding the library and from here
     finally:
         client.close()
     failures = [(f["path"], f["reason"]) for f in stats.pop("failures")]

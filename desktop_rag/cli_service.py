@@ -16,6 +16,7 @@ from pathlib import Path
 
 from desktop_rag.cli_writes import raise_keyboard_interrupt
 from desktop_rag.errors import DataFolderBusy
+from desktop_rag.service import wire
 
 def cmd_watch(args, data_dir: Path) -> int:
     return _follow(data_dir, args.paths, args.upgrade, args.json, "watch")
@@ -65,7 +66,7 @@ def cmd_status(args, data_dir: Path) -> int:
     state = None
     if client is not None:
         try:
-            state = client.call("status")
+            state = client.run(wire.Status())
         except EndpointGone:  # (it went as it was asked: said as nothing answering)
             pass
         finally:
@@ -95,11 +96,11 @@ def index_through_service(args, data_dir: Path) -> int | None:
     if client is None:
         return None
     try:
-        started = client.call("index", paths=[str(p.expanduser().resolve()) for p in args.paths],
-                              contexts=args.contexts)
+        started = client.run(wire.Index(paths=[str(p.expanduser().resolve()) for p in args.paths],
+                                        contexts=args.contexts))
         print(f"Indexing in {started['served_by']}…", file=sys.stderr, flush=True)
         state = follow_run(client, started["run_id"], cancel_on_interrupt=False)
-        if state["state"] == "cancelled" and client.call("hello").get("stopping"):
+        if state["state"] == "cancelled" and client.run(wire.SayHello())["stopping"]:
             raise EndpointGone("stopping")  # its stop cut the run short, told before it went (a race, in the suite)
     except KeyboardInterrupt:
         print("Stopped following: the run goes on in the background.", file=sys.stderr)
@@ -121,7 +122,7 @@ def index_through_service(args, data_dir: Path) -> int | None:
     return 0 if state["state"] == "finished" else 130
 
 
-def change_through_the_service(data_dir: Path, values: dict) -> dict | None:
+def change_through_the_service(data_dir: Path, values: dict) -> wire.SettingsChanged | None:
     """Settings changed by the process that answers for the data folder, or None when none answers."""
     from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 
@@ -129,7 +130,7 @@ def change_through_the_service(data_dir: Path, values: dict) -> dict | None:
     if client is None:
         return None
     try:
-        return client.call("change_settings", values=values)
+        return client.run(wire.ChangeSettings(values=values))
     except EndpointGone:  # it stopped meanwhile: the file is changed here
         return None
     finally:

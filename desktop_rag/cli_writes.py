@@ -18,6 +18,7 @@ from desktop_rag.cli_terminal import shown as on_one_line
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import share_words
 from desktop_rag.errors import BadInput, UserError, as_sentence
+from desktop_rag.service import wire
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -72,7 +73,7 @@ def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:
     kept) and raises KeyboardInterrupt, or with `cancel_on_interrupt` False leaves it to the service."""
     shown = None
     try:
-        while (state := client.call("progress", run_id=run_id))["state"] in ("queued", "running"):
+        while (state := client.run(wire.ProgressOf(run_id=run_id)))["state"] in ("queued", "running"):
             line = progress_line(state)
             if line != shown:
                 print(line, file=sys.stderr, flush=True)
@@ -80,7 +81,7 @@ def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:
             time.sleep(FOLLOW_EVERY_S)
     except KeyboardInterrupt:
         if cancel_on_interrupt:
-            client.call("cancel_run", run_id=run_id)
+            client.run(wire.CancelRun(run_id=run_id))
         raise
     return state
 
@@ -93,9 +94,9 @@ def progress_line(state: dict) -> str:
     return f"  {share} {on_one_line(state.get('current') or '')}".rstrip()
 
 
-def _run_in_service(client, method: str, **params) -> dict:
+def _run_in_service(client, request: wire.Request[wire.Answer]) -> dict:
     try:
-        started = client.call(method, **params)
+        started = client.run(request)
         print(f"In {started['served_by']}…", file=sys.stderr, flush=True)
         state = follow_run(client, started["run_id"])
     finally:
@@ -141,7 +142,7 @@ def cmd_rebuild(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter
 
     if (client := the_service(args, data_dir)) is not None:
-        state = _run_in_service(client, "rebuild")
+        state = _run_in_service(client, wire.Rebuild())
         print(state["summary"])
         return interrupted() if state["state"] == "cancelled" else 0
     from desktop_rag.service import run_kinds
@@ -159,10 +160,10 @@ def cmd_doctor(args, data_dir: Path) -> int:
     repair is cli_rebuild.py's.)"""
     if (client := the_service(args, data_dir)) is not None:
         if args.repair:
-            result = _run_in_service(client, "doctor", repair=True)["result"]
+            result = _run_in_service(client, wire.Doctor(repair=True))["result"]
         else:
             try:
-                answer = client.call("doctor")
+                answer = client.run(wire.Doctor())
             finally:
                 client.close()
             result = {"found": answer["found"], "repaired": [], "left": answer["found"],
@@ -213,7 +214,7 @@ def cmd_contextualize(args, data_dir: Path) -> int:
     from desktop_rag.cli_output import ProgressPrinter
 
     if (client := the_service(args, data_dir)) is not None:
-        state = _run_in_service(client, "contextualize", limit=args.limit)
+        state = _run_in_service(client, wire.Contextualize(limit=args.limit))
         result, cancelled = state["result"] or {}, state["state"] == "cancelled"
     else:
         from desktop_rag.service import run_kinds
@@ -240,7 +241,7 @@ def cmd_upgrade_first(args, data_dir: Path) -> int:
     if (client := the_service(args, data_dir)) is not None:
         try:
             for folder in folders:
-                client.call("upgrade_first", folder=folder, on=not args.off)
+                client.run(wire.UpgradeFirst(folder=folder, on=not args.off))
         finally:
             client.close()
         marked = _marked_folders(data_dir)  # as the catalog has them now (the service wrote them)
@@ -288,20 +289,20 @@ def cmd_context(args, data_dir: Path) -> int:
 
 
 def _context_in_service(client, args) -> dict:
-    row = client.call("context", chunk_id=args.chunk_id)  # a chunk that is not there is said before any write
+    row = client.run(wire.ContextOf(chunk_id=args.chunk_id))  # a chunk that is not there is said before any write
     if args.set is not None or args.questions is not None:
-        client.call("set_context", chunk_id=args.chunk_id, text=args.set if args.set is not None else row["text"],
-                    questions=args.questions)
+        client.run(wire.SetContext(chunk_id=args.chunk_id, text=args.set if args.set is not None else row["text"],
+                                   questions=args.questions))
     elif args.revert:
-        if not client.call("revert_context", chunk_id=args.chunk_id)["changes"].get("contexts"):
+        if not client.run(wire.RevertContext(chunk_id=args.chunk_id))["changes"].get("contexts"):
             print(f"passage {args.chunk_id} has no hand-edited context to revert", file=sys.stderr)
     elif args.regenerate:
-        regenerated = client.call("regenerate_context", chunk_id=args.chunk_id)
+        regenerated = client.run(wire.RegenerateContext(chunk_id=args.chunk_id))
         if not regenerated["changes"].get("contexts"):
             print("The model's answer was not good enough; the context is unchanged.", file=sys.stderr)
     else:
         return row
-    return client.call("context", chunk_id=args.chunk_id)
+    return client.run(wire.ContextOf(chunk_id=args.chunk_id))
 
 
 def _context_here(data_dir: Path, args) -> dict:

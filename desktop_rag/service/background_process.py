@@ -17,6 +17,7 @@ from pathlib import Path
 
 from desktop_rag.platform import processes
 from desktop_rag.platform.autostart import command_for
+from desktop_rag.service import wire
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service.service_mark import service_starting, starting_pid
 from desktop_rag.errors import UserError
@@ -30,7 +31,7 @@ SERVICE_ROLE = "service"
 STOP_WAIT_S = 5.0
 
 
-def who_answers(data_dir: Path) -> dict | None:
+def who_answers(data_dir: Path) -> wire.Hello | None:
     """The process answering for the data folder ({"served_by", "role", "pid"}), or None when nobody does — also
     when the one answering was asked to stop: it is waited for until it is gone (its 2 s), so that a front end
     launched meanwhile starts afresh instead of joining a service on its way out (issue 60: every window opened
@@ -41,7 +42,7 @@ def who_answers(data_dir: Path) -> dict | None:
         if client is None:
             return None
         try:
-            hello = client.call("hello")
+            hello = client.run(wire.SayHello())
         except (EndpointGone, UserError):
             return None
         finally:
@@ -81,10 +82,10 @@ def stop_answering(data_dir: Path, wait_s: float = STOP_WAIT_S, only_role: str |
     if client is None:
         return None
     try:
-        hello = client.call("hello")
+        hello = client.run(wire.SayHello())
         if only_role is not None and hello.get("role") != only_role:
             return None
-        answer = client.call("stop", everything=everything)
+        answer = client.run(wire.Stop(everything=everything))
     except EndpointGone:  # it was stopping already
         return None
     finally:
@@ -133,7 +134,8 @@ def may_start_service() -> bool:
 
 def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: None,
                          on_started: Callable[[subprocess.Popen], None] = lambda process: None,
-                         give_up: Callable[[], bool] = lambda: False, rebuild_damaged: bool = False) -> dict | None:
+                         give_up: Callable[[], bool] = lambda: False,
+                         rebuild_damaged: bool = False) -> wire.Hello | None:
     """The hello of the service answering for the data folder, started first when none answers nor is starting
     — the one way every front end (the window, the quick popup, the CLI's writes, `mcp`) starts it and waits.
     `on_start()` is told before it is started, `on_started(process)` after; None when it did not answer within
@@ -155,7 +157,7 @@ def answering_or_started(data_dir: Path, on_start: Callable[[], None] = lambda: 
 
 
 def wait_for_answer(data_dir: Path, timeout_s: float, started: subprocess.Popen | None = None,
-                    give_up: Callable[[], bool] = lambda: False, while_starting: bool = False) -> dict | None:
+                    give_up: Callable[[], bool] = lambda: False, while_starting: bool = False) -> wire.Hello | None:
     """The hello of the process answering for the data folder once one does, or None after `timeout_s` — or at once
     when `started`, the service this process started, has ended without answering (a damaged catalog, a data
     folder it may not write: its log says why), or when `give_up()`. `while_starting`: None at once too when no

@@ -137,7 +137,7 @@ def _changes(answer: ChangesAnswer) -> Changes:
 
 
 def _result(answer: SearchAnswer) -> SearchResult:
-    result = SearchResult.from_dict(dict(answer))
+    result = SearchResult.from_dict(answer)
     covers = answer.get("meaning_covers")
     result.meaning_covers = (covers[0], covers[1]) if covers else None
     return result

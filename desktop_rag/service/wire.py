@@ -22,11 +22,12 @@ from desktop_rag.service.operations import (LARGEST_ID, MAX_CHUNK_CHARS, MAX_LIM
 
 Answer = dict[str, Any]  # an answer without a type of its own yet
 A = TypeVar("A")
+A_co = TypeVar("A_co", covariant=True)  # a request of a narrower answer is a request of a wider one
 
 
 @dataclass(frozen=True, kw_only=True)
-class Request(Generic[A]):
-    """An operation's arguments; `A`, what it answers. `method` names it on the wire."""
+class Request(Generic[A_co]):
+    """An operation's arguments; `A_co`, what it answers. `method` names it on the wire."""
     method: ClassVar[str]
 
 

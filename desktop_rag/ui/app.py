@@ -19,6 +19,7 @@ from desktop_rag.remedies import STOP_SERVICE
 from desktop_rag.service.background_process import start_tray
 from desktop_rag.service.endpoint import EndpointClient
 from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.service import wire
 from desktop_rag.ui.errors import readable
 from desktop_rag.ui.notices import first_time
 from desktop_rag.ui.main_window import MainWindow
@@ -134,7 +135,7 @@ def _ask_to_stop(data_dir: Path) -> bool:
     if client is None:
         return False
     try:
-        client.call("stop")
+        client.run(wire.Stop())
     except UserError as exc:  # (EndpointGone included: it was going already)
         logging.getLogger("desktop_rag").info("the background service was not asked to stop: %s", exc)
     finally:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -20,6 +21,7 @@ from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.documents import duration_words, upgrade_words
 from desktop_rag.ui.errors import sentences
+from desktop_rag.service import wire
 from desktop_rag.service.remote_library import RemoteLibrary
 from desktop_rag.ui.tasks import TaskRunner
 
@@ -50,9 +52,9 @@ class BackgroundView(QObject):
     changed = Signal()  # the line or its button changed: the panel shows status_text() and action
 
     def __init__(self, library: RemoteLibrary, runner: TaskRunner,
-                 panel, send: Callable[[str, dict], None], parent: QObject | None = None,
+                 panel, send: Callable[[wire.Request[Any]], None], parent: QObject | None = None,
                  clock=time.monotonic):
-        """`send(method, params)`: a call to the service, off the window's thread."""
+        """`send(request)`: a call to the service, off the window's thread."""
         super().__init__(parent)
         self.library, self.runner, self.panel = library, runner, panel
         self._send = send
@@ -160,10 +162,10 @@ class BackgroundView(QObject):
     # -- what the person asks -----------------------------------------------------------------------------------
 
     def pause(self) -> None:  # every LLM work, `contextualize` runs included; an indexing run goes on
-        self._send("pause_background", {"paused": True, "runs": False})
+        self._send(wire.PauseBackground(paused=True, runs=False))
 
     def resume(self) -> None:
-        self._send("pause_background", {"paused": False, "runs": False})
+        self._send(wire.PauseBackground(paused=False, runs=False))
 
     def stop(self) -> None:
         """Cancel: no background LLM work until the person starts it again."""
@@ -173,10 +175,10 @@ class BackgroundView(QObject):
         self._save(llm_upgrade_when_idle=True, llm_upgrade_paused=False)
 
     def run_now(self) -> None:
-        self._send("upgrade_now", {})
+        self._send(wire.UpgradeNow())
 
     def _save(self, **values) -> None:
-        self._send("change_settings", {"values": values})
+        self._send(wire.ChangeSettings(values=values))
 
     # -- what waits -----------------------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from desktop_rag.ui.settings_dialog import SettingsDialog
 from desktop_rag.ui.stats_panel import StatsPanel
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import icon
-from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.service import remote_library, wire
 from desktop_rag.ui.service_link import ServiceLink
 
 
@@ -50,7 +50,7 @@ class MainWindow(QMainWindow):
     # What a write changed (core/changes.py), whoever made it: every view decides what to show.
     changed = Signal(object)
 
-    def __init__(self, library: RemoteLibrary, link: ServiceLink):
+    def __init__(self, library: remote_library.RemoteLibrary, link: ServiceLink):
         """`library`: service/remote_library.py's RemoteLibrary; `link`: ui/service_link.py's ServiceLink."""
         super().__init__()
         self.library = library
@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
-        repair = action("Check and repair the indexes", lambda: self.send("doctor", {"repair": True}))
+        repair = action("Check and repair the indexes", lambda: self.send(wire.Doctor(repair=True)))
         repair.setToolTip("Compare both indexes with the catalog and rebuild from it what disagrees")
         quit_ = action("Quit", self.close, "Ctrl+Q")
         self.write_actions = (add, rescan, upgrade, repair)  # none can be done in a read-only library
@@ -172,9 +172,9 @@ class MainWindow(QMainWindow):
 
     # -- the service ------------------------------------------------------------------------------------------
 
-    def send(self, method: str, params: dict, on_done=None) -> None:
+    def send(self, request: wire.Request, on_done=None) -> None:
         """A call to the service off the window's thread; a failure is said in the status line."""
-        self.runner.write(lambda report: self.link.call(method, **params), on_done=on_done)
+        self.runner.write(lambda report: self.link.run(request), on_done=on_done)
 
     def _service_back(self, served_by: str) -> None:
         self.service_label.setText("")
@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         """The service indexes them (a folder new to the library is watched from then on); its progress comes back
         on the event stream."""
         if folders:
-            self.send("index", {"paths": list(folders), "contexts": contexts})
+            self.send(wire.Index(paths=list(folders), contexts=contexts))
             self._refresh_folders()
 
     def rescan_all(self) -> None:
@@ -430,7 +430,7 @@ class MainWindow(QMainWindow):
             now = time.monotonic()
             if now - self._input_noted_at >= INPUT_NOTE_EVERY_S:
                 self._input_noted_at = now
-                self.runner.load(lambda: self.link.call("note_input"), on_error=lambda message: None)
+                self.runner.load(lambda: self.link.run(wire.NoteInput()), on_error=lambda message: None)
         return False
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)

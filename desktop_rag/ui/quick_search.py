@@ -28,6 +28,7 @@ from desktop_rag.errors import UserError
 from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answering_or_started, start_service,
                                                      wait_for_answer, who_answers)
 from desktop_rag.service.client import LibraryClient
+from desktop_rag.service import wire
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.platform.opening import OPENER_VERDICT_S
 from desktop_rag.ui.hit_actions import (containing_folder, not_opened_words, open_folder_in_file_manager,
@@ -62,11 +63,11 @@ class ServiceSearch:
 
     def __call__(self, query: str) -> SearchResult:
         if self._here is not None:
-            return SearchResult.from_dict(self._here.call("search", query=query, limit=HITS))
+            return SearchResult.from_dict(self._here.run(wire.Search(query=query, limit=HITS)))
         for attempt in range(2):
             client = self._client or self._connect()
             try:
-                return SearchResult.from_dict(client.call("search", query=query, limit=HITS))
+                return SearchResult.from_dict(client.run(wire.Search(query=query, limit=HITS)))
             except EndpointGone:  # it stopped meanwhile: asked again of whoever answers now
                 self._client = None
                 if attempt:
@@ -90,20 +91,20 @@ class ServiceSearch:
     def openable(self, hit: Hit) -> str:
         """The path a viewer can open for `hit` (service/tools.py's open_hit)."""
         client = self._here or self._client or self._connect()
-        return client.call("open_hit", chunk_id=hit.chunk_id, path=hit.path)["path"]
+        return client.run(wire.OpenHit(chunk_id=hit.chunk_id, path=hit.path))["path"] or hit.path
 
     def prepare(self) -> None:
         """As the popup opens, on a connection of its own (the searches keep theirs): the service loads what a
         search needs while the person types; none running, it is started."""
         if self._here is not None:
-            self._here.call("prepare_search")
+            self._here.run(wire.PrepareSearch())
             return
         client = EndpointClient.for_library(self.data_dir)
         if client is None:
             self._start_service_once()
             return
         try:
-            client.call("prepare_search")
+            client.run(wire.PrepareSearch())
         finally:
             client.close()
 

@@ -27,6 +27,7 @@ from desktop_rag.logs import why_it_ended
 from desktop_rag.service.background_process import answering_or_started, who_answers
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+from desktop_rag.service import wire
 from desktop_rag.service.wire import A, Request, run_through
 from desktop_rag.core.library_access import library_writable
 
@@ -151,7 +152,7 @@ class ServiceLink(QObject):
         started.terminate()  # (SIGTERM: as Ctrl-C, before it holds anything)
         return True
 
-    def ensure_running(self) -> dict:
+    def ensure_running(self) -> wire.Hello:
         """The service's hello, starting it when none answers (and none is starting); ServiceUnavailable when it
         does not answer within SERVICE_START_WAIT_S or ended first."""
         with self._starting:
@@ -195,7 +196,7 @@ class ServiceLink(QObject):
             try:
                 if client is None:
                     client = self._connect()
-                    hello = client.call("hello")
+                    hello = client.run(wire.SayHello())
                     if hello.get("stopping") and hello["pid"] != known_pid:
                         # On its way out before this window knew it: its stop is not ours to obey (issue 60: a
                         # window opened after the tray's Quit closed at once). One this window followed tells its
@@ -207,8 +208,8 @@ class ServiceLink(QObject):
                     known_pid = hello["pid"]
                     self.served_by = hello["served_by"]
                     self.back.emit(self.served_by)
-                answer = client.call("events", after=after, instance=instance, wait_s=EVENTS_WAIT_S,
-                                     status=status_version)
+                answer = client.run(wire.Events(after=after, instance=instance, wait_s=EVENTS_WAIT_S,
+                                                status=status_version))
             except (EndpointGone, OSError, UserError) as exc:
                 if client is not None:
                     client.close()

@@ -6,11 +6,13 @@ over the whole run, from its measured rates), and a reopened window shows the ru
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.documents import share_words
+from desktop_rag.service import wire
 from desktop_rag.ui.errors import ended_text, sentences
 
 TITLES = {"catch-up": "Catching up with what changed while nothing watched the folders, and what was left to do…",
@@ -21,7 +23,7 @@ TITLES = {"catch-up": "Catching up with what changed while nothing watched the f
 class RemoteRunControl:
     """The panel's handle on a run the service carries out: what RunControl offers the panel, sent as calls."""
 
-    def __init__(self, run_id: str, send: Callable[[str, dict], None]):
+    def __init__(self, run_id: str, send: Callable[[wire.Request[Any]], None]):
         self.run_id = run_id
         self._send = send
         self.paused = False
@@ -29,15 +31,15 @@ class RemoteRunControl:
 
     def pause(self) -> None:
         self.paused = True
-        self._send("pause_run", {"run_id": self.run_id, "paused": True})
+        self._send(wire.PauseRun(run_id=self.run_id, paused=True))
 
     def resume(self) -> None:
         self.paused = False
-        self._send("pause_run", {"run_id": self.run_id, "paused": False})
+        self._send(wire.PauseRun(run_id=self.run_id, paused=False))
 
     def cancel(self) -> None:
         self.cancelled = True
-        self._send("cancel_run", {"run_id": self.run_id})
+        self._send(wire.CancelRun(run_id=self.run_id))
 
     @property
     def stopping(self) -> bool:
@@ -47,8 +49,8 @@ class RemoteRunControl:
 class ServiceRuns(QObject):
     ended = Signal(dict)  # a run's last state (finished, cancelled, failed)
 
-    def __init__(self, panel, send: Callable[[str, dict], None], parent: QObject | None = None):
-        """`send(method, params)`: a call to the service, off the window's thread."""
+    def __init__(self, panel, send: Callable[[wire.Request[Any]], None], parent: QObject | None = None):
+        """`send(request)`: a call to the service, off the window's thread."""
         super().__init__(parent)
         self.panel = panel
         self._send = send

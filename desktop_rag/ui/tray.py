@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 from desktop_rag.errors import UserError
 from desktop_rag.platform.file_locks import hold_mark
 from desktop_rag.service.background_process import service_starting, start_detached, stop_answering
+from desktop_rag.service import wire
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone, endpoint_path
 from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 from desktop_rag.ui.theme import icon
@@ -79,7 +80,7 @@ class StatusFollower(QObject):
                     self._stopping.wait(RECONNECT_S)
                     continue
             try:
-                status = self._client.call("status", after=version, wait_s=STATUS_WAIT_S)
+                status = self._client.run(wire.Status(after=version, wait_s=STATUS_WAIT_S))
             except (EndpointGone, UserError, OSError, ValueError):
                 self._drop_client()
                 version = None
@@ -170,7 +171,7 @@ class ServiceTray(QObject):
         try:
             # Shown when the status follower hears of it (within a quarter second): shown from here, a state
             # changed back elsewhere before the follower looked would stay on screen, wrong.
-            client.call("pause_background", paused=paused)
+            client.run(wire.PauseBackground(paused=paused))
         except (EndpointGone, UserError) as exc:
             log.warning("the tray could not %s: %s", "pause" if paused else "resume", exc)
         finally:

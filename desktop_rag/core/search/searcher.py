@@ -3,6 +3,7 @@ narrowed by filters inside both retrievers (core/search/filters.py); and "more l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from dataclasses import asdict, dataclass, field, fields
 
@@ -102,7 +103,7 @@ class SearchResult:
     served_by: str | None = None  # the process that answered, for a result that came through the endpoint
 
     @classmethod
-    def from_dict(cls, values: dict) -> SearchResult:
+    def from_dict(cls, values: Mapping[str, Any]) -> SearchResult:
         """A result as the local endpoint sends it (service/tools.py search)."""
         return cls(query=values["query"], mode=values["mode"], hits=[Hit.from_dict(h) for h in values["results"]],
                    reranked=values["reranked"], notices=values["notices"], weak=values["weak"],
