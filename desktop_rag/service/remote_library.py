@@ -17,8 +17,6 @@ from desktop_rag.core.changes import Changes
 from desktop_rag.core.library import CATALOG_FILE
 from desktop_rag.core.library_reads import ClientReads
 from desktop_rag.core.search.filters import SearchFilters
-from desktop_rag.core.search.highlight import QueryMatch
-from desktop_rag.core.search.query import parse_query
 from desktop_rag.core.search.searcher import SearchResult
 from desktop_rag.errors import UserError
 from desktop_rag.service import wire
@@ -64,9 +62,7 @@ class RemoteLibrary:
                filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
         answer = self._run(wire.Search(query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
                                        filters=(filters or SearchFilters()).to_dict(), sort=sort, facets=facets))
-        result = _result(answer)
-        result.match = QueryMatch.of(parse_query(result.query))  # what marks a preview: found here, as the search does
-        return result
+        return _result(answer)  # (its match: the words the search parsed, carried, never parsed again here)
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         return _result(self._run(wire.Search(similar_to=chunk_id, limit=min(k, MAX_LIMIT),

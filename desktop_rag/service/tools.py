@@ -86,6 +86,7 @@ class LibraryTools:
         return {"query": result.query, "mode": result.mode, "reranked": result.reranked, "weak": result.weak,
                 "notices": result.notices, "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
                 "facets": result.facets, "meaning_covers": result.meaning_covers,
+                "match": result.match.to_dict() if result.match is not None else None,
                 "results": [h.to_dict() for h in hits], "served_by": self.served_by}
 
     # -- contexts -------------------------------------------------------------------------------------------

@@ -38,8 +38,7 @@ def _text(max_length: int) -> Limits:
 ID = Limits(minimum=1, maximum=LARGEST_ID)
 PATH = _text(MAX_PATH_CHARS)
 ITEMS = Limits(max_length=MAX_LIST_ITEMS)
-RUN_ID = _text(100)
-DAY = _text(40)
+RUN_ID, DAY = _text(100), _text(40)  # a run's id; a day or a status version
 
 
 # -- answers ------------------------------------------------------------------------------------------------------
@@ -58,6 +57,7 @@ class SearchAnswer(TypedDict):
     nothing_left: bool
     facets: dict[str, int] | None
     meaning_covers: tuple[int, int] | list[int] | None
+    match: dict[str, list[str]] | None  # the query's words as the search parsed them (QueryMatch.to_dict)
     results: list[dict[str, Any]]  # Hit.to_dict each
     served_by: str
 

@@ -38,6 +38,16 @@ class QueryMatch:
     prefixes: tuple[str, ...]  # `word*`: every word it is the start of
     cjk_runs: tuple[str, ...] = ()  # the query's runs of Japanese or Chinese characters, NFKC
 
+    def to_dict(self) -> dict[str, list[str]]:
+        """As the endpoint carries it: a client marks hits with the search's own parse, not one of its own."""
+        return {"wanted": sorted(self.wanted), "lone": list(self.lone), "prefixes": list(self.prefixes),
+                "cjk_runs": list(self.cjk_runs)}
+
+    @classmethod
+    def from_dict(cls, values: dict[str, list[str]]) -> QueryMatch:
+        return cls(frozenset(values["wanted"]), tuple(values["lone"]), tuple(values["prefixes"]),
+                   tuple(values["cjk_runs"]))
+
     @classmethod
     def of(cls, parsed: ParsedQuery) -> QueryMatch:
         wanted = frozenset(lexical_tokens(parsed.keywords_text))

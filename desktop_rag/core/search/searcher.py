@@ -98,7 +98,7 @@ class SearchResult:
     nothing_left: bool = False  # the filters leave no document at all (then notices say which filters)
     meaning_covers: tuple[int, int] | None = None  # (embedded, all) chunks while embedding is under way
     # The query's words as parsed once by the search: what marks a preview or a context written meanwhile
-    # (None: no words to mark, as in "more like this", or a result that came through the endpoint).
+    # (None: no words to mark, as in "more like this"); carried through the endpoint, never parsed again.
     match: QueryMatch | None = field(default=None, compare=False, repr=False)
     served_by: str | None = None  # the process that answered, for a result that came through the endpoint
 
@@ -108,7 +108,8 @@ class SearchResult:
         return cls(query=values["query"], mode=values["mode"], hits=[Hit.from_dict(h) for h in values["results"]],
                    reranked=values["reranked"], notices=values["notices"], weak=values["weak"],
                    filters=SearchFilters.from_dict(values.get("filters")), facets=values.get("facets"),
-                   nothing_left=values.get("nothing_left", False), served_by=values.get("served_by"))
+                   nothing_left=values.get("nothing_left", False), served_by=values.get("served_by"),
+                   match=QueryMatch.from_dict(values["match"]) if values.get("match") else None)
 
 
 class Searcher:
