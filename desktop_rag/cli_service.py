@@ -75,12 +75,10 @@ def cmd_status(args, data_dir: Path) -> int:
         words = ("Starting: the background service has begun and does not answer yet" if service_starting(data_dir)
                  else f"Not running: nothing answers for {data_dir} (the window, or `desktop-rag service`, starts "
                  "it)")
-        state = {"doing": "not running", "words": words}
-    if args.json:
-        print(json.dumps(state, ensure_ascii=False))
-    else:
-        print(state["words"])
-    return 0 if state["doing"] != "not running" else 3
+        print(json.dumps({"doing": "not running", "words": words}, ensure_ascii=False) if args.json else words)
+        return 3
+    print(json.dumps(state, ensure_ascii=False) if args.json else state["words"])
+    return 0
 
 
 def index_through_service(args, data_dir: Path) -> int | None:

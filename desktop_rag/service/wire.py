@@ -5,7 +5,7 @@ wrong argument type and a field the answer has not are errors before anything ru
 tools' schemas (service/operations.py) are made from the same declarations, so what is checked, what an agent is
 told and what a client may send cannot drift apart.
 
-Answers not yet given a type of their own are `Answer` (a JSON object); each that gets one narrows its clients.
+What each answers is in service/answers.py.
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Generic, Protocol, TypedDict, TypeVar, cast
+from typing import Annotated, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.search.modes import MODES, SORTS
+from desktop_rag.service.answers import (Answer, ChangesAnswer, Hello, Opened, RunProgress, RunStarted, SearchAnswer,
+                                         Served, SettingsChanged, StatusAnswer)
 from desktop_rag.service.operations import (LARGEST_ID, MAX_CHUNK_CHARS, MAX_LIMIT, MAX_LIST_ITEMS, MAX_PATH_CHARS,
                                             MAX_QUERY_CHARS, Limits, Operation, operation_of)
 
-Answer = dict[str, Any]  # an answer without a type of its own yet
 A = TypeVar("A")
 A_co = TypeVar("A_co", covariant=True)  # a request of a narrower answer is a request of a wider one
 
@@ -39,55 +40,6 @@ ID = Limits(minimum=1, maximum=LARGEST_ID)
 PATH = _text(MAX_PATH_CHARS)
 ITEMS = Limits(max_length=MAX_LIST_ITEMS)
 RUN_ID, DAY = _text(100), _text(40)  # a run's id; a day or a status version
-
-
-# -- answers ------------------------------------------------------------------------------------------------------
-
-class Served(TypedDict):
-    served_by: str
-
-
-class SearchAnswer(TypedDict):
-    query: str
-    mode: str
-    reranked: bool
-    weak: bool
-    notices: list[str]
-    filters: dict[str, Any]  # SearchFilters.to_dict
-    nothing_left: bool
-    facets: dict[str, int] | None
-    meaning_covers: tuple[int, int] | list[int] | None
-    match: dict[str, list[str]] | None  # the query's words as the search parsed them (QueryMatch.to_dict)
-    results: list[dict[str, Any]]  # Hit.to_dict each
-    served_by: str
-
-
-class RunStarted(TypedDict):
-    run_id: str
-    paths: list[str]
-    state: str | None
-    served_by: str
-
-
-class ChangesAnswer(TypedDict):
-    changes: dict[str, Any]  # Changes.to_dict
-    served_by: str
-
-
-class SettingsChanged(ChangesAnswer):
-    settings: dict[str, Any]  # every setting as the service now has it
-
-
-class Hello(TypedDict):
-    served_by: str
-    pid: int
-    role: str
-    stopping: bool
-
-
-class Opened(TypedDict):
-    path: str | None
-    served_by: str
 
 
 # -- requests -------------------------------------------------------------------------------------------------------
@@ -140,7 +92,7 @@ class Index(Request[RunStarted]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ProgressOf(Request[Answer]):
+class ProgressOf(Request[RunProgress]):
     method = "progress"
     run_id: Annotated[str | None, RUN_ID] = None
 
@@ -171,7 +123,7 @@ class Stop(Request[Answer]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Status(Request[Answer]):
+class Status(Request[StatusAnswer]):
     """The tray's: what the process is doing, waiting up to wait_s for a change from `after`."""
     method = "status"
     after: Annotated[str | None, DAY] = None
@@ -179,7 +131,7 @@ class Status(Request[Answer]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class PauseBackground(Request[Answer]):
+class PauseBackground(Request[StatusAnswer]):
     """The tray's Pause and Resume: the LLM's work and the runs in hand (`runs` False: the LLM's alone)."""
     method = "pause_background"
     paused: bool

@@ -69,7 +69,7 @@ class StatusFollower(QObject):
 
     def _follow(self) -> None:
         version: str | None = None
-        shown: dict | None = {}  # (nothing shown yet: the first answer, even None, is news)
+        shown: dict | wire.StatusAnswer | None = {}  # (nothing shown yet: the first answer, even None, is news)
         while not self._stopping.is_set():
             if self._client is None:
                 self._client = EndpointClient.for_library(self.data_dir)
