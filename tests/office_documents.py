@@ -447,3 +447,49 @@ def saved_as_strict(path: Path) -> Path:
         return data
 
     return rewrite_members(path, strict)
+
+
+_OOO1 = ('xmlns:office="http://openoffice.org/2000/office" xmlns:text="http://openoffice.org/2000/text" '
+         'xmlns:table="http://openoffice.org/2000/table" xmlns:meta="http://openoffice.org/2000/meta" '
+         'xmlns:dc="http://purl.org/dc/elements/1.1/" office:version="1.0"')
+
+
+def _write_staroffice(path: Path, mimetype: str, body: str, title: str, author: str) -> Path:
+    """A StarOffice / OpenOffice.org 1.x package as OpenOffice.org 1.1 wrote it (nothing on the registry writes
+    them): its mimetype stored first, content.xml with the DTD it names, meta.xml, the manifest."""
+    from xml.sax.saxutils import escape
+
+    doctype = '<!DOCTYPE office:document-content PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "office.dtd">'
+    content = (f'<?xml version="1.0" encoding="UTF-8"?>\n{doctype}\n<office:document-content {_OOO1} '
+               f'office:class="{mimetype.rsplit(".", 1)[1]}"><office:body>{body}</office:body></office:document-content>')
+    meta = (f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document-meta {_OOO1}><office:meta>'
+            f'<dc:title>{escape(title)}</dc:title><meta:initial-creator>{escape(author)}</meta:initial-creator>'
+            '<meta:creation-date>2003-05-01T10:00:00</meta:creation-date></office:meta></office:document-meta>')
+    manifest = ('<?xml version="1.0" encoding="UTF-8"?>\n<manifest:manifest '
+                'xmlns:manifest="http://openoffice.org/2001/manifest"><manifest:file-entry '
+                f'manifest:media-type="{mimetype}" manifest:full-path="/"/></manifest:manifest>')
+    with zipfile.ZipFile(path, "w") as package:
+        package.writestr(zipfile.ZipInfo("mimetype"), mimetype)  # stored, first
+        package.writestr("content.xml", content, zipfile.ZIP_DEFLATED)
+        package.writestr("meta.xml", meta, zipfile.ZIP_DEFLATED)
+        package.writestr("META-INF/manifest.xml", manifest, zipfile.ZIP_DEFLATED)
+    return path
+
+
+def write_sxw(path: Path, blocks: list[tuple[str, str]], title: str = "", author: str = "") -> Path:
+    """blocks: ("h1".."h3", text) or ("p", text), in OpenOffice.org 1.x's elements (text:h's level: text:level)."""
+    from xml.sax.saxutils import escape
+
+    body = "".join(f'<text:h text:level="{kind[1:]}">{escape(words)}</text:h>' if kind.startswith("h")
+                   else f"<text:p>{escape(words)}</text:p>" for kind, words in blocks)
+    return _write_staroffice(path, "application/vnd.sun.xml.writer", body, title, author)
+
+
+def write_sxc(path: Path, sheets: dict[str, list[list[str]]], title: str = "") -> Path:
+    from xml.sax.saxutils import escape
+
+    body = "".join(f'<table:table table:name="{escape(name)}">' + "".join(
+        "<table:table-row>" + "".join(f"<table:table-cell><text:p>{escape(str(v))}</text:p></table:table-cell>"
+                                      for v in row) + "</table:table-row>" for row in rows) + "</table:table>"
+        for name, rows in sheets.items())
+    return _write_staroffice(path, "application/vnd.sun.xml.calc", body, title, "")

@@ -256,3 +256,24 @@ def test_a_file_without_its_extension_is_read_by_what_it_holds_and_an_unknown_bi
     summary = library.index([docs], contexts="rules")
     assert summary.failed == [] and summary.indexed == 1 and summary.skipped == 1
     assert [h.path for h in library.search('"sailing dinghy"', k=1, mode="bm25").hits] == [str(docs / "INVOICE")]
+
+
+def test_staroffice_text_and_spreadsheets_are_found_by_their_words_and_their_family(library, docs):
+    """Issue 62's proof that a format is one entry and its reader: OpenOffice.org 1.x files (Tika reads them; the
+    library named them "an Office package of a kind whose text is not read") indexed, searched and filtered."""
+    from desktop_rag.core.search.filters import make_filters
+    from office_documents import write_sxc, write_sxw
+
+    write_sxw(docs / "minutes.sxw", [("h1", "Harbour board"), ("p", "The pier's pilings need a coat of tar.")],
+              title="Minutes of May 2003")
+    write_sxc(docs / "tides.sxc", {"May": [["day", "high water"], ["1", "halibut season opens at 06:42"]]})
+    summary = library.index([docs], contexts="rules")
+    assert summary.indexed == 2 and summary.failed == []
+    hits = library.search("pilings tar", k=3).hits
+    assert hits[0].path == str(docs / "minutes.sxw") and hits[0].title == "Minutes of May 2003"
+
+    def found(query: str, family: str) -> list[str]:
+        return [Path(h.path).name for h in library.search(query, k=3, filters=make_filters(types=[family])).hits]
+
+    assert found("halibut season", "spreadsheet") == ["tides.sxc"] and found("pier pilings", "word") == ["minutes.sxw"]
+    assert "tides.sxc" not in found("halibut season", "word")

@@ -16,10 +16,10 @@ from pathlib import PurePosixPath
 
 from desktop_rag.core.files import ole_objects
 from desktop_rag.core.files.parsers.mail import attachment_name
+from desktop_rag.core.files.parsers.formats import holding_files
 from desktop_rag.core.files.parsers.packages import OLE_MAGIC
 
-_PACKAGES = {".docx", ".docm", ".dotx", ".dotm", ".xlsx", ".xlsm", ".xltx", ".xltm", ".pptx", ".pptm", ".ppsx", ".ppsm",
-             ".potx", ".potm"}
+_PACKAGES = holding_files()  # the Office packages whose embeddings/ folder may hold files (formats.py)
 _EMBEDDINGS = ("word/embeddings/", "xl/embeddings/", "ppt/embeddings/")
 # An embedded file's stream must be a stream object, which PDF never compresses into an object stream: its type is
 # in the file's bytes as written (a file-attachment annotation's subtype, likewise, in all but rare writers).

@@ -32,24 +32,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from desktop_rag.core.files.parsers.formats import DENSE, MARKUP, PLAIN, text_yields
+
 # Before the first measurement (2 cores): ~50 chunks of ~200 word pieces embedded a second; reading runs at
 # ~1 MB/s over a mix of PDFs and text. Replaced by what the run measures as soon as it has measured anything.
 PIECES_PER_CHUNK_GUESS = 200
 READ_SECONDS_PER_BYTE_GUESS = 1e-6
 OCR_SECONDS_PER_PAGE_GUESS = 2.0  # a full A4 page at 200 dpi on 2 cores (bench/ocr_indexing.py)
 EMBED_SECONDS_PER_PIECE_GUESS = 1 / (50 * PIECES_PER_CHUNK_GUESS)
-# Word pieces a byte of a file gives, by kind, before the run has read any of that kind: plain text ~4 bytes a
-# piece in English, ~3 in Japanese (a UTF-8 character a piece); markup and compressed packages fewer; pictures
-# (read by OCR, timed apart) almost none. On a folder of 559 public files: PDF 0.028, .txt 0.28, .md 0.24, .docx 0.12,
-# .xlsx 0.14, .eml 0.024, .pptx 0.001, pictures < 0.004.
+# Word pieces a byte of a file gives, by kind, before the run has read any of that kind: each format's own
+# (core/files/parsers/formats.py), and those of files no format reads by its name — text sniffed as such, markup
+# read as text, archives and mailboxes (their members count as their own kinds once read).
 TEXT_YIELD_PRIORS = {
-    **dict.fromkeys((".txt", ".md", ".markdown", ".rst", ".csv", ".tsv", ".json", ".log", ".tex", ".org", ".yaml",
-                     ".yml", ".py", ".js", ".ts", ".java", ".c", ".h", ".cpp", ".go", ".rs", ".rb", ".sh"), 0.25),
-    **dict.fromkeys((".html", ".htm", ".xml", ".xhtml", ".svg"), 0.08),
-    **dict.fromkeys((".docx", ".odt", ".xlsx", ".ods", ".epub"), 0.1),
-    **dict.fromkeys((".pdf", ".doc", ".xls", ".rtf", ".eml", ".msg", ".mbox", ".zip", ".tar", ".gz", ".7z"), 0.03),
-    **dict.fromkeys((".pptx", ".odp", ".ppt"), 0.01),
-    **dict.fromkeys((".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".webp", ".heic"), 0.002),
+    **dict.fromkeys((".json", ".log", ".tex", ".org"), PLAIN), **dict.fromkeys((".xml", ".svg"), MARKUP),
+    **dict.fromkeys((".mbox", ".zip", ".tar", ".gz", ".7z"), DENSE), **text_yields(),
 }
 TEXT_YIELD_OTHER = 0.05
 PRIOR_BYTES = 256_000  # how much reading a prior is worth: the first 250 KB of a kind move it halfway

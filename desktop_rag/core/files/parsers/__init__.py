@@ -12,9 +12,8 @@ from typing import Any, cast
 
 from desktop_rag.core.files.ocr import OcrPage
 from desktop_rag.core.files.tnef import SIGNATURE as TNEF_SIGNATURE
-from desktop_rag.core.files.parsers import (code, delimited, docx, drawings, html, images, legacy_office, mail, markup,
-                                           notebook, office_pictures, office_xml, opendocument, outlook, paged, rtf,
-                                           sheets, slides, web_archive, xlsb, xml_text)
+from desktop_rag.core.files.parsers import (docx, drawings, formats, images, legacy_office, markup, office_pictures,
+                                           office_xml, paged, rtf, sheets, slides, xml_text)
 from desktop_rag.core.files.parsers.errors import ParseError, TransientReadError  # noqa: F401 (the pipeline's)
 from desktop_rag.core.files.parsers.encoded_runs import without_encoded_runs
 from desktop_rag.core.files.parsers.office_keys import opened_with_default_key
@@ -24,64 +23,12 @@ from desktop_rag.documents import NAME_ONLY, ParsedDocument
 
 Parser = Callable[[bytes, str], ParsedDocument]
 
-_BY_EXTENSION: dict[str, Parser] = {
-    ".pdf": paged.parse_pdf,
-    ".epub": paged.parse_epub,
-    ".txt": markup.parse_plain,
-    ".text": markup.parse_plain,
-    ".md": markup.parse_markdown,
-    ".markdown": markup.parse_markdown,
-    ".rst": markup.parse_rst,
-    ".html": html.parse_html,
-    ".htm": html.parse_html,
-    ".xhtml": html.parse_html,
-    ".ipynb": notebook.parse_notebook,
-    ".mht": web_archive.parse_web_archive,
-    ".mhtml": web_archive.parse_web_archive,
-    ".docx": docx.parse_docx,
-    ".docm": docx.parse_docx,  # macro-enabled, and the templates: the parts of a .docx (packages.as_plain_document)
-    ".dotx": docx.parse_docx,
-    ".dotm": docx.parse_docx,
-    ".pptx": slides.parse_pptx,
-    ".pptm": slides.parse_pptx,
-    ".ppsx": slides.parse_pptx,  # a slide show
-    ".ppsm": slides.parse_pptx,
-    ".potx": slides.parse_pptx,
-    ".potm": slides.parse_pptx,
-    ".xlsx": sheets.parse_xlsx,
-    ".xlsm": sheets.parse_xlsx,
-    ".xltx": sheets.parse_xlsx,
-    ".xltm": sheets.parse_xlsx,
-    ".xls": sheets.parse_xls,
-    ".csv": delimited.parse_delimited,
-    ".tsv": delimited.parse_delimited,
-    ".xlsb": xlsb.parse_xlsb,
-    ".vsdx": drawings.parse_vsdx,
-    ".vsdm": drawings.parse_vsdx,
-    ".xps": drawings.parse_xps,
-    ".oxps": drawings.parse_xps,
-    drawings.OTHER_PACKAGE: drawings.parse_other_package,  # (by what a zip holds, never by a name)
-    ".odt": opendocument.parse_odt,
-    ".ods": opendocument.parse_ods,
-    ".odp": opendocument.parse_odp,
-    ".odg": opendocument.parse_odg,
-    ".ott": opendocument.parse_odt,  # the templates: the same content as the documents made from them
-    ".ots": opendocument.parse_ods,
-    ".otp": opendocument.parse_odp,
-    ".otg": opendocument.parse_odg,
-    ".rtf": rtf.parse_rtf,
-    ".doc": legacy_office.parse_doc,
-    ".ppt": legacy_office.parse_ppt,
-    ".eml": mail.parse_message,
-    ".emlx": mail.parse_message,
-    ".msg": outlook.parse_msg,
-}
-_BY_EXTENSION.update({ext: code.parse_code for ext in code.EXTENSIONS})
+# Every format's reader by the names its files end with: the one table of formats (formats.py).
+_BY_EXTENSION: dict[str, Parser] = formats.reader_by_suffix()
 # Word, PowerPoint and Excel files' pictures are read by OCR as scanned pages are (office_pictures.py).
 _WITH_PICTURES: dict[Parser, Parser] = {parser: office_pictures.with_pictures(parser)
                                         for parser in (docx.parse_docx, slides.parse_pptx, sheets.parse_xlsx)}
 _BY_EXTENSION.update({ext: _WITH_PICTURES[_BY_EXTENSION[ext]] for ext in office_pictures.SUFFIXES})
-_BY_EXTENSION.update({ext: images.parse_image for ext in images.EXTENSIONS})
 # Parsers of the names Word and Excel 2003 XML files come under: .xml (any XML is read as text), and .doc or .xls.
 _MAY_BE_OFFICE_XML = {markup.parse_plain, legacy_office.parse_doc, sheets.parse_xls}
 # Parsers whose pages may be scans: they take the OCR text of those pages (core/files/ocr.py) when there is some.
@@ -152,14 +99,7 @@ def sniffed_suffix(data: bytes) -> str | None:
     return None
 
 
-_ODF_TYPES = {b"application/vnd.oasis.opendocument.text": ".odt", b"application/epub+zip": ".epub",
-              b"application/vnd.oasis.opendocument.spreadsheet": ".ods",
-              b"application/vnd.oasis.opendocument.presentation": ".odp",
-              b"application/vnd.oasis.opendocument.graphics": ".odg",
-              b"application/vnd.oasis.opendocument.text-template": ".odt",
-              b"application/vnd.oasis.opendocument.spreadsheet-template": ".ods",
-              b"application/vnd.oasis.opendocument.presentation-template": ".odp",
-              b"application/vnd.oasis.opendocument.graphics-template": ".odg"}
+_ODF_TYPES = formats.by_mimetype()  # EPUB, OpenDocument and StarOffice packages by their mimetype member
 # OpenDocument and StarOffice packages of the other kinds (a Base database, a formula, a chart, an autotext list,
 # an extension), known by their mimetype or their manifest: not read, never their XML parts as documents. Taken for
 # archives, Tika's .odb, .oxt and .bau test files gave 31 documents of markup titled `<?xml version…` (issue 51).
