@@ -41,12 +41,16 @@ class IndexUpkeep:
 
     def check_before_writing(self) -> None:
         """Once per library, before its first write: a damaged catalog is not written to (a person decides what
-        becomes of it), and indexes built otherwise, or lost, are rebuilt from the catalog by the next sync."""
+        becomes of it), the catalog's families follow the table of formats, and indexes built otherwise, or lost,
+        are rebuilt from the catalog by the next sync."""
         from desktop_rag.core.doctor import lost_indexes
+
+        from desktop_rag.core.files.parsers.formats import DEFAULT_FAMILY, parser_families
 
         damage = self.library.catalog.damage()
         if damage:
             raise CatalogDamaged(damaged_message(self.library.catalog.path, damage))
+        self.library.catalog.filters.follow_families(parser_families(), DEFAULT_FAMILY)  # the formats' word
         self.rebuild_stale()
         self.notices += lost_indexes(self.library)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from itertools import chain
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -126,6 +126,22 @@ class CatalogFilters:
         return [r[0] for r in self._db.execute(
             f"SELECT c.id FROM {_DOCUMENTS_THEN_CHUNKS} WHERE c.idx = 0 AND {where}"
             " ORDER BY d.dated DESC, d.path LIMIT ?", args + [limit])]
+
+    def follow_families(self, families: Mapping[str, str], default: str) -> int:
+        """The catalog's table of families as `families` (parser name → family; `default` for any other parser)
+        says, and the documents stored given theirs again where it changed (migration 0019): the writer's, before
+        its first write. How many documents changed family."""
+        wanted = {**families, "": default}
+        if dict(self._db.execute("SELECT parser, family FROM parser_families").fetchall()) == wanted:
+            return 0
+        with self._transaction():
+            self._db.execute("DELETE FROM parser_families")
+            self._db.executemany("INSERT INTO parser_families(parser, family) VALUES (?, ?)", wanted.items())
+            return self._db.execute(
+                "UPDATE documents SET family = new.family FROM (SELECT d.id, COALESCE(p.family, o.family) AS family"
+                " FROM documents d LEFT JOIN parser_families p ON p.parser = d.parser"
+                " JOIN parser_families o ON o.parser = '' WHERE d.parser IS NOT NULL) AS new"
+                " WHERE documents.id = new.id AND documents.family IS NOT new.family").rowcount
 
     def family_counts(self, chunk_ids: Sequence[int]) -> dict[str, int]:
         """Documents per family among the documents of `chunk_ids`."""

@@ -22,36 +22,28 @@ from desktop_rag.errors import BadInput
 
 @dataclass(frozen=True)
 class Family:
-    name: str  # what `type:` takes, and what the catalog stores (migration 0018 maps parsers to it)
+    """A family of formats: which formats are in it is each format's to say (core/files/parsers/formats.py)."""
+    name: str  # what `type:` takes, and what the catalog stores for each document of it
     label: str  # what the window shows
-    parsers: tuple[str, ...]  # ParsedDocument.parser values of this family
     aliases: tuple[str, ...] = ()  # other words people type: extensions, program names
 
 
 FAMILIES = (
-    Family("pdf", "PDF", ("pdf",)),
-    Family("word", "Documents", ("docx", "doc", "word-xml", "odt", "rtf"),
-           ("doc", "docx", "odt", "rtf", "document", "documents")),
-    Family("slides", "Slides", ("pptx", "ppt", "odp"), ("ppt", "pptx", "odp", "slide", "presentation", "powerpoint")),
-    Family("spreadsheet", "Spreadsheets", ("xlsx", "xls", "xlsb", "excel-xml", "ods", "csv"),
-           ("xls", "xlsx", "xlsm", "ods", "sheet", "sheets", "spreadsheets", "excel", "csv", "tsv")),
-    Family("mail", "Mail", ("email", "outlook"), ("email", "e-mail", "eml", "msg", "mbox", "pst", "message")),
-    Family("image", "Images & scans", ("image",), ("images", "scan", "scans", "photo", "png", "jpg", "jpeg", "tiff")),
-    Family("code", "Code", ("code", "notebook"),
+    Family("pdf", "PDF"),
+    Family("word", "Documents", ("doc", "docx", "odt", "rtf", "sxw", "document", "documents")),
+    Family("slides", "Slides", ("ppt", "pptx", "odp", "slide", "presentation", "powerpoint")),
+    Family("spreadsheet", "Spreadsheets",
+           ("xls", "xlsx", "xlsm", "ods", "sxc", "sheet", "sheets", "spreadsheets", "excel", "csv", "tsv")),
+    Family("mail", "Mail", ("email", "e-mail", "eml", "msg", "mbox", "pst", "message")),
+    Family("image", "Images & scans", ("images", "scan", "scans", "photo", "png", "jpg", "jpeg", "tiff")),
+    Family("code", "Code",
            ("source", "py", "js", "ts", "java", "c", "cpp", "go", "rs", "ipynb", "notebook", "notebooks")),
-    Family("ebook", "E-books", ("epub",), ("epub", "book", "books")),
-    Family("text", "Text", ("text", "markdown", "rst", "html"), ("txt", "md", "markdown", "rst", "html", "web")),
+    Family("ebook", "E-books", ("epub", "book", "books")),
+    Family("text", "Text", ("txt", "md", "markdown", "rst", "html", "web")),
 )
 FAMILY_NAMES = tuple(f.name for f in FAMILIES)
 _FAMILY_BY_WORD = {word: f.name for f in FAMILIES for word in (f.name, *f.aliases)}
 LABELS = {f.name: f.label for f in FAMILIES}
-
-
-def family_of_parser(parser: str | None) -> str | None:
-    """The family of a document read by `parser` (the Python twin of migration 0018's CASE: a test compares them)."""
-    if parser is None:
-        return None
-    return next((f.name for f in FAMILIES if parser in f.parsers), "text")
 
 
 def family_named(word: str) -> str:

@@ -3,15 +3,12 @@ own logic, and the catalog's table of families (the filters at work in searches:
 
 import datetime as dt
 import os
-import sqlite3
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from desktop_rag import storage
 from desktop_rag.core.search.filtered_dense import exact_nearest
-from desktop_rag.core.search.filters import (FAMILIES, SearchFilters, family_named, family_of_parser, make_filters,
+from desktop_rag.core.search.filters import (SearchFilters, family_named, make_filters,
                                              parse_day)
 from desktop_rag.core.search.query import parse_query
 from desktop_rag.errors import BadInput
@@ -66,16 +63,6 @@ def test_filters_merge_and_describe_themselves():
                                "sent by anna"]
     assert SearchFilters.from_dict(both.to_dict()) == both
     assert SearchFilters().empty and not both.empty
-
-
-def test_the_catalogs_family_column_agrees_with_the_python_table():
-    migration = (Path(storage.__file__).parent / "migrations/0018_families_of_csv_files_and_notebooks.sql")
-    family_sql = migration.read_text().split("ADD COLUMN family TEXT GENERATED ALWAYS AS", 1)[1].split("VIRTUAL;")[0]
-    db = sqlite3.connect(":memory:")
-    parsers = [p for f in FAMILIES for p in f.parsers] + ["code", "some-future-parser", None]
-    for parser in parsers:
-        found = db.execute(f"SELECT {family_sql.replace('parser', '?')}", [parser] * family_sql.count("parser"))
-        assert found.fetchone()[0] == family_of_parser(parser), parser
 
 
 def test_exact_nearest_scores_a_chunk_by_its_best_window():

@@ -5,7 +5,7 @@ bank export with quoted fields, a tab-separated file."""
 from pathlib import Path
 
 from desktop_rag.core.files.parsers import parse
-from desktop_rag.core.search.filters import family_of_parser
+from desktop_rag.core.files.parsers.formats import family_of_parser
 
 
 def test_each_row_says_its_columns_labels_in_whatever_separator_and_charset():

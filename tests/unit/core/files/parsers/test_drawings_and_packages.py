@@ -13,7 +13,7 @@ import pytest
 
 from desktop_rag.core.files import containers
 from desktop_rag.core.files.parsers import ParseError, parse, sniffed_suffix
-from desktop_rag.core.search.filters import family_of_parser
+from desktop_rag.core.files.parsers.formats import family_of_parser
 
 PUBLIC = Path(__file__).resolve().parents[4] / "files" / "public"
 _VISIO = "http://schemas.microsoft.com/office/visio/2012/main"

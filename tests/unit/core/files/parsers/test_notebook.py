@@ -8,7 +8,7 @@ import pytest
 
 from desktop_rag.core.files.parsers import ParseError, parse
 from desktop_rag.core.files.parsers.notebook import OUTPUT_CHARS
-from desktop_rag.core.search.filters import family_of_parser
+from desktop_rag.core.files.parsers.formats import family_of_parser
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==" * 20
 

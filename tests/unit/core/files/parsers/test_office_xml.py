@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 from desktop_rag.core.files.parsers import parse
-from desktop_rag.core.search.filters import family_of_parser
+from desktop_rag.core.files.parsers.formats import family_of_parser
 
 PICTURE = base64.b64encode(random.Random(5).randbytes(30_000)).decode()
 
