@@ -9,7 +9,8 @@ import sqlite3
 from importlib import resources
 from pathlib import Path
 
-from desktop_rag.errors import DataFolderUnusable
+from desktop_rag.errors import DataFolderUnusable, UserError
+from desktop_rag.storage.catalog_access import may_write
 from desktop_rag.storage.catalog_connection import CatalogConnection
 
 
@@ -31,6 +32,8 @@ def migrate(connection: CatalogConnection, path: Path, read_only: bool) -> None:
                                  f"(schema {current}; this version knows up to {newest}): open it with that "
                                  "version, or update this one")
     if read_only:
+        if current < newest and may_write(path):  # a reader's connection: the writer upgrades it as it starts
+            raise UserError(f"the catalog {path} is being upgraded by the background service: try again in a moment")
         if current < newest:
             raise DataFolderUnusable(f"the catalog {path} was made by an older version and must be "
                                      "upgraded, but its folder cannot be written: open it where it can be")

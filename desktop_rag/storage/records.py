@@ -57,7 +57,7 @@ class ChunkRecord:
     quality: float | None
     ocr_confidence: float | None = None  # set when the chunk's page is a scan read by OCR: its mean confidence
     metadata: dict | None = None  # the document's (author, dates; a mail's sender and date): ParsedDocument.metadata
-    family: str | None = None  # core/search/filters.py FAMILIES (migration 0018)
+    family: str | None = None  # its format's (core/files/parsers/formats.py; migration 0019)
     dated: float | None = None  # the date filters and sorting use: a mail's sent date, else the file's mtime
     questions: str = ""  # the questions the chunk answers, one per line (keyword-indexed with the context)
     # A document known by its name alone (documents.NAME_ONLY): why it has no text ("" when there is none in it,

@@ -30,3 +30,15 @@ def test_a_reader_makes_nothing_where_no_catalog_is(tmp_path):
     with pytest.raises(NoIndexError, match="nothing is indexed yet"):
         Catalog(path, query_only=True)
     assert not path.parent.exists()
+
+
+def test_a_reader_of_a_catalog_the_service_has_not_upgraded_yet_is_told_to_try_again(tmp_path):
+    from desktop_rag.errors import UserError
+
+    path = tmp_path / "catalog.sqlite3"
+    Catalog(path).close()
+    older = sqlite3.connect(path)
+    older.execute("PRAGMA user_version = 18")  # as a window reads it before its new service has upgraded it
+    older.close()
+    with pytest.raises(UserError, match="being upgraded by the background service: try again in a moment"):
+        Catalog(path, query_only=True)
