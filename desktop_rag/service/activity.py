@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from desktop_rag.core.library import Library
     from desktop_rag.core.runs.lane import WriteLane
 
-DOINGS = ("catching up", "indexing", "applying changes", "writing LLM contexts", "paused", "idle")
+WORK_IN_PROGRESS = ("catching up", "indexing", "applying changes")  # what the LLM upgrade waits behind
+WRITING = "writing LLM contexts"
+DOINGS = (*WORK_IN_PROGRESS, WRITING, "paused", "idle")
 # A run's time left is told once the run has measured its rates for this long (the window's panel waits as long):
 # its first seconds list and read the small files, and an estimate from them swung between 38 min and 3.1 h.
 ESTIMATE_AFTER_S = 5.0
@@ -77,7 +79,7 @@ class Activity:
             return f"{what}{share}{left}"
         if self.doing == "applying changes":
             return "Applying file changes"
-        if self.doing == "writing LLM contexts":
+        if self.doing == WRITING:
             return "Writing LLM contexts"
         if self.doing == "paused":
             return "Background work paused"
@@ -124,7 +126,7 @@ class LaneActivity:
         if self._lane.doing == "changes":
             return Activity("applying changes", llm_paused=llm_paused)
         if self._lane.doing == "upgrade":
-            return Activity("writing LLM contexts", llm_paused=llm_paused)
+            return Activity(WRITING, llm_paused=llm_paused)
         return at_rest(llm_paused)
 
 

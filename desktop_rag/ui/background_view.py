@@ -22,6 +22,7 @@ from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.documents import duration_words, upgrade_words
 from desktop_rag.ui.errors import sentences
 from desktop_rag.service import wire
+from desktop_rag.service.activity import WORK_IN_PROGRESS, WRITING
 from desktop_rag.service.remote_library import RemoteLibrary
 from desktop_rag.ui.tasks import TaskRunner
 
@@ -30,7 +31,6 @@ RECOUNT_EVERY_S = 15.0  # what waits is counted again this often while work goes
 # A step ended and no next one began for this long: the upgrade stopped (the schedule, a pause, made way), and the
 # panel says so. Between two steps the lane takes a fraction of a second.
 STEP_GAP_S = 1.5
-WRITING = "writing LLM contexts"
 
 
 class UpgradeControl:
@@ -145,17 +145,17 @@ class BackgroundView(QObject):
             self.panel.finish(message)
         self.changed.emit()
 
-    def _stopped_by_the_person(self) -> bool:
+    def _stopped_by_the_person(self) -> str | None:
+        """"Stopped" (Cancel), "Paused" (Pause), or None: the person did not stop it."""
         settings = self.library.settings
-        return not settings.llm_upgrade_when_idle or bool(settings.llm_upgrade_paused)
+        if not settings.llm_upgrade_when_idle:
+            return "Stopped"
+        return "Paused" if settings.llm_upgrade_paused else None
 
     def _stopped_because(self) -> str:
-        s = self.library.settings
-        if not s.llm_upgrade_when_idle:
-            return "Stopped"
-        if s.llm_upgrade_paused:
-            return "Paused"
-        if self.status.get("doing") in ("indexing", "catching up", "applying changes"):
+        if stopped := self._stopped_by_the_person():
+            return stopped
+        if self.status.get("doing") in WORK_IN_PROGRESS:
             return "Made way for the work in progress; goes on after it"
         return "Paused while you work; goes on later"
 
@@ -224,7 +224,7 @@ class BackgroundView(QObject):
             return f"{what} · background LLM contexts are off"
         if settings.llm_upgrade_paused:
             return f"{what} · paused until you resume"
-        if self.status.get("doing") in ("indexing", "catching up", "applying changes"):
+        if self.status.get("doing") in WORK_IN_PROGRESS:
             return f"{what} · after the work in progress"
         reason = self.status.get("upgrade_reason")
         if self.status.get("upgrade_may_run"):

@@ -11,9 +11,8 @@
 Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
 upgrade starts again MAKE_WAY_S after the last of them has arrived and ended. The model's memory is given back
 RELEASE_MODEL_AFTER_S after its last use, whatever used it (desktop_rag/use_clock.py), or at once when nothing is
-left to upgrade; so is the document reader's child.
-
-`UpgradeTurn` (upgrade_turn.py) holds those rules without threads; `WriteLane` is the order itself, on a thread.
+left to upgrade; so is the document reader's child. `UpgradeTurn` (upgrade_turn.py) holds those rules without
+threads; `WriteLane` is the order itself, on a thread.
 
 What fails in the lane does not end it (issue 39): a batch, a run or an upgrade that raises is logged once, told to
 the front end (`on_error`), and the lane goes on; a failed batch is kept and tried again after RETRY_FIRST_S,
@@ -184,7 +183,8 @@ class WriteLane:
         self._thread.start()
 
     def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout) if self._thread is not None else None
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     def run(self) -> None:
         """Until stop() (or KeyboardInterrupt)."""

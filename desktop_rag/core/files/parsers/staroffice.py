@@ -11,7 +11,6 @@ import re
 import zipfile
 
 from desktop_rag.core.files.parsers import opendocument
-from desktop_rag.core.files.parsers.errors import ParseError
 from desktop_rag.core.files.parsers.packages import open_package, read_member
 from desktop_rag.documents import ParsedDocument
 
@@ -33,9 +32,7 @@ def parse_sxc(data: bytes, stem: str) -> ParsedDocument:
 def _as_opendocument(data: bytes, kind: str, text_body: bool) -> bytes:
     """The package with its XML parts in OpenDocument's words (the rest of it is not read)."""
     with open_package(data, kind) as package:
-        names = set(package.namelist())
-        if "content.xml" not in names:
-            raise ParseError(f"not a readable {kind}: it has no content.xml")
+        names = set(package.namelist()) | {"content.xml"}  # (read_member says so when it is missing)
         parts = {name: read_member(package, name, kind) for name in _PARTS if name in names}
     for name in ("content.xml", "meta.xml"):
         if name in parts:
