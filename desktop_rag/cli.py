@@ -197,13 +197,11 @@ def cmd_stats(args, data_dir: Path) -> int:
         stats = client.run(wire.Stats())  # the same shape from the process holding the library and from here
     finally:
         client.close()
-    failures = [(f["path"], f["reason"]) for f in stats.pop("failures")]
-    stats.pop("served_by"), stats.pop("model", None)
+    shown = {k: v for k, v in stats.items() if k not in ("served_by", "model")}
     if args.json:
-        stats["failures"] = [{"path": p, "reason": r} for p, r in failures]
-        print(json.dumps(stats, indent=2))
+        print(json.dumps(shown, indent=2))
     else:
-        print_stats(stats, failures, sys.stdout)
+        print_stats(shown, [(f["path"], f["reason"]) for f in stats["failures"]], sys.stdout)
     return 0
 
 

@@ -109,10 +109,10 @@ def index_through_service(args, data_dir: Path) -> int | None:
         return 1
     finally:
         client.close()
-    if state.get("result") is None:  # it failed: nothing was summed up
-        print(state.get("error") or state["state"], file=sys.stderr)
+    if (result := state["result"]) is None:  # it failed: nothing was summed up
+        print(state["error"] or state["state"], file=sys.stderr)
         return 1
-    summary = IndexSummary.from_dict(state["result"])
+    summary = IndexSummary.from_dict(result)
     if args.json:  # the shape of a run of this process's own
         print(json.dumps(asdict(summary), indent=2))
     else:

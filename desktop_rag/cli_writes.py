@@ -19,6 +19,7 @@ from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import share_words
 from desktop_rag.errors import BadInput, UserError, as_sentence
 from desktop_rag.service import wire
+from desktop_rag.service.answers import RunProgress, RunQueued
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -68,7 +69,7 @@ def the_service(args, data_dir: Path):
     return EndpointClient.for_library(data_dir)
 
 
-def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:
+def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> RunProgress:
     """A run of the service followed to its end, its progress on stderr; Ctrl-C cancels it (what it finished is
     kept) and raises KeyboardInterrupt, or with `cancel_on_interrupt` False leaves it to the service."""
     shown = None
@@ -86,15 +87,15 @@ def follow_run(client, run_id: str, cancel_on_interrupt: bool = True) -> dict:
     return state
 
 
-def progress_line(state: dict) -> str:
+def progress_line(state: RunProgress) -> str:
     if state.get("paused"):
         return ("  paused, as the background LLM work is: Resume in the tray or the window, or `desktop-rag settings "
                 "llm_upgrade_paused false`" if state.get("kind") == "upgrade" else "  paused")
-    share = share_words(state["share_done"]) if state.get("share_done") is not None else state["state"]
+    share = share_words(done) if (done := state["share_done"]) is not None else state["state"]
     return f"  {share} {on_one_line(state.get('current') or '')}".rstrip()
 
 
-def _run_in_service(client, request: wire.Request[wire.Answer]) -> dict:
+def _run_in_service(client, request: wire.Request[RunQueued]) -> RunProgress:
     try:
         started = client.run(request)
         print(f"In {started['served_by']}…", file=sys.stderr, flush=True)
@@ -160,7 +161,8 @@ def cmd_doctor(args, data_dir: Path) -> int:
     repair is cli_rebuild.py's.)"""
     if (client := the_service(args, data_dir)) is not None:
         if args.repair:
-            result = _run_in_service(client, wire.Doctor(repair=True))["result"]
+            result = _run_in_service(client, wire.Repair())["result"]
+            assert result is not None  # a repair that ends without failing says what it found
         else:
             try:
                 answer = client.run(wire.Doctor())

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.errors import UserError
+from desktop_rag.service.answers import RunProgress
 from desktop_rag.service.endpoint import EndpointServer
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunQueue, RunRegistry
@@ -88,7 +89,7 @@ class LibraryHost:
         if self.after_run is not None:
             self.after_run()
 
-    def _run_state(self, state: dict, changes) -> None:
+    def _run_state(self, state: RunProgress, changes) -> None:
         """A run's state changed (service/runs.py): every client following the events hears it."""
         self.events.publish("run", run=state)
         if changes is not None:

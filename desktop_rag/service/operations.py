@@ -16,6 +16,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.errors import BadInput
 
 MAX_QUERY_CHARS = 2_000  # a question, or a paragraph to find the like of; past this it is a document, not a query
@@ -27,13 +28,14 @@ LARGEST_ID = 2**63 - 1  # SQLite's INTEGER: a larger number names no row and can
 
 REQUIRED = inspect.Parameter.empty  # as a signature says it: a declaration compares equal to its function's
 _JSON_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean", "string": "string",
-               "strings": "array", "object": "object"}
+               "strings": "array", "object": "object", "filters": "object"}
 
 
 @dataclass(frozen=True)
 class Argument:
     name: str
-    kind: str  # integer, number, boolean, string, strings (a list of strings), object (names → JSON values)
+    kind: str  # integer, number, boolean, string, strings (a list of strings), object (names → JSON values),
+    # filters (a SearchFilters, on the wire as its to_dict)
     default: object = REQUIRED
     nullable: bool = False  # null allowed: "not given"
     minimum: float | None = None
@@ -72,7 +74,8 @@ class Argument:
         if value is None and self.nullable:
             return None
         checker = {"integer": self._integer, "number": self._number, "boolean": self._boolean,
-                   "string": self._string, "strings": self._strings, "object": self._object}[self.kind]
+                   "string": self._string, "strings": self._strings, "object": self._object,
+                   "filters": self._filters}[self.kind]
         return checker(value, self.maximum if maximum is None else maximum)
 
     def _integer(self, value, maximum):
@@ -123,6 +126,14 @@ class Argument:
         for key in value:
             self._string(key, None, f"a name in {self.name}", 100)
         return value
+
+    def _filters(self, value, maximum) -> SearchFilters:
+        if isinstance(value, SearchFilters):  # a front end's library of its own: no wire between
+            return value
+        try:
+            return SearchFilters.checked(value)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
 
     def _strings(self, value, maximum):
         if not isinstance(value, list):
@@ -182,7 +193,7 @@ class Limits:
 
 
 _KINDS: dict[object, str] = {int: "integer", float: "number", bool: "boolean", str: "string", list: "strings",
-                             dict: "object"}
+                             dict: "object", SearchFilters: "filters"}
 
 
 def operation_of(request: type[Any]) -> Operation:

@@ -21,7 +21,8 @@ from desktop_rag.core.search.searcher import SearchResult
 from desktop_rag.errors import UserError
 from desktop_rag.service import wire
 from desktop_rag.service.operations import MAX_LIMIT
-from desktop_rag.service.wire import ChangesAnswer, Runner, SearchAnswer
+from desktop_rag.service.answers import ChangesAnswer, LibraryStats, SearchAnswer
+from desktop_rag.service.wire import Runner
 
 
 class RemoteEdits:
@@ -61,12 +62,11 @@ class RemoteLibrary:
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
                filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
         answer = self._run(wire.Search(query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
-                                       filters=(filters or SearchFilters()).to_dict(), sort=sort, facets=facets))
+                                       filters=filters, sort=sort, facets=facets))
         return _result(answer)  # (its match: the words the search parsed, carried, never parsed again here)
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
-        return _result(self._run(wire.Search(similar_to=chunk_id, limit=min(k, MAX_LIMIT),
-                                             filters=(filters or SearchFilters()).to_dict())))
+        return _result(self._run(wire.Search(similar_to=chunk_id, limit=min(k, MAX_LIMIT), filters=filters)))
 
     def load_embedding_model(self) -> None:
         """A search answered once, by meaning and by words: the service has its model, its vector store and its
@@ -77,7 +77,7 @@ class RemoteLibrary:
         except UserError:
             pass  # nothing indexed yet: the first run loads it
 
-    def stats(self) -> dict:
+    def stats(self) -> LibraryStats:
         return self._run(wire.Stats())
 
     # -- opening a hit ----------------------------------------------------------------------------------------

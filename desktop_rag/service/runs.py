@@ -10,10 +10,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from collections.abc import Callable
+from typing import cast
 
 from desktop_rag.core.changes import Changes
 from desktop_rag.core.indexing.report import PHASES, WORK_ON_NO_FILE, IndexSummary, Progress
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.service.answers import RunProgress
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +57,10 @@ class RunState:
     result: dict | None = None  # a run's summary as its command prints it with --json (service/run_kinds.py)
     _first_seen: dict[str, tuple[float, int]] = field(default_factory=dict, repr=False)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> RunProgress:
         values = asdict(self)
         values.pop("_first_seen")
-        return values
+        return cast(RunProgress, values)
 
 
 class RunRegistry:
@@ -135,12 +137,12 @@ class RunRegistry:
             running = [r for r in self._runs.values() if r.state == "running"]
             return running[-1] if running else (list(self._runs.values())[-1] if self._runs else None)
 
-    def active(self) -> list[dict]:
+    def active(self) -> list[RunProgress]:
         """The states of the runs queued or running, oldest first: what a client that just connected is shown."""
         with self._lock:
             return [r.as_dict() for r in self._runs.values() if r.state in ("queued", "running")]
 
-    def state_of(self, run_id: str | None = None) -> dict | None:
+    def state_of(self, run_id: str | None = None) -> RunProgress | None:
         run = self.get(run_id)
         if run is None:
             return None
@@ -168,7 +170,7 @@ class RunOutcome:
 # A run's work: (report, control) -> how it ended; OutcomeWork: a run that indexes no files (service/run_kinds.py).
 RunWork = Callable[[Callable[[Progress], None], RunControl], "IndexSummary | RunOutcome"]
 OutcomeWork = Callable[[Callable[[Progress], None], RunControl], RunOutcome]
-StateListener = Callable[[dict, Changes | None], None]  # a run's state, and what its step made searchable
+StateListener = Callable[[RunProgress, Changes | None], None]  # a run's state, and what its step made searchable
 
 
 class RunQueue:

@@ -1,9 +1,9 @@
 """The operations local agents and scripts use, over one library: search with contextual retrieval, a context for
-a chunk, a re-indexing run and its progress, statistics, and a document or a chunk to read around a hit. Plain
-arguments in, JSON-ready dicts out. Arguments come checked against their declaration (service/wire.py) by
-`request_handler` (service/door.py), the one door to these; what only the library can tell (a chunk that does not
-exist, a path outside the indexed folders) is a BadInput saying what is wrong. The MCP server and the local
-endpoint both call these, so an agent gets the same answers from the service, `serve` or `mcp` on its own."""
+a chunk, a re-indexing run and its progress, statistics, and a document or a chunk to read around a hit. Each takes
+its request (service/wire.py) and gives its answer (service/answers.py); requests come checked against their
+declaration by `request_handler` (service/door.py), the one door to these; what only the library can tell (a chunk
+that does not exist, a path outside the indexed folders) is a BadInput saying what is wrong. The MCP server and the
+local endpoint both call these, so an agent gets the same answers from the service, `serve` or `mcp` on its own."""
 
 from __future__ import annotations
 
@@ -14,11 +14,15 @@ import threading
 import time
 from pathlib import Path
 from collections.abc import Callable
-from typing import Any, TYPE_CHECKING
+from typing import Any, TYPE_CHECKING, cast
 
 
 from desktop_rag.core.search.filters import make_filters
+from desktop_rag.service import wire
 from desktop_rag.service.activity import ActivitySource, at_rest, version_of
+from desktop_rag.service.answers import (ContextMade, DocumentAnswer, EventsAnswer, Hello, LibraryStats, Opened,
+                                         PassageAnswer, RunProgress, RunStarted, SearchAnswer, Served, StatusAnswer,
+                                         Stopping, StoredContext)
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.write_tools import WriteTools
 from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, question_list
@@ -62,40 +66,39 @@ class LibraryTools:
 
     # -- search ---------------------------------------------------------------------------------------------
 
-    def search(self, query: str = "", limit: int = 10, mode: str = "hybrid", rerank: bool | None = None,
-               score_threshold: float | None = None, folder: str | None = None, folders: list[str] | None = None,
-               types: list[str] | None = None, after: str | None = None, before: str | None = None,
-               sender: str | None = None, sort: str = "relevance", similar_to: int | None = None,
-               filters: dict | None = None, facets: bool = False) -> dict:
+    def search(self, r: wire.Search) -> SearchAnswer:
         """Filters narrow the search inside retrieval (core/search/filters.py); `folder` is one indexed folder
         (as before `folders`); `similar_to`: a chunk id whose neighbours in meaning are wanted instead of a query;
-        `filters`: a filter bar's, as SearchFilters.to_dict gives them; `facets`: count the candidates' types."""
-        chosen = list(folders or []) + ([str(self._indexed_path(folder, "folder"))] if folder is not None else [])
-        narrowed = make_filters(folders=chosen, types=types or [], after=after, before=before, sender=sender)
-        if filters is not None:
-            narrowed = narrowed.merged(_filters_from(filters))
-        if similar_to is not None:
-            result = self.library.similar(similar_to, k=limit, filters=narrowed)
+        `filters`: a filter bar's; `facets`: count the candidates' types."""
+        folders = list(r.folders or [])
+        if r.folder is not None:
+            folders.append(str(self._indexed_path(r.folder, "folder")))
+        narrowed = make_filters(folders=folders, types=r.types or [], after=r.after, before=r.before, sender=r.sender)
+        if r.filters is not None:
+            narrowed = narrowed.merged(r.filters)
+        if r.similar_to is not None:
+            result = self.library.similar(r.similar_to, k=r.limit, filters=narrowed)
         else:
-            if not query.strip() and narrowed.empty:
+            if not r.query.strip() and narrowed.empty:
                 raise BadInput("the query is empty: give a question or some keywords (or filters alone)")
-            asked = min(limit * 5, 500) if score_threshold is not None else limit
-            result = self.library.search(query, k=asked, mode=mode, rerank=rerank, filters=narrowed, sort=sort,
-                                         facets=facets)
-        hits = [h for h in result.hits if score_threshold is None or h.scores.strength >= score_threshold][:limit]
+            asked = min(r.limit * 5, 500) if r.score_threshold is not None else r.limit
+            result = self.library.search(r.query, k=asked, mode=r.mode, rerank=r.rerank, filters=narrowed,
+                                         sort=r.sort, facets=r.facets)
+        hits = [h for h in result.hits
+                if r.score_threshold is None or h.scores.strength >= r.score_threshold][:r.limit]
         return {"query": result.query, "mode": result.mode, "reranked": result.reranked, "weak": result.weak,
                 "notices": result.notices, "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
                 "facets": result.facets, "meaning_covers": result.meaning_covers,
                 "match": result.match.to_dict() if result.match is not None else None,
+                "filter_words": [list(word) for word in result.filter_words],
                 "results": [h.to_dict() for h in hits], "served_by": self.served_by}
 
     # -- contexts -------------------------------------------------------------------------------------------
 
-    def generate_context(self, chunk_id: int | None = None, text: str | None = None,
-                         document_path: str | None = None, max_words: int | None = None,
-                         store: bool = False) -> dict:
+    def generate_context(self, r: wire.GenerateContext) -> ContextMade:
         """The context the configured contextualizer writes for a stored chunk, or for `text` as a part of an
         indexed document; stored (and re-indexed) only when asked, and only for a stored chunk."""
+        chunk_id, text, document_path, store = r.chunk_id, r.text, r.document_path, r.store
         if (chunk_id is None) == (text is None):
             raise BadInput("give either chunk_id, or text with document_path")
         library = self.library
@@ -131,51 +134,53 @@ class LibraryTools:
                 raise BadInput(f"regenerating the context of chunk {chunk_id} was cancelled; nothing was written")
             result, stored_now = regenerated.result, bool(regenerated.changes)
         else:
-            result = self.library.edits.preview_context(stored.document, chunks, position, max_words=max_words)
+            result = self.library.edits.preview_context(stored.document, chunks, position, max_words=r.max_words)
             stored_now = False
         return {"chunk_id": chunk_id, "context": result.text, "source": result.source, "model": result.model,
                 "quality": result.quality, "quality_detail": result.quality_detail,
                 "seconds": round(result.seconds, 2), "stored": stored_now,
                 "questions": question_list(result.questions)}  # with llm_questions set
 
-    def context(self, chunk_id: int) -> dict:
-        row = self.library.reads.context(chunk_id)
+    def context(self, r: wire.ContextOf) -> StoredContext:
+        row = self.library.reads.context(r.chunk_id)
         if row is None:
-            raise BadInput(f"there is no passage {chunk_id} (ids come from search results)")
-        return {**{k: row[k] for k in CONTEXT_FIELDS}, "served_by": self.served_by}
+            raise BadInput(f"there is no passage {r.chunk_id} (ids come from search results)")
+        return StoredContext(**{k: row[k] for k in CONTEXT_FIELDS}, served_by=self.served_by)  # type: ignore[typeddict-item]
 
-    def open_hit(self, chunk_id: int | None = None, path: str | None = None) -> dict:
+    def open_hit(self, r: wire.OpenHit) -> Opened:
         """A hit a person opens: its document's LLM contexts come sooner (use notes, for `chunk_id`), and the path
         the system's viewer can open for `path` — for a document inside a file (an archive's member, a mail's
         attachment) a copy taken out of it (core/files/member_copies.py)."""
-        if chunk_id is not None:
-            self.library.note_opened(chunk_id)
-        openable = str(self.library.openable_path(path)) if path is not None else None
+        if r.chunk_id is not None:
+            self.library.note_opened(r.chunk_id)
+        openable = str(self.library.openable_path(r.path)) if r.path is not None else None
         return {"path": openable, "served_by": self.served_by}
 
-    def hello(self) -> dict:  # `stopping`: on its way out (a front end arriving waits for it to go: who_answers)
+    def hello(self, r: wire.SayHello) -> Hello:
+        """`stopping`: on its way out (a front end arriving waits for it to go: who_answers)."""
         return {"served_by": self.served_by, "pid": os.getpid(), "role": self.role,
                 "stopping": self.stop_asked.is_set()}
 
     # -- the event stream ---------------------------------------------------------------------------------------
 
-    def events(self, after: int | None = None, instance: str | None = None, wait_s: float = 0.0,
-               status: str | None = None) -> dict:
+    def events(self, r: wire.Events) -> EventsAnswer:
         """What was done since event `after` (service/events.py), with the status as it is now; waits up to wait_s
         for an event, or for the status to differ from the version `status` (the tray's and the window's one
         stream)."""
         def still_waiting() -> bool:
-            return not self.closing.is_set() and (status is None or self._status_now()["version"] == status)
+            return not self.closing.is_set() and (r.status is None or self._status_now()["version"] == r.status)
 
-        answer = self.event_log.since(after, instance, wait_s, still_waiting)
-        if after is None or answer["missed"]:  # a client (re)joining: the runs in hand, where they stand now
-            answer["runs"] = self.runs.active()
-        return {**answer, "status": self._status_now(), "served_by": self.served_by}
+        answer = self.event_log.since(r.after, r.instance, r.wait_s, still_waiting)
+        events = EventsAnswer(events=answer["events"], last=answer["last"], instance=answer["instance"],
+                              missed=answer["missed"], status=self._status_now(), served_by=self.served_by)
+        if r.after is None or answer["missed"]:  # a client (re)joining: the runs in hand, where they stand now
+            events["runs"] = self.runs.active()
+        return events
 
     # -- runs -----------------------------------------------------------------------------------------------
 
-    def reindex(self, paths: list[str] | None = None, contexts: str = "auto") -> dict:
-        folders = self.library.reads.folders()
+    def reindex(self, r: wire.Reindex) -> RunStarted:
+        folders, paths = self.library.reads.folders(), r.paths
         if paths is None:
             if not folders:
                 raise NoIndexError(f"no folder is indexed yet: {remedies.ADD_FOLDER}")
@@ -184,27 +189,28 @@ class LibraryTools:
             if not paths:
                 raise BadInput("paths is empty: give files or folders inside the indexed folders, or leave it out")
             chosen = [str(self._indexed_path(p, "path")) for p in paths]
-        run_id = self._start_run(chosen, contexts)
-        return {"run_id": run_id, "paths": chosen, "contexts": contexts,
-                "state": (self.runs.state_of(run_id) or {}).get("state"), "served_by": self.served_by}
+        return self._started(chosen, r.contexts)
 
-    def index(self, paths: list[str], contexts: str | None = None) -> dict:
+    def _started(self, paths: list[str], contexts: str) -> RunStarted:
+        run_id = self._start_run(paths, contexts)
+        state = self.runs.state_of(run_id)
+        return {"run_id": run_id, "paths": paths, "contexts": contexts,
+                "state": state["state"] if state is not None else None, "served_by": self.served_by}
+
+    def index(self, r: wire.Index) -> RunStarted:
         """Files and folders indexed by the process answering (the service): a folder new to the library is
         watched from then on. `contexts`: None, the library's setting."""
-        if not paths:
+        if not r.paths:
             raise BadInput("paths is empty: give the files or folders to index")
-        missing = [p for p in paths if not Path(p).exists()]
+        missing = [p for p in r.paths if not Path(p).exists()]
         if missing:
             raise BadInput(f"no such file or folder: {', '.join(missing)}")
-        chosen = [str(Path(p).resolve()) for p in paths]
-        run_id = self._start_run(chosen, contexts or self.library.settings.contexts)
-        return {"run_id": run_id, "paths": chosen, "state": (self.runs.state_of(run_id) or {}).get("state"),
-                "served_by": self.served_by}
+        return self._started([str(Path(p).resolve()) for p in r.paths], r.contexts or self.library.settings.contexts)
 
-    def progress(self, run_id: str | None = None) -> dict:
-        state = self.runs.state_of(run_id)
+    def progress(self, r: wire.ProgressOf) -> RunProgress:
+        state = self.runs.state_of(r.run_id)
         if state is None:
-            raise BadInput(f"there is no run {run_id}" if run_id else "no re-indexing run was started here yet")
+            raise BadInput(f"there is no run {r.run_id}" if r.run_id else "no re-indexing run was started here yet")
         state["phases"] = phases_in_order(state["phases"])
         if state["state"] == "running":  # the files failed so far, as the catalog has them now
             paths = [Path(p) for p in state["paths"]]
@@ -215,27 +221,27 @@ class LibraryTools:
 
     # -- what is indexed ------------------------------------------------------------------------------------
 
-    def stop(self, everything: bool = False) -> dict:
+    def stop(self, r: wire.Stop) -> Stopping:
         """The process answering ends: its loop stops, a model's call in hand is cut short, what it applied is
         kept; it answers this first, and is gone within 2 s (`desktop-rag stop` waits for that)."""
         if self.on_stop is None:
             raise BadInput(f"{self.served_by} is not stopped from outside: close it where it runs")
         self.stop_asked.set()
-        self.event_log.publish("stopping", everything=everything)  # before it goes: its clients know it was asked
+        self.event_log.publish("stopping", everything=r.everything)  # before it goes: its clients know it was asked
         self.on_stop()
         return {"stopping": True, "served_by": self.served_by}
 
-    def status(self, after: str | None = None, wait_s: float = 0.0) -> dict:
+    def status(self, r: wire.Status) -> StatusAnswer:
         """What the process answering is doing (service/activity.py). `after`: the version a client has; the
         answer waits up to `wait_s` for a different one."""
-        deadline = time.monotonic() + wait_s
+        deadline = time.monotonic() + r.wait_s
         while True:
             state = self._status_now()
-            if state["version"] != after or time.monotonic() >= deadline or self.closing.is_set():
+            if state["version"] != r.after or time.monotonic() >= deadline or self.closing.is_set():
                 return state
             self.closing.wait(STATUS_CHECK_S)
 
-    def _status_now(self) -> dict:
+    def _status_now(self) -> StatusAnswer:
         activity = self.activity.now() if self.activity is not None else at_rest(  # (`serve`: no lane)
             bool(self.library.settings.llm_upgrade_paused))
         state = {**activity.as_dict(), "role": self.role, "served_by": self.served_by}
@@ -244,16 +250,17 @@ class LibraryTools:
             state.update(upgrade_reason=lane.decision.reason, upgrade_may_run=lane.decision.may_run,
                          asked_now=lane.asked_now,
                          watching=len(lane.watcher.folders) if lane.watcher is not None else 0)
-        return {**state, "version": version_of(state)}
+        return cast(StatusAnswer, {**state, "version": version_of(state)})
 
-    def pause_background(self, paused: bool, runs: bool = True) -> dict:
+    def pause_background(self, r: wire.PauseBackground) -> StatusAnswer:
         """The tray's Pause and Resume: the LLM's work (the window's LLM line: `runs` False) and the runs in hand
         (its Resume left a run paused in the window paused while it said "Catching up 7%": issue 60)."""
-        self.writes.pause_llm_work(paused)
-        self.writes.pause_runs(None, paused) if runs else None
+        self.writes.pause_llm_work(r.paused)
+        if r.runs:
+            self.writes.pause_runs(None, r.paused)
         return self._status_now()
 
-    def prepare_search(self) -> dict:
+    def prepare_search(self, r: wire.PrepareSearch) -> Served:
         """Load the embedding model and open the vector store now, on a thread, and answer at once: after the
         service's rest they take ~1.1 s at 105k chunks (bench/idle_service.py), the time a person takes to type."""
         threading.Thread(target=self._load_search_models, name="desktop-rag prepare search", daemon=True).start()
@@ -265,14 +272,13 @@ class LibraryTools:
         except Exception:  # the search that follows meets the same failure and says it
             log.warning("could not load the models a search needs", exc_info=True)
 
-    def stats(self) -> dict:
-        stats = self.library.stats()
-        stats["failures"] = [{"path": p, "reason": r} for p, r in self.library.reads.failures()]
-        stats["model"] = self.library.settings.llm_server or self.library.settings.llm_model
-        stats["served_by"] = self.served_by
-        return stats
+    def stats(self, r: wire.Stats) -> LibraryStats:
+        failures = [{"path": path, "reason": reason} for path, reason in self.library.reads.failures()]
+        return LibraryStats(**self.library.stats(), failures=failures, served_by=self.served_by,  # type: ignore[typeddict-item]
+                            model=self.library.settings.llm_server or self.library.settings.llm_model)
 
-    def document(self, doc_id: int) -> dict:
+    def document(self, r: wire.DocumentOf) -> DocumentAnswer:
+        doc_id = r.doc_id
         stored = self.library.reads.document_for_contexts(doc_id)
         if stored is None:
             raise BadInput(f"there is no indexed document {doc_id}")
@@ -282,8 +288,9 @@ class LibraryTools:
                 "chunks": [{"chunk_id": r["id"], "index": r["idx"], "page": r["page"], "start_char": r["start_char"],
                             "end_char": r["end_char"]} for r in rows]}
 
-    def chunk(self, chunk_id: int) -> dict:
+    def chunk(self, r: wire.ChunkOf) -> PassageAnswer:
         """A chunk in its document: its context, its text and the text around it."""
+        chunk_id = r.chunk_id
         record = self.library.reads.chunks_by_id([chunk_id]).get(chunk_id)
         placed = self.library.reads.chunk_in_document(chunk_id)
         if record is None or placed is None:
@@ -314,19 +321,3 @@ class LibraryTools:
             raise BadInput(f"{path} is not inside an indexed folder (indexed: {known}); {remedies.ADD_ITS_FOLDER}")
         return resolved
 
-
-def _filters_from(values: dict):
-    """A filter bar's filters as the window sends them (SearchFilters.to_dict), checked as far as their types go."""
-    from desktop_rag.core.search.filters import SearchFilters
-
-    try:
-        filters = SearchFilters.from_dict(values)
-        for number in (filters.after, filters.before):
-            if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))):
-                raise TypeError(number)
-        if not all(isinstance(x, str) for x in (*filters.folders, *filters.types, filters.sender)):
-            raise TypeError(filters)
-    except (TypeError, ValueError, AttributeError):
-        raise BadInput("filters must be an object as SearchFilters.to_dict gives: folders, types, after, before, "
-                       "sender") from None
-    return filters

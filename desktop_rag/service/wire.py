@@ -17,8 +17,11 @@ from typing import Annotated, Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.search.modes import MODES, SORTS
-from desktop_rag.service.answers import (Answer, ChangesAnswer, Hello, Opened, RunProgress, RunStarted, SearchAnswer,
-                                         Served, SettingsChanged, StatusAnswer)
+from desktop_rag.core.search.filters import SearchFilters
+from desktop_rag.service.answers import (Cancelled, ChangesAnswer, Checkup, ContextMade, DocumentAnswer, EventsAnswer,
+                                         Hello, LibraryStats, Opened, PassageAnswer, Regenerated, RunProgress,
+                                         RunQueued, RunsPaused, RunStarted, SearchAnswer, Served, SettingsChanged,
+                                         StatusAnswer, Stopping, StoredContext)
 from desktop_rag.service.operations import (LARGEST_ID, MAX_CHUNK_CHARS, MAX_LIMIT, MAX_LIST_ITEMS, MAX_PATH_CHARS,
                                             MAX_QUERY_CHARS, Limits, Operation, operation_of)
 
@@ -60,13 +63,14 @@ class Search(Request[SearchAnswer]):
     sender: Annotated[str | None, _text(500)] = None
     sort: Annotated[str, Limits(choices=SORTS)] = "relevance"
     similar_to: Annotated[int | None, ID] = None
-    # The window's: its filter bar's filters as SearchFilters.to_dict gives them, and the type chips' counts.
-    filters: Annotated[dict[str, Any] | None, Limits(max_length=10, for_agents=False)] = None
+    # The window's: its filter bar's filters (on the wire as SearchFilters.to_dict gives them), and the type chips'
+    # counts. The fields above are an agent's way of saying the same.
+    filters: Annotated[SearchFilters | None, Limits(for_agents=False)] = None
     facets: Annotated[bool, Limits(for_agents=False)] = False
 
 
 @dataclass(frozen=True, kw_only=True)
-class GenerateContext(Request[Answer]):
+class GenerateContext(Request[ContextMade]):
     method = "generate_context"
     chunk_id: Annotated[int | None, ID] = None
     text: Annotated[str | None, _text(MAX_CHUNK_CHARS)] = None
@@ -98,24 +102,24 @@ class ProgressOf(Request[RunProgress]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Stats(Request[Answer]):
+class Stats(Request[LibraryStats]):
     method = "stats"
 
 
 @dataclass(frozen=True, kw_only=True)
-class DocumentOf(Request[Answer]):
+class DocumentOf(Request[DocumentAnswer]):
     method = "document"
     doc_id: Annotated[int, ID]
 
 
 @dataclass(frozen=True, kw_only=True)
-class ChunkOf(Request[Answer]):
+class ChunkOf(Request[PassageAnswer]):
     method = "chunk"
     chunk_id: Annotated[int, ID]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Stop(Request[Answer]):
+class Stop(Request[Stopping]):
     """`desktop-rag stop` (no agent's tool); `everything`: the tray's Quit, which ends the windows following the
     service too."""
     method = "stop"
@@ -158,7 +162,7 @@ class SayHello(Request[Hello]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Events(Request[Answer]):
+class Events(Request[EventsAnswer]):
     """What the service did since event `after` of its `instance` (service/events.py), waiting up to wait_s for
     one, or for its status to differ from the version `status` a client has."""
     method = "events"
@@ -210,19 +214,19 @@ class ApproveContext(Request[ChangesAnswer]):
 
 
 @dataclass(frozen=True, kw_only=True)
-class RegenerateContext(Request[Answer]):
+class RegenerateContext(Request[Regenerated]):
     method = "regenerate_context"
     chunk_id: Annotated[int, ID]
 
 
 @dataclass(frozen=True, kw_only=True)
-class CancelRegenerate(Request[Answer]):
+class CancelRegenerate(Request[Cancelled]):
     method = "cancel_regenerate"
     chunk_id: Annotated[int | None, ID] = None  # None: every regeneration asked
 
 
 @dataclass(frozen=True, kw_only=True)
-class ContextOf(Request[Answer]):
+class ContextOf(Request[StoredContext]):
     """A chunk's context as the catalog has it (`desktop-rag context ID`)."""
     method = "context"
     chunk_id: Annotated[int, ID]
@@ -231,43 +235,49 @@ class ContextOf(Request[Answer]):
 # `desktop-rag rebuild`, `doctor [--repair]`, `contextualize --limit N`: the runs answer with their id.
 
 @dataclass(frozen=True, kw_only=True)
-class Rebuild(Request[Answer]):
+class Rebuild(Request[RunQueued]):
     method = "rebuild"
 
 
 @dataclass(frozen=True, kw_only=True)
-class Doctor(Request[Answer]):
+class Doctor(Request[Checkup]):
+    """What disagrees between the catalog and the indexes, looked at now."""
     method = "doctor"
-    repair: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
-class Contextualize(Request[Answer]):
+class Repair(Request[RunQueued]):
+    """`doctor --repair`, the window's "Check and repair the indexes": a run that rebuilds what disagrees."""
+    method = "repair"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Contextualize(Request[RunQueued]):
     method = "contextualize"
     limit: Annotated[int | None, ID] = None
 
 
 @dataclass(frozen=True, kw_only=True)
-class CancelRun(Request[Answer]):
+class CancelRun(Request[Cancelled]):
     method = "cancel_run"
     run_id: Annotated[str | None, RUN_ID] = None  # None: every run queued or running
 
 
 @dataclass(frozen=True, kw_only=True)
-class PauseRun(Request[Answer]):
+class PauseRun(Request[RunsPaused]):
     method = "pause_run"
     run_id: Annotated[str | None, RUN_ID] = None
     paused: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
-class UpgradeNow(Request[Answer]):
+class UpgradeNow(Request[ChangesAnswer]):
     """"Write LLM contexts now": the upgrade runs whatever the machine does, until nothing waits."""
     method = "upgrade_now"
 
 
 @dataclass(frozen=True, kw_only=True)
-class NoteInput(Request[Answer]):
+class NoteInput(Request[Served]):
     """The person uses the window: with "only when idle" the upgrade makes way at once (platform idle time alone
     does not see input to a window of this desktop's own in every session)."""
     method = "note_input"
@@ -276,7 +286,8 @@ class NoteInput(Request[Answer]):
 REQUESTS: tuple[type[Request[Any]], ...] = (
     Search, GenerateContext, Reindex, Index, ProgressOf, Stats, DocumentOf, ChunkOf, Stop, Status, PauseBackground,
     PrepareSearch, OpenHit, SayHello, Events, ChangeSettings, RemoveFolder, UpgradeFirst, SetContext,
-    RevertContext, ApproveContext, RegenerateContext, CancelRegenerate, ContextOf, Rebuild, Doctor, Contextualize,
+    RevertContext, ApproveContext, RegenerateContext, CancelRegenerate, ContextOf, Rebuild, Doctor, Repair,
+    Contextualize,
     CancelRun, PauseRun, UpgradeNow, NoteInput)
 REQUEST_BY_METHOD = {request.method: request for request in REQUESTS}
 
@@ -286,8 +297,13 @@ OPERATIONS: dict[str, Operation] = {request.method: operation_of(request) for re
 
 
 def arguments_of(request: Request[Any]) -> dict[str, Any]:
-    """A request's arguments as the wire carries them."""
-    return {field.name: getattr(request, field.name) for field in dataclasses.fields(request)}
+    """A request's arguments as the wire's JSON carries them (filters as SearchFilters.to_dict; the door makes them
+    SearchFilters again from the declaration: service/operations.py)."""
+    return {field.name: _on_the_wire(getattr(request, field.name)) for field in dataclasses.fields(request)}
+
+
+def _on_the_wire(value: object) -> object:
+    return value.to_dict() if isinstance(value, SearchFilters) else value
 
 
 class Runner(Protocol):

@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         upgrade = action("Write LLM contexts now", self.upgrade_contexts, None, "upgrade")
         upgrade.setToolTip("Write the waiting LLM contexts now, whether or not the computer is idle")
         settings = action("Settings…", self.open_settings, "Ctrl+,", "settings")
-        repair = action("Check and repair the indexes", lambda: self.send(wire.Doctor(repair=True)))
+        repair = action("Check and repair the indexes", lambda: self.send(wire.Repair()))
         repair.setToolTip("Compare both indexes with the catalog and rebuild from it what disagrees")
         quit_ = action("Quit", self.close, "Ctrl+Q")
         self.write_actions = (add, rescan, upgrade, repair)  # none can be done in a read-only library

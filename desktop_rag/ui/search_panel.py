@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QL
 from desktop_rag.core.search.grouping import (group_by_document, no_good_match_words, not_listed_words,
                                               without_weak_tail)
 from desktop_rag.core.search.highlight import QueryMatch
-from desktop_rag.core.search.query import split_filters, without_filter_word
+from desktop_rag.core.search.query import without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name, how_many
 from desktop_rag.errors import NoIndexError
@@ -149,7 +149,6 @@ class SearchPanel(QWidget):
     def search_now(self) -> None:
         self._debounce.stop()
         text = self.query.text().strip()
-        self.filter_bar.show_query_filters(split_filters(text)[1])
         filters, sort = self.filter_bar.filters(), self.filter_bar.sort_order()
         if not text and filters.empty:
             self.clear_results()
@@ -179,7 +178,6 @@ class SearchPanel(QWidget):
                          on_error=lambda message: self._show_error(number, message))
 
     def _query_edited(self, text: str) -> None:
-        self.filter_bar.show_query_filters(split_filters(text)[1])
         self._debounce.start()
 
     def _remove_query_filter(self, key: str, value: str) -> None:
@@ -219,6 +217,7 @@ class SearchPanel(QWidget):
             self.status.emit(message)
             return
         self._shown_query, self._match = result.query, result.match
+        self.filter_bar.show_query_filters(result.filter_words)  # as the search parsed them: the one parse
         self.filter_bar.show_facets(result.facets)
         shown, left_out = without_weak_tail(result.hits)
         rows = group_by_document(shown)[:RESULTS]
@@ -307,6 +306,7 @@ class SearchPanel(QWidget):
         self.hits = []
         self._folded = {}
         self._shown_query = ""
+        self.filter_bar.show_query_filters([])
         self.results.clear()
         self.preview.clear()
         self.message.clear()

@@ -107,6 +107,12 @@ def test_filter_words_show_as_chips_that_remove_themselves(qtbot, boiler_window)
     qtbot.waitUntil(lambda: panel._answered > sent, timeout=WAIT_MS)
     assert panel.query.text() == "boiler type:mail"
     assert sorted(h.title for h in panel.hits) == ["Boiler quote", "Boiler service on Friday"]
+    assert panel.filter_bar.query_chip_texts() == ["type:mail  ✕"]  # as the search parsed the query
+
+
+def test_a_filter_word_that_leaves_nothing_keeps_its_chip(qtbot, boiler_window):
+    search(qtbot, boiler_window, "boiler type:slides")
+    assert boiler_window.search.filter_bar.query_chip_texts() == ["type:slides  ✕"]  # to take it out again
 
 
 def test_a_filter_that_leaves_nothing_says_so(qtbot, boiler_window):

@@ -14,7 +14,7 @@ import calendar
 import datetime as dt
 import os
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 from desktop_rag.documents import local_day
 from desktop_rag.errors import BadInput
@@ -96,6 +96,24 @@ class SearchFilters:
         values = values or {}
         return cls(folders=tuple(values.get("folders") or ()), types=tuple(values.get("types") or ()),
                    after=values.get("after"), before=values.get("before"), sender=values.get("sender") or "")
+
+    @classmethod
+    def checked(cls, values: object) -> SearchFilters:
+        """Filters a client sent (to_dict's form), their types checked; a ValueError says what to send."""
+        wrong = ValueError("filters must be an object as SearchFilters.to_dict gives: folders, types, after, "
+                           "before, sender")
+        if not isinstance(values, dict) or set(values) - {f.name for f in fields(cls)}:
+            raise wrong
+        try:
+            filters = cls.from_dict(values)
+        except TypeError:
+            raise wrong from None
+        days_are_numbers = all(d is None or (isinstance(d, (int, float)) and not isinstance(d, bool))
+                               for d in (filters.after, filters.before))
+        if not days_are_numbers or not all(isinstance(x, str) for x in (*filters.folders, *filters.types,
+                                                                          filters.sender)):
+            raise wrong
+        return filters
 
 
 def make_filters(folders=(), types=(), after: str | None = None, before: str | None = None,

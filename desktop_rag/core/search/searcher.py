@@ -100,6 +100,8 @@ class SearchResult:
     # The query's words as parsed once by the search: what marks a preview or a context written meanwhile
     # (None: no words to mark, as in "more like this"); carried through the endpoint, never parsed again.
     match: QueryMatch | None = field(default=None, compare=False, repr=False)
+    # The query's own filter words (`type:pdf`) as the search parsed them: the window's chips for them.
+    filter_words: list[tuple[str, str]] = field(default_factory=list)
     served_by: str | None = None  # the process that answered, for a result that came through the endpoint
 
     @classmethod
@@ -109,7 +111,8 @@ class SearchResult:
                    reranked=values["reranked"], notices=values["notices"], weak=values["weak"],
                    filters=SearchFilters.from_dict(values.get("filters")), facets=values.get("facets"),
                    nothing_left=values.get("nothing_left", False), served_by=values.get("served_by"),
-                   match=QueryMatch.from_dict(values["match"]) if values.get("match") else None)
+                   match=QueryMatch.from_dict(values["match"]) if values.get("match") else None,
+                   filter_words=[(key, value) for key, value in values.get("filter_words", [])])
 
 
 class Searcher:
@@ -140,7 +143,8 @@ class Searcher:
         query = query.encode("utf-8", "surrogatepass").decode("utf-8", "replace").strip()
         parsed = parse_query(query)
         typed = make_filters(**_filter_arguments(parsed.filters))
-        result = SearchResult(query=query, mode=mode, hits=[], filters=(filters or SearchFilters()).merged(typed))
+        result = SearchResult(query=query, mode=mode, hits=[], filters=(filters or SearchFilters()).merged(typed),
+                              filter_words=parsed.filters)
         if not parsed.text and result.filters.empty:
             return result
         allowed = None if result.filters.empty else self.catalog.filters.filtered_chunk_ids(result.filters)

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.config import Settings
+from desktop_rag.service import wire
 from desktop_rag.service.activity import Activity, LaneActivity
 from desktop_rag.service.runs import RunRegistry
 from desktop_rag.service.tools import LibraryTools
@@ -41,17 +42,17 @@ def tools_with(activity) -> LibraryTools:
 def test_a_status_asked_with_an_old_version_is_answered_at_once():
     tools = tools_with(SwitchableActivity())
     started = time.monotonic()
-    status = tools.status(after="not-this-one", wait_s=10)
+    status = tools.status(wire.Status(after="not-this-one", wait_s=10))
     assert status["doing"] == "idle" and time.monotonic() - started < 1
 
 
 def test_a_status_asked_with_the_current_version_waits_for_the_change():
     activity = SwitchableActivity()
     tools = tools_with(activity)
-    current = tools.status()["version"]
+    current = tools.status(wire.Status())["version"]
     threading.Timer(0.4, lambda: setattr(activity, "doing", "applying changes")).start()
     started = time.monotonic()
-    status = tools.status(after=current, wait_s=10)
+    status = tools.status(wire.Status(after=current, wait_s=10))
     waited = time.monotonic() - started
     assert status["doing"] == "applying changes" and status["version"] != current
     assert 0.3 < waited < 5, waited
@@ -59,10 +60,10 @@ def test_a_status_asked_with_the_current_version_waits_for_the_change():
 
 def test_a_waiting_status_lets_go_when_the_endpoint_stops():
     tools = tools_with(SwitchableActivity())
-    current = tools.status()["version"]
+    current = tools.status(wire.Status())["version"]
     threading.Timer(0.2, tools.closing.set).start()
     started = time.monotonic()
-    assert tools.status(after=current, wait_s=20)["version"] == current
+    assert tools.status(wire.Status(after=current, wait_s=20))["version"] == current
     assert time.monotonic() - started < 5
 
 
@@ -137,9 +138,9 @@ def test_a_process_with_no_lane_of_its_own_says_a_pause_as_the_service_does():
     """`serve` answers without a write lane: it said "Idle: the index is up to date" while the LLM was paused."""
     tools = tools_with(None)
     tools.library.settings.llm_upgrade_paused = True
-    assert tools.status()["words"] == "Background work paused"
+    assert tools.status(wire.Status())["words"] == "Background work paused"
     tools.library.settings.llm_upgrade_paused = False
-    assert tools.status()["words"] == "Idle: the index is up to date"
+    assert tools.status(wire.Status())["words"] == "Idle: the index is up to date"
 
 
 def test_a_run_in_hand_is_never_said_to_be_done():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from types import SimpleNamespace
 
+from desktop_rag.service import wire
 from desktop_rag.service.events import EventLog
 from desktop_rag.service.write_tools import WriteTools
 
@@ -25,13 +26,13 @@ def test_a_regeneration_waiting_for_its_turn_is_cancelled_and_never_runs():
     library = SimpleNamespace(edits=SimpleNamespace(regenerate_context=ran.append))
     tools = WriteTools(library, fake_lane_that_holds_the_work, EventLog(), "test process")
     answer: dict = {}
-    asked = threading.Thread(target=lambda: answer.update(tools.regenerate_context(7)))
+    asked = threading.Thread(target=lambda: answer.update(tools.regenerate_context(wire.RegenerateContext(chunk_id=7))))
     asked.start()
     while not waited_with:  # queued
         asked.join(0.01)
-    assert tools.cancel_regenerate(7)["cancelled"] == [7]  # taken back while it waits
+    assert tools.cancel_regenerate(wire.CancelRegenerate(chunk_id=7))["cancelled"] == [7]  # taken back while it waits
     released.set()
     asked.join(10)
     assert answer["cancelled"] and ran == []
     assert waited_with == [None]  # no deadline: the model's time for a long document is not an error
-    assert tools.cancel_regenerate(7)["cancelled"] == []  # done with: nothing left to take back
+    assert tools.cancel_regenerate(wire.CancelRegenerate(chunk_id=7))["cancelled"] == []  # done with: nothing left to take back
