@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from desktop_rag.core.contexts.eval_quality import tertile_cuts
 from desktop_rag.core.contexts.quality import content_words
 from desktop_rag.core.dense.tokens import token_counter
-from desktop_rag.core.evaluation import load_dataset
+from desktop_rag.core.evaluation.evaluation import load_dataset
 
 _IDENTIFIER = re.compile(r"\b(?:[a-z]+[A-Z_][A-Za-z0-9_]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|\w+\.\w+)\b")
 NOT_FOUND = 101

@@ -29,7 +29,7 @@ from desktop_rag.core.contexts.quality import score_context
 from desktop_rag.core.dense.dense_text import dense_windows
 from desktop_rag.core.dense.embedding import Embedder
 from desktop_rag.core.dense.tokens import token_counter
-from desktop_rag.core.evaluation import load_dataset
+from desktop_rag.core.evaluation.evaluation import load_dataset
 from desktop_rag.core.search.fusion import reciprocal_rank_fusion
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.documents import index_text

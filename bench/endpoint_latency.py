@@ -68,7 +68,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.service.endpoint import EndpointClient
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -145,7 +145,7 @@ def main() -> None:
     from dataclasses import fields
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.core.progress.control import RunControl
 
     options = {"contexts": "rules"}

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_rag.config import Settings
-from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, load_dataset
+from desktop_rag.core.evaluation.evaluation import _IndexedDataset, every_nth_document, load_dataset
 from desktop_rag.core.search.fusion import FUSIONS, convex_combination, fuse
 from desktop_rag.core.search.identifiers import identifiers_in
 from desktop_rag.core.search.match_strength import GOOD_MATCH

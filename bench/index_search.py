@@ -94,7 +94,7 @@ def percentile(values, q):
 
 def run_size(size: int, embed_sample: int, query_count: int) -> dict:
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.core.search.filters import make_filters
 
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:

@@ -115,7 +115,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.core.watching.changes import ChangeBatch
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-mailboxes-"))

@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from desktop_rag.core.evaluation import Dataset, every_nth_document, load_dataset  # noqa: E402
+from desktop_rag.core.evaluation.evaluation import Dataset, every_nth_document, load_dataset  # noqa: E402
 
 EVERY = {"codebase": 2, "jsquad": 4}
 

@@ -31,7 +31,7 @@ from desktop_rag.core.contexts.rules import RulesContextualizer
 from desktop_rag.core.dense.dense_text import dense_windows
 from desktop_rag.core.dense.embedding import Embedder
 from desktop_rag.core.dense.tokens import token_counter
-from desktop_rag.core.evaluation import every_nth_document, load_dataset
+from desktop_rag.core.evaluation.evaluation import every_nth_document, load_dataset
 from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.documents import keyword_text

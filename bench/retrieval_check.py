@@ -24,8 +24,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from desktop_rag import offline  # noqa: E402,F401 (no model hub, whatever imports next)
 from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.evaluation import EvalConfig, evaluate_modes, load_dataset  # noqa: E402
-from desktop_rag.core.evaluation_compare import load_reports, moved_questions  # noqa: E402
+from desktop_rag.core.evaluation.evaluation import EvalConfig, evaluate_modes, load_dataset  # noqa: E402
+from desktop_rag.core.evaluation.evaluation_compare import load_reports, moved_questions  # noqa: E402
 
 SETS = HERE.parent / "tests" / "files" / "retrieval"
 MODES = ("hybrid", "bm25", "dense")

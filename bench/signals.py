@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_rag.config import Settings
-from desktop_rag.core.evaluation import _IndexedDataset, every_nth_document, load_dataset
+from desktop_rag.core.evaluation.evaluation import _IndexedDataset, every_nth_document, load_dataset
 from desktop_rag.core.search.identifiers import identifiers_in
 from desktop_rag.core.search.query import parse_query
 from desktop_rag.core.text.lexical import lexical_tokens

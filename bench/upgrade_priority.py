@@ -34,7 +34,7 @@ KEY = ("bench-model", "bench/chunk")  # the upgrade's (model, prompt version)
 
 def searched_hits(dataset, settings) -> tuple[list[list[str]], object]:
     """Each question's top-10 hit chunks as "doc_id:index", in a shuffled log; and the indexed set."""
-    from desktop_rag.core.evaluation import _IndexedDataset
+    from desktop_rag.core.evaluation.evaluation import _IndexedDataset
 
     indexed = _IndexedDataset(dataset, "rules", settings)
     log = []
@@ -130,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from desktop_rag.config import Settings
-    from desktop_rag.core.evaluation import load_dataset
+    from desktop_rag.core.evaluation.evaluation import load_dataset
     from desktop_rag.storage.catalog import Catalog
 
     print(f"library of {args.library_chunks:,} chunks; one hour of upgrade = {args.hour_chunks} chunks")

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_rag.config import Settings
-from desktop_rag.core.library import Library
+from desktop_rag.core.library.library import Library
 from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.core.watching.watch import feeding
 

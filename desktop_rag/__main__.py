@@ -4,7 +4,7 @@ imports it) ending quietly as it does later, not in a traceback."""
 import os
 import sys
 
-EXIT_INTERRUPTED = 130  # (cli_writes.EXIT_INTERRUPTED: not imported, as nothing is before the CLI itself)
+EXIT_INTERRUPTED = 130  # (cli/writes.py EXIT_INTERRUPTED: not imported, as nothing is before the CLI itself)
 
 
 def run() -> int:
@@ -14,7 +14,7 @@ def run() -> int:
 
         service = command_of(sys.argv[1:]) == "service"
         hold_before_imports(sys.argv[1:])  # a service's mark at its first instant (the CLI's imports take seconds
-        from desktop_rag.cli import main    # under load, and a `stop` meanwhile saw nothing to stop)
+        from desktop_rag.cli.commands import main    # under load, and a `stop` meanwhile saw nothing to stop)
 
         code = main()
     except KeyboardInterrupt:  # before the CLI's own handling (its imports, its arguments, its log)

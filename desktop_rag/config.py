@@ -48,7 +48,7 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     # Parts of an open library built from this value: dropped when it changes, rebuilt on next use
-    # (core/library.py settings_changed). "llm": the language model; "embedder": the embedding model and all
+    # (core/library/library.py settings_changed). "llm": the language model; "embedder": the embedding model and all
     # built from it (it also re-embeds every chunk); "reranker": the cross-encoder.
     rebuilds: frozenset[str] = frozenset()
     # What a change does to what is already indexed, for a person deciding to make it; "" if nothing.
@@ -218,7 +218,7 @@ class Settings:
         """The one way settings change (the window's dialog and menus, the background's pause, the CLI): every
         value checked as one read from the file is (its type, choices, limits) before any is set, then set in place
         (every part holding this object sees the change at once) and saved. Returns the names whose value
-        changed; core/library.py's set_settings makes them Changes."""
+        changed; core/library/library.py's set_settings makes them Changes."""
         unknown = [key for key in values if key not in OPTIONS]
         if unknown:
             raise BadInput(f"unknown setting {unknown[0]!r}; known: {', '.join(OPTIONS)}")

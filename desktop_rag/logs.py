@@ -44,7 +44,7 @@ def why_it_ended(data_dir: Path, role: str) -> str | None:
     except OSError:
         return None
     for line in reversed(lines):
-        if f" ERROR desktop_rag.cli: {LAST_WORDS}" in line:
+        if f" ERROR desktop_rag.cli.commands: {LAST_WORDS}" in line:
             return line.split(LAST_WORDS, 1)[1]
     return None
 

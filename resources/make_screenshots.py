@@ -33,7 +33,7 @@ from PySide6.QtGui import QColor, QPainter, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.library import Library  # noqa: E402
+from desktop_rag.core.library.library import Library  # noqa: E402
 from desktop_rag.ui.main_window import MainWindow  # noqa: E402
 from desktop_rag.ui.result_html import DARK  # noqa: E402
 from desktop_rag.ui.settings_dialog import SettingsDialog  # noqa: E402

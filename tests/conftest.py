@@ -6,7 +6,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["HF_HUB_OFFLINE"] = "1"
-# The CLI's writes start the background service when none runs (cli_writes.py); here they work in the command's own
+# The CLI's writes start the background service when none runs (cli/writes.py); here they work in the command's own
 # process, as a script's do, unless a test runs a service itself (or unsets this: test_cli_starts_the_service.py).
 os.environ["DESKTOP_RAG_START_SERVICE"] = "0"
 sys.path.insert(0, str(Path(__file__).parent))
@@ -92,7 +92,7 @@ def docs(tmp_path):
 def make_library(data_dir):
     opened = []
 
-    from desktop_rag.core.library import Library  # not at import: the fast tier never loads the real parts
+    from desktop_rag.core.library.library import Library  # not at import: the fast tier never loads the real parts
 
     def make(settings: Settings | None = None, folder: Path | None = None) -> Library:
         library = Library(folder or data_dir, settings)

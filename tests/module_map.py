@@ -32,7 +32,7 @@ def first_sentence(docstring: str) -> str:
 
 
 def docstrings(package: Path = PACKAGE) -> dict[str, str | None]:
-    """Each module's path under the package's parent ("desktop_rag/core/library.py") → its docstring (None: none)."""
+    """Each module's path under the package's parent ("desktop_rag/core/library/library.py") → its docstring (None: none)."""
     return {str(path.relative_to(package.parent)): ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
             for path in sorted(package.rglob("*.py"))}
 

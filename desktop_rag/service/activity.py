@@ -19,7 +19,7 @@ from desktop_rag.documents import duration_words, share_told, share_words
 from desktop_rag.service.runs import SHARE_RUNNING_AT_MOST, RunRegistry, RunState
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.core.runs.lane import WriteLane
 
 WORK_IN_PROGRESS = ("catching up", "indexing", "applying changes")  # what the LLM upgrade waits behind

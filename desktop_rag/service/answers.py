@@ -165,11 +165,11 @@ class Stopping(TypedDict):
 
 
 class Checkup(TypedDict):
-    """`doctor`: what disagrees between the catalog and the indexes (core/doctor.py)."""
+    """`doctor`: what disagrees between the catalog and the indexes (core/library/doctor.py)."""
     found: list[str]
     waiting: list[str]
     damage_advice: str | None
-    holds: str | None  # who holds the store, where someone does (core/doctor.py Checkup.holdings)
+    holds: str | None  # who holds the store, where someone does (core/library/doctor.py Checkup.holdings)
     served_by: str
 
 

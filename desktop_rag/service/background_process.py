@@ -21,7 +21,7 @@ from desktop_rag.service import wire
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service.service_mark import service_starting, starting_pid
 from desktop_rag.errors import UserError
-from desktop_rag.core.library_access import library_writable
+from desktop_rag.core.library.access import library_writable
 
 log = logging.getLogger(__name__)
 

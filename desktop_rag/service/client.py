@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop_rag.core.library_access import MEANING_INDEX_FOLDER
+from desktop_rag.core.library.access import MEANING_INDEX_FOLDER
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service.runs import RunRegistry
 from desktop_rag.service.wire import A, Request, run_through
@@ -88,7 +88,7 @@ class LibraryClient:
         """`mcp` starts the service once when none answers (issue 49: the one writer); DESKTOP_RAG_START_SERVICE=0
         keeps its library in this process, as before; so does a library that cannot be written (searched here)."""
         from desktop_rag.service.background_process import may_start_service
-        from desktop_rag.core.library_access import library_writable
+        from desktop_rag.core.library.access import library_writable
 
         return (self.start_service and not self._tried_starting and may_start_service()
                 and library_writable(self.data_dir))
@@ -125,7 +125,7 @@ class LibraryClient:
         return self._local is not None and self._answering == 0 and not self._local_busy(self._local)
 
     def _local_host(self):
-        from desktop_rag.core.library import Library
+        from desktop_rag.core.library.library import Library
         from desktop_rag.service.host import LibraryHost
 
         if self._local is None:

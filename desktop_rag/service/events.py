@@ -6,7 +6,7 @@ when some are new, else when one comes or `wait_s` passes). The log keeps the la
 further behind, or that followed a service since restarted (another `instance`), is told `missed` and reads its
 views again instead of trusting a partial story.
 
-Kinds: "changes" (core/changes.py's Changes of every write, as a dict), "run" (a run's state: service/runs.py),
+Kinds: "changes" (core/indexing/changes.py's Changes of every write, as a dict), "run" (a run's state: service/runs.py),
 "error" (a sentence the lane or an operation reported), "stopping" (the service is ending because it was asked to:
 a window waits to be asked before starting another; one ending on an error says nothing, and is started again).
 """
@@ -18,7 +18,7 @@ import threading
 import time
 from collections import deque
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 
 KEPT_EVENTS = 2_000  # at ~1 a second during a run, half an hour of a window's absence; past it, `missed`
 

@@ -14,7 +14,7 @@ from desktop_rag.core.progress.control import RunControl
 from desktop_rag.errors import BadInput
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.core.runs.lane import WriteLane
     from desktop_rag.core.watching.watch import FolderWatcher
     from desktop_rag.service.activity import LaneActivity
@@ -26,7 +26,7 @@ def _ignore(*args) -> None:
 
 @dataclass
 class FollowReports:
-    """What the loop tells the terminal it runs in (cli_watch.py prints it; nothing by default)."""
+    """What the loop tells the terminal it runs in (cli/watch_command.py prints it; nothing by default)."""
     catch_up_progress: Callable[[Any], None] = _ignore  # a Progress of the catch-up
     catch_up_done: Callable[[Any], None] = _ignore  # its IndexSummary
     batch: Callable[[Any], None] = _ignore  # a batch of file changes applied (its summary)

@@ -23,7 +23,7 @@ from desktop_rag.service.tools import LibraryTools
 from desktop_rag.service.upgrade_stretch import UpgradeStretch
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_rag import remedies
-from desktop_rag.core.library_access import CATALOG_FILE, KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
+from desktop_rag.core.library.access import CATALOG_FILE, KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 panels use — searches and every write go to the service through the endpoint as typed requests (service/wire.py:
 `run(Search(…))` answers a SearchAnswer; blocking: called on a worker thread), the reads in bulk (Review's rows,
 previews, folder counts) come from the catalog read in this process on a connection that cannot write
-(core/library_reads.py ClientReads), and the settings are a copy kept as the service changed them.
+(core/library/reads.py ClientReads), and the settings are a copy kept as the service changed them.
 
 It holds no model, no index and no lock: closing it lets go of a read connection, nothing more."""
 
@@ -13,9 +13,9 @@ from dataclasses import fields
 from pathlib import Path
 
 from desktop_rag.config import Settings
-from desktop_rag.core.changes import Changes
-from desktop_rag.core.library import CATALOG_FILE
-from desktop_rag.core.library_reads import ClientReads
+from desktop_rag.core.indexing.changes import Changes
+from desktop_rag.core.library.library import CATALOG_FILE
+from desktop_rag.core.library.reads import ClientReads
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.search.searcher import SearchResult
 from desktop_rag.errors import UserError

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 from dataclasses import asdict
 
 from desktop_rag import remedies
-from desktop_rag.core import doctor
+from desktop_rag.core.library import doctor
 from desktop_rag.documents import how_many, upgrade_words
 from desktop_rag.errors import NoIndexError
 from desktop_rag.service.runs import OutcomeWork, RunOutcome
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
 
 def rebuild(library: Library) -> OutcomeWork:

@@ -12,7 +12,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import cast
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.core.indexing.report import PHASES, WORK_ON_NO_FILE, IndexSummary, Progress
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.service.answers import RunProgress

@@ -6,7 +6,7 @@ and every count for scripts."""
 from __future__ import annotations
 
 from desktop_rag.core.files.ocr import totals_sentence
-from desktop_rag.core.library_reads import upgrade_order_sentence
+from desktop_rag.core.library.reads import upgrade_order_sentence
 from desktop_rag.documents import CONTEXT_SOURCE_WORDS, documents_sentence
 
 # The data folder's parts, as the place each search looks in.

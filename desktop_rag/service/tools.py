@@ -32,7 +32,7 @@ from desktop_rag.service.runs import RunRegistry, phases_in_order
 from desktop_rag import remedies
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
 log = logging.getLogger(__name__)
 

@@ -172,7 +172,7 @@ class Events(Request[EventsAnswer]):
     status: Annotated[str | None, DAY] = None
 
 
-# A person's writes, each on the service's write lane; each answers with what it changed (core/changes.py).
+# A person's writes, each on the service's write lane; each answers with what it changed (core/indexing/changes.py).
 
 @dataclass(frozen=True, kw_only=True)
 class ChangeSettings(Request[SettingsChanged]):

@@ -2,7 +2,7 @@
 a context written, approved, reverted or regenerated, a run paused or cancelled, "Write LLM contexts now". Each is
 carried out where the process writes (its write lane: service/host.py), each takes its request (service/wire.py)
 and answers with what it changed
-(core/changes.py), and each Changes goes on the event stream every client follows (service/events.py)."""
+(core/indexing/changes.py), and each Changes goes on the event stream every client follows (service/events.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 from collections.abc import Callable
 
-from desktop_rag.core import doctor
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.library import doctor
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.errors import BadInput, UserError
@@ -23,7 +23,7 @@ from desktop_rag.service.events import EventLog
 from desktop_rag.service.runs import RunState, RunWork
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
 
 class WriteTools:
@@ -91,7 +91,7 @@ class WriteTools:
                            quality=result.quality, cancelled=False)
 
     def regenerated(self, chunk_id: int):
-        """The chunk's context written anew by the model (core/context_edits.py Regenerated), told to every
+        """The chunk's context written anew by the model (core/library/context_edits.py Regenerated), told to every
         client; None when it was cancelled before anything was written."""
         control = self._regenerations.setdefault(chunk_id, RunControl())
 

@@ -1,7 +1,7 @@
 """The processes that write a library (issue 49: one writer, every front end its client): the background service
 and `watch`, which follow folders (service/follow_loop.py), and `serve`, which answers and runs what it is asked.
 Each builds the library for writing, holds the writer's lock, answers at the local endpoint, and carries out every
-write on one write lane (core/runs/lane.py). Outside this package only the CLI's `--local` path (cli_writes.py)
+write on one write lane (core/runs/lane.py). Outside this package only the CLI's `--local` path (cli/writes.py)
 builds a library for writing."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from desktop_rag.service.own_files import Gone, OwnFiles, OwnFilesWatch
 from desktop_rag.service.stop_deadline import StopDeadline, end_now
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.service.host import LibraryHost
 
 # After a few minutes with nothing to do the service lets go of the embedding model's child (242 MB) and of the
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 
 def _rebuild_if_damaged(data_dir: Path) -> None:
-    from desktop_rag.core.catalog_rebuild import rebuild_if_damaged
+    from desktop_rag.core.damaged_catalog.rebuild import rebuild_if_damaged
 
     # A service that met the damage may still be ending: its hold on the data folder is waited for as a
     # starting service waits for it.
@@ -54,7 +54,7 @@ def follow_folders(data_dir: Path, paths: list[Path], upgrade: bool | None, role
     """The service (role "service": every indexed folder, and those indexed through it later) or `watch` (the
     folders given), until a stop. `rebuild_damaged` (the window's "Rebuild from my folders"): a damaged catalog is
     first made anew from the folders, which the catch-up then reads."""
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.platform.processes import lower_priority
 
     if rebuild_damaged:
@@ -126,7 +126,7 @@ def _follow_with(library: Library, data_dir: Path, paths: list[Path], upgrade: b
             log.warning("%s", said)
             host.tools.writes.repair_because(said)  # (every front end says why with the run's end)
             return
-        logging.getLogger("desktop_rag.cli").error("%s%s", LAST_WORDS, said)
+        logging.getLogger("desktop_rag.cli.commands").error("%s%s", LAST_WORDS, said)
         stop()
 
     own_files = OwnFilesWatch(files_at_start, files_gone)
@@ -166,7 +166,7 @@ def _take_the_data_folder(host: LibraryHost, library: Library) -> bool:
 def serve(data_dir: Path, on_listening: Callable[[str], None]) -> int:
     """`desktop-rag serve`: answer for the data folder, carrying out what is asked on a write lane of its own (an
     agent's runs, then the LLM upgrade when the schedule allows), until Ctrl-C, a kill or `desktop-rag stop`."""
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.service.endpoint import EndpointClient, endpoint_path
     from desktop_rag.service.host import LibraryHost
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_rag.documents import how_many
-from desktop_rag.core.library_reads import FolderState
+from desktop_rag.core.library.reads import FolderState
 from desktop_rag.ui.theme import icon
 
 

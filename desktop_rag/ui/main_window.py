@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QLabel, QMainWindow, Q
                                QTabWidget)
 
 from desktop_rag.config import Settings
-from desktop_rag.core.catalog_health import catalog_damage
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.damaged_catalog.health import catalog_damage
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.errors import as_sentence
-from desktop_rag.core.library_reads import FolderState
+from desktop_rag.core.library.reads import FolderState
 from desktop_rag.ui.background_view import BackgroundView
 from desktop_rag.ui.errors import for_window
 from desktop_rag.ui.folders_panel import FoldersPanel
@@ -47,7 +47,7 @@ EVERYTHING = Changes(documents=True, upgraded=True, folders=True, settings=froze
 class MainWindow(QMainWindow):
     data_folder_chosen = Signal(str)  # the person picked another data folder in the settings: the app opens it
     quit_requested = Signal()  # the tray's Quit: the app ends
-    # What a write changed (core/changes.py), whoever made it: every view decides what to show.
+    # What a write changed (core/indexing/changes.py), whoever made it: every view decides what to show.
     changed = Signal(object)
 
     def __init__(self, library: remote_library.RemoteLibrary, link: ServiceLink):

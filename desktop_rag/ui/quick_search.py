@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from desktop_rag.core.library_access import library_writable
+from desktop_rag.core.library.access import library_writable
 from desktop_rag.core.search.grouping import (group_by_document, no_good_match_words, not_listed_words,
                                               without_weak_tail)
 from desktop_rag.core.search.searcher import Hit, SearchResult

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QTableView, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from desktop_rag.core.library_reads import REVIEW_FILTERS, ReviewRow
+from desktop_rag.core.library.reads import REVIEW_FILTERS, ReviewRow
 from desktop_rag.documents import LOW_OCR_CONFIDENCE
 from desktop_rag.ui.document_preview import show_in_document
 from desktop_rag.service.remote_library import RemoteLibrary
@@ -87,7 +87,7 @@ class ReviewModel(QAbstractTableModel):
 
 class ReviewPanel(QWidget):
     status = Signal(str)
-    changed = Signal(object)  # the Changes of an edit (core/changes.py): other views showing the chunk follow
+    changed = Signal(object)  # the Changes of an edit (core/indexing/changes.py): other views showing the chunk follow
 
     def __init__(self, library: RemoteLibrary, runner: TaskRunner, parent: QWidget | None = None):
         super().__init__(parent)

@@ -251,7 +251,7 @@ class SearchPanel(QWidget):
             self.preview.clear()
 
     def show_changes(self, changes) -> None:
-        """A write changed something (core/changes.py): hits whose context changed show the new one at once;
+        """A write changed something (core/indexing/changes.py): hits whose context changed show the new one at once;
         added, changed or removed files are searched for again; the rerank box follows its settings."""
         if {"rerank", "rerank_model"} & changes.settings:
             self._update_rerank_availability()

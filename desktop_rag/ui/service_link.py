@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.errors import UserError
 from desktop_rag.logs import why_it_ended
 from desktop_rag.service.background_process import answering_or_started, who_answers
@@ -29,7 +29,7 @@ from desktop_rag.service.client import LibraryClient
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.service import wire
 from desktop_rag.service.wire import A, Request, run_through
-from desktop_rag.core.library_access import library_writable
+from desktop_rag.core.library.access import library_writable
 
 log = logging.getLogger(__name__)
 

@@ -80,7 +80,7 @@ def test_a_full_disk_met_by_the_catalog_mid_run_loses_nothing(make_library, docs
 
     summary = library.index([docs], contexts="rules")
     assert summary.failed == [] and summary.indexed == 16 and summary.unchanged == 24
-    from desktop_rag.core import doctor
+    from desktop_rag.core.library import doctor
 
     assert doctor.examine(library).findings() == []
     assert library.search("omega39", k=1).hits[0].path.endswith("note0039.md")

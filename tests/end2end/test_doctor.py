@@ -6,7 +6,7 @@ import sqlite3
 
 from cli_runner import cli
 
-from desktop_rag.core import doctor
+from desktop_rag.core.library import doctor
 
 
 def _indexed(library, docs, words=("quince", "medlar", "rowan")):

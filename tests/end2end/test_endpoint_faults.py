@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from desktop_rag.core.library import Library
+from desktop_rag.core.library.library import Library
 from desktop_rag.service.endpoint import EndpointClient
 from desktop_rag.service.host import LibraryHost
 from desktop_rag.service.operations import Argument

@@ -1,4 +1,4 @@
-from desktop_rag.core.evaluation import Dataset, every_nth_document
+from desktop_rag.core.evaluation.evaluation import Dataset, every_nth_document
 
 
 def test_every_nth_document_keeps_only_queries_answered_inside_the_subset():

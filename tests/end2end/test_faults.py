@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from cli_runner import cli
 
-from desktop_rag import cli as cli_module
+from desktop_rag.cli import commands as cli_module
 from desktop_rag.core import indexing
 from desktop_rag.core.files.scan import LINK_OUTSIDE, NotRegular, read_bounded
 
@@ -138,7 +138,7 @@ def test_a_bug_is_an_internal_error_with_its_traceback_in_the_log(data_dir, caps
 
 
 def test_a_file_name_with_a_newline_is_shown_on_one_line(library, docs):
-    from desktop_rag.cli_output import print_index_summary
+    from desktop_rag.cli.output import print_index_summary
 
     (docs / "two\nlines.pdf").write_bytes(b"%PDF-1.7 not really")  # reported as failed, with its name
     (docs / "fine.md").write_text("# Fine\n\nFine words.\n")

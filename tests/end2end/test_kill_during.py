@@ -66,7 +66,7 @@ def test_a_kill_during_the_ocr_of_a_long_scan_keeps_the_pages_read(docs, data_di
 EDITING_WHILE_INDEXING = textwrap.dedent("""
     import sys, threading, time
     from pathlib import Path
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
     data_dir, more, chunks = Path(sys.argv[1]), Path(sys.argv[2]), [int(c) for c in sys.argv[3:]]
     library = Library(data_dir)

@@ -6,7 +6,7 @@ either."""
 import re
 
 from desktop_rag.config import Settings
-from desktop_rag.core.library import Library
+from desktop_rag.core.library.library import Library
 from desktop_rag.core.llm import backend
 from desktop_rag.core.llm.engines import local_engine
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend

@@ -5,7 +5,7 @@ short by its caller's control within a second."""
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.library import Library
+from desktop_rag.core.library.library import Library
 from desktop_rag.core.llm.llama_process import LlamaInChild
 
 

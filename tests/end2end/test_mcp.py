@@ -16,7 +16,7 @@ import pytest
 
 from cli_runner import cli, cli_json
 from desktop_rag.config import Settings
-from desktop_rag.core.library import Library
+from desktop_rag.core.library.library import Library
 from desktop_rag.service.endpoint import EndpointClient, endpoint_path
 from documents import write_pdf
 from office_documents import message

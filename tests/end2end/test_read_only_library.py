@@ -15,7 +15,7 @@ import pytest
 
 from cli_runner import cli, cli_json
 from desktop_rag.config import Settings
-from desktop_rag.core.read_only import READ_ONLY_SEARCH
+from desktop_rag.core.library.read_only import READ_ONLY_SEARCH
 from desktop_rag.service.background_process import who_answers
 from shown_words import clipped_cells, clipped_labels, faults_in, widget_texts
 from window_sessions import WAIT_MS, close_session, open_session

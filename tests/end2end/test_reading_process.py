@@ -12,7 +12,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.dense.tokens import default_embedding_model_path
 from desktop_rag.core.files.parsers import ParseError
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
-from desktop_rag.core.library import Library
+from desktop_rag.core.library.library import Library
 from documents import write_pdf
 from office_documents import write_zip
 

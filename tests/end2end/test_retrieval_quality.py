@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.evaluation import EvalConfig, evaluate_modes, load_dataset
-from desktop_rag.core.evaluation_compare import load_reports, moved_questions
+from desktop_rag.core.evaluation.evaluation import EvalConfig, evaluate_modes, load_dataset
+from desktop_rag.core.evaluation.evaluation_compare import load_reports, moved_questions
 
 SETS = Path(__file__).parents[1] / "files" / "retrieval"
 MODES = ("hybrid", "bm25", "dense")

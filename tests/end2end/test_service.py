@@ -1,4 +1,4 @@
-"""The background service (cli_service.py, issue 40) as a real process, started as the session starts it at login
+"""The background service (cli/through_service.py, issue 40) as a real process, started as the session starts it at login
 (the autostart entry's command): it catches up with what changed while it was off, follows the folders indexed so
 far, answers `desktop-rag search` for the data folder, and `desktop-rag stop` ends it with nothing lost."""
 

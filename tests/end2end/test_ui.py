@@ -78,7 +78,7 @@ def test_a_folder_added_before_the_state_at_start_comes_back_keeps_its_done_line
     # The state read at start (read lane) and a folder added at once run side by side; when the state came back
     # last it replaced "Done…" with "2 files indexed…" — the intermittent 180 s waits of index_and_wait. The state
     # read is held here until the run is done (injected).
-    from desktop_rag.core.library_reads import ClientReads
+    from desktop_rag.core.library.reads import ClientReads
 
     released, counts = threading.Event(), ClientReads.counts
     monkeypatch.setattr(ClientReads, "counts", lambda self: (released.wait(WAIT_MS / 1000), counts(self))[1])
@@ -447,7 +447,7 @@ def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qt
     data = tmp_path / "data"
     settings = Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False)
     settings.save(data)
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
     with Library(data, settings) as indexed_before:  # as by an earlier session
         indexed_before.index([heron_folder(docs)])

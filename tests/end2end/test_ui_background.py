@@ -200,7 +200,7 @@ def test_closing_the_window_takes_under_half_a_second_in_every_state_and_loses_n
         assert "Traceback" not in log
         stop_the_service(data_dir)  # (it went on after the window: stopped here to read what it kept)
 
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
     with Library(data_dir) as library:
         assert library.reads.counts()["contexts_by_source"].get("llm", 0) >= written

@@ -61,7 +61,7 @@ def test_the_service_at_rest_lets_the_store_s_index_go_and_a_search_opens_it_aga
     the store and the embedding model's child ends; the next search opens both again (side by side) and finds what
     it found before."""
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
     (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")
     (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
@@ -83,7 +83,7 @@ def test_the_quick_popup_s_preparation_opens_both_children_again_before_any_sear
     """`prepare_search` (the popup asks as it opens) on the service's library at rest: the vector store's child and
     the embedding model's start, on a thread, so the person's first search finds them ready."""
     from desktop_rag.config import Settings
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.service.runs import RunRegistry
     from desktop_rag.service.door import request_handler
     from desktop_rag.service.tools import LibraryTools

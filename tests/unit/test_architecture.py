@@ -3,7 +3,7 @@
 package imports itself back (lazy imports inside functions and relative imports included), the front ends use the
 library's operations and reads, never its parts, and no module grows past MODULE_LINES (a module that long is
 several things: cut it along its seams). The service is the library's one writer (issue 49): only service/ (and the
-CLI's `--local` path, cli_writes.py) builds a Library for writing, uses its writer or its runs, and the window
+CLI's `--local` path, cli/writes.py) builds a Library for writing, uses its writer or its runs, and the window
 imports none of the writing machinery. Clients cannot write (issue 62): the window imports no writer's entry point,
 no client names a storage part or opens an SQLite file itself, and nothing imports by a name the checks cannot read.
 Each check is given breaches of its rule below, to show it catches them."""
@@ -29,10 +29,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "storage": ("desktop_rag.storage",),
     "core": ("desktop_rag.core",),
     "service": ("desktop_rag.service",),
-    "cli": ("desktop_rag.cli", "desktop_rag.cli_output", "desktop_rag.cli_parser", "desktop_rag.cli_watch",
-            "desktop_rag.cli_writes", "desktop_rag.cli_terminal", "desktop_rag.cli_rebuild",
-            "desktop_rag.cli_service",
-            "desktop_rag.demo", "desktop_rag.__main__"),
+    "cli": ("desktop_rag.cli", "desktop_rag.__main__"),
     "ui": ("desktop_rag.ui",),
 }
 # What a layer may import besides its own and the shared modules. The front ends go through the library
@@ -42,22 +39,22 @@ MAY_IMPORT = {"shared": set(), "storage": set(), "core": {"storage"}, "service":
               "cli": {"core", "service"}, "ui": {"core", "service"}}
 LAUNCHERS = {("cli", "desktop_rag.ui.app"), ("cli", "desktop_rag.ui.quick_search"), ("cli", "desktop_rag.ui.tray")}
 QT = ("PySide6", "shiboken6")
-# The library's parts: the front ends ask the library (core/library.py), not these.
+# The library's parts: the front ends ask the library (core/library/library.py), not these.
 LIBRARY_PARTS = {"catalog", "reader", "embedder", "document_reader", "vectors", "keywords", "reranker", "searcher",
                  "use_notes", "token_counter", "contextualizer", "llm_backend"}
 # The library's writing parts: the writer process's alone (service/), and the CLI's `--local` path.
 WRITING_PARTS = {"writer", "indexes"}
 # The writing machinery: modules that build, write or run a library. The window imports none (it is a client of
 # the service); the CLI only in its `--local` path.
-WRITING_MODULES = ("desktop_rag.core.library", "desktop_rag.core.library_writing", "desktop_rag.core.index_upkeep",
-                   "desktop_rag.core.doctor", "desktop_rag.core.context_edits", "desktop_rag.core.indexing.run",
-                   "desktop_rag.core.runs", "desktop_rag.core.watching", "desktop_rag.core.catalog_rebuild")
-LOCAL_WRITES = "desktop_rag.cli_writes"  # the CLI's `--local` path, where no service answers
-# (the demo: a library of its own, in a folder of its own; cli_rebuild: a damaged catalog, which no service can hold,
+WRITING_MODULES = ("desktop_rag.core.library.library", "desktop_rag.core.library.writing", "desktop_rag.core.library.index_upkeep",
+                   "desktop_rag.core.library.doctor", "desktop_rag.core.library.context_edits", "desktop_rag.core.indexing.run",
+                   "desktop_rag.core.runs", "desktop_rag.core.watching", "desktop_rag.core.damaged_catalog.rebuild")
+LOCAL_WRITES = "desktop_rag.cli.writes"  # the CLI's `--local` path, where no service answers
+# (the demo: a library of its own, in a folder of its own; cli/damaged_catalog.py: a damaged catalog, which no service can hold,
 # made anew by `doctor --repair`)
-WRITES_ITS_OWN = {LOCAL_WRITES, "desktop_rag.demo", "desktop_rag.cli_rebuild"}
+WRITES_ITS_OWN = {LOCAL_WRITES, "desktop_rag.cli.demo", "desktop_rag.cli.damaged_catalog"}
 # The writer's entry points: the window and the quick popup, clients of the service, import none (the CLI's
-# `service`, `watch` and `serve` commands are those processes: cli.py and cli_service.py start them).
+# `service`, `watch` and `serve` commands are those processes: cli/commands.py and cli/through_service.py start them).
 WRITER_ENTRY_POINTS = ("desktop_rag.service.writer_process", "desktop_rag.service.host",
                        "desktop_rag.service.write_tools", "desktop_rag.service.run_kinds", "desktop_rag.service.tools")
 # Modules that import by a computed name, and why the layer check need not see the name.
@@ -65,7 +62,7 @@ COMPUTED_IMPORTS = {"desktop_rag.core.files.archives"}  # a decompressor of the 
 # Where a Library is built: for writing, the service's processes and the `--local` path; a library of its own in a
 # folder of its own for the demo and the evaluation.
 BUILDS_A_LIBRARY = {"desktop_rag.service.writer_process", "desktop_rag.service.client", LOCAL_WRITES,
-                    "desktop_rag.demo", "desktop_rag.core.evaluation"}
+                    "desktop_rag.cli.demo", "desktop_rag.core.evaluation.evaluation"}
 
 
 def module_name(path: Path) -> str:
@@ -336,8 +333,8 @@ def test_no_package_imports_itself_back_through_others():
 def test_imports_for_annotations_alone_make_no_cycle_but_keep_their_layer():
     modules = set(project_files())
     source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from desktop_rag.ui.main_window import MainWindow\n"
-    assert imports_of(source, "desktop_rag.core.doctor", modules, type_only=False) == {"typing"}
-    assert "desktop_rag.ui.main_window" in imports_of(source, "desktop_rag.core.doctor", modules)
+    assert imports_of(source, "desktop_rag.core.library.doctor", modules, type_only=False) == {"typing"}
+    assert "desktop_rag.ui.main_window" in imports_of(source, "desktop_rag.core.library.doctor", modules)
 
 
 def test_the_layers_import_one_way_and_only_the_window_imports_qt():
@@ -345,7 +342,7 @@ def test_the_layers_import_one_way_and_only_the_window_imports_qt():
 
 
 def storage_names_imported(source: str) -> list[str]:
-    """A storage class imported through another module (`from desktop_rag.core.library import Catalog`): the
+    """A storage class imported through another module (`from desktop_rag.core.library.library import Catalog`): the
     layers see core imported, but the front end holds storage's part."""
     classes = STORAGE_CLASSES()
     return [f"line {node.lineno}: {alias.name}" for node in ast.walk(ast.parse(source))
@@ -393,9 +390,9 @@ def test_no_module_is_over_its_length():
 
 def test_the_layer_check_catches_each_kind_of_breach():
     graph = project_graph()
-    breaches = {"desktop_rag.storage.catalog": "PySide6.QtCore", "desktop_rag.cli": "PySide6.QtWidgets",
-                "desktop_rag.config": "desktop_rag.core.library", "desktop_rag.documents": "desktop_rag.ui.main_window",
-                "desktop_rag.service.tools": "desktop_rag.storage.catalog", "desktop_rag.ui.app": "desktop_rag.cli"}
+    breaches = {"desktop_rag.storage.catalog": "PySide6.QtCore", "desktop_rag.cli.commands": "PySide6.QtWidgets",
+                "desktop_rag.config": "desktop_rag.core.library.library", "desktop_rag.documents": "desktop_rag.ui.main_window",
+                "desktop_rag.service.tools": "desktop_rag.storage.catalog", "desktop_rag.ui.app": "desktop_rag.cli.commands"}
     for module, imported in breaches.items():
         graph[module] = graph[module] | {imported}
     graph["desktop_rag.newcomer"] = set()
@@ -436,24 +433,24 @@ def test_the_qt_check_sees_qt_loaded_by_name():
     graph = project_graph()
     modules = set(project_files())
     source = "import importlib\nwidgets = importlib.import_module('PySide6.QtWidgets')\ncore = __import__('shiboken6')\n"
-    graph["desktop_rag.core.library"] = graph["desktop_rag.core.library"] | imports_of(
-        source, "desktop_rag.core.library", modules)
+    graph["desktop_rag.core.library.library"] = graph["desktop_rag.core.library.library"] | imports_of(
+        source, "desktop_rag.core.library.library", modules)
     found = layer_breaches(graph)
-    assert "desktop_rag.core.library imports PySide6.QtWidgets: only ui/ imports Qt" in found
-    assert "desktop_rag.core.library imports shiboken6: only ui/ imports Qt" in found
+    assert "desktop_rag.core.library.library imports PySide6.QtWidgets: only ui/ imports Qt" in found
+    assert "desktop_rag.core.library.library imports shiboken6: only ui/ imports Qt" in found
 
 
 def test_the_one_writer_check_catches_each_kind_of_breach():
     graph, sources = project_graph(), project_sources()
     graph["desktop_rag.ui.search_panel"] = graph["desktop_rag.ui.search_panel"] | {"desktop_rag.core.indexing.run"}
-    graph["desktop_rag.cli"] = graph["desktop_rag.cli"] | {"desktop_rag.core.runs.lane"}
+    graph["desktop_rag.cli.commands"] = graph["desktop_rag.cli.commands"] | {"desktop_rag.core.runs.lane"}
     sources["desktop_rag.ui.review_panel"] += "\ndef grab(self):\n    self.library.writer.claim()\n"
     sources["desktop_rag.ui.stats_panel"] += "\nfrom desktop_rag.core.runs.lane import WriteLane\n"
     sources["desktop_rag.ui.app"] += "\ndef mine(path):\n    return Library(path)\n"
-    sources["desktop_rag.cli_writes"] += "\ndef fine(path, library):\n    library.writer.claim()\n    Library(path)\n"
+    sources["desktop_rag.cli.writes"] += "\ndef fine(path, library):\n    library.writer.claim()\n    Library(path)\n"
     found = writing_breaches(graph, sources)
     expected = ["desktop_rag.ui.search_panel imports desktop_rag.core.indexing.run",
-                "desktop_rag.cli imports desktop_rag.core.runs.lane", "desktop_rag.ui.review_panel line",
+                "desktop_rag.cli.commands imports desktop_rag.core.runs.lane", "desktop_rag.ui.review_panel line",
                 "desktop_rag.ui.stats_panel names WriteLane", "desktop_rag.ui.app line"]
     assert len(found) == len(expected), found
     for start in expected:
@@ -461,8 +458,8 @@ def test_the_one_writer_check_catches_each_kind_of_breach():
 
 
 def test_the_check_sees_a_storage_class_reached_through_core():
-    assert storage_names_imported("from desktop_rag.core.library import Catalog\n") == ["line 1: Catalog"]
-    assert storage_names_imported("from desktop_rag.core.library import CATALOG_FILE, Library\n") == []
+    assert storage_names_imported("from desktop_rag.core.library.library import Catalog\n") == ["line 1: Catalog"]
+    assert storage_names_imported("from desktop_rag.core.library.library import CATALOG_FILE, Library\n") == []
 
 
 def test_the_length_check_catches_a_long_module_and_a_stale_allowance():
@@ -476,11 +473,11 @@ def test_the_client_check_catches_each_kind_of_breach():
     """Issue 62's four breaches, each of which the checks above let through."""
     graph, sources, modules = project_graph(), project_sources(), set(project_files())
     planted = {
-        "desktop_rag.ui.review_panel": "\nimport desktop_rag.core.library_reads as m\n"
+        "desktop_rag.ui.review_panel": "\nimport desktop_rag.core.library.reads as m\n"
                                        "def wipe(p):\n    m.Catalog(p).connection.execute('DELETE FROM chunks')\n",
         "desktop_rag.ui.stats_panel": "\nfrom desktop_rag.service import writer_process\n"
                                       "def own(data):\n    writer_process.serve(data)\n",
-        "desktop_rag.core.doctor": "\nimport importlib\nwidgets = importlib.import_module('PySide6' + '.QtWidgets')\n",
+        "desktop_rag.core.library.doctor": "\nimport importlib\nwidgets = importlib.import_module('PySide6' + '.QtWidgets')\n",
         "desktop_rag.ui.folders_panel": "\nimport sqlite3 as db\ndef wipe(data):\n"
                                         "    db.connect(str(data / 'catalog.sqlite3')).execute('DELETE FROM folders')\n",
     }
@@ -489,7 +486,7 @@ def test_the_client_check_catches_each_kind_of_breach():
         graph[module] = graph[module] | imports_of(sources[module], module, modules)
     found = client_breaches(graph, sources) + writing_breaches(graph, sources) + layer_breaches(graph)
     expected = ["desktop_rag.ui.review_panel line", "desktop_rag.ui.stats_panel imports "
-                "desktop_rag.service.writer_process", "desktop_rag.core.doctor line",
+                "desktop_rag.service.writer_process", "desktop_rag.core.library.doctor line",
                 "desktop_rag.ui.folders_panel line"]
     for start in expected:
         assert any(line.startswith(start) for line in found), (start, found)

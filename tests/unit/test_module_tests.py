@@ -41,4 +41,4 @@ def test_the_list_only_shrinks():
 
 
 def test_the_check_sees_a_module_without_its_test():
-    assert without_a_test(["core/new.py", "core/library.py"], {"test_library.py"}) == ["core/new.py"]
+    assert without_a_test(["core/new.py", "core/library/library.py"], {"test_library.py"}) == ["core/new.py"]

@@ -16,9 +16,9 @@ from desktop_rag.ui.errors import readable, sentences
 
 PACKAGE = Path(desktop_rag.__file__).parent
 # Where a command may be written: the declarations, and the CLI's own words (its help, its output).
-MAY_WRITE_COMMANDS = {"remedies.py", "cli.py", "cli_parser.py", "cli_output.py", "cli_watch.py", "cli_service.py",
-                      "cli_writes.py",
-                      "demo.py"}
+MAY_WRITE_COMMANDS = {"remedies.py", "cli/commands.py", "cli/parser.py", "cli/output.py", "cli/watch_command.py", "cli/through_service.py",
+                      "cli/writes.py",
+                      "cli/demo.py"}
 
 
 def commands_written(source: str) -> list[str]:

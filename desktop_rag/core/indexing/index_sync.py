@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.core.dense.dense_text import dense_windows_counted
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.run_state import RunState

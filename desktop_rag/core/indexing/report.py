@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from collections.abc import Callable
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.documents import duration_words, how_many
 
 PHASES = ("scan", "parse", "ocr", "contextualize", "embed", "index")

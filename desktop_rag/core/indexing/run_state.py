@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 class IndexParts(Protocol):
-    """What a run uses of a library: the Library (core/library.py) is one, its heavy parts made on first use (a
+    """What a run uses of a library: the Library (core/library/library.py) is one, its heavy parts made on first use (a
     run with nothing new never loads the embedding model); the unit tests give a smaller one
     (tests/unit/core/indexing/index_parts_fake.py)."""
 

@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.core.indexing.report import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.progress.control import Cancelled, RunControl

@@ -40,7 +40,7 @@ from desktop_rag.errors import user_message
 from desktop_rag.logs import SHOWN
 
 if TYPE_CHECKING:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from desktop_rag.core.changes import Changes
+from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.service.events import EventLog
 
 

@@ -1,6 +1,6 @@
 """The revision of each reader that has learnt to read more of its files: a library that read them with an older one
-reads them again, once, in the background (core/index_upkeep.py marks them; the next run reads them). Without it a
-file that failed stayed failed ("unchanged since the last attempt") and a deck kept the text an older reader gave,
+reads them again, once, in the background (core/library/index_upkeep.py marks them; the next run reads them). Without
+it a file that failed stayed failed ("unchanged since the last attempt") and a deck kept the text an older reader gave,
 until the person happened to save it again — as GNOME's localsearch re-extracts a file when its extractor changes.
 
 Raise a reader's revision (its format's entry in formats.py) with the change that makes it read more, and say what

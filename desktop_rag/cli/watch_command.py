@@ -10,7 +10,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag.cli_output import ProgressPrinter, print_index_summary
+from desktop_rag.cli.output import ProgressPrinter, print_index_summary
 from desktop_rag.service.follow_loop import FollowReports
 
 

@@ -1,4 +1,4 @@
-"""A part built on first use (core/made_once.py): once when threads ask at once, and parts of two objects at once."""
+"""A part built on first use (core/library/made_once.py): once when threads ask at once, and parts of two objects at once."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import desktop_rag
-from desktop_rag.core.made_once import made_once
+from desktop_rag.core.library.made_once import made_once
 
 
 class SlowPartsFake:

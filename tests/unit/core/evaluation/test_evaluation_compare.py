@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from desktop_rag.core.evaluation_compare import load_reports, moved_questions, print_comparison
+from desktop_rag.core.evaluation.evaluation_compare import load_reports, moved_questions, print_comparison
 from desktop_rag.errors import BadInput
 
 

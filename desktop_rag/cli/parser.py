@@ -1,5 +1,5 @@
 """The `desktop-rag` command's arguments: every command, its options and their help (the commands themselves are
-in cli.py)."""
+in cli/commands.py)."""
 
 from __future__ import annotations
 

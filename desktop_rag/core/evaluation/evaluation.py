@@ -101,7 +101,7 @@ class _IndexedDataset:
     """The dataset loaded into a temporary library with one contexts choice."""
 
     def __init__(self, dataset: Dataset, contexts: str, settings: Settings, log: TextIO | None = None):
-        from desktop_rag.core.library import Library
+        from desktop_rag.core.library.library import Library
 
         self.log = log
         self._tmp = tempfile.TemporaryDirectory(prefix="desktop-rag-eval-")

@@ -1,6 +1,6 @@
 """A person's hand on one chunk's context: write it, go back to the generated one, ask the model again, approve.
 Each is stored at once and searchable as soon as nothing else holds the library (library_writing.py), and each
-returns what it changed (core/changes.py) so that every view showing the chunk shows the new context.
+returns what it changed (core/indexing/changes.py) so that every view showing the chunk shows the new context.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from desktop_rag.config import Settings
-from desktop_rag.core.changes import NOTHING, Changes, context_changed
+from desktop_rag.core.indexing.changes import NOTHING, Changes, context_changed
 from desktop_rag.core.contexts.base import Contextualizer
 from desktop_rag.core.contexts.llm_contexts import LlmContextualizer
 from desktop_rag.documents import Chunk, ContextResult, ParsedDocument, question_list

@@ -1,6 +1,6 @@
 """`doctor --repair` on a damaged catalog (issue 50, 6): a new one made from the folders, keeping what can be read of
 the damaged one, then the folders read again; the `doctor` command comes here when SQLite finds the catalog damaged,
-and to cli_writes.cmd_doctor otherwise."""
+and to cli/writes.py cmd_doctor otherwise."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from desktop_rag.core.catalog_rebuild import rebuild_damaged_catalog
+from desktop_rag.core.damaged_catalog.rebuild import rebuild_damaged_catalog
 from desktop_rag.service.background_process import stop_answering, who_answers
 
 
 def rebuild_then_index(args, data_dir: Path, damage: str, index: Callable[[argparse.Namespace, Path], int]) -> int:
-    """A new catalog from the folders, with what can be read of the damaged one (core/catalog_rebuild.py); then
+    """A new catalog from the folders, with what can be read of the damaged one (core/damaged_catalog/rebuild.py); then
     the folders read again by `index` (the `index` command's: through the service, which is started)."""
     if who_answers(data_dir) is not None:  # a service that opened it before it was damaged: it lets go first
         stop_answering(data_dir, wait_s=30)

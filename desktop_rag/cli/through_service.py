@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from desktop_rag.cli_writes import raise_keyboard_interrupt
+from desktop_rag.cli.writes import raise_keyboard_interrupt
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.service import wire
 
@@ -36,7 +36,7 @@ def cmd_service(args, data_dir: Path) -> int:
 
 def _follow(data_dir: Path, paths: list[Path], upgrade: bool | None, as_json: bool, role: str,
             rebuild_damaged: bool = False) -> int:
-    from desktop_rag.cli_watch import terminal_reports
+    from desktop_rag.cli.watch_command import terminal_reports
     from desktop_rag.service.writer_process import follow_folders
 
     terminate_as_interrupt()
@@ -85,8 +85,8 @@ def index_through_service(args, data_dir: Path) -> int | None:
     """`desktop-rag index` while a service (or `watch`, or `serve`) answers for the data folder: the run is its,
     followed here until it ends (it holds the data folder, so a run of this process's own would be refused);
     None when nothing answers, or with `--local`. Ctrl-C leaves the run to it."""
-    from desktop_rag.cli_output import print_index_summary
-    from desktop_rag.cli_writes import follow_run, the_service
+    from desktop_rag.cli.output import print_index_summary
+    from desktop_rag.cli.writes import follow_run, the_service
     from desktop_rag.core.indexing.report import IndexSummary
     from desktop_rag.service.endpoint import EndpointGone
 

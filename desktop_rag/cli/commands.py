@@ -1,4 +1,4 @@
-"""The `desktop-rag` command: a thin layer over desktop_rag.core.library.Library.
+"""The `desktop-rag` command: a thin layer over desktop_rag.core.library.library.Library.
 
 Results go to stdout (JSON with --json), progress and messages to stderr, so scripts can pipe the output.
 """
@@ -11,12 +11,12 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag import cli_service, cli_writes
-from desktop_rag.cli_parser import build_parser
-from desktop_rag.cli_terminal import HarmlessStream
+from desktop_rag.cli import through_service as cli_service, writes as cli_writes
+from desktop_rag.cli.parser import build_parser
+from desktop_rag.cli.terminal import HarmlessStream
 from desktop_rag.config import OPTIONS, Settings, describe, parse_setting
 from desktop_rag.data_folders import resolve_data_dir
-from desktop_rag.cli_writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE, cancelled_by_signals,
+from desktop_rag.cli.writes import (EXIT_ERROR, EXIT_INTERRUPTED, INTERRUPTED_MESSAGE, cancelled_by_signals,
                                     interrupted, name_this_process, open_library_for_writing)
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.errors import BadInput, user_message
@@ -92,7 +92,7 @@ def _quiet_stdout() -> None:
 # -- index ----------------------------------------------------------------------------------------------------
 
 def cmd_index(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import ProgressPrinter, print_index_summary
+    from desktop_rag.cli.output import ProgressPrinter, print_index_summary
 
     if (through_service := cli_service.index_through_service(args, data_dir)) is not None:
         return through_service  # the process answering for the data folder (the service) indexed them
@@ -109,7 +109,7 @@ def cmd_index(args, data_dir: Path) -> int:
 # -- search ---------------------------------------------------------------------------------------------------
 
 def cmd_search(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import print_search_result
+    from desktop_rag.cli.output import print_search_result
     from desktop_rag.core.search.searcher import SearchResult
     from desktop_rag.service.client import LibraryClient
     from desktop_rag.service.operations import MAX_LIMIT
@@ -188,7 +188,7 @@ def _print_notices(result) -> None:
 # -- stats, settings ---------------------------------------------------------------------------------
 
 def cmd_stats(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import print_stats
+    from desktop_rag.cli.output import print_stats
 
     from desktop_rag.service.client import LibraryClient
 
@@ -236,7 +236,7 @@ def cmd_settings(args, data_dir: Path) -> int:
 # -- eval, demo -----------------------------------------------------------------------------------------------
 
 def cmd_eval(args, data_dir: Path) -> int:
-    from desktop_rag.core import evaluation, evaluation_compare
+    from desktop_rag.core.evaluation import evaluation, evaluation_compare
 
     cutoffs = [int(k) for k in args.k.split(",")]
     dataset = evaluation.every_nth_document(evaluation.load_dataset(args.dataset), args.every)
@@ -281,8 +281,8 @@ def cmd_gui(args, data_dir: Path) -> int:
 
 
 def cmd_doctor(args, data_dir: Path) -> int:
-    from desktop_rag.cli_rebuild import rebuild_then_index
-    from desktop_rag.core.catalog_health import catalog_damage
+    from desktop_rag.cli.damaged_catalog import rebuild_then_index
+    from desktop_rag.core.damaged_catalog.health import catalog_damage
 
     if args.repair and (damage := catalog_damage(data_dir)):
         return rebuild_then_index(args, data_dir, damage, cmd_index)
@@ -290,7 +290,7 @@ def cmd_doctor(args, data_dir: Path) -> int:
 
 
 def cmd_demo(args, data_dir: Path) -> int:
-    from desktop_rag.demo import run_demo
+    from desktop_rag.cli.demo import run_demo
 
     return run_demo(data_dir)
 

@@ -18,7 +18,7 @@ from desktop_rag.storage.catalog_connection import damaged_message
 
 if TYPE_CHECKING:
     from desktop_rag.core.indexing.run_state import IndexParts
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
     from desktop_rag.core.progress.control import RunControl
     from desktop_rag.core.indexing.report import ProgressCallback
 

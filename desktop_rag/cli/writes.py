@@ -1,4 +1,4 @@
-"""The CLI's writes to a library: `index` (cli_service.index_through_service), `rebuild`, `doctor [--repair]`,
+"""The CLI's writes to a library: `index` (through_service.py index_through_service), `rebuild`, `doctor [--repair]`,
 `contextualize`, `upgrade-first`, `context`. Each goes to the service answering for the data folder, which writes
 the library alone and tells its clients (the window shows a context set here at once); when none answers the command
 starts it, as the window does, and hands it the work (issue 49: an `index` run in the terminal's own process held
@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from desktop_rag.cli_terminal import shown as on_one_line
+from desktop_rag.cli.terminal import shown as on_one_line
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.documents import share_words
 from desktop_rag.errors import BadInput, UserError, as_sentence
@@ -30,14 +30,14 @@ FOLLOW_EVERY_S = 0.5
 def open_library_for_writing(data_dir: Path):
     """The library in this process: the one place outside the service that builds one for writing (`--local`, or no
     service answering). A parser crashing on one file must not end the run: files are read in a child."""
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
     return Library(data_dir, read_in_child=True)
 
 
 def name_this_process(command: str) -> None:
     """What this process is ("index", "rebuild"…), for the message a process finding the data folder held shows."""
-    from desktop_rag.core.library_access import name_this_process as name_it
+    from desktop_rag.core.library.access import name_this_process as name_it
 
     name_it(command)
 
@@ -46,7 +46,7 @@ def the_service(args, data_dir: Path):
     """The client of the service answering for the data folder, started when none answers; None: write in this
     process (`--local`, DESKTOP_RAG_START_SERVICE=0, or a service that could not start)."""
     from desktop_rag.service import background_process
-    from desktop_rag.core.library_access import library_writable
+    from desktop_rag.core.library.access import library_writable
     from desktop_rag.service.endpoint import EndpointClient
 
     if getattr(args, "local", False):
@@ -140,7 +140,7 @@ def interrupted() -> int:
 # -- rebuild ------------------------------------------------------------------------------------------------------
 
 def cmd_rebuild(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import ProgressPrinter
+    from desktop_rag.cli.output import ProgressPrinter
 
     if (client := the_service(args, data_dir)) is not None:
         state = _run_in_service(client, wire.Rebuild())
@@ -158,7 +158,7 @@ def cmd_rebuild(args, data_dir: Path) -> int:
 
 def cmd_doctor(args, data_dir: Path) -> int:
     """Exit 0 when all agree (or were mended with --repair), 1 when something is still wrong. (A damaged catalog's
-    repair is cli_rebuild.py's.)"""
+    repair is cli/damaged_catalog.py's.)"""
     if (client := the_service(args, data_dir)) is not None:
         if args.repair:
             result = _run_in_service(client, wire.Repair())["result"]
@@ -178,7 +178,7 @@ def cmd_doctor(args, data_dir: Path) -> int:
 
 
 def _doctor_here(data_dir: Path, repair: bool) -> dict:
-    from desktop_rag.core import doctor
+    from desktop_rag.core.library import doctor
     from desktop_rag.service import run_kinds
 
     with open_library_for_writing(data_dir) as library:
@@ -213,7 +213,7 @@ def _print_doctor(result: dict, args) -> None:
 # -- LLM contexts -------------------------------------------------------------------------------------------------
 
 def cmd_contextualize(args, data_dir: Path) -> int:
-    from desktop_rag.cli_output import ProgressPrinter
+    from desktop_rag.cli.output import ProgressPrinter
 
     if (client := the_service(args, data_dir)) is not None:
         state = _run_in_service(client, wire.Contextualize(limit=args.limit))
@@ -258,8 +258,8 @@ def cmd_upgrade_first(args, data_dir: Path) -> int:
 
 
 def _marked_folders(data_dir: Path) -> list[str]:
-    from desktop_rag.core.library_reads import ClientReads
-    from desktop_rag.core.library import CATALOG_FILE
+    from desktop_rag.core.library.reads import ClientReads
+    from desktop_rag.core.library.library import CATALOG_FILE
 
     reads = ClientReads(data_dir / CATALOG_FILE)
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from desktop_rag.cli_output import ProgressPrinter, print_index_summary, print_search_result
+from desktop_rag.cli.output import ProgressPrinter, print_index_summary, print_search_result
 
 SAMPLES = Path(__file__).resolve().parent.parent / "resources" / "samples"
 DEMO_QUERIES = (
@@ -19,7 +19,7 @@ DEMO_QUERIES = (
 
 
 def run_demo(data_dir: Path) -> int:
-    from desktop_rag.core.library import Library
+    from desktop_rag.core.library.library import Library
 
     if not SAMPLES.is_dir():
         print(f"desktop-rag: the sample documents are missing ({SAMPLES})", file=sys.stderr)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.core.library_reads import ClientReads
+from desktop_rag.core.library.reads import ClientReads
 from desktop_rag.storage.catalog import Catalog
 
 

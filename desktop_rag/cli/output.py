@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from desktop_rag.cli_terminal import shown
+from desktop_rag.cli.terminal import shown
 from desktop_rag.core.indexing.report import PHASE_WORDS, IndexSummary, Progress
 from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.documents import (SCORE_WORDS, copies_words, duration_words, metadata_words, question_list,

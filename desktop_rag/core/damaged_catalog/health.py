@@ -1,5 +1,5 @@
 """Whether the catalog's file is whole, as SQLite itself judges it: asked by `doctor --repair` before anything
-opens the library, and by the window when its service cannot start (core/catalog_rebuild.py makes a new one)."""
+opens the library, and by the window when its service cannot start (core/damaged_catalog/rebuild.py makes a new one)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from desktop_rag.core.files.parsers import revisions
 from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer, IndexParts
-from desktop_rag.core.library_writing import LibraryWriter
+from desktop_rag.core.library.writing import LibraryWriter
 from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION
 from desktop_rag.errors import CatalogDamaged
@@ -23,7 +23,7 @@ from desktop_rag.storage.catalog_connection import damaged_message
 
 
 class UpkeptLibrary(IndexParts, Protocol):
-    """What the upkeep uses of a library (core/library.py): a run's parts, its writer, its contextualizers."""
+    """What the upkeep uses of a library (core/library/library.py): a run's parts, its writer, its contextualizers."""
 
     @property
     def writer(self) -> LibraryWriter: ...
@@ -43,7 +43,7 @@ class IndexUpkeep:
         """Once per library, before its first write: a damaged catalog is not written to (a person decides what
         becomes of it), the catalog's families follow the table of formats, and indexes built otherwise, or lost,
         are rebuilt from the catalog by the next sync."""
-        from desktop_rag.core.doctor import lost_indexes
+        from desktop_rag.core.library.doctor import lost_indexes
 
         from desktop_rag.core.files.parsers.formats import DEFAULT_FAMILY, parser_families
 

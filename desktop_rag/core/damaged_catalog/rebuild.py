@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from desktop_rag.core.library_access import KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
+from desktop_rag.core.library.access import KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
 from desktop_rag.errors import DataFolderBusy
 from desktop_rag.storage import writer_lock
 from desktop_rag.storage.catalog import Catalog
@@ -93,7 +93,7 @@ def rebuild_if_damaged(data_dir: Path, wait_s: float) -> tuple[str, Rebuilt] | N
     data folder's lock, waited for up to `wait_s` (DataFolderBusy past it): the window's "Rebuild from my folders"
     starts a service while the last one that met the damage may still be ending, and its lock made the rebuild
     fail, or SQLite's made the check answer "not known to be damaged" (the window's test in CI, 1 run in 2)."""
-    from desktop_rag.core.catalog_health import catalog_damage
+    from desktop_rag.core.damaged_catalog.health import catalog_damage
 
     deadline = time.monotonic() + wait_s
     while True:

@@ -2,7 +2,7 @@
 
 import io
 
-from desktop_rag.cli_terminal import HarmlessStream, harmless, shown
+from desktop_rag.cli.terminal import HarmlessStream, harmless, shown
 
 
 def test_escape_sequences_c1_controls_and_reordering_marks_are_written_as_escapes():

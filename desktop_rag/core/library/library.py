@@ -10,23 +10,23 @@ from typing import Any, cast
 from collections.abc import Mapping, Sequence
 
 from desktop_rag.config import OPTIONS, Settings, what_changing_does
-from desktop_rag.core.changes import Changes
-from desktop_rag.core.context_edits import ContextEdits
+from desktop_rag.core.indexing.changes import Changes
+from desktop_rag.core.library.context_edits import ContextEdits
 from desktop_rag.core.contexts.choice import make_contextualizer
-from desktop_rag.core.library_access import KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
-from desktop_rag.core.made_once import made_once
+from desktop_rag.core.library.access import KEYWORD_INDEX_FOLDER, MEANING_INDEX_FOLDER
+from desktop_rag.core.library.made_once import made_once
 from desktop_rag.core.dense.embedding import Embedder, shared_embedder
 from desktop_rag.core.dense.model_process import EmbedderProcess, RerankerInChild
 from desktop_rag.core.dense.tokens import embedding_model_path
 from desktop_rag.core.files import member_copies
 from desktop_rag.core.files.reading import DocumentReader, ReaderProcess
-from desktop_rag.core.index_upkeep import IndexUpkeep
+from desktop_rag.core.library.index_upkeep import IndexUpkeep
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer
-from desktop_rag.core.library_reads import LibraryReads
-from desktop_rag.core.library_writing import LibraryWriter
+from desktop_rag.core.library.reads import LibraryReads
+from desktop_rag.core.library.writing import LibraryWriter
 from desktop_rag.core.progress.control import RunControl
-from desktop_rag.core.read_only import CATALOG_FILE, READ_ONLY_SEARCH, CatalogVectors
+from desktop_rag.core.library.read_only import CATALOG_FILE, READ_ONLY_SEARCH, CatalogVectors
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.dense.rerank import Reranker
 from desktop_rag.core.search.searcher import SearchResult, Searcher
@@ -41,8 +41,8 @@ from desktop_rag.storage.vector_store import VectorStore
 
 
 class Library:
-    """The facade the front ends use: operations (each write returns what it changed, core/changes.py) and the
-    reads they need (`reads`, core/library_reads.py); its parts (catalog, indexes, models) are its own business."""
+    """The facade the front ends use: operations (each write returns what it changed, core/indexing/changes.py) and the
+    reads they need (`reads`, core/library/reads.py); its parts (catalog, indexes, models) are its own business."""
 
     def __init__(self, data_dir: Path, settings: Settings | None = None, child_processes: bool = False,
                  read_in_child: bool | None = None, read_only: bool = False):
@@ -58,8 +58,9 @@ class Library:
         self.catalog = Catalog(self.data_dir / CATALOG_FILE, query_only=read_only)
         self._llm_backend: Any = None  # LlamaInChild, LlamaCppBackend or OpenAiServerBackend, on first use
         self._llm_loading = threading.Lock()  # the upgrade and a person's regeneration at once: one model, not two
-        # One writer per data folder, and a person's edit that never waits (core/library_writing.py).
-        self.indexes = IndexUpkeep(self)  # checked before the first write, synced, rebuilt (core/index_upkeep.py)
+        # One writer per data folder, and a person's edit that never waits (core/library/writing.py).
+        # Checked before the first write, synced, rebuilt (core/library/index_upkeep.py).
+        self.indexes = IndexUpkeep(self)
         self.writer = LibraryWriter(self.data_dir, self.catalog, self.settings, self.indexes.check_before_writing,
                                     self.indexes.sync_now)
         self.use_notes = UseNotes()  # searches and openings (the upgrade's order), written by the writer
