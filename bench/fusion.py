@@ -18,7 +18,7 @@ from desktop_rag.config import Settings
 from desktop_rag.core.evaluation.evaluation import _IndexedDataset, every_nth_document, load_dataset
 from desktop_rag.core.search.fusion import FUSIONS, convex_combination, fuse
 from desktop_rag.core.search.identifiers import identifiers_in
-from desktop_rag.core.search.match_strength import GOOD_MATCH
+from desktop_rag.core.search.tuning import GOOD_MATCH
 from desktop_rag.core.search.query import parse_query
 from desktop_rag.core.search.searcher import keyword_candidates
 

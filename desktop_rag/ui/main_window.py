@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.background.changed.connect(
             lambda: self.progress.show_background(self.background.status_text(), self.background.action))
         self.progress.background_button.clicked.connect(self.background.act)
-        self.folders.add_requested.connect(self.add_folder)
+        self.folders.add_requested.connect(lambda folder: self.index([folder]))
         self.folders.remove_requested.connect(self.remove_folder)
         self.folders.rescan_requested.connect(lambda folder: self.index([folder]))
         self.folders.ocr_toggled.connect(self.set_folder_ocr)
@@ -304,9 +304,6 @@ class MainWindow(QMainWindow):
             self.search.search_now()
 
     # -- work -----------------------------------------------------------------------------------------------
-
-    def add_folder(self, folder: str) -> None:
-        self.index([folder])
 
     def index(self, folders: list[str], contexts: str | None = None) -> None:
         """The service indexes them (a folder new to the library is watched from then on); its progress comes back

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop_rag.core.search.highlight import QueryMatch, Span
-from desktop_rag.core.search.match_strength import GOOD_MATCH, strength_label
+from desktop_rag.core.search.match_strength import strength_label
+from desktop_rag.core.search.tuning import GOOD_MATCH
 from desktop_rag.core.search.searcher import Hit
 from desktop_rag.documents import (
     CONTEXT_SOURCE_WORDS, LOW_OCR_CONFIDENCE, SCORE_WORDS, copies_words, folder_and_name, metadata_words,

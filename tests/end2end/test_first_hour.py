@@ -75,7 +75,7 @@ def test_a_first_hour_query_comes_back_by_itself_changes_mid_run_are_kept_the_ba
                 counters.setdefault(progress.phase, []).append(progress.done)
 
         win.progress.on_progress = recorded
-        win.add_folder(str(docs))
+        win.folders.add_requested.emit(str(docs))
         qtbot.waitUntil(lambda: any("herons.md" in hit.path for hit in win.search.hits), timeout=RUN_WAIT_MS)
         assert win.progress.title.text().startswith("Indexing")  # found before the run ended: it re-ran itself
 

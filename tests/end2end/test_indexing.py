@@ -284,7 +284,7 @@ def test_a_first_indexing_makes_every_file_keyword_searchable_before_the_embeddi
     """Keywords first: the embedder starts on the bulk after the last file is keyword-indexed (one batch before,
     to measure its pace), and a search meanwhile finds every file by its words and says how much meaning search
     covers."""
-    from desktop_rag.core.indexing.index_sync import FIRST_EMBEDDED_CHUNKS
+    from desktop_rag.core.progress.pacing import FIRST_EMBEDDED_CHUNKS
 
     birds = [f"bird{n:03d}" for n in range(40)]
     for n, bird in enumerate(birds):

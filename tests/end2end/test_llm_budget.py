@@ -81,7 +81,7 @@ class StepRecordingFakeLlm(Contextualizer):
 
 def test_an_upgrade_stops_between_steps_of_a_long_document_and_resumes_with_the_chunks_still_waiting(
         make_library, docs):
-    from desktop_rag.core.indexing.upgrade import CHUNKS_PER_STEP
+    from desktop_rag.core.progress.pacing import CHUNKS_PER_STEP
     from desktop_rag.core.progress.control import RunControl
 
     (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(

@@ -39,7 +39,7 @@ deadline = time.monotonic() + 600
 while not window._started and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.05)
-window.add_folder(str(samples))
+window.folders.add_requested.emit(str(samples))
 while not window.progress.title.text().startswith("Done") and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.05)

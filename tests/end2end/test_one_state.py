@@ -208,7 +208,7 @@ def test_one_state_everywhere_through_a_pause_a_rescan_a_kill_and_the_llm_paused
     sampler = Sampler(qtbot, data_dir, window, tray)
     try:
         tray.start()
-        window.add_folder(str(docs))
+        window.folders.add_requested.emit(str(docs))
         sampler.until(lambda s: (s.status or {}).get("share_done") is not None and s.status["share_done"] >= 0.03)
 
         # A Pause from the tray holds the run; the window, the tray and the CLI say so alike.

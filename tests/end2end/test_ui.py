@@ -39,7 +39,7 @@ def heron_folder(docs: Path) -> Path:
 
 
 def index_and_wait(qtbot, window, folder: Path) -> None:
-    window.add_folder(str(folder))
+    window.folders.add_requested.emit(str(folder))
 
     def done():  # on a timeout, the line the panel shows instead is in the failure
         title = window.progress.title.text()
@@ -252,7 +252,7 @@ def test_pause_holds_indexing_and_resume_finishes_it(qtbot, window, docs):
     for i in range(150):
         (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\nParagraph about topic number {i} and herons.\n")
     win = window()
-    win.add_folder(str(docs))
+    win.folders.add_requested.emit(str(docs))
     qtbot.waitUntil(lambda: win.progress.control is not None and win.progress.pause_button.isEnabled(),
                     timeout=WAIT_MS)
     qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)
@@ -503,7 +503,7 @@ def test_a_run_shows_one_overall_bar_with_readable_counts_and_says_what_is_being
     first = docs.parent / "first"
     first.mkdir()
     index_and_wait(qtbot, win, heron_folder(first))  # something searchable already
-    win.add_folder(str(docs))
+    win.folders.add_requested.emit(str(docs))
     qtbot.waitUntil(lambda: win.progress.control is not None and win.progress.bars["parse"].value() > 5,
                     timeout=WAIT_MS)
     qtbot.mouseClick(win.progress.pause_button, Qt.MouseButton.LeftButton)  # hold it mid-run to look

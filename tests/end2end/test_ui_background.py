@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_rag.config import Settings
-from desktop_rag.core.runs.upgrade_turn import MAKE_WAY_S
+from desktop_rag.core.progress.pacing import MAKE_WAY_S
 from fake_llm_server import SlowChatServer
 from test_ui import WAIT_MS, index_and_wait
 from window_sessions import close_session, open_session, stop_the_service
@@ -182,7 +182,7 @@ def test_closing_the_window_takes_under_half_a_second_in_every_state_and_loses_n
             elif state == "indexing":
                 for i in range(400):
                     (docs / f"note{i:03}.md").write_text(f"# Note {i}\n\n" + f"Paragraph {i} about herons. " * 80)
-                win.add_folder(str(docs))
+                win.folders.add_requested.emit(str(docs))
                 qtbot.waitUntil(lambda: win.progress.bars["embed"].value() > 0, timeout=WAIT_MS)  # embedding
         finally:
             started = time.monotonic()

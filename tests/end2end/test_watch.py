@@ -353,7 +353,7 @@ def test_the_write_lane_applies_changes_and_upgrades_contexts_while_quiet(make_l
 
 
 def test_a_save_during_an_upgrade_goes_first_and_the_upgrade_then_resumes(make_library, docs):
-    from desktop_rag.core.indexing.upgrade import CHUNKS_PER_STEP
+    from desktop_rag.core.progress.pacing import CHUNKS_PER_STEP
 
     (docs / "manual.md").write_text("# Manual\n\n" + "\n\n".join(
         f"## Part {i}\n\n" + f"Part {i} explains setting number {i} of the boiler in plain words. " * 6

@@ -16,16 +16,9 @@ from desktop_rag.core.dense.dense_text import dense_windows_counted
 from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.run_state import RunState
 from desktop_rag.core.llm.interrupt import Interrupted
+from desktop_rag.core.progress.pacing import FIRST_EMBEDDED_CHUNKS, KEYWORD_CATCH_UP_S
 from desktop_rag.storage.keyword_index import RebuildStopped
 
-# Between keyword rebuilds during one run: every 2 s, so a file is found by its words seconds after it is read,
-# but never more than a tenth of the run's time spent on what a rebuild costs beyond its new texts (10 × that
-# overhead: ~0.7 s at 19k chunks, 2 cores). A new text's words are counted once whenever it is indexed, so that part
-# is the run's own work, not the rebuild's: counted in, and doubling intervals on top, the rebuilds of a first run
-# came 4, 12 and 14 s apart and its first hit 35 s after the folder was added (issue 37).
-KEYWORD_CATCH_UP_S = 2.0
-# A run embeds its first chunks once it has this many waiting (measure_embedding): one batch of the embedder's.
-FIRST_EMBEDDED_CHUNKS = 32
 # Before a rebuild is timed: bm25s tokenizes and indexes ~10k chunks in 1.2 s on 2 cores (offline-stack notes).
 _KEYWORD_REBUILD_S_PER_CHUNK = 1.2e-4
 

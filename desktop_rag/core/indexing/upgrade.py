@@ -17,12 +17,9 @@ from desktop_rag.core.indexing.changes import Changes
 from desktop_rag.core.indexing.report import LOADING_NOTE, Progress, ProgressCallback
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.progress.control import Cancelled, RunControl
+from desktop_rag.core.progress.pacing import CHUNKS_PER_STEP, KEYWORD_REBUILD_EVERY_S
 from desktop_rag.documents import MEMBER_SEPARATOR, RULES_FOR_LOW_OCR, Chunk, ParsedDocument
 
-# Chunks asked about per step of a document: one batch of questions (~15-30 s with the 1.5B model on 2 cores).
-CHUNKS_PER_STEP = 8
-# Upgraded chunks are embedded after each document; the keyword index, rebuilt whole, at most this often.
-KEYWORD_REBUILD_EVERY_S = 300.0
 
 
 @dataclass

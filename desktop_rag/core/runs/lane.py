@@ -34,7 +34,9 @@ from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.runs.edit_queue import EditQueue
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
-from desktop_rag.core.runs.upgrade_turn import MAKE_WAY_S, UpgradeTurn
+from desktop_rag.core.progress.pacing import (MAKE_WAY_S, RELEASE_MODEL_AFTER_S, RETRY_FIRST_S, RETRY_MAX_S,
+                                             SCHEDULE_CHECK_S)
+from desktop_rag.core.runs.upgrade_turn import UpgradeTurn
 from desktop_rag.core.watching.changes import ChangeBatch
 from desktop_rag.errors import user_message
 from desktop_rag.logs import SHOWN
@@ -46,14 +48,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# The model (1.2 GB for the 1.5B) and the reader's child (~780 MB after 500 files) are given back after this long
-# unused; loading them again takes seconds.
-RELEASE_MODEL_AFTER_S = 60.0
-SCHEDULE_CHECK_S = 1.0  # how often a running upgrade asks whether it may go on
-# A failed batch (or upgrade) is tried again after this long, then twice as long each time it fails again: a full
-# disk freed or a lock let go is noticed within seconds, a lasting fault costs one attempt every few minutes.
-RETRY_FIRST_S = 5.0
-RETRY_MAX_S = 300.0
 
 
 class WriteLane:

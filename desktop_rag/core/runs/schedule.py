@@ -13,11 +13,9 @@ import time
 from dataclasses import dataclass
 from collections.abc import Callable
 
+from desktop_rag.core.progress.pacing import BUSY_SHARE
 from desktop_rag.platform import machine
 
-# Other programs using this share of the whole CPU or more make the computer busy (a browser at rest, a music
-# player: a few percent; a build, a video call: far more).
-BUSY_SHARE = 0.25
 HOUR_S = 3600.0
 
 

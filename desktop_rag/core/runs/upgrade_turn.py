@@ -7,10 +7,9 @@ import time
 from collections.abc import Callable
 
 from desktop_rag.core.progress.control import RunControl
+from desktop_rag.core.progress.pacing import MAKE_WAY_S
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 
-# After a file change or a person's run the upgrade waits this long: a burst of saves passes first.
-MAKE_WAY_S = 3.0
 
 
 class UpgradeTurn:

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from desktop_rag.core.search.match_strength import GOOD_MATCH
+from desktop_rag.core.search.tuning import GOOD_MATCH, WEAK_AFTER_GOOD
 from desktop_rag.core.search.searcher import Hit
 from desktop_rag.documents import how_many
 
 PASSAGES_SHOWN_PER_DOCUMENT = 2
-# Weak hits listed after good ones: the nearest misses, not a page of them. "radiator", in one file of 864, gave
-# its file and 29 unrelated weak hits under it (issue 60, 8); where nothing is a good match, all are shown as such.
-WEAK_AFTER_GOOD = 3
 
 
 @dataclass

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-EXACT_IDENTIFIER_WEIGHT = 0.1
+from desktop_rag.core.search.tuning import EXACT_IDENTIFIER_WEIGHT
+
 _CANDIDATE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*|0x[0-9A-Fa-f]+|\d{3,}")
 
 

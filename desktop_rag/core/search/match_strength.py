@@ -16,14 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desktop_rag.core.search.query import ParsedQuery
+from desktop_rag.core.search.tuning import FULL_MARGIN, GOOD_MATCH, STRONG_MATCH
 from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefix_stem
 
-# Below this strength a hit is a weak match; a result with no hit above it says "no good match" (bench/fusion.py
-# prints the strength of the best hit for real and nonsense queries; docs/benchmarks.md "Match strength").
-GOOD_MATCH = 0.5
-STRONG_MATCH = 0.8
-# A cosine this far above the candidates' median counts as a full-strength match in meaning.
-FULL_MARGIN = 0.12
 _MIN_CANDIDATES = 10  # fewer than this (a tiny library): the median is no measure of "unrelated"
 
 

@@ -12,9 +12,10 @@ from desktop_rag.core.search.filters import SearchFilters, make_filters
 from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
 from desktop_rag.core.search.copies import with_copies
-from desktop_rag.core.search.match_strength import (GOOD_MATCH, UNRELATED_PASSAGES, keyword_coverage, match_strength,
+from desktop_rag.core.search.match_strength import (UNRELATED_PASSAGES, keyword_coverage, match_strength,
                                              likeness_strengths, meaning_strengths, needs_unrelated_scores)
 from desktop_rag.core.search.highlight import QueryMatch
+from desktop_rag.core.search.tuning import GOOD_MATCH
 from desktop_rag.core.search.query import contains_phrases, parse_query
 from desktop_rag.core.search.modes import MODES, SORTS
 from desktop_rag.core.dense.rerank import RerankerUnavailable

@@ -4,7 +4,8 @@ test moves, and probes for input, CPU load and battery that say what the test wa
 from types import SimpleNamespace
 
 from desktop_rag.config import Settings
-from desktop_rag.core.runs.schedule import BUSY_SHARE, BackgroundSchedule
+from desktop_rag.core.progress.pacing import BUSY_SHARE
+from desktop_rag.core.runs.schedule import BackgroundSchedule
 
 
 class FakeMachine:

@@ -12,7 +12,8 @@ import pytest
 from desktop_rag.config import Settings
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.indexing.report import IndexSummary
-from desktop_rag.core.runs.lane import RETRY_FIRST_S, WriteLane
+from desktop_rag.core.progress.pacing import RETRY_FIRST_S
+from desktop_rag.core.runs.lane import WriteLane
 from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.core.runs.schedule import BackgroundSchedule
 from desktop_rag.core.watching.changes import ChangeBatch

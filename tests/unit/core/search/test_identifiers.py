@@ -1,4 +1,5 @@
-from desktop_rag.core.search.identifiers import EXACT_IDENTIFIER_WEIGHT, identifiers_in, lift_exact_identifiers
+from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
+from desktop_rag.core.search.tuning import EXACT_IDENTIFIER_WEIGHT
 
 
 def test_words_copied_from_code_are_told_from_plain_words():
