@@ -12,6 +12,7 @@ import threading
 import time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from desktop_rag.core.llm import backend
@@ -179,6 +180,21 @@ class LlamaCppBackend:
                 seconds=seconds,
                 finish_reason=choice.get("finish_reason") or "stop",
             )
+
+    def chat_stream(self, messages: list[dict], max_tokens: int, grammar: str | None = None) -> Iterator[str]:
+        """The answer's text piece by piece as the model writes it, greedy; `grammar` (GBNF) constrains what it may
+        write (core/answering/answer_format.py). The call holds the model until the last piece is taken."""
+        from llama_cpp import LlamaGrammar
+
+        with self._one_call():
+            llama = self._load()
+            constraint = LlamaGrammar.from_string(grammar, verbose=False) if grammar is not None else None
+            for chunk in llama.create_chat_completion(messages=messages, max_tokens=max_tokens, temperature=0.0,
+                                                      top_k=1, repeat_penalty=backend.REPEAT_PENALTY,
+                                                      grammar=constraint, stream=True):
+                piece = chunk["choices"][0]["delta"].get("content")
+                if piece:
+                    yield piece
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
                    temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:

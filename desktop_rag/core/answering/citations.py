@@ -1,0 +1,84 @@
+"""A sentence of an answer checked against the passages it cites (issue 63): what can be checked exactly — its
+numbers, dates, amounts, codes and names — must be written in them, and its words must be theirs (or, given the
+meaning, close to theirs). Small models quote a year from the wrong passage or invent an amount with confidence
+(arXiv 2603.11513: 360M–8B models often ignore a correct passage they are given); a person shown "[2]" trusts it,
+so a sentence that fails is not shown as found in the files.
+
+Pure: text in, a verdict out; the meaning's similarity, where wanted, is given by the caller (the embedder)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from desktop_rag.core.text.lexical import lexical_tokens
+
+# Facts a sentence states that a passage must hold as written (after NFKC, case and thousands separators).
+_NUMBER = r"\d+(?:[.,:/-]\d+)*%?"  # 31, 3.5, 1,200, 2025-03-14, 14/03/2025, 10:30, 12%
+# INV-2231, v1.2, 3rd, run_target, DiffExecutor
+_CODE = (r"[A-Za-z]+-?\d[\w-]*|\d+[A-Za-z][\w-]*|[A-Za-z]+_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*")
+# Bounded by Latin letters and digits only: "1940年" states 1940.
+_FACT = re.compile(rf"(?<![A-Za-z0-9_.])(?:{_CODE}|{_NUMBER})(?![A-Za-z0-9_])")
+# A capitalised word inside a sentence (not its first): a name the passage must hold ("Harbour Office", "Ito").
+_NAME = re.compile(r"(?<=[^\s.!?:;\"“(\[]\s)[A-Z][a-zà-ÿ]+(?:[-'][A-Z]?[a-zà-ÿ]+)*")
+_THOUSANDS = re.compile(r"(?<=\d)[,  ](?=\d{3}\b)")
+_MARKER = re.compile(r"\s*\[(\d+)\]")
+_KATAKANA_OR_KANJI_NAME = re.compile(r"[\u30a0-\u30ff]{2,}|[\u4e00-\u9fff]{2,}")
+
+# The share of a sentence's words its passages must hold to stand on them by words alone (bench/answers.py sets
+# it: until measured, a judgement, said so here and in docs/benchmarks.md).
+SUPPORTING_WORDS = 0.6
+
+
+@dataclass(frozen=True)
+class Verdict:
+    supported: bool
+    missing: tuple[str, ...] = ()  # facts the sentence states that no passage it cites holds
+    words_held: float = 0.0  # share of the sentence's words (stemmed, stop words left out) its passages hold
+    reason: str = ""  # why not, in a person's words
+
+
+@dataclass
+class CitedSentence:
+    text: str  # as shown, its markers taken out
+    cites: list[int] = field(default_factory=list)  # the passages' numbers it names, 1-based, as the model wrote
+
+
+def split_markers(sentence: str) -> CitedSentence:
+    """"The lease ends in 2027 [1][3]." → the text without markers and [1, 3]."""
+    cites = [int(n) for n in _MARKER.findall(sentence)]
+    text = _MARKER.sub("", sentence).strip()
+    return CitedSentence(text, list(dict.fromkeys(cites)))
+
+
+def facts_in(sentence: str) -> list[str]:
+    """What the sentence states that can be checked exactly: numbers, dates, amounts, codes, names."""
+    flat = unicodedata.normalize("NFKC", sentence)
+    facts = [m.group(0).rstrip(".,:/-") for m in _FACT.finditer(flat)]
+    facts += [m.group(0) for m in _NAME.finditer(flat)]
+    facts += _KATAKANA_OR_KANJI_NAME.findall(flat) if not facts else []
+    return list(dict.fromkeys(f for f in facts if f))
+
+
+def _flat(text: str) -> str:
+    return _THOUSANDS.sub("", unicodedata.normalize("NFKC", text)).casefold()
+
+
+def check(sentence: str, passages: list[str], similarity: float | None = None,
+          similar_enough: float = 1.0) -> Verdict:
+    """`sentence` (markers taken out) against the passages it cites. `similarity`: the meaning's, sentence to its
+    nearest passage sentence (0–1), where the caller measured it; at `similar_enough` or above it stands in for
+    words the passages put otherwise (a paraphrase), never for a missing fact."""
+    if not passages:
+        return Verdict(False, reason="it names no passage it was given")
+    held_text = _flat("\n".join(passages))
+    missing = tuple(f for f in facts_in(sentence) if _flat(f) not in held_text)
+    words = set(lexical_tokens(sentence))
+    held = set(lexical_tokens("\n".join(passages)))
+    words_held = len(words & held) / len(words) if words else 0.0
+    if missing:
+        return Verdict(False, missing, words_held, "the passages it cites do not hold " + ", ".join(missing))
+    if words_held >= SUPPORTING_WORDS or (similarity is not None and similarity >= similar_enough):
+        return Verdict(True, (), words_held)
+    return Verdict(False, (), words_held, "the passages it cites do not say this")

@@ -1,0 +1,48 @@
+"""What the model is asked and may write, and its sentences as they end (core/answering/answer_format.py). The
+grammar's use by llama.cpp is tests/end2end/test_answering.py's."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_rag.core.answering.answer_format import (NOT_FOUND, SentenceStream, answer_grammar, answer_messages)
+
+
+def test_the_passages_are_numbered_in_the_order_given():
+    messages = answer_messages("When does the lease end?", [("Lease", "It ends in 2027."), ("Minutes", "Postponed.")])
+    assert "[1] Lease\nIt ends in 2027.\n\n[2] Minutes\nPostponed." in messages[1]["content"]
+    assert messages[1]["content"].endswith("Question: When does the lease end?")
+    assert NOT_FOUND in messages[0]["content"]
+
+
+def test_the_grammar_names_only_the_passages_given():
+    grammar = answer_grammar(3)
+    assert '"[" [1-3] "]"' in grammar and grammar.startswith(f'root ::= "{NOT_FOUND}" | sentence')
+    with pytest.raises(ValueError):
+        answer_grammar(10)
+
+
+def test_sentences_come_out_as_each_ends_with_its_markers():
+    stream = SentenceStream()
+    pieces = ["The lease", " ends on 31 March 2027.", " [1]", "[3]", " The rent is 1,200", " EUR. [2]"]
+    out = [s for piece in pieces for s in stream.feed(piece)]
+    assert [(s.text, s.cites) for s in out] == [("The lease ends on 31 March 2027.", [1, 3])]
+    out = list(stream.finish())
+    assert [(s.text, s.cites) for s in out] == [("The rent is 1,200 EUR.", [2])]
+
+
+def test_a_number_with_a_stop_inside_does_not_end_a_sentence():
+    stream = SentenceStream()
+    out = [s.text for piece in ["It took 3.5 years.", " [1] Done", ". [2]"] for s in stream.feed(piece)]
+    assert out == ["It took 3.5 years."]
+    assert [s.text for s in stream.finish()] == ["Done."]
+
+
+def test_not_found_is_said_as_such():
+    stream = SentenceStream()
+    assert list(stream.feed(NOT_FOUND)) == [] and list(stream.finish()) == [] and stream.not_found
+
+
+def test_not_found_written_as_a_sentence_is_not_found_too():  # the 0.5B wrote "NOT IN THE FILES. [2]"
+    stream = SentenceStream()
+    assert list(stream.feed(f"{NOT_FOUND}. [2] ")) == [] and stream.not_found

@@ -1,0 +1,54 @@
+"""A sentence of an answer checked against the passages it cites (core/answering/citations.py)."""
+
+from __future__ import annotations
+
+from desktop_rag.core.answering.citations import check, facts_in, split_markers
+
+LEASE = ("Harbour Office lease. The lease of the Harbour Office runs from 1 April 2024 and ends on 31 March 2027. "
+         "The rent is 1,200 EUR a month, paid to Meyer & Söhne by invoice INV-2231.")
+
+
+def test_markers_are_taken_out_and_named_once():
+    cited = split_markers("The lease ends on 31 March 2027 [1][3] [1].")
+    assert (cited.text, cited.cites) == ("The lease ends on 31 March 2027.", [1, 3])
+
+
+def test_the_facts_a_sentence_states_are_found():
+    assert facts_in("The rent of 1,200 EUR is paid to Meyer by invoice INV-2231 on 2025-03-14.") == [
+        "1,200", "INV-2231", "2025-03-14", "Meyer"]
+
+
+def test_a_sentence_the_passage_says_is_supported():
+    verdict = check("The lease of the Harbour Office ends on 31 March 2027.", [LEASE])
+    assert verdict.supported and verdict.missing == ()
+
+
+def test_a_number_the_passage_lacks_is_caught():
+    verdict = check("The lease of the Harbour Office ends on 31 March 2028.", [LEASE])
+    assert not verdict.supported and verdict.missing == ("2028",)
+    assert "2028" in verdict.reason
+
+
+def test_an_amount_written_another_way_is_the_same_amount():
+    assert check("The rent is 1200 EUR a month.", [LEASE]).supported
+
+
+def test_a_name_the_passages_lack_is_caught():
+    verdict = check("The rent is paid to Schmidt every month.", [LEASE])
+    assert not verdict.supported and verdict.missing == ("Schmidt",)
+
+
+def test_words_the_passages_do_not_hold_are_not_supported_unless_close_in_meaning():
+    sentence = "Tenants may keep a dog in the office."
+    assert not check(sentence, [LEASE]).supported
+    assert check(sentence, [LEASE], similarity=0.95, similar_enough=0.9).supported  # a paraphrase, measured
+
+
+def test_a_sentence_citing_nothing_given_is_not_supported():
+    assert not check("The lease ends in 2027.", []).supported
+
+
+def test_japanese_facts_are_checked_too():
+    passage = "走れメロスは太宰治の短編小説で、1940年に発表された。"
+    assert check("走れメロスは1940年に発表された。", [passage]).supported
+    assert check("走れメロスは1941年に発表された。", [passage]).missing == ("1941",)
