@@ -62,3 +62,26 @@ def test_a_sentence_with_a_number_or_a_citation_its_passage_lacks_is_caught(good
     wrong_passage = check(written, [MINUTES[1]])  # the tests' 135M model cites the minutes for it
     assert not wrong_year.supported and wrong_year.missing == ("2028",)
     assert not wrong_passage.supported and "2027" in wrong_passage.missing
+
+
+def test_an_answer_streams_out_of_the_model_s_child_process_as_it_is_written(tmp_path_factory):
+    """The service runs the model in a child (core/llm/llama_process.py): the answer's pieces come while it is
+    written, read on the child's second lane, and add up to the whole answer."""
+    import time
+
+    from desktop_rag.core.llm.llama_process import LlamaInChild
+    from desktop_rag.core.llm.models import resolve_model
+
+    model = LlamaInChild(resolve_model("qwen2.5-coder-1.5b-instruct-q4_k_m", tmp_path_factory.mktemp("models")),
+                         n_ctx=4096, n_threads=2)
+    try:
+        model.load()
+        started, arrivals = time.monotonic(), []
+        messages = answer_messages("Who keeps the keys, and how much is the rent?", PASSAGES)
+        for piece in model.chat_stream(messages, 160, answer_grammar(len(PASSAGES))):
+            arrivals.append((time.monotonic() - started, piece))
+    finally:
+        model.close()
+    text = "".join(piece for _, piece in arrivals)
+    assert "Albers" in text and "[1]" in text, text
+    assert len(arrivals) > 3 and arrivals[0][0] < arrivals[-1][0] - 0.5, arrivals  # pieces, not one answer at the end

@@ -41,6 +41,12 @@ def calls_controlled_by(control):
         _current.control = previous
 
 
+def current_control():
+    """The control this thread's model calls answer to (None: none): a thread making a call for its caller takes it
+    on with calls_controlled_by."""
+    return getattr(_current, "control", None)
+
+
 class CallGuard:
     """One model call at a time, on the side that asks; `flag` is what the side that computes looks at."""
 

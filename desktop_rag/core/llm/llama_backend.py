@@ -117,6 +117,8 @@ class LlamaCppBackend:
         self._flag = abort_flag if abort_flag is not None else self._guard.flag  # type: ignore[union-attr]
         self._abort_callback: Any = None  # kept referenced: llama.cpp holds only its C pointer
         self.use = UseClock()  # in-process (`watch`, `serve`): the model is freed when unused for a while
+        self._streamed: list[str] = []  # the pieces of chat_streamed's answer so far
+        self._streamed_lock = threading.Lock()
 
     def _load(self):
         if self._llama is None:
@@ -195,6 +197,22 @@ class LlamaCppBackend:
                 piece = chunk["choices"][0]["delta"].get("content")
                 if piece:
                     yield piece
+
+    def chat_streamed(self, messages: list[dict], max_tokens: int, grammar: str | None = None) -> str:
+        """chat_stream's whole text, its pieces readable meanwhile by `streamed_since` (a child's other lane: a
+        stream crosses the pipe as the parent's reads, core/llm/llama_process.py)."""
+        with self._streamed_lock:
+            self._streamed = []
+        for piece in self.chat_stream(messages, max_tokens, grammar):
+            with self._streamed_lock:
+                self._streamed.append(piece)
+        with self._streamed_lock:
+            return "".join(self._streamed)
+
+    def streamed_since(self, count: int) -> list[str]:
+        """The pieces of the answer being streamed after the first `count` (never waits for the model)."""
+        with self._streamed_lock:
+            return self._streamed[count:]
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
                    temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:

@@ -13,12 +13,16 @@ in the child sees it within milliseconds. No message is needed, so it works whil
 from __future__ import annotations
 
 import multiprocessing
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from desktop_rag.child_process import ChildObject
 from desktop_rag.core.llm.backend import Completion
-from desktop_rag.core.llm.interrupt import CallGuard
+from desktop_rag.core.llm.interrupt import CallGuard, calls_controlled_by, current_control
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
+
+STREAM_READ_S = 0.1  # how often an answer's new pieces are read from the child: a word is ~0.1 s of the 1.5B
 
 
 class LlamaInChild:
@@ -33,8 +37,9 @@ class LlamaInChild:
         self._guard = CallGuard(multiprocessing.get_context("spawn").RawValue("b", 0))
         # Failures come back as the child's own exceptions (ImportError, ValueError for a file llama.cpp cannot
         # load, Interrupted), which the contextualizer handles as it does in-process.
+        # Two lanes: the model's calls, and reading an answer's pieces while it is written ("peek").
         self._child = ChildObject(engine, (str(self.model_path), n_ctx, n_threads, 8, self._guard.flag),
-                                  name="the language model", error=None)
+                                  name="the language model", error=None, lanes=("main", "peek"))
         self.use = self._child.use  # every call's: the child ends when unused for a while (Library.release_unused)
 
     @property
@@ -56,6 +61,34 @@ class LlamaInChild:
                    temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:
         return self._guarded("chat_batch", conversations, max_tokens, first_sentence_only, temperature, seed,
                              questions)
+
+    def chat_stream(self, messages: list[dict], max_tokens: int, grammar: str | None = None) -> Iterator[str]:
+        """The answer's pieces as the child's model writes them: the call runs on a thread of its own while its
+        pieces are read every STREAM_READ_S on the other lane; cut short as any call is."""
+        outcome: dict = {}
+        control = current_control()  # the caller's Cancel cuts the call short on the thread making it
+
+        def call() -> None:
+            try:
+                with calls_controlled_by(control):
+                    outcome["text"] = self._guarded("chat_streamed", messages, max_tokens, grammar)
+            except Exception as exc:  # noqa: BLE001 — raised below, in the caller's thread, whatever it is
+                outcome["error"] = exc
+
+        caller = threading.Thread(target=call, name="desktop-rag model stream", daemon=True)
+        caller.start()
+        given: list[str] = []
+        while caller.is_alive():
+            caller.join(STREAM_READ_S)
+            if caller.is_alive():
+                pieces = self._child.call("streamed_since", len(given), lane="peek")
+                given += pieces
+                yield from pieces
+        if "error" in outcome:
+            raise outcome["error"]
+        rest = outcome["text"][len("".join(given)):]  # written between the last read and the end
+        if rest:
+            yield rest
 
     def _guarded(self, method: str, *args):
         """A call its caller's control can cut short. The caller does not wait for the child to notice the flag
