@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_rag.core.answering.answer_format import (NOT_FOUND, SentenceStream, answer_grammar, answer_messages)
+from desktop_rag.core.answering.answer_format import (NOT_FOUND, SentenceStream, answer_grammar, answer_messages,
+                                                      window)
 
 
 def test_the_passages_are_numbered_in_the_order_given():
@@ -46,3 +47,20 @@ def test_not_found_is_said_as_such():
 def test_not_found_written_as_a_sentence_is_not_found_too():  # the 0.5B wrote "NOT IN THE FILES. [2]"
     stream = SentenceStream()
     assert list(stream.feed(f"{NOT_FOUND}. [2] ")) == [] and stream.not_found
+
+
+LONG = " ".join(f"Clause {n} of the lease says nothing of note about the building." for n in range(1, 30))
+LONG = LONG.replace("Clause 17 of the lease says nothing of note about the building.",
+                    "Clause 17 of the lease ends it on 31 March 2027.")
+
+
+def test_a_long_passage_is_given_as_the_sentences_around_its_evidence():
+    at = LONG.index("Clause 17")
+    given = window(LONG, [(at, LONG.index(".", at) + 1)], budget=200)
+    assert "Clause 17 of the lease ends it on 31 March 2027." in given
+    assert "Clause 16" in given and "Clause 18" in given  # its neighbours, while they fit
+    assert given.startswith("… ") and given.endswith(" …") and len(given) <= 200 + 4
+
+
+def test_a_short_passage_is_given_whole():
+    assert window("The lease ends in 2027.", [(0, 5)]) == "The lease ends in 2027."
