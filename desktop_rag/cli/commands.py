@@ -11,7 +11,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from desktop_rag.cli import through_service as cli_service, writes as cli_writes
+from desktop_rag.cli import ask_command, through_service as cli_service, writes as cli_writes
 from desktop_rag.cli.parser import build_parser
 from desktop_rag.cli.terminal import HarmlessStream
 from desktop_rag.config import OPTIONS, Settings, describe, parse_setting
@@ -304,6 +304,7 @@ _COMMANDS = {
     "quick": cli_service.cmd_quick,
     "tray": cli_service.cmd_tray,
     "search": cmd_search,
+    "ask": ask_command.cmd_ask,
     "stats": cmd_stats,
     "rebuild": cli_writes.cmd_rebuild,
     "doctor": cmd_doctor,

@@ -54,6 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--local", action="store_true", help="search in this process even when the app, `watch` "
                         "or `serve` runs and would answer at once with its models loaded")
 
+    ask = commands.add_parser("ask", help="answer a question from your files, every sentence citing a passage")
+    ask.add_argument("question", help="the question; may hold filter words as search does (type:mail from:anna)")
+    ask.add_argument("--in", dest="folders", action="append", default=[], metavar="FOLDER",
+                     help="only files under FOLDER; may be repeated")
+    ask.add_argument("--type", dest="types", action="append", default=[], metavar="TYPE", help="only this kind of file")
+    ask.add_argument("--after", metavar="DATE", help="dated on or after DATE")
+    ask.add_argument("--before", metavar="DATE", help="dated on or before DATE")
+    ask.add_argument("--from", dest="sender", metavar="NAME", help="mail from NAME")
+    ask.add_argument("--json", action="store_true", help="print the answer, its checks and its passages as JSON")
+    ask.add_argument("--local", action="store_true", help="answer in this process (see search)")
+
     stats = commands.add_parser("stats", help="what is indexed")
     stats.add_argument("--json", action="store_true")
     stats.add_argument("--local", action="store_true", help="read the library in this process (see search)")

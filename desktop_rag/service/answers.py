@@ -112,6 +112,22 @@ class Opened(TypedDict):
     served_by: str
 
 
+class AskAnswer(TypedDict):
+    """`ask`: a question answered from the files (core/answering/asking.py): the evidence sentences, the model's
+    sentences each checked against the passages it cites, and the passages found (numbered from 1)."""
+    ask_id: str
+    question: str
+    not_said: bool  # the files don't seem to say (then `said` says so in a person's words)
+    said: str
+    cancelled: bool
+    evidence: list[dict[str, Any]]  # EvidenceSentence: passage, chunk_id, path, title, start, end, text, score
+    sentences: list[dict[str, Any]]  # text, cites, supported, missing, reason
+    hits: list[dict[str, Any]]  # Hit.to_dict each
+    without_model: str  # why the evidence alone answers ("" when the model wrote)
+    seconds: dict[str, float]  # evidence, first_words, whole
+    served_by: str
+
+
 class ContextMade(TypedDict):
     """`generate_context`: the context the contextualizer wrote, stored only when asked."""
     chunk_id: int | None

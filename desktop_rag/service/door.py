@@ -60,6 +60,8 @@ _part(wire.CancelRun, lambda tools, r: tools.writes.cancel_run(r))
 _part(wire.PauseRun, lambda tools, r: tools.writes.pause_run(r))
 _part(wire.UpgradeNow, lambda tools, r: tools.writes.upgrade_now(r))
 _part(wire.NoteInput, lambda tools, r: tools.writes.note_input(r))
+_part(wire.Ask, lambda tools, r: tools.asks.ask(r))
+_part(wire.CancelAsk, lambda tools, r: tools.asks.cancel_ask(r))
 
 
 # The operations a person's writes carry out (WriteTools), by their name on the wire.

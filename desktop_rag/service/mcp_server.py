@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from desktop_rag.errors import UserError, user_message
 from desktop_rag.service.client import LibraryClient
+from desktop_rag.service.operations import REQUIRED
 from desktop_rag.service.wire import OPERATIONS
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,8 @@ INSTRUCTIONS = (
     "desktop-rag searches the user's own files (documents, notes, code, scans) on this computer, offline. Each "
     "chunk of a file was indexed with a short context situating it in its document (contextual retrieval). Search "
     "first; read around a hit with the chunk resource (desktop-rag://chunks/{chunk_id}) or the whole document "
-    "(desktop-rag://documents/{document_id}); re-index after files changed and follow the run's progress."
+    "(desktop-rag://documents/{document_id}); re-index after files changed and follow the run's progress. "
+    "answer_from_files answers a question with every sentence citing, and checked against, the passages found."
 )
 
 
@@ -110,6 +112,18 @@ def build_server(data_dir: Path):
         the LLM, mean context quality, LLM tokens and time, the models, scanned pages read by OCR, index sizes."""
         return await call("stats")
 
+    @server.tool(structured_output=True)
+    async def answer_from_files(question: str, passages: int = 5, folders: list[str] | None = None,
+                                types: list[str] | None = None, after: str | None = None, before: str | None = None,
+                                sender: str | None = None) -> dict[str, Any]:
+        """Answer a question from the user's files with the local model: a few sentences, each citing the passages
+        it stands on by their number in `hits` ([1] is hits[0]) and checked against them (`supported`; `reason`
+        says what a passage lacks). `evidence`: the passages' sentences that best answer it, found first.
+        `not_said`: the files don't seem to say (no good match, or the passages do not answer). Filters as in
+        search."""
+        return await call("ask", question=question, passages=passages, folders=folders, types=types, after=after,
+                          before=before, sender=sender)
+
     async def read(method: str, what: str, given: str, name: str) -> str:
         """A resource's answer; a wrong id or a document not served is said to the agent as such (the SDK turns
         any other exception into a generic error naming only the address)."""
@@ -141,7 +155,7 @@ def build_server(data_dir: Path):
 # The operation of service/operations.py behind each tool.
 TOOL_OPERATIONS = {"search_with_contextual_retrieval": "search", "generate_context_for_chunk": "generate_context",
                    "reindex_with_context": "reindex", "get_reindexing_progress": "progress",
-                   "get_contextual_retrieval_stats": "stats"}
+                   "get_contextual_retrieval_stats": "stats", "answer_from_files": "ask"}
 
 
 def _schemas_from_the_declaration(server) -> None:
@@ -152,7 +166,7 @@ def _schemas_from_the_declaration(server) -> None:
     for tool in server._tool_manager.list_tools():
         operation = OPERATIONS[TOOL_OPERATIONS[tool.name]]
         model = tool.fn_metadata.arg_model
-        takes = {name: field.default for name, field in model.model_fields.items()}
+        takes = {name: REQUIRED if field.is_required() else field.default for name, field in model.model_fields.items()}
         declared = {argument.name: argument.default for argument in operation.agents_arguments()}
         if takes != declared:
             raise RuntimeError(f"the tool {tool.name} takes {takes}, its operation {operation.name} {declared}")

@@ -24,6 +24,7 @@ from desktop_rag.service.answers import (ContextMade, DocumentAnswer, EventsAnsw
                                          PassageAnswer, RunProgress, RunStarted, SearchAnswer, Served, StatusAnswer,
                                          Stopping, StoredContext)
 from desktop_rag.service.events import EventLog
+from desktop_rag.service.ask_tools import AskTools
 from desktop_rag.service.write_tools import WriteTools
 from desktop_rag.documents import MEMBER_SEPARATOR, Chunk, question_list
 from desktop_rag.errors import BadInput, ChunkGone, NoIndexError
@@ -57,6 +58,7 @@ class LibraryTools:
         self.event_log = events or EventLog()
         self._write = write or (lambda work, wait_s=None: work())
         self.writes = WriteTools(library, self._write, self.event_log, served_by)  # a person's writes
+        self.asks = AskTools(library, self.event_log, served_by, lambda: self.writes.lane)  # questions answered
         self.max_limit = MAX_LIMIT  # hits a search gives at most (the CLI's own library allows more)
         self.on_stop: Callable[[], None] | None = None  # how the process answering ends (the service, `watch`)
         self.role = ""  # "service", "watch", "serve": what the process answering is (hello says it)

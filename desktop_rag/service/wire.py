@@ -18,10 +18,10 @@ from typing import Annotated, Any, ClassVar, Generic, Protocol, TypeVar, cast
 from desktop_rag.config import CONTEXT_CHOICES
 from desktop_rag.core.search.modes import MODES, SORTS
 from desktop_rag.core.search.filters import SearchFilters
-from desktop_rag.service.answers import (Cancelled, ChangesAnswer, Checkup, ContextMade, DocumentAnswer, EventsAnswer,
-                                         Hello, LibraryStats, Opened, PassageAnswer, Regenerated, RunProgress,
-                                         RunQueued, RunsPaused, RunStarted, SearchAnswer, Served, SettingsChanged,
-                                         StatusAnswer, Stopping, StoredContext)
+from desktop_rag.service.answers import (AskAnswer, Cancelled, ChangesAnswer, Checkup, ContextMade, DocumentAnswer,
+                                         EventsAnswer, Hello, LibraryStats, Opened, PassageAnswer, Regenerated,
+                                         RunProgress, RunQueued, RunsPaused, RunStarted, SearchAnswer, Served,
+                                         SettingsChanged, StatusAnswer, Stopping, StoredContext)
 from desktop_rag.service.operations import (LARGEST_ID, MAX_CHUNK_CHARS, MAX_LIMIT, MAX_LIST_ITEMS, MAX_PATH_CHARS,
                                             MAX_QUERY_CHARS, Limits, Operation, operation_of)
 
@@ -172,6 +172,27 @@ class Events(Request[EventsAnswer]):
     status: Annotated[str | None, DAY] = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class Ask(Request[AskAnswer]):
+    """A question answered from the files, every sentence citing the passages it stands on, checked (issue 63);
+    filters as in search. Its steps also go on the event stream ("answer" events) as they come."""
+    method = "ask"
+    question: Annotated[str, _text(MAX_QUERY_CHARS)]
+    passages: Annotated[int, Limits(minimum=1, maximum=9)] = 5
+    folders: Annotated[list[str] | None, ITEMS] = None
+    types: Annotated[list[str] | None, ITEMS] = None
+    after: Annotated[str | None, DAY] = None
+    before: Annotated[str | None, DAY] = None
+    sender: Annotated[str | None, _text(500)] = None
+    filters: Annotated[SearchFilters | None, Limits(for_agents=False)] = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CancelAsk(Request[Cancelled]):
+    method = "cancel_ask"
+    ask_id: Annotated[str | None, RUN_ID] = None  # None: every question being answered
+
+
 # A person's writes, each on the service's write lane; each answers with what it changed (core/indexing/changes.py).
 
 @dataclass(frozen=True, kw_only=True)
@@ -288,7 +309,7 @@ REQUESTS: tuple[type[Request[Any]], ...] = (
     PrepareSearch, OpenHit, SayHello, Events, ChangeSettings, RemoveFolder, UpgradeFirst, SetContext,
     RevertContext, ApproveContext, RegenerateContext, CancelRegenerate, ContextOf, Rebuild, Doctor, Repair,
     Contextualize,
-    CancelRun, PauseRun, UpgradeNow, NoteInput)
+    CancelRun, PauseRun, UpgradeNow, NoteInput, Ask, CancelAsk)
 REQUEST_BY_METHOD = {request.method: request for request in REQUESTS}
 
 

@@ -85,3 +85,48 @@ def test_an_answer_streams_out_of_the_model_s_child_process_as_it_is_written(tmp
     text = "".join(piece for _, piece in arrivals)
     assert "Albers" in text and "[1]" in text, text
     assert len(arrivals) > 3 and arrivals[0][0] < arrivals[-1][0] - 0.5, arrivals  # pieces, not one answer at the end
+
+
+LEASE_FILE = ("# Harbour Office lease\n\nThe lease of the Harbour Office runs from 1 April 2024 and ends on 31 March "
+              "2027. The rent is 1,200 EUR a month, paid to Meyer & Söhne by invoice INV-2231.\n\nKeys are kept by "
+              "the caretaker, Mr Albers.\n")
+MINUTES_FILE = ("# Board minutes, February 2025\n\nThe board met on Tuesday 11 February 2025. Renewing the Harbour "
+                "Office lease was postponed to next year; Anna will ask Meyer & Söhne for a quote.\n")
+
+
+def test_a_question_asked_through_the_service_is_answered_evidence_first_with_checked_citations(make_library, docs):
+    from desktop_rag.config import Settings
+    from desktop_rag.service.host import LibraryHost
+
+    (docs / "lease.md").write_text(LEASE_FILE)
+    (docs / "minutes.md").write_text(MINUTES_FILE)
+    library = make_library(Settings(contexts="rules"))
+    library.index([docs])
+    host = LibraryHost(library, "a test")
+    try:
+        first = host.events.last
+        answer = host.handle("ask", {"question": "When does the Harbour Office lease end?"})
+        told = [e for e in host.events.since(first, host.events.instance)["events"] if e["kind"] == "answer"]
+        unsaid = host.handle("ask", {"question": "Which colour is the garden shed's roof?"})
+    finally:
+        host.stop()
+    assert not answer["not_said"] and "31 March 2027" in answer["evidence"][0]["text"], answer
+    sentences = answer["sentences"]
+    assert sentences and all(s["supported"] for s in sentences), sentences
+    cited = {answer["hits"][n - 1]["path"] for s in sentences for n in s["cites"]}
+    assert cited == {str((docs / "lease.md").resolve())}
+    assert told[0]["state"] == "evidence" and told[-1]["state"] == "ended"  # the evidence before any word
+    assert [e["sentence"]["text"] for e in told if e["state"] == "sentence"] == [s["text"] for s in sentences]
+    assert answer["seconds"]["evidence"] < answer["seconds"]["first_words"] < answer["seconds"]["whole"]
+    assert unsaid["not_said"] and unsaid["said"] == "Your files don't seem to say." and unsaid["sentences"] == []
+
+
+def test_desktop_rag_ask_prints_the_answer_and_its_passages(docs, data_dir):
+    from cli_runner import cli
+
+    (docs / "lease.md").write_text(LEASE_FILE)
+    (docs / "minutes.md").write_text(MINUTES_FILE)
+    cli(data_dir, "index", str(docs), "--contexts", "rules")
+    printed = cli(data_dir, "ask", "Who keeps the keys of the Harbour Office?").stdout
+    assert "Albers" in printed.split("Answer:\n")[1].split("Passages:")[0], printed
+    assert "[1]" in printed and f"[1] {(docs / 'lease.md').resolve()}" in printed, printed

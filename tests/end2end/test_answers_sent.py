@@ -75,7 +75,8 @@ def test_every_request_is_answered_with_the_fields_its_type_declares(make_librar
             wire.RegenerateContext(chunk_id=chunk_id), wire.CancelRegenerate(), wire.ContextOf(chunk_id=chunk_id),
             wire.Rebuild(), wire.Doctor(), wire.Repair(), wire.Contextualize(limit=1), wire.CancelRun(run_id="none"),
             wire.PauseRun(paused=True), wire.PauseRun(paused=False), wire.UpgradeNow(), wire.NoteInput(),
-            wire.RemoveFolder(folder=folder), wire.Stop()]
+            wire.Ask(question="What snapped near the skerries?"), wire.Ask(question="zzz qqq xyzzy"),
+            wire.CancelAsk(), wire.RemoveFolder(folder=folder), wire.Stop()]
         assert {type(request) for request in sent} == set(REQUESTS)  # every one of them
         problems = []
         for request in sent:

@@ -22,7 +22,7 @@ from documents import write_pdf
 from office_documents import message
 
 TOOLS = {"search_with_contextual_retrieval", "generate_context_for_chunk", "reindex_with_context",
-         "get_reindexing_progress", "get_contextual_retrieval_stats"}
+         "get_reindexing_progress", "get_contextual_retrieval_stats", "answer_from_files"}
 
 
 @pytest.fixture
@@ -181,6 +181,10 @@ def test_mcp_on_its_own_library(indexed):
                     call(session, "search_with_contextual_retrieval", query="grey heron", limit=1),
                     call(second, "search_with_contextual_retrieval", query="grey heron", limit=1))
                 assert [b["results"][0]["path"].endswith("heron.md") for b in both] == [True, True]
+            answered = await call(session, "answer_from_files", question="When does the grey heron hunt fish?")
+            cited = {n for sentence in answered["sentences"] for n in sentence["cites"]}
+            assert answered["evidence"] and cited <= set(range(1, len(answered["hits"]) + 1)), answered
+            assert "question" in await refused(session, "answer_from_files")  # required, and said to be
 
     asyncio.run(scenario())
     assert cli(data_dir, "doctor").returncode == 0  # what the run wrote is consistent

@@ -3,8 +3,10 @@ core/runs/lane.py's third step, without threads (the lane asks it; so does the a
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.progress.pacing import MAKE_WAY_S
@@ -22,11 +24,27 @@ class UpgradeTurn:
         self.make_way_s = make_way_s
         self.control: RunControl | None = None  # the upgrade while it runs
         self._made_way_at = -make_way_s
+        self._people_using_the_model = 0  # a person's questions being answered (core/answering/asking.py)
+        self._people_lock = threading.Lock()
 
     def make_way(self) -> None:
         """Something else needs the write lane (a change batch, a run, an edit): stop now, go on later."""
         self._made_way_at = self._clock()
         self.stop()
+
+    @contextmanager
+    def person_uses_the_model(self) -> Iterator[None]:
+        """A person's question is answered (from any thread): the upgrade's call in hand is cut short at once (within
+        a second: the model's abort flag), none starts meanwhile, and it waits MAKE_WAY_S after."""
+        with self._people_lock:
+            self._people_using_the_model += 1
+            self.stop()
+        try:
+            yield
+        finally:
+            with self._people_lock:
+                self._people_using_the_model -= 1
+                self._made_way_at = self._clock()
 
     def forget_made_way(self) -> None:
         """The person asked for the upgrade now: no waiting after the last change."""
@@ -42,10 +60,13 @@ class UpgradeTurn:
 
     def may_start(self, decision: Decision, writes_waiting: bool, something_waits: bool) -> bool:
         return (decision.may_run and self.control is None and not writes_waiting and something_waits
-                and self._clock() - self._made_way_at >= self.make_way_s)
+                and not self._people_using_the_model and self._clock() - self._made_way_at >= self.make_way_s)
 
     def started(self) -> RunControl:
-        self.control = RunControl()
+        with self._people_lock:  # a question that came since may_start: the step starts cancelled
+            self.control = RunControl()
+            if self._people_using_the_model:
+                self.control.cancel()
         self.schedule.running(True)
         return self.control
 

@@ -12,6 +12,7 @@ from desktop_rag.errors import BadInput
 from desktop_rag.service import wire
 from desktop_rag.service.door import PARTS, request_handler
 from desktop_rag.service.operations import MAX_LIMIT
+from desktop_rag.service.ask_tools import AskTools
 from desktop_rag.service.tools import LibraryTools
 from desktop_rag.service.wire import REQUESTS
 from desktop_rag.service.write_tools import WriteTools
@@ -47,14 +48,14 @@ def test_a_filter_bar_s_filters_arrive_as_one_type():
 
 
 class PartsCalled:
-    """A fake tools that notes which of its parts (or its writes') a door's entry calls."""
+    """A fake tools that notes which of its parts (or its writes', or its asks') a door's entry calls."""
 
     def __init__(self, called: list[tuple[type, str]], owner: type = LibraryTools):
         self._called, self._owner = called, owner
 
     def __getattr__(self, name: str):
-        if name == "writes":
-            return PartsCalled(self._called, WriteTools)
+        if name in ("writes", "asks"):
+            return PartsCalled(self._called, WriteTools if name == "writes" else AskTools)
         return lambda request: self._called.append((self._owner, name))
 
 

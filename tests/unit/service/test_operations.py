@@ -10,6 +10,7 @@ from desktop_rag.errors import BadInput
 from desktop_rag.service.operations import LARGEST_ID, MAX_LIMIT
 from desktop_rag.service.wire import OPERATIONS
 from desktop_rag.service.door import WRITES
+from desktop_rag.service.ask_tools import AskTools
 from desktop_rag.service.tools import LibraryTools
 from desktop_rag.service.write_tools import WriteTools
 
@@ -69,8 +70,10 @@ def test_the_json_schemas_say_what_is_checked():
 
 
 def test_every_tool_a_front_end_can_call_is_declared():
-    public = {n for n in dir(LibraryTools) if not n.startswith("_") and callable(getattr(LibraryTools, n))}
-    writes = {n for n in dir(WriteTools) if not n.startswith("_") and callable(getattr(WriteTools, n))}
+    def public(part: type) -> set[str]:
+        return {n for n in dir(part) if not n.startswith("_") and callable(getattr(part, n))}
+
     # WriteTools' parts other operations use (generate_context, pause), and the service's own repair
     helpers = {"regenerated", "pause_llm_work", "repair_because"}
-    assert public | WRITES == set(OPERATIONS) and writes - helpers == WRITES
+    assert public(LibraryTools) | WRITES | public(AskTools) == set(OPERATIONS)
+    assert public(WriteTools) - helpers == WRITES

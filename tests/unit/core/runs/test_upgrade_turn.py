@@ -33,3 +33,24 @@ def test_contexts_other_than_auto_keep_the_schedule_from_running_the_upgrade_unl
                                   load=lambda: 0.0, battery=lambda: False)
     assert schedule.decide().reason == "contexts are set to rules"
     assert schedule.decide(asked_now=True).may_run  # "Write LLM contexts now", `watch --upgrade`
+
+
+def test_a_person_s_question_stops_the_upgrade_and_holds_it_until_answered():
+    clock = FakeClock(1000.0)
+    schedule = BackgroundSchedule(Settings(**ANY_TIME), clock=clock, input_idle=lambda: None, load=lambda: 0.0,
+                                  battery=lambda: False)
+    turn = UpgradeTurn(schedule, clock=clock, make_way_s=3.0)
+    allowed = turn.decide()
+    control = turn.started()
+    with turn.person_uses_the_model():
+        assert control.cancelled  # the step in hand: cut short at once
+        turn.ended(control)
+        clock.now += 60  # a long answer
+        assert not turn.may_start(allowed, False, True)
+        slipped = turn.started()
+        assert slipped.cancelled  # one that slipped past may_start starts cancelled (the lane ends it at once)
+        turn.ended(slipped)
+    clock.now += 2.9
+    assert not turn.may_start(allowed, False, True)  # and it waits after the answer as after any write
+    clock.now += 0.2
+    assert turn.may_start(allowed, False, True)

@@ -1,0 +1,125 @@
+"""A question answered from the files (issue 63), in the order a person sees it: the passages found (the search,
+with its filters), the evidence sentences at once, then the model's answer sentence by sentence, each checked
+against the passages it cites as it ends. When no passage is a good match ("No good match") the files don't seem to
+say, and no model is asked; without a model (none installed, none loadable) the evidence is the answer.
+
+It asks its parts through the callables it is given (the library's search and model, the embedder's meaning), so
+the service decides where it runs and who goes first (service/ask_tools.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from desktop_rag.core.answering.answer_format import (SentenceStream, answer_grammar, answer_messages, window)
+from desktop_rag.core.answering.citations import Verdict, check
+from desktop_rag.core.answering.evidence import PER_PASSAGE, EvidenceSentence, Meaning, evidence
+
+PASSAGES = 5  # given to the model (not measured yet: the answer sets will weigh it against time)
+ANSWER_TOKENS = 200  # MOST_SENTENCES short sentences with their markers, and room to end them
+NOT_SAID = "Your files don't seem to say."
+
+
+class StreamingModel(Protocol):
+    def chat_stream(self, messages: list[dict], max_tokens: int, grammar: str | None = None) -> Iterator[str]: ...
+
+
+@dataclass
+class CheckedSentence:
+    text: str
+    cites: list[int]  # the passages' numbers (1-based: the hits' order)
+    verdict: Verdict
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "cites": self.cites, "supported": self.verdict.supported,
+                "missing": list(self.verdict.missing), "reason": self.verdict.reason}
+
+
+@dataclass
+class Answer:
+    question: str
+    hits: list[Any]  # the passages found (core/search/searcher.py Hit), numbered from 1 in this order
+    evidence: list[EvidenceSentence] = field(default_factory=list)
+    sentences: list[CheckedSentence] = field(default_factory=list)
+    not_said: bool = False  # the files don't seem to say (no good match, or the model found nothing)
+    without_model: str = ""  # why the evidence alone answers ("" when the model wrote)
+    seconds: dict[str, float] = field(default_factory=dict)  # evidence, first_words, whole
+
+
+class Asker:
+    def __init__(self, search: Callable[..., Any], meaning: Meaning | None,
+                 model: Callable[[], StreamingModel] | None):
+        """`search(question, k=…, filters=…)` -> SearchResult; `meaning(question, sentences)`; `model()`: the
+        language model, loaded on first use (None, or raising: the evidence alone answers)."""
+        self._search, self._meaning, self._model = search, meaning, model
+
+    def ask(self, question: str, filters: Any = None, passages: int = PASSAGES,
+            on_evidence: Callable[[Answer], None] = lambda answer: None,
+            on_sentence: Callable[[CheckedSentence], None] = lambda sentence: None) -> Answer:
+        started = time.monotonic()
+        result = self._search(question, k=passages, filters=filters)
+        answer = Answer(question, list(result.hits[:passages]))
+        if not answer.hits or result.weak:
+            answer.not_said = True
+            answer.seconds["evidence"] = time.monotonic() - started
+            on_evidence(answer)
+            return answer
+        scored = evidence(question, answer.hits, self._meaning, shown=passages * PER_PASSAGE)
+        answer.evidence = scored[:3]
+        answer.seconds["evidence"] = time.monotonic() - started
+        on_evidence(answer)
+        model = self._loaded_model(answer)
+        if model is None:
+            return answer
+        given = [(hit.title or hit.path, window(hit.text, [(s.start, s.end) for s in scored if s.passage == n]))
+                 for n, hit in enumerate(answer.hits, 1)]
+        stream = SentenceStream()
+        pieces = model.chat_stream(answer_messages(question, given), ANSWER_TOKENS, answer_grammar(len(given)))
+        for piece in _timed(pieces, answer.seconds, started):
+            for sentence in stream.feed(piece):
+                self._checked(answer, sentence, on_sentence)
+        for sentence in stream.finish():
+            self._checked(answer, sentence, on_sentence)
+        answer.not_said = stream.not_found and not answer.sentences
+        answer.seconds["whole"] = time.monotonic() - started
+        return answer
+
+    def _loaded_model(self, answer: Answer) -> StreamingModel | None:
+        if self._model is None:
+            answer.without_model = "no language model is set up"
+            return None
+        try:
+            return self._model()
+        except Exception as exc:  # noqa: BLE001 — no model file, a model that does not load: the evidence answers
+            answer.without_model = str(exc) or type(exc).__name__
+            return None
+
+    @staticmethod
+    def _checked(answer: Answer, sentence: Any, on_sentence: Callable[[CheckedSentence], None]) -> None:
+        cites = [n for n in sentence.cites if 1 <= n <= len(answer.hits)]  # a marker naming no passage given: gone
+        checked = CheckedSentence(sentence.text, cites, check(sentence.text, [answer.hits[n - 1].text for n in cites]))
+        answer.sentences.append(checked)
+        on_sentence(checked)
+
+
+def _timed(pieces: Iterator[str], seconds: dict[str, float], started: float) -> Iterator[str]:
+    for piece in pieces:
+        seconds.setdefault("first_words", time.monotonic() - started)
+        yield piece
+
+
+def meaning_of(embedder: Any) -> Meaning:
+    """The embedder's cosine of a question to sentences (its vectors are unit length: a dot product)."""
+    def meaning(question: str, sentences: list[str]) -> Sequence[float]:
+        vectors = embedder.embed(sentences)
+        return [float(v) for v in vectors @ embedder.embed_query(question)]
+
+    return meaning
+
+
+def library_asker(library: Any) -> Asker:
+    """An Asker over a library's own parts: its search, its embedder's meaning, its language model."""
+    return Asker(lambda question, k, filters: library.search(question, k=k, filters=filters),
+                 meaning_of(library.embedder), library.llm_backend)

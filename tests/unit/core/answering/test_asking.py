@@ -1,0 +1,81 @@
+"""A question answered in the order a person sees it (core/answering/asking.py), its parts given as fakes: the
+orchestration alone (the real model and search: tests/end2end/test_answering.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from desktop_rag.core.answering.asking import Asker
+
+
+@dataclass
+class HitFake:
+    chunk_id: int
+    path: str
+    title: str | None
+    text: str
+
+
+@dataclass
+class SearchResultFake:
+    hits: list
+    weak: bool = False
+    asked: list = field(default_factory=list)
+
+
+LEASE = HitFake(7, "/lease.pdf", "Lease", "The lease of the Harbour Office ends on 31 March 2027. Keys: Mr Albers.")
+MINUTES = HitFake(9, "/minutes.md", "Minutes", "The board met on 11 February 2025 and postponed the renewal.")
+
+
+def search_fake(result):
+    def search(question, k, filters):
+        result.asked.append((question, k, filters))
+        return result
+    return search
+
+
+class ModelFake:
+    """Streams a fixed answer in pieces, and notes what it was asked."""
+
+    def __init__(self, pieces):
+        self.pieces, self.asked = pieces, []
+
+    def chat_stream(self, messages, max_tokens, grammar=None):
+        self.asked.append((messages, grammar))
+        yield from self.pieces
+
+
+def test_no_good_match_says_so_without_asking_the_model():
+    model = ModelFake(["never"])
+    answer = Asker(search_fake(SearchResultFake([LEASE], weak=True)), None, lambda: model).ask("boiler colour?")
+    assert answer.not_said and answer.sentences == [] and model.asked == []
+
+
+def test_evidence_comes_first_then_each_sentence_checked_as_it_ends():
+    seen = []
+    model = ModelFake(["The lease ends on 31 March 2027.", " [1]", " It was renewed in 2026.", " [2]"])
+    asker = Asker(search_fake(SearchResultFake([LEASE, MINUTES])), None, lambda: model)
+    answer = asker.ask("When does the Harbour Office lease end?",
+                       on_evidence=lambda a: seen.append(("evidence", a.evidence[0].text)),
+                       on_sentence=lambda s: seen.append(("sentence", s.text, s.verdict.supported)))
+    assert seen == [("evidence", "The lease of the Harbour Office ends on 31 March 2027."),
+                    ("sentence", "The lease ends on 31 March 2027.", True),
+                    ("sentence", "It was renewed in 2026.", False)]  # 2026: not in the minutes
+    messages, grammar = model.asked[0]
+    assert "[2] Minutes" in messages[1]["content"] and "[1-2]" in grammar
+    assert set(answer.seconds) == {"evidence", "first_words", "whole"}
+
+
+def test_a_marker_naming_no_passage_given_is_taken_out():
+    model = ModelFake(["The lease ends on 31 March 2027. [3]"])  # a model without the grammar might write it
+    answer = Asker(search_fake(SearchResultFake([LEASE, MINUTES])), None, lambda: model).ask("lease end?")
+    assert answer.sentences[0].cites == [] and not answer.sentences[0].verdict.supported
+
+
+def test_without_a_model_the_evidence_answers():
+    def no_model():
+        raise FileNotFoundError("no model file at /models/x.gguf")
+
+    answer = Asker(search_fake(SearchResultFake([LEASE])), None, no_model).ask("When does the lease end?")
+    assert answer.evidence and answer.sentences == [] and "no model file" in answer.without_model
+    assert not answer.not_said
