@@ -184,7 +184,7 @@ def test_the_mcp_inspector_lists_and_calls_every_tool_with_good_and_bad_argument
     listed = inspect(inspector, data_dir, "--method", "tools/list")["tools"]
     schemas = {tool["name"]: tool["inputSchema"] for tool in listed}
     assert schemas["search_with_contextual_retrieval"]["properties"]["limit"]["maximum"] == 100
-    assert all(schema["additionalProperties"] is False for schema in schemas.values()) and len(schemas) == 5
+    assert all(schema["additionalProperties"] is False for schema in schemas.values()) and len(schemas) == 6  # with answer_from_files
 
     found = tool_call(inspector, data_dir, "search_with_contextual_retrieval", query="router firmware", limit=2)
     hit = found["structuredContent"]["results"][0]
