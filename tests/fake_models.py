@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from dataclasses import dataclass
 
 from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import AbortFlag, CallGuard, Interrupted
@@ -81,3 +82,15 @@ def _answer(prompt: str) -> str:
     known = {w.lower() for w in _WORD.findall(passage)}
     extra = list(dict.fromkeys(w.lower() for w in _WORD.findall(document) if w.lower() not in known))[:4]
     return f"Within the notes about {', '.join(extra) or 'this topic'}, it explains {passage.split('.')[0][:60]}."
+
+
+@dataclass
+class HitFake:
+    """A search hit's fields an answer reads (core/search/searcher.py Hit)."""
+    chunk_id: int
+    path: str
+    title: str | None
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"chunk_id": self.chunk_id, "path": self.path, "title": self.title, "text": self.text}

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from desktop_rag.core.answering.answer_format import (SentenceStream, answer_grammar, answer_messages, window)
 from desktop_rag.core.answering.citations import Verdict, check
-from desktop_rag.core.answering.evidence import PER_PASSAGE, EvidenceSentence, Meaning, evidence
+from desktop_rag.core.answering.evidence import PER_PASSAGE, SHOWN, EvidenceSentence, Meaning, evidence
 
 PASSAGES = 5  # given to the model (not measured yet: the answer sets will weigh it against time)
 ANSWER_TOKENS = 200  # MOST_SENTENCES short sentences with their markers, and room to end them
@@ -67,7 +67,7 @@ class Asker:
             on_evidence(answer)
             return answer
         scored = evidence(question, answer.hits, self._meaning, shown=passages * PER_PASSAGE)
-        answer.evidence = scored[:3]
+        answer.evidence = scored[:SHOWN]
         answer.seconds["evidence"] = time.monotonic() - started
         on_evidence(answer)
         model = self._loaded_model(answer)

@@ -26,8 +26,8 @@ _THOUSANDS = re.compile(r"(?<=\d)[,  ](?=\d{3}\b)")
 _MARKER = re.compile(r"\s*\[(\d+)\]")
 _KATAKANA_OR_KANJI_NAME = re.compile(r"[\u30a0-\u30ff]{2,}|[\u4e00-\u9fff]{2,}")
 
-# The share of a sentence's words its passages must hold to stand on them by words alone (bench/answers.py sets
-# it: until measured, a judgement, said so here and in docs/benchmarks.md).
+# The share of a sentence's words its passages must hold to stand on them by words alone (not measured yet: a
+# judgement until the answer sets of docs/answers.md set it).
 SUPPORTING_WORDS = 0.6
 
 

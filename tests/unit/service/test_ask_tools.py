@@ -13,17 +13,7 @@ from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.service import wire
 from desktop_rag.service.ask_tools import AskTools
 from desktop_rag.service.events import EventLog
-
-
-@dataclass
-class HitFake:
-    chunk_id: int
-    path: str
-    title: str | None
-    text: str
-
-    def to_dict(self):
-        return {"chunk_id": self.chunk_id, "path": self.path, "title": self.title, "text": self.text}
+from fake_models import HitFake
 
 
 @dataclass

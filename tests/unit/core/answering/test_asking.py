@@ -6,14 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from desktop_rag.core.answering.asking import Asker
-
-
-@dataclass
-class HitFake:
-    chunk_id: int
-    path: str
-    title: str | None
-    text: str
+from fake_models import HitFake
 
 
 @dataclass

@@ -9,11 +9,16 @@ from desktop_rag.core.runs.schedule import BackgroundSchedule
 from fake_models import ANY_TIME, FakeClock
 
 
-def test_the_upgrade_waits_after_making_way():
-    clock = FakeClock(1000.0)
+def turn_at_any_time(clock: FakeClock) -> UpgradeTurn:
+    """A turn whose schedule always allows the upgrade, waiting 3 s after making way."""
     schedule = BackgroundSchedule(Settings(**ANY_TIME), clock=clock, input_idle=lambda: None, load=lambda: 0.0,
                                   battery=lambda: False)
-    turn = UpgradeTurn(schedule, clock=clock, make_way_s=3.0)
+    return UpgradeTurn(schedule, clock=clock, make_way_s=3.0)
+
+
+def test_the_upgrade_waits_after_making_way():
+    clock = FakeClock(1000.0)
+    turn = turn_at_any_time(clock)
     allowed = turn.decide()
     assert allowed.may_run and turn.may_start(allowed, writes_waiting=False, something_waits=True)
     assert not turn.may_start(allowed, writes_waiting=True, something_waits=True)  # a run is queued: it goes first
@@ -37,9 +42,7 @@ def test_contexts_other_than_auto_keep_the_schedule_from_running_the_upgrade_unl
 
 def test_a_person_s_question_stops_the_upgrade_and_holds_it_until_answered():
     clock = FakeClock(1000.0)
-    schedule = BackgroundSchedule(Settings(**ANY_TIME), clock=clock, input_idle=lambda: None, load=lambda: 0.0,
-                                  battery=lambda: False)
-    turn = UpgradeTurn(schedule, clock=clock, make_way_s=3.0)
+    turn = turn_at_any_time(clock)
     allowed = turn.decide()
     control = turn.started()
     with turn.person_uses_the_model():
