@@ -41,9 +41,10 @@ def print_answer(answer: AskAnswer, out: TextIO) -> None:
     if answer["not_said"]:
         out.write(f"{answer['said']}\n")
     if answer["evidence"]:
-        out.write("Evidence:\n")
-        for sentence in answer["evidence"]:
-            out.write(f"  [{sentence['passage']}] {shown(sentence['text'])}\n")
+        # Said nothing: the best sentences found are the nearest, not evidence of an answer.
+        out.write("Evidence:\n" if not answer["not_said"] else "The nearest sentences:\n")
+        for sentence in answer["evidence"]:  # a table's row breaks read as spaces (a sentence may hold some)
+            out.write(f"  [{sentence['passage']}] {shown(' '.join(sentence['text'].split()))}\n")
     if answer["sentences"]:
         out.write("Answer:\n")
         for sentence in answer["sentences"]:

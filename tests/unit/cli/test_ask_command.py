@@ -41,3 +41,9 @@ def test_when_the_files_do_not_say_the_nearest_passages_are_listed():
 def test_without_a_model_the_evidence_is_the_answer():
     text = printed(answer(sentences=[], without_model="no model file at /m.gguf"))
     assert "Evidence:\n  [1] The lease ends on 31 March 2027." in text and "No answer written: no model file" in text
+
+
+def test_the_nearest_sentences_are_not_called_evidence_when_the_files_do_not_say():
+    nearest = [{"passage": 1, "text": "Symantec Corporation\nMountain View\n60"}]
+    text = printed(answer(not_said=True, said="Your files don't seem to say.", evidence=nearest, sentences=[]))
+    assert "Evidence:" not in text and "The nearest sentences:\n  [1] Symantec Corporation Mountain View 60\n" in text
