@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_rag.config import Settings
-from desktop_rag.core.evaluation.evaluation import _IndexedDataset, every_nth_document, load_dataset
+from desktop_rag.core.evaluation.evaluation import IndexedDataset, every_nth_document, load_dataset
 from desktop_rag.core.search.fusion import FUSIONS, convex_combination, fuse
 from desktop_rag.core.search.identifiers import identifiers_in
 from desktop_rag.core.search.tuning import GOOD_MATCH
@@ -95,7 +95,7 @@ def main() -> None:
         dataset = load_dataset(Path(folder))
         if args.every > 1:
             dataset = every_nth_document(dataset, args.every)
-        indexed = _IndexedDataset(dataset, args.contexts, settings, log=sys.stderr)
+        indexed = IndexedDataset(dataset, args.contexts, settings, log=sys.stderr)
         try:
             lists = candidate_lists(indexed, dataset, settings.candidates)
             names = indexed.chunk_names

@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktop_rag.config import Settings
-from desktop_rag.core.evaluation.evaluation import _IndexedDataset, every_nth_document, load_dataset
+from desktop_rag.core.evaluation.evaluation import IndexedDataset, every_nth_document, load_dataset
 from desktop_rag.core.search.identifiers import identifiers_in
 from desktop_rag.core.search.query import parse_query
 from desktop_rag.core.text.lexical import lexical_tokens
@@ -78,7 +78,7 @@ class Bm25:
 
 
 def collect(dataset, contexts: str, settings: Settings) -> dict[str, np.ndarray]:
-    indexed = _IndexedDataset(dataset, contexts, settings, log=sys.stderr)
+    indexed = IndexedDataset(dataset, contexts, settings, log=sys.stderr)
     try:
         lib = indexed.library
         rows = list(lib.catalog.iter_index_texts())

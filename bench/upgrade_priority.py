@@ -34,9 +34,9 @@ KEY = ("bench-model", "bench/chunk")  # the upgrade's (model, prompt version)
 
 def searched_hits(dataset, settings) -> tuple[list[list[str]], object]:
     """Each question's top-10 hit chunks as "doc_id:index", in a shuffled log; and the indexed set."""
-    from desktop_rag.core.evaluation.evaluation import _IndexedDataset
+    from desktop_rag.core.evaluation.evaluation import IndexedDataset
 
-    indexed = _IndexedDataset(dataset, "rules", settings)
+    indexed = IndexedDataset(dataset, "rules", settings)
     log = []
     for query in random.Random(5).sample(dataset.queries, len(dataset.queries)):
         hits = indexed.library.searcher.search(query["text"], k=10).hits

@@ -1,6 +1,7 @@
 """Render the app's main views to resources/screenshots/ (offscreen, no display needed).
 
-    .venv/bin/python resources/make_screenshots.py [--scans-only | --mail-only | --filters-only | --no-progress]
+    .venv/bin/python resources/make_screenshots.py [--scans-only | --mail-only | --filters-only | --answer-only |
+                                                    --no-progress]
 
 Indexes the bundled samples (plus one corrupt file, to show an error) into a throw-away data folder with rules
 contexts, then captures: search results with a preview, context review with a chunk selected, stats, the settings
@@ -10,7 +11,8 @@ and while the packaged 1.5B model writes LLM contexts in the background (a few m
 or two is measured so that the rate and the time left show). And a search whose hit is a scanned page read by OCR
 (a lease and a receipt rendered as scans by tests/documents.py), alone with --scans-only. A mailbox and an
 archive searched (--mail-only); the same folder narrowed by the filter bar and a filter word, with a hit's menu
-open, light and dark (--filters-only). --no-progress leaves the two progress screenshots (the slow part) as they
+open, light and dark (--filters-only). A question answered from the samples, a marker's passage selected
+(--answer-only). --no-progress leaves the two progress screenshots (the slow part) as they
 are.
 """
 
@@ -28,14 +30,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the scans the tests make
 
-from PySide6.QtCore import QEventLoop, QPoint, QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop, QPoint, QTimer, QUrl  # noqa: E402
 from PySide6.QtGui import QColor, QPainter, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from desktop_rag.config import Settings  # noqa: E402
-from desktop_rag.core.library.library import Library  # noqa: E402
+from desktop_rag.service.background_process import stop_answering  # noqa: E402
+from desktop_rag.ui.app import AppSession  # noqa: E402
 from desktop_rag.ui.main_window import MainWindow  # noqa: E402
-from desktop_rag.ui.result_html import DARK  # noqa: E402
+from desktop_rag.ui.result_html import DARK, LIGHT  # noqa: E402
 from desktop_rag.ui.settings_dialog import SettingsDialog  # noqa: E402
 
 OUT = ROOT / "resources" / "screenshots"
@@ -75,12 +78,10 @@ def progress_screenshots(app: QApplication, tmp: Path) -> None:
         topic = topics[i % len(topics)]
         (docs / f"note-{i:03d}.md").write_text(
             f"# {topic.title()} {i}\n\n" + f"Notes on the {topic}, part {i}: what was done, what is left. " * 40)
-    library = Library(tmp / "progress-data", Settings(contexts="rules", llm_upgrade_when_idle=False,
-                                                      llm_only_when_idle=False))
-    window = MainWindow(library)
-    window.resize(1280, 820)
-    window.show()
-    window.add_folder(str(docs))
+    session = opened(tmp / "progress-data", Settings(contexts="rules", llm_upgrade_when_idle=False,
+                                                     llm_only_when_idle=False))
+    window = session.window
+    window.folders.add_requested.emit(str(docs))
     wait_until(app, lambda: (window.progress.overall_fraction or 0) >= 0.35, timeout_s=900)
     window.progress.grab().save(str(OUT / "progress.png"))
     wait_until(app, lambda: window.progress.title.text().startswith("Done"), timeout_s=900)
@@ -90,21 +91,37 @@ def progress_screenshots(app: QApplication, tmp: Path) -> None:
                and "writing now" in window.progress.background.text(), timeout_s=1800)
     window.progress.grab().save(str(OUT / "progress-upgrade.png"))
     window.close()
-    library.close()
+    ended(session)
 
 
-def indexed_and_searched(app: QApplication, data_dir: Path, docs: Path, query: str) -> tuple[Library, MainWindow]:
+def opened(data_dir: Path, settings: Settings) -> AppSession:
+    """The window as a person opens it: a client of the data folder's service, which it starts."""
+    settings.save(data_dir)
+    session = AppSession(data_dir)
+    session.window.resize(1280, 820)
+    session.window.show()
+    wait_until(QApplication.instance(), lambda: session.window._started)
+    return session
+
+
+def ended(session: AppSession) -> None:
+    session.window.close()
+    session.close()
+    stop_answering(session.library.data_dir, wait_s=30)
+
+
+def indexed_and_searched(app: QApplication, data_dir: Path, docs: Path, query: str,
+                         settings: Settings | None = None) -> tuple[AppSession, MainWindow]:
     """A window over a new library (rules contexts) that has indexed `docs` and shows the hits for `query`."""
-    library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False))
-    window = MainWindow(library)
-    window.resize(1280, 820)
-    window.show()
-    window.add_folder(str(docs))
+    session = opened(data_dir, settings or Settings(contexts="rules", llm_upgrade_when_idle=False))
+    window = session.window
+    window.folders.add_requested.emit(str(docs))
     wait_until(app, lambda: window.progress.title.text().startswith("Done"))
+    wait_until(app, lambda: not window.search.meaning_model_loading)
     window.search.query.setText(query)
     window.search.search_now()
     wait_until(app, lambda: bool(window.search.hits))
-    return library, window
+    return session, window
 
 
 def scan_screenshots(app: QApplication, tmp: Path) -> None:
@@ -118,11 +135,30 @@ def scan_screenshots(app: QApplication, tmp: Path) -> None:
          "interest of 2% a month. 3. Pets. No pets may be kept in the flat without written consent.", False)])
     scanned_image("CORNER BAKERY\nSourdough loaf 4.20\nCroissant x2 3.60\nOat latte 3.90\nTOTAL 11.70",
                   width_pt=220, height_pt=300, fontsize=11).save(docs / "receipt-2026-03-14.png")
-    library, window = indexed_and_searched(app, tmp / "scan-data", docs, "monthly rent late payment")
+    session, window = indexed_and_searched(app, tmp / "scan-data", docs, "monthly rent late payment")
     wait_until(app, lambda: "monthly rent" in window.search.preview.toPlainText())
     window.grab().save(str(OUT / "search-scan.png"))
     window.close()
-    library.close()
+    ended(session)
+
+
+def answer_screenshots(app: QApplication, tmp: Path) -> None:
+    """A question asked in the window and answered by the packaged 1.5B: the answer citing its passages, the
+    evidence under it, the cited passage selected with the sentence's words marked in the preview."""
+    docs = tmp / "Answers"
+    shutil.copytree(ROOT / "resources" / "samples", docs)
+    session, window = indexed_and_searched(app, tmp / "answer-data", docs, "late payment interest")
+    panel = window.search
+    panel.query.setText("How much interest is charged on a late payment?")
+    panel.ask_now()
+    wait_until(app, lambda: panel.answer.shown is not None and panel.answer.shown.state in ("ended", "stopped"),
+               timeout_s=600)
+    sentences = panel.answer.shown.sentences
+    if sentences and sentences[0]["cites"]:
+        panel.answer.anchorClicked.emit(QUrl(f"cite:0:{sentences[0]['cites'][0]}"))  # as its marker's click
+    wait_until(app, lambda: LIGHT.mark_background in panel.preview.toHtml())  # the document read, words marked
+    window.grab().save(str(OUT / "ask.png"))
+    ended(session)
 
 
 def write_mail_folder(tmp: Path) -> Path:
@@ -150,11 +186,11 @@ def write_mail_folder(tmp: Path) -> Path:
 
 
 def mail_screenshots(app: QApplication, tmp: Path) -> None:
-    library, window = indexed_and_searched(app, tmp / "mail-data", write_mail_folder(tmp), "harbour fee winter storage")
+    session, window = indexed_and_searched(app, tmp / "mail-data", write_mail_folder(tmp), "harbour fee winter storage")
     wait_until(app, lambda: bool(window.search.preview.toPlainText()))
     window.grab().save(str(OUT / "search-mail.png"))
     window.close()
-    library.close()
+    ended(session)
 
 
 def filter_screenshots(app: QApplication, tmp: Path, dark: bool) -> None:
@@ -164,7 +200,7 @@ def filter_screenshots(app: QApplication, tmp: Path, dark: bool) -> None:
         app.setPalette(dark_palette())
     folder = tmp / ("filters-dark" if dark else "filters")
     folder.mkdir()
-    library, window = indexed_and_searched(app, folder / "data", write_mail_folder(folder),
+    session, window = indexed_and_searched(app, folder / "data", write_mail_folder(folder),
                                            "harbour fee after:2026-03")
     panel = window.search
     answered = panel._answered
@@ -181,7 +217,7 @@ def filter_screenshots(app: QApplication, tmp: Path, dark: bool) -> None:
     painter.end()
     image.save(str(OUT / ("search-filters-dark.png" if dark else "search-filters.png")))
     window.close()
-    library.close()
+    ended(session)
     app.setPalette(QPalette())
 
 
@@ -197,6 +233,10 @@ def main() -> None:
             filter_screenshots(app, Path(tmp), dark=False)
             filter_screenshots(app, Path(tmp), dark=True)
         return
+    if "--answer-only" in sys.argv:
+        with tempfile.TemporaryDirectory() as tmp:
+            answer_screenshots(app, Path(tmp))
+        return
     if "--scans-only" in sys.argv:
         with tempfile.TemporaryDirectory() as tmp:
             scan_screenshots(app, Path(tmp))
@@ -205,7 +245,7 @@ def main() -> None:
         docs = Path(tmp) / "Documents"
         shutil.copytree(ROOT / "resources" / "samples", docs)
         (docs / "scan-0042.pdf").write_bytes(b"%PDF-1.4 truncated by a failed download")
-        library, window = indexed_and_searched(app, Path(tmp) / "data", docs, "late payment interest")
+        session, window = indexed_and_searched(app, Path(tmp) / "data", docs, "late payment interest")
         window.grab().save(str(OUT / "search.png"))
 
         window.tabs.setCurrentWidget(window.review)
@@ -219,7 +259,8 @@ def main() -> None:
         window.grab().save(str(OUT / "stats.png"))
 
         # As a person's settings are by default (this library keeps background LLM work off while it poses).
-        dialog = SettingsDialog(replace(library.settings, llm_upgrade_when_idle=True), str(library.data_dir), window)
+        dialog = SettingsDialog(replace(session.library.settings, llm_upgrade_when_idle=True),
+                                str(session.library.data_dir), window)
         dialog.show()
         app.processEvents()
         dialog.grab().save(str(OUT / "settings.png"))
@@ -234,10 +275,11 @@ def main() -> None:
         wait_until(app, lambda: DARK.chunk_background in window.search.preview.toHtml())
         window.grab().save(str(OUT / "search-dark.png"))
         window.close()
-        library.close()
+        ended(session)
         app.setPalette(QPalette())
         scan_screenshots(app, Path(tmp))
         mail_screenshots(app, Path(tmp))
+        answer_screenshots(app, Path(tmp))
         filter_screenshots(app, Path(tmp), dark=False)
         filter_screenshots(app, Path(tmp), dark=True)
         if "--no-progress" not in sys.argv:

@@ -1,20 +1,27 @@
 """`desktop-rag ask "QUESTION"`: a question answered from the files (issue 63), as the service (or, with --local,
-this process) answers it: the evidence sentences, then the answer, each sentence with its passages' numbers and,
-where the passages it cites do not hold what it says, why it is not shown as found in the files; then the passages
-by number. --json: the whole answer as the service gives it (service/answers.py AskAnswer)."""
+this process) answers it: the evidence sentences as soon as they are found, then the answer sentence by sentence as
+the model writes it, each with its passages' numbers and, where the passages it cites do not hold what it says, why
+it is not shown as found in the files; then the passages by number. Streamed from the service's event stream
+("answer" events of this question's id); answered in this process, it prints when the answer ends. --json: the
+whole answer as the service gives it (service/answers.py AskAnswer), at its end."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import threading
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from desktop_rag.cli.terminal import shown
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.service import wire
 from desktop_rag.service.answers import AskAnswer
+from desktop_rag.service.endpoint import EndpointClient, EndpointGone
+
+EVENTS_WAIT_S = 0.5  # the long poll's wait: the follower notices the answer's end within it
 
 
 def cmd_ask(args: argparse.Namespace, data_dir: Path) -> int:
@@ -24,39 +31,123 @@ def cmd_ask(args: argparse.Namespace, data_dir: Path) -> int:
     types = [t for value in args.types for t in value.split(",")]
     make_filters(folders=folders, types=types, after=args.after, before=args.before, sender=args.sender)  # checked
     question = args.question.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    ask_id = f"cli-{os.getpid()}-{threading.get_ident()}"
+    printer = AnswerPrinter(sys.stdout)
+    follower = None if args.json or args.local else AnswerFollower.of_service(data_dir, ask_id, printer)
     client = LibraryClient(data_dir, local_only=args.local, served_by="ask")
     try:
         answer = client.run(wire.Ask(question=question, folders=folders, types=types, after=args.after,
-                                     before=args.before, sender=args.sender))
+                                     before=args.before, sender=args.sender, ask_id=ask_id))
     finally:
         client.close()
+        if follower is not None:
+            follower.stop()
     if args.json:
         print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
-        print_answer(answer, sys.stdout)
+        printer.rest(answer)
     return 0
 
 
-def print_answer(answer: AskAnswer, out: TextIO) -> None:
-    if answer["not_said"]:
-        out.write(f"{answer['said']}\n")
-    if answer["evidence"]:
-        # Said nothing: the best sentences found are the nearest, not evidence of an answer.
-        out.write("Evidence:\n" if not answer["not_said"] else "The nearest sentences:\n")
-        for sentence in answer["evidence"]:  # a table's row breaks read as spaces (a sentence may hold some)
-            out.write(f"  [{sentence['passage']}] {shown(' '.join(sentence['text'].split()))}\n")
-    if answer["sentences"]:
-        out.write("Answer:\n")
-        for sentence in answer["sentences"]:
+class AnswerPrinter:
+    """Prints an answer's parts once each, as they come (the stream) or all at its end (`rest`)."""
+
+    def __init__(self, out: TextIO):
+        self.out = out
+        self._evidence_printed = False
+        self._sentences_printed = 0
+        self._lock = threading.Lock()  # the follower's thread and the asking one
+
+    def evidence(self, not_said: bool, said: str, evidence: list[dict[str, Any]]) -> None:
+        with self._lock:
+            if self._evidence_printed:
+                return
+            self._evidence_printed = True
+            if not_said:
+                self.out.write(f"{said}\n")
+            if evidence:
+                # Said nothing: the best sentences found are the nearest, not evidence of an answer.
+                self.out.write("Evidence:\n" if not not_said else "The nearest sentences:\n")
+                for sentence in evidence:  # a table's row breaks read as spaces (a sentence may hold some)
+                    self.out.write(f"  [{sentence['passage']}] {shown(' '.join(sentence['text'].split()))}\n")
+            self.out.flush()
+
+    def sentence(self, sentence: dict[str, Any], number: int) -> None:
+        """The answer's `number`th sentence (from 0): printed once, in order."""
+        with self._lock:
+            if number != self._sentences_printed:
+                return
+            if number == 0:
+                self.out.write("Answer:\n")
+            self._sentences_printed += 1
             marks = "".join(f"[{n}]" for n in sentence["cites"])
             if sentence["supported"]:
-                out.write(f"  {shown(sentence['text'])} {marks}\n")
+                self.out.write(f"  {shown(sentence['text'])} {marks}\n")
             else:
-                out.write(f"  (not found in your files: {sentence['reason']}) {shown(sentence['text'])} {marks}\n")
-    elif answer["without_model"] and not answer["not_said"]:
-        out.write(f"(No answer written: {answer['without_model']}. The evidence above is from your files.)\n")
-    if answer["hits"]:
-        out.write("Passages:\n" if not answer["not_said"] else "The nearest passages:\n")
-        for number, hit in enumerate(answer["hits"], 1):
-            title = f" — {shown(hit['title'])}" if hit.get("title") else ""
-            out.write(f"  [{number}] {shown(hit['path'])}{title}\n")
+                self.out.write(f"  (not found in your files: {sentence['reason']}) {shown(sentence['text'])} {marks}\n")
+            self.out.flush()
+
+    def rest(self, answer: AskAnswer) -> None:
+        """What the stream did not print, then the passages."""
+        self.evidence(answer["not_said"], answer["said"] or "Your files don't seem to say.", answer["evidence"])
+        for number, sentence in enumerate(answer["sentences"]):
+            self.sentence(sentence, number)
+        out = self.out
+        if answer["cancelled"]:
+            out.write("(Stopped before the answer was written.)\n")
+        elif not answer["sentences"] and answer["without_model"] and not answer["not_said"]:
+            out.write(f"(No answer written: {answer['without_model']}. The evidence above is from your files.)\n")
+        if answer["hits"]:
+            out.write("Passages:\n" if not answer["not_said"] else "The nearest passages:\n")
+            for number, hit in enumerate(answer["hits"], 1):
+                title = f" — {shown(hit['title'])}" if hit.get("title") else ""
+                out.write(f"  [{number}] {shown(hit['path'])}{title}\n")
+        out.flush()
+
+
+def print_answer(answer: AskAnswer, out: TextIO) -> None:
+    AnswerPrinter(out).rest(answer)
+
+
+class AnswerFollower:
+    """Follows the service's event stream on a thread, printing this question's steps as they come."""
+
+    def __init__(self, endpoint: EndpointClient, ask_id: str, printer: AnswerPrinter):
+        self._endpoint, self._ask_id, self._printer = endpoint, ask_id, printer
+        self._stopping = threading.Event()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=self._follow, name="desktop-rag ask events", daemon=True)
+        self._thread.start()
+        self._started.wait(5)  # where the stream stands is known before the question is asked
+
+    @classmethod
+    def of_service(cls, data_dir: Path, ask_id: str, printer: AnswerPrinter) -> AnswerFollower | None:
+        endpoint = EndpointClient.for_library(data_dir)
+        return cls(endpoint, ask_id, printer) if endpoint is not None else None
+
+    def _follow(self) -> None:
+        try:
+            stand = self._endpoint.run(wire.Events())
+            after, instance = stand["last"], stand["instance"]
+            self._started.set()
+            sentences = 0
+            while not self._stopping.is_set():
+                answer = self._endpoint.run(wire.Events(after=after, instance=instance, wait_s=EVENTS_WAIT_S))
+                after = answer["last"]
+                for event in answer["events"]:
+                    if event["kind"] != "answer" or event.get("ask_id") != self._ask_id:
+                        continue
+                    if event["state"] == "evidence":
+                        self._printer.evidence(event["not_said"], "Your files don't seem to say.", event["evidence"])
+                    elif event["state"] == "sentence":
+                        self._printer.sentence(event["sentence"], sentences)
+                        sentences += 1
+        except (EndpointGone, OSError):
+            pass  # the answer itself still comes back to the asking thread, and is printed whole there
+        finally:
+            self._started.set()
+            self._endpoint.close()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(EVENTS_WAIT_S + 2)

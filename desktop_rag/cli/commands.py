@@ -240,6 +240,10 @@ def cmd_eval(args, data_dir: Path) -> int:
 
     cutoffs = [int(k) for k in args.k.split(",")]
     dataset = evaluation.every_nth_document(evaluation.load_dataset(args.dataset), args.every)
+    if args.questions:
+        dataset = evaluation.spread_questions(dataset, args.questions)
+    if args.answers:
+        return _eval_answers(args, dataset, data_dir)
     if args.all:
         rows = evaluation.compare_configurations(dataset, cutoffs, Settings.load(data_dir), log=sys.stderr)
         if args.json:
@@ -258,6 +262,21 @@ def cmd_eval(args, data_dir: Path) -> int:
         texts = {query["_id"]: query["text"] for query in dataset.queries}
         evaluation_compare.print_comparison(earlier, [asdict(r) for r in reports], cutoffs,
                                             sys.stderr if args.json else sys.stdout, texts)
+    return 0
+
+
+def _eval_answers(args, dataset, data_dir: Path) -> int:
+    from desktop_rag.core.evaluation import answers
+
+    unanswerable_file = args.unanswerable or args.dataset / "unanswerable.jsonl"
+    unanswerable = answers.load_unanswerable(unanswerable_file) if unanswerable_file.exists() else []
+    report = answers.evaluate_answers(dataset, unanswerable, Settings.load(data_dir), baseline=args.baseline,
+                                      log=sys.stderr)
+    if args.json:
+        print(json.dumps({"figures": report.figures(), "rows": [asdict(r) for r in report.rows]}, indent=2,
+                         ensure_ascii=False))
+    else:
+        answers.print_answers_table([report], sys.stdout)
     return 0
 
 

@@ -153,6 +153,16 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--every", type=int, default=1, metavar="N",
                           help="only every N-th document and the queries answered inside them (for slow "
                                "configurations)")
+    evaluate.add_argument("--answers", action="store_true",
+                          help="measure answers instead (ask each question as `ask` does): right, citation "
+                               "precision, sentences not found in the files, abstention, seconds")
+    evaluate.add_argument("--baseline", action="store_true",
+                          help="with --answers: the same model given the top passages plainly, without the answer "
+                               "format, the checks or the evidence")
+    evaluate.add_argument("--unanswerable", type=Path, metavar="FILE.jsonl",
+                          help="with --answers: questions the set does not hold ({\"text\": …} a line); default the "
+                               "dataset's unanswerable.jsonl if it has one")
+    evaluate.add_argument("--questions", type=int, metavar="N", help="at most N questions, evenly spread")
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument("--compare", type=Path, metavar="OLD.json",
                           help="print this run beside an earlier `eval --json` run: recall per mode and cut-off, "

@@ -121,8 +121,9 @@ class AskAnswer(TypedDict):
     said: str
     cancelled: bool
     evidence: list[dict[str, Any]]  # EvidenceSentence: passage, chunk_id, path, title, start, end, text, score
-    sentences: list[dict[str, Any]]  # text, cites, supported, missing, reason
+    sentences: list[dict[str, Any]]  # text, cites, supported, missing, reason, match (its words held there)
     hits: list[dict[str, Any]]  # Hit.to_dict each
+    match: dict[str, list[str]] | None  # the question's words as the search parsed them (QueryMatch.to_dict)
     without_model: str  # why the evidence alone answers ("" when the model wrote)
     seconds: dict[str, float]  # evidence, first_words, whole
     served_by: str

@@ -41,9 +41,9 @@ class AskTools:
         self._lock = threading.Lock()
 
     def ask(self, r: wire.Ask) -> AskAnswer:
-        ask_id = f"ask-{next(self._ids)}"
         control = RunControl()
         with self._lock:
+            ask_id = r.ask_id if r.ask_id and r.ask_id not in self._asking else f"ask-{next(self._ids)}"
             self._asking[ask_id] = control
         filters = make_filters(folders=r.folders or [], types=r.types or [], after=r.after, before=r.before,
                                sender=r.sender)
@@ -81,7 +81,9 @@ class AskTools:
                 self.event_log.publish("answer", ask_id=ask_id, state=state, sentence=what.to_dict())
             else:
                 self.event_log.publish("answer", ask_id=ask_id, state=state, not_said=what.not_said,
-                                       evidence=[dataclasses.asdict(e) for e in what.evidence])
+                                       evidence=[dataclasses.asdict(e) for e in what.evidence],
+                                       hits=[hit.to_dict() for hit in what.hits],
+                                       match=what.match.to_dict() if what.match is not None else None)
         return tell
 
     def _answer(self, ask_id: str, answer: Answer, cancelled: bool) -> AskAnswer:
@@ -90,4 +92,5 @@ class AskTools:
                 "evidence": [dataclasses.asdict(e) for e in answer.evidence],
                 "sentences": [s.to_dict() for s in answer.sentences],
                 "hits": [hit.to_dict() for hit in answer.hits], "without_model": answer.without_model,
+                "match": answer.match.to_dict() if answer.match is not None else None,
                 "seconds": {k: round(v, 3) for k, v in answer.seconds.items()}, "served_by": self.served_by}

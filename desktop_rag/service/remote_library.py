@@ -21,7 +21,7 @@ from desktop_rag.core.search.searcher import SearchResult
 from desktop_rag.errors import UserError
 from desktop_rag.service import wire
 from desktop_rag.service.operations import MAX_LIMIT
-from desktop_rag.service.answers import ChangesAnswer, LibraryStats, SearchAnswer
+from desktop_rag.service.answers import AskAnswer, ChangesAnswer, LibraryStats, SearchAnswer
 from desktop_rag.service.wire import Runner
 
 
@@ -64,6 +64,13 @@ class RemoteLibrary:
         answer = self._run(wire.Search(query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
                                        filters=filters, sort=sort, facets=facets))
         return _result(answer)  # (its match: the words the search parsed, carried, never parsed again here)
+
+    def ask(self, question: str, filters: SearchFilters | None, ask_id: str) -> AskAnswer:
+        """A question answered from the files; its steps come as "answer" events of `ask_id` meanwhile."""
+        return self._run(wire.Ask(question=question, filters=filters, ask_id=ask_id))
+
+    def cancel_ask(self, ask_id: str) -> None:
+        self._run(wire.CancelAsk(ask_id=ask_id))
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         return _result(self._run(wire.Search(similar_to=chunk_id, limit=min(k, MAX_LIMIT), filters=filters)))

@@ -185,6 +185,8 @@ class Ask(Request[AskAnswer]):
     before: Annotated[str | None, DAY] = None
     sender: Annotated[str | None, _text(500)] = None
     filters: Annotated[SearchFilters | None, Limits(for_agents=False)] = None
+    # Chosen by the asker, to know its question's "answer" events from another client's (None: the service names it).
+    ask_id: Annotated[str | None, Limits(max_length=100, for_agents=False)] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -45,3 +45,12 @@ def show_in_document(browser: QTextBrowser, runner: TaskRunner, library: RemoteL
         browser.scrollToAnchor("hit")
 
     runner.read(read, on_done=show)
+
+
+def with_matches(rows: dict[int, dict], match: QueryMatch | None) -> dict[int, dict]:
+    """Contexts read anew, each with where the shown query's words are in it (found off the window's thread; an
+    empty list where none are: the old marks go)."""
+    for row in rows.values():
+        found = match.matches_in(context=row["text"], questions=row["questions"] or "") if match else {}
+        row["matches"] = {"context": found.get("context", []), "questions": found.get("questions", [])}
+    return rows

@@ -39,3 +39,11 @@ def changes_text(summary) -> str:
     """A batch the watcher applied, in a few words: "Updated from disk: 1 indexed, 1 removed." """
     parts = summary.change_words()
     return f"Updated from disk: {', '.join(parts)}." if parts else ""
+
+
+def nothing_indexed_is_none(search):
+    """The search's result, or None when nothing is indexed yet (the search view says so in the window's words)."""
+    try:
+        return search()
+    except NoIndexError:
+        return None

@@ -12,7 +12,10 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from desktop_rag.core.search.searcher import Hit
 from desktop_rag.platform import opening
-from desktop_rag.documents import MEMBER_SEPARATOR
+from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name
+from desktop_rag.service.remote_library import RemoteLibrary
+from desktop_rag.ui.errors import sentences
+from desktop_rag.ui.tasks import TaskRunner
 
 
 def containing_folder(hit: Hit) -> str:
@@ -67,3 +70,25 @@ def hit_menu(parent: QWidget, hit: Hit, open_hit, open_folder, find_similar, unf
     menu.addSeparator()
     menu.addAction("Search for similar passages", lambda: find_similar(hit))
     return menu
+
+
+def open_hit_file(hit: Hit, library: RemoteLibrary, runner: TaskRunner, say: Callable[[str], None],
+                  open_file: Callable[[str, int | None], None]) -> None:
+    """The hit's file in the system's viewer (`open_file(path, page)`); a document inside a file (an archive
+    member, an attachment) is taken out to a copy first, on the read lane (a big archive must not hold the
+    window). `say`: a line for the person ("" clears it)."""
+    library.note_opened(hit.chunk_id)  # its LLM contexts come sooner (a note on another thread)
+
+    def opened(path) -> None:
+        say("")
+        if Path(path).exists():
+            open_file(str(path), hit.page)
+        else:
+            say(f"{hit.path} is no longer there; re-scan its folder.")
+
+    if MEMBER_SEPARATOR not in hit.path:  # a file on disk: opened at once
+        opened(hit.path)
+        return
+    say(f"Taking {folder_and_name(hit.path)[1]} out of its file…")
+    runner.read(lambda: library.openable_path(hit.path), on_done=opened,
+                on_error=lambda message: say(sentences([message])))

@@ -34,18 +34,21 @@ class HitList(QListWidget):
         self._generation = 0  # a newer list drawn (or the list cleared) stops the drawing of an older one
         self._rendered = 0
         self._selected_when_drawn: int | None = None
+        self._numbered = False
 
     def use_colors(self, colors: Colors) -> None:
         # The platform's strong highlight made a selected hit's grey parts unreadable: a tint keeps its colours.
         self.setStyleSheet(f"QListWidget::item:selected {{ background: {colors.selection}; }}")
 
     def show_hits(self, hits: list[Hit], colors: Colors, folded: dict[int, int] | None = None,
-                  current_row: int | None = None) -> None:
+                  current_row: int | None = None, numbered: bool = False) -> None:
         """`folded`: for a hit's chunk id, how many passages of its document are folded under it. `current_row` is
         selected as soon as it is drawn: a row past the first batch was not there yet when asked for, and an
-        unfolded document's first passage lost its selection on a busy machine."""
+        unfolded document's first passage lost its selection on a busy machine. `numbered`: each row begins with
+        its number, [1] first (an answer's passages, as its sentences cite them)."""
         self.clear()
         self._selected_when_drawn = current_row
+        self._numbered = numbered
         self._render_more(self._generation, hits, colors, folded or {})
 
     def clear(self) -> None:
@@ -68,7 +71,8 @@ class HitList(QListWidget):
                                               or time.perf_counter() - started < RENDER_BUDGET_S):
             hit = hits[self._rendered]
             item = QListWidgetItem()
-            label = QLabel(hit_html(hit, colors, folded.get(hit.chunk_id, 0)))
+            number = f"<b>[{self._rendered + 1}]</b> " if self._numbered else ""
+            label = QLabel(number + hit_html(hit, colors, folded.get(hit.chunk_id, 0)))
             label.setWordWrap(True)
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setToolTip(score_tooltip(hit))

@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         link.cannot_start.connect(self._service_cannot_start)
         link.missed.connect(lambda: self.changed.emit(EVERYTHING))
         link.quit_all.connect(self.quit_requested)
+        link.answer.connect(self.search.asking.step)
         _application().installEventFilter(self)  # the person's input
         self.resize(1200, 800)
         QTimer.singleShot(0, self.focus_search)

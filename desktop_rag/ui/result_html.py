@@ -1,5 +1,6 @@
 """Search hits and previews as Qt rich text: the context prefix set apart (its own background and a "context"
-label naming its source), query words marked in both context and text. Pure functions over strings."""
+label naming its source), query words marked in both context and text; the line that says what a search found.
+Pure functions over strings."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from desktop_rag.core.search.grouping import no_good_match_words, not_listed_words
 from desktop_rag.core.search.highlight import QueryMatch, Span
 from desktop_rag.core.search.match_strength import strength_label
 from desktop_rag.core.search.tuning import GOOD_MATCH
-from desktop_rag.core.search.searcher import Hit
+from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import (
-    CONTEXT_SOURCE_WORDS, LOW_OCR_CONFIDENCE, SCORE_WORDS, copies_words, folder_and_name, metadata_words,
-    unread_words,
+    CONTEXT_SOURCE_WORDS, LOW_OCR_CONFIDENCE, SCORE_WORDS, copies_words, folder_and_name, how_many,
+    metadata_words, unread_words,
 )
 
 SNIPPET_CHARS = 360
@@ -200,3 +202,21 @@ def preview_html(document_text: str, start: int, end: int, match: QueryMatch | N
     if after_end < len(document_text):
         parts.append(f"<br><span style='color:{colors.muted}'>…</span>")
     return "".join(parts)
+
+
+def found_words(result: SearchResult, passages: int, files: int, left_out: int) -> str:
+    """What a search found, as the line over its hits says it: `passages` shown in `files`, `left_out` weak ones
+    not listed."""
+    in_files = f" in {how_many(files, 'file')}" if files < passages else ""
+    found = f"{how_many(passages, 'result')}{in_files}" if result.hits else "No results."
+    if result.query.startswith("similar to: "):
+        found = f"{how_many(passages, 'passage')}{in_files} like “{result.query.removeprefix('similar to: ')}”"
+    elif result.nothing_left:
+        found = "No document matches the filters."
+    elif not result.filters.empty:
+        found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
+    if result.weak:
+        return no_good_match_words(passages)  # (no colon left hanging in the status bar: nothing follows it)
+    if left_out:
+        found += f" ({not_listed_words(left_out)})"
+    return found

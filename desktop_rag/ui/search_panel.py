@@ -1,33 +1,33 @@
 """The search view: query box (results as you type, debounced; recent searches under it), mode and rerank, the
 filter bar (ui/filter_bar.py), the hits with context prefixes set apart (ui/hit_list.py), a document's passages
 together and few (core/search/grouping.py), a menu per hit (ui/hit_actions.py), and a preview of the hit inside
-its document. Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc back to
-the field (a second Esc clears it)."""
+its document. A question asked (Ctrl+Enter in the field, or Ask) is answered above the hits (ui/answer_view.py), its
+passages numbered below. Keys: Down from the field into the results, Enter opens a hit, Ctrl+Enter its folder, Esc
+back to the field (a second Esc clears it, or stops an answer being written)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from PySide6.QtCore import QEvent, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QSplitter,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from desktop_rag.core.search.grouping import (group_by_document, no_good_match_words, not_listed_words,
-                                              without_weak_tail)
+from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
-from desktop_rag.documents import MEMBER_SEPARATOR, folder_and_name, how_many
-from desktop_rag.errors import NoIndexError
-from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, sentences
+from desktop_rag.documents import folder_and_name, how_many
+from desktop_rag.ui.answer_view import NOT_SAID, AnswerView, Asking
+from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, nothing_indexed_is_none, sentences
 from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import (containing_folder, hit_menu, not_opened_words, open_folder_in_file_manager,
-                                       open_in_system_viewer)
+                                       open_hit_file, open_in_system_viewer)
 from desktop_rag.ui.hit_list import HitList
+from desktop_rag.ui.result_html import found_words
 from desktop_rag.ui.recent_searches import RecentSearches
-from desktop_rag.ui.document_preview import show_in_document
+from desktop_rag.ui.document_preview import show_in_document, with_matches
 from desktop_rag.ui.theme import colors_for
 from desktop_rag.service.remote_library import RemoteLibrary
 from desktop_rag.ui.tasks import TaskRunner
@@ -86,11 +86,16 @@ class SearchPanel(QWidget):
         self.message = QLabel()
         self.message.setTextFormat(Qt.TextFormat.PlainText)  # notices and file names: never read as markup
         self.message.setWordWrap(True)
+        self.answer = AnswerView(self._colors)
+        self.asking = Asking(library, runner, self.answer, self._show_answer_hits, self)
+        self._cited: dict[int, QueryMatch] = {}  # a row whose marker was clicked: the cited sentence's words
+        self.ask_button = QPushButton("Ask")
+        self.ask_button.setToolTip("Answer the question from your files, every sentence citing its passage "
+                                   "(Ctrl+Enter)")
 
         top = QHBoxLayout()
-        top.addWidget(self.query, 1)
-        top.addWidget(self.mode)
-        top.addWidget(self.rerank)
+        for widget, stretch in ((self.query, 1), (self.ask_button, 0), (self.mode, 0), (self.rerank, 0)):
+            top.addWidget(widget, stretch)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.results)
         split.addWidget(self.preview)
@@ -100,6 +105,7 @@ class SearchPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.filter_bar)
         layout.addWidget(self.message)
+        layout.addWidget(self.answer)  # as tall as its answer (ui/answer_view.py); the hits take the rest
         layout.addWidget(split, 1)
         self.setTabOrder(self.query, self.mode)
         self.setTabOrder(self.mode, self.rerank)
@@ -109,6 +115,8 @@ class SearchPanel(QWidget):
         self._debounce.timeout.connect(self.search_now)
         self.query.textEdited.connect(self._query_edited)
         self.query.returnPressed.connect(self._enter_in_query)
+        self.ask_button.clicked.connect(self.ask_now)
+        self.answer.cite_clicked.connect(self._show_cited)
         completer.activated.connect(lambda _: self.search_now())
         self.filter_bar.changed.connect(self.search_now)
         self.filter_bar.remove_query_filter.connect(self._remove_query_filter)
@@ -132,7 +140,7 @@ class SearchPanel(QWidget):
         colors = colors_for(self.palette())
         if colors == self._colors:
             return False
-        self._colors = colors
+        self._colors = self.answer.colors = colors
         self.results.use_colors(colors)
         return True
 
@@ -148,6 +156,7 @@ class SearchPanel(QWidget):
 
     def search_now(self) -> None:
         self._debounce.stop()
+        self.asking.close()  # a search replaces an answer (and stops one being written)
         text = self.query.text().strip()
         filters, sort = self.filter_bar.filters(), self.filter_bar.sort_order()
         if not text and filters.empty:
@@ -162,7 +171,7 @@ class SearchPanel(QWidget):
             mode, rerank = "bm25", False
         self.status.emit("Searching…")
         self.runner.search(
-            lambda: _nothing_indexed_is_none(lambda: self.library.search(
+            lambda: nothing_indexed_is_none(lambda: self.library.search(
                 text, k=HITS_ASKED, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True)),
             on_done=lambda result: self._show(number, result),
             on_error=lambda message: self._show_error(number, message),
@@ -230,19 +239,7 @@ class SearchPanel(QWidget):
         if building := self.building_note():
             notices = f"{notices} {building}: files not yet indexed are missing from these results.".strip()
         passages = len(self.hits) + sum(map(len, self._folded.values()))
-        files = len({hit.path for hit in self.hits})
-        in_files = f" in {how_many(files, 'file')}" if files < passages else ""
-        found = f"{how_many(passages, 'result')}{in_files}" if result.hits else "No results."
-        if result.query.startswith("similar to: "):
-            found = f"{how_many(passages, 'passage')}{in_files} like “{result.query.removeprefix('similar to: ')}”"
-        elif result.nothing_left:
-            found = "No document matches the filters."
-        elif not result.filters.empty:
-            found += f" ({', '.join(result.filters.describe())})" if result.hits else ""
-        if result.weak:
-            found = no_good_match_words(passages)  # (no colon left hanging in the status bar: nothing follows it)
-        elif left_out:
-            found += f" ({not_listed_words(left_out)})"
+        found = found_words(result, passages, len({hit.path for hit in self.hits}), left_out)
         self.message.setText(f"{found}{'' if found.endswith(('.', ':')) else '.'} {notices}".strip())
         self.status.emit(found)
         if result.hits:
@@ -255,14 +252,14 @@ class SearchPanel(QWidget):
         added, changed or removed files are searched for again; the rerank box follows its settings."""
         if {"rerank", "rerank_model"} & changes.settings:
             self._update_rerank_availability()
-        if changes.documents and self.query.text().strip():
+        if changes.documents and self.query.text().strip() and not self.answer.isVisible():
             self.search_now()  # the results may have changed
             return
         stale = [hit.chunk_id for hit in self.hits if hit.chunk_id in changes.contexts]
         if stale:
             number = self._query_sent
             match = self._match
-            self.runner.read(lambda: _with_matches(self.library.reads.contexts_of(stale), match),
+            self.runner.read(lambda: with_matches(self.library.reads.contexts_of(stale), match),
                              on_done=lambda rows: self._show_contexts(number, rows))
 
     def _show_contexts(self, number: int, rows: dict[int, dict]) -> None:
@@ -298,6 +295,10 @@ class SearchPanel(QWidget):
             self.status.emit(message)
 
     def clear(self) -> None:
+        if self.answer.answering:  # Esc stops the answer being written; the question stays
+            self.asking.cancel()
+            return
+        self.asking.close()
         self.query.clear()
         self.clear_results()
 
@@ -311,13 +312,37 @@ class SearchPanel(QWidget):
         self.preview.clear()
         self.message.clear()
 
+    # -- a question -------------------------------------------------------------------------------------------
+
+    def ask_now(self) -> None:
+        if question := self.query.text().strip():
+            self._debounce.stop()
+            self._query_sent += 1  # a search on its way is not shown over the answer
+            self.asking.ask(question, self.filter_bar.filters())
+
+    def _show_answer_hits(self, hits: list[Hit], match: QueryMatch | None) -> None:
+        self._shown_query, self._match, self._cited = self.query.text().strip(), match, {}
+        self.hits, self._folded = hits, {}
+        self.message.clear()
+        self.status.emit(f"{how_many(len(hits), 'passage')} for the answer" if hits else NOT_SAID)
+        self.results.show_hits(hits, self._colors, current_row=0 if hits else None, numbered=True)
+
+    def _show_cited(self, number: int, match: QueryMatch | None) -> None:
+        """A marker clicked: its passage selected, the cited words marked in the preview; Enter opens it."""
+        if 0 <= (row := number - 1) < len(self.hits):
+            self._cited = {row: match} if match is not None else {}
+            self.results.setCurrentRow(row)
+            self._show_preview(row)
+            self.results.setFocus()
+
     # -- a hit ----------------------------------------------------------------------------------------------
 
     def _show_preview(self, row: int) -> None:
         if not 0 <= row < len(self.hits):
             return
         hit = self.hits[row]
-        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._match, hit.context,
+        show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._cited.get(row, self._match),
+                         hit.context,
                          hit.context_source, fallback=hit.text, questions=hit.questions, colors=self._colors)
 
     def hit_menu(self, row: int):
@@ -341,9 +366,15 @@ class SearchPanel(QWidget):
         self.message.setText(not_opened_words(self._opening))
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
-        """Down in the field moves into the results (when the recent searches are not showing); in an empty
-        field it shows the recent searches."""
-        if not (watched is self.query and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down):
+        """Ctrl+Enter in the field asks; Down moves into the results (when the recent searches are not showing), or
+        in an empty field shows the recent searches."""
+        if not (watched is self.query and event.type() == QEvent.Type.KeyPress):
+            return False
+        control = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and control:
+            self.ask_now()
+            return True
+        if event.key() != Qt.Key.Key_Down:
             return False
         completer = self.query.completer()
         if completer.popup().isVisible():
@@ -360,28 +391,10 @@ class SearchPanel(QWidget):
         return False
 
     def open_hit(self, row: int) -> None:
-        """The hit's file in the system's viewer; a document inside a file (an archive member, an attachment) is
-        taken out to a copy first, on the read lane (a big archive must not hold the window)."""
-        if not 0 <= row < len(self.hits):
-            return
-        hit = self.hits[row]
-        self.remember_query()
-        self.library.note_opened(hit.chunk_id)  # its LLM contexts come sooner (a note on another thread)
-
-        def opened(path) -> None:
-            self.message.clear()
-            if Path(path).exists():
-                self._opening = folder_and_name(hit.path)[1]
-                self.open_file(str(path), hit.page)
-            else:
-                self.message.setText(f"{hit.path} is no longer there; re-scan its folder.")
-
-        if MEMBER_SEPARATOR not in hit.path:  # a file on disk: opened at once
-            opened(hit.path)
-            return
-        self.message.setText(f"Taking {folder_and_name(hit.path)[1]} out of its file…")
-        self.runner.read(lambda: self.library.openable_path(hit.path), on_done=opened,
-                         on_error=lambda message: self.message.setText(sentences([message])))
+        if 0 <= row < len(self.hits):
+            self.remember_query()
+            self._opening = folder_and_name(self.hits[row].path)[1]
+            open_hit_file(self.hits[row], self.library, self.runner, self.message.setText, self.open_file)
 
     def _update_rerank_availability(self) -> None:
         available = bool(self.library.settings.rerank_model)
@@ -389,20 +402,3 @@ class SearchPanel(QWidget):
         self.rerank.setChecked(available and self.library.settings.rerank)
         self.rerank.setToolTip("Rerank the top results with the reranking model" if available else
                                "Set a reranking model in Settings to rerank")
-
-
-def _with_matches(rows: dict[int, dict], match: QueryMatch | None) -> dict[int, dict]:
-    """Contexts read anew, each with where the shown query's words are in it (found here, off the window's thread;
-    an empty list where none are: the old marks go)."""
-    for row in rows.values():
-        found = match.matches_in(context=row["text"], questions=row["questions"] or "") if match else {}
-        row["matches"] = {"context": found.get("context", []), "questions": found.get("questions", [])}
-    return rows
-
-
-def _nothing_indexed_is_none(search):
-    """The search's result, or None when nothing is indexed yet (the panel says so in the window's words)."""
-    try:
-        return search()
-    except NoIndexError:
-        return None

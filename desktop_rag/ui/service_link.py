@@ -63,6 +63,7 @@ class ServiceLink(QObject):
     cannot_start = Signal(str)  # services started in a row ended without answering (why, from its log): not again
     missed = Signal()  # events were missed (a new service, or far behind): every view reads anew
     quit_all = Signal()  # the tray's Quit: the service stops, and the window with it
+    answer = Signal(dict)  # a step of a question being answered: {"ask_id", "state": evidence|sentence|ended, …}
 
     def __init__(self, data_dir: Path, parent: QObject | None = None):
         super().__init__(parent)
@@ -243,6 +244,8 @@ class ServiceLink(QObject):
             self.applied.emit(event)
         elif kind == "error":
             self.failed.emit(event["message"])
+        elif kind == "answer":
+            self.answer.emit(event)
         elif kind == "stopping":
             self._stopped_on_purpose = True
             if event.get("everything"):

@@ -1,10 +1,11 @@
 """One task runner for the window's calls and reads (the Anki way): each runs on a worker thread, never on the
 window's; its result comes back to the GUI thread as a queued signal.
 
-Four lanes, each one task at a time: calls that start work in the service (index a folder, pause, settings of
-the background); edits a person makes (a context, a setting, a folder's mark), which the service carries out
-before anything else (issue 49); reads (searches, stats, review rows), so a search never waits behind either; and
-the first load of the service's model, so searches typed meanwhile are not queued behind seconds of loading.
+Lanes, each one task at a time: calls that start work in the service (index a folder, pause, settings of the
+background); edits a person makes (a context, a setting, a folder's mark), which the service carries out before
+anything else (issue 49); searches; reads (stats, review rows), so a search never waits behind either; the first
+load of the service's model, so searches typed meanwhile are not queued behind seconds of loading; and a question
+being answered (seconds of the model's writing), which no search waits behind.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ class TaskRunner(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._lanes = {lane: _Lane(lane) for lane in ("write", "edit", "search", "read", "load")}
+        self._lanes = {lane: _Lane(lane) for lane in ("write", "edit", "search", "read", "load", "ask")}
         self._relays: set[_Relay] = set()  # kept alive until their job reports back
         self._writes_pending = 0
         self._closing = threading.Event()
@@ -149,6 +150,9 @@ class TaskRunner(QObject):
 
     def load(self, work, on_done=None, on_error=None) -> None:
         self._submit("load", lambda report: work(), on_done, on_error, None)
+
+    def ask(self, work, on_done=None, on_error=None) -> None:
+        self._submit("ask", lambda report: work(), on_done, on_error, None)
 
     @property
     def busy(self) -> bool:

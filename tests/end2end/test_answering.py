@@ -130,3 +130,35 @@ def test_desktop_rag_ask_prints_the_answer_and_its_passages(docs, data_dir):
     printed = cli(data_dir, "ask", "Who keeps the keys of the Harbour Office?").stdout
     assert "Albers" in printed.split("Answer:\n")[1].split("Passages:")[0], printed
     assert "[1]" in printed and f"[1] {(docs / 'lease.md').resolve()}" in printed, printed
+
+
+def test_desktop_rag_ask_streams_the_evidence_before_the_answer_is_written(docs, data_dir):
+    """Asked of a running service, the terminal shows the evidence while the model still writes (the "answer"
+    events of the question's id), and each part once."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from cli_runner import cli
+    from window_sessions import stop_the_service
+
+    (docs / "lease.md").write_text(LEASE_FILE)
+    (docs / "minutes.md").write_text(MINUTES_FILE)
+    as_a_person = {k: v for k, v in os.environ.items() if k != "DESKTOP_RAG_START_SERVICE"}
+    try:
+        cli(data_dir, "index", str(docs), "--contexts", "rules", env=as_a_person)  # starts the service
+        asking = subprocess.Popen([sys.executable, "-m", "desktop_rag", "--data-dir", str(data_dir), "ask",
+                                   "Who keeps the keys of the Harbour Office, and what is the rent?"],
+                                  stdout=subprocess.PIPE, text=True, env=as_a_person)
+        started, lines = time.monotonic(), []
+        for line in asking.stdout:
+            lines.append((time.monotonic() - started, line.rstrip("\n")))
+        assert asking.wait(60) == 0
+    finally:
+        stop_the_service(data_dir)
+    printed = "\n".join(line for _, line in lines)
+    when = {line: at for at, line in reversed(lines)}
+    assert when["Evidence:"] < when["Passages:"] - 0.5, lines  # shown while the answer was being written
+    assert printed.count("Evidence:") == 1 and printed.count("Answer:") == 1, printed
+    assert "Albers" in printed.split("Answer:")[1], printed

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from desktop_rag.core.answering.answer_format import (SentenceStream, answer_grammar, answer_messages, window)
 from desktop_rag.core.answering.citations import Verdict, check
 from desktop_rag.core.answering.evidence import PER_PASSAGE, SHOWN, EvidenceSentence, Meaning, evidence
+from desktop_rag.core.search.highlight import QueryMatch
 
 PASSAGES = 5  # given to the model (not measured yet: the answer sets will weigh it against time)
 ANSWER_TOKENS = 200  # MOST_SENTENCES short sentences with their markers, and room to end them
@@ -33,8 +34,10 @@ class CheckedSentence:
     verdict: Verdict
 
     def to_dict(self) -> dict[str, Any]:
+        """`match`: its words that the passages it cites hold, for marking them there (core/search/highlight.py)."""
         return {"text": self.text, "cites": self.cites, "supported": self.verdict.supported,
-                "missing": list(self.verdict.missing), "reason": self.verdict.reason}
+                "missing": list(self.verdict.missing), "reason": self.verdict.reason,
+                "match": QueryMatch.of_words(self.text, self.verdict.held).to_dict()}
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Answer:
     not_said: bool = False  # the files don't seem to say (no good match, or the model found nothing)
     without_model: str = ""  # why the evidence alone answers ("" when the model wrote)
     seconds: dict[str, float] = field(default_factory=dict)  # evidence, first_words, whole
+    match: QueryMatch | None = None  # the question's words as the search parsed them (marked in the passages)
 
 
 class Asker:
@@ -60,7 +64,7 @@ class Asker:
             on_sentence: Callable[[CheckedSentence], None] = lambda sentence: None) -> Answer:
         started = time.monotonic()
         result = self._search(question, k=passages, filters=filters)
-        answer = Answer(question, list(result.hits[:passages]))
+        answer = Answer(question, list(result.hits[:passages]), match=getattr(result, "match", None))
         if not answer.hits or result.weak:
             answer.not_said = True
             answer.seconds["evidence"] = time.monotonic() - started

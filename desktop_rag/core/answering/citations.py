@@ -37,6 +37,7 @@ class Verdict:
     missing: tuple[str, ...] = ()  # facts the sentence states that no passage it cites holds
     words_held: float = 0.0  # share of the sentence's words (stemmed, stop words left out) its passages hold
     reason: str = ""  # why not, in a person's words
+    held: frozenset[str] = frozenset()  # the sentence's words its passages hold, as the keyword index stems them
 
 
 @dataclass
@@ -77,8 +78,9 @@ def check(sentence: str, passages: list[str], similarity: float | None = None,
     words = set(lexical_tokens(sentence))
     held = set(lexical_tokens("\n".join(passages)))
     words_held = len(words & held) / len(words) if words else 0.0
+    shared = frozenset(words & held)
     if missing:
-        return Verdict(False, missing, words_held, "the passages it cites do not hold " + ", ".join(missing))
+        return Verdict(False, missing, words_held, "the passages it cites do not hold " + ", ".join(missing), shared)
     if words_held >= SUPPORTING_WORDS or (similarity is not None and similarity >= similar_enough):
-        return Verdict(True, (), words_held)
-    return Verdict(False, (), words_held, "the passages it cites do not say this")
+        return Verdict(True, (), words_held, held=shared)
+    return Verdict(False, (), words_held, "the passages it cites do not say this", shared)

@@ -97,7 +97,17 @@ def every_nth_document(dataset: Dataset, n: int) -> Dataset:
     return Dataset(f"{dataset.name} (1 document in {n})", documents, chunks, queries, qrels)
 
 
-class _IndexedDataset:
+def spread_questions(dataset: Dataset, most: int) -> Dataset:
+    """At most `most` of the questions, evenly spread over the set (answers cost seconds each)."""
+    if len(dataset.queries) <= most:
+        return dataset
+    step = len(dataset.queries) / most
+    queries = [dataset.queries[int(i * step)] for i in range(most)]
+    return Dataset(f"{dataset.name} ({most} questions)", dataset.documents, dataset.chunks, queries,
+                   {q["_id"]: dataset.qrels[q["_id"]] for q in queries})
+
+
+class IndexedDataset:
     """The dataset loaded into a temporary library with one contexts choice."""
 
     def __init__(self, dataset: Dataset, contexts: str, settings: Settings, log: TextIO | None = None):
@@ -157,7 +167,7 @@ def _locate_chunks(doc: ParsedDocument, raw_chunks: list[dict], counter) -> list
     return chunks
 
 
-def _score(indexed: _IndexedDataset, dataset: Dataset, config: EvalConfig, cutoffs: list[int],
+def _score(indexed: IndexedDataset, dataset: Dataset, config: EvalConfig, cutoffs: list[int],
            log: TextIO | None) -> EvalReport:
     lib = indexed.library
     started = time.perf_counter()
@@ -230,14 +240,14 @@ def evaluate_modes(dataset: Dataset, configs: list[EvalConfig], cutoffs: list[in
     which is most of an evaluation's time, is done once."""
     if len({config.contexts for config in configs}) != 1:
         raise ValueError("evaluate_modes: one contexts choice for all configurations")
-    indexed = _IndexedDataset(dataset, configs[0].contexts, settings, log)
+    indexed = IndexedDataset(dataset, configs[0].contexts, settings, log)
     try:
         return _score_each(indexed, dataset, configs, cutoffs, log)
     finally:
         indexed.close()
 
 
-def _score_each(indexed: _IndexedDataset, dataset: Dataset, configs: list[EvalConfig], cutoffs: list[int],
+def _score_each(indexed: IndexedDataset, dataset: Dataset, configs: list[EvalConfig], cutoffs: list[int],
                 log: TextIO | None) -> list[EvalReport]:
     reports = []
     for config in configs:
@@ -254,7 +264,7 @@ def compare_configurations(dataset: Dataset, cutoffs: list[int], settings: Setti
     the LLM rows fall back to rules and their notice says so."""
     rows = []
     for contexts in ("none", "rules", "llm"):
-        indexed = _IndexedDataset(dataset, contexts, settings, log)
+        indexed = IndexedDataset(dataset, contexts, settings, log)
         try:
             configs = [EvalConfig(contexts, "dense"), EvalConfig(contexts, "hybrid")]
             if contexts != "none" and settings.rerank_model:

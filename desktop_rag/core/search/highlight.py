@@ -54,6 +54,13 @@ class QueryMatch:
         runs = tuple(_CJK_RUN.findall(unicodedata.normalize("NFKC", parsed.keywords_text)))
         return cls(wanted, lone_characters(wanted), tuple(prefix_stem(p) for p in parsed.prefixes), runs)
 
+    @classmethod
+    def of_words(cls, text: str, words: frozenset[str]) -> QueryMatch:
+        """The words of `text` that are among `words` (stemmed as the index stems them): an answer's sentence,
+        marked where the passage it cites holds its words (core/answering/citations.py)."""
+        runs = tuple(run for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)))
+        return cls(words, lone_characters(words), (), runs)
+
     def spans(self, text: str) -> list[Span]:
         """(start, end) of every stretch of `text` that matches a query word, in order, not overlapping."""
         if not self.wanted and not self.prefixes:

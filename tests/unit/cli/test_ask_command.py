@@ -47,3 +47,25 @@ def test_the_nearest_sentences_are_not_called_evidence_when_the_files_do_not_say
     nearest = [{"passage": 1, "text": "Symantec Corporation\nMountain View\n60"}]
     text = printed(answer(not_said=True, said="Your files don't seem to say.", evidence=nearest, sentences=[]))
     assert "Evidence:" not in text and "The nearest sentences:\n  [1] Symantec Corporation Mountain View 60\n" in text
+
+
+def test_parts_printed_as_they_came_are_not_printed_again_at_the_end():
+    from desktop_rag.cli.ask_command import AnswerPrinter
+
+    out = io.StringIO()
+    printer = AnswerPrinter(out)
+    given = answer()
+    printer.evidence(False, "", given["evidence"])  # the stream: the evidence, then the first sentence
+    printer.sentence(given["sentences"][0], 0)
+    printer.sentence(given["sentences"][0], 0)  # heard twice: printed once
+    streamed = out.getvalue()
+    printer.rest(given)
+    text = out.getvalue()
+    assert streamed.endswith("Answer:\n  The lease ends on 31 March 2027. [1]\n")
+    assert text.count("Evidence:") == 1 and text.count("The lease ends on 31 March 2027. [1]") == 1
+    assert text.count("Answer:") == 1 and "It was renewed in 2026." in text[len(streamed):]
+
+
+def test_a_cancelled_answer_says_it_was_stopped():
+    text = printed(answer(cancelled=True, sentences=[]))
+    assert "(Stopped before the answer was written.)" in text

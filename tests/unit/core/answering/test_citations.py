@@ -52,3 +52,13 @@ def test_japanese_facts_are_checked_too():
     passage = "走れメロスは太宰治の短編小説で、1940年に発表された。"
     assert check("走れメロスは1940年に発表された。", [passage]).supported
     assert check("走れメロスは1941年に発表された。", [passage]).missing == ("1941",)
+
+
+def test_the_words_a_passage_holds_are_named_for_marking_them_there():
+    from desktop_rag.core.search.highlight import QueryMatch
+
+    sentence = "The lease of the Harbour Office ends on 31 March 2027."
+    verdict = check(sentence, [LEASE])
+    marked = [LEASE[a:b] for a, b in QueryMatch.of_words(sentence, verdict.held).spans(LEASE)]
+    assert {"lease", "Harbour", "Office", "ends", "31", "March", "2027"} <= set(marked), marked
+    assert "rent" not in marked and "invoice" not in marked  # the passage's other words stay unmarked

@@ -1,0 +1,187 @@
+"""Answers measured like retrieval (issue 63): a pre-chunked set indexed as `desktop-rag eval` indexes it, each of
+its questions asked as a person asks (core/answering/asking.py: the search, the evidence, the model under the answer
+grammar, every sentence checked), and questions the set does not hold asked too.
+
+What is counted, per question:
+- answered: the model wrote a sentence shown as found in the files (a supported one);
+- right (answerable questions): JSQuAD-like sets, whose reference is a short span: the span, NFKC and without
+  spaces, is in the supported sentences; code sets, whose reference is a paragraph: a supported sentence cites a
+  passage the set marks relevant (qrels) — a judgement, since a paraphrase of a long answer cannot be matched by
+  its words;
+- citation precision: of the supported sentences' citations, the share naming a passage that holds the support —
+  a relevant passage (qrels), or for a span set any passage holding the span (a strict lower bound on code sets:
+  the same function quoted in another file counts wrong);
+- sentences not found in the files: the share of the model's sentences the checks refused;
+- abstention: unanswerable questions answered "Your files don't seem to say" (right), answerable ones (wrong);
+- seconds to the evidence, to the first word, to the whole answer.
+
+The baseline (`baseline=True`): the same model given the same top passages whole, asked plainly — no numbered
+format, no grammar, no checks, no evidence step — to show what the design adds; only what can be judged without
+citations is counted there (the span in the answer, abstention by its words, the times)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from desktop_rag.config import Settings
+from desktop_rag.core.answering.asking import PASSAGES, Asker, library_asker
+from desktop_rag.core.evaluation.evaluation import Dataset, IndexedDataset
+
+BASELINE_TOKENS = 200
+BASELINE_PROMPT = ("Answer the question using the passages below. If they do not answer it, say you don't know.\n\n"
+                   "{passages}\n\nQuestion: {question}")
+# How a plain answer says it does not know (the baseline has no NOT IN THE FILES to write).
+_DOES_NOT_KNOW = re.compile(r"don'?t know|do not know|not (?:mentioned|provided|stated|specified|contain)"
+                            r"|no information|わかりません|分かりません|不明|記載されていません|含まれていません",
+                            re.IGNORECASE)
+
+
+@dataclass
+class AnswerRow:
+    query_id: str
+    answerable: bool
+    answered: bool
+    right: bool | None  # None: unanswerable
+    citations: int  # citations of supported sentences
+    citations_right: int
+    sentences: int
+    sentences_refused: int
+    seconds: dict[str, float] = field(default_factory=dict)
+    said: str = ""
+
+
+@dataclass
+class AnswersReport:
+    dataset: str
+    model: str
+    baseline: bool
+    rows: list[AnswerRow]
+
+    def figures(self) -> dict[str, float | int | None]:
+        answerable = [r for r in self.rows if r.answerable]
+        answered = [r for r in answerable if r.answered]
+        unanswerable = [r for r in self.rows if not r.answerable]
+        citations = sum(r.citations for r in answered)
+        sentences = sum(r.sentences for r in self.rows)
+
+        def share(part: int, whole: int) -> float | None:
+            return round(100 * part / whole, 1) if whole else None
+
+        def p(name: str, q: float) -> float | None:
+            values = sorted(r.seconds[name] for r in self.rows if name in r.seconds)
+            if not values:
+                return None
+            return round(values[min(len(values) - 1, int(q * len(values)))], 2)
+
+        return {
+            "questions": len(answerable), "unanswerable": len(unanswerable),
+            "answered %": share(len(answered), len(answerable)),
+            "right of answered %": share(sum(bool(r.right) for r in answered), len(answered)),
+            "right of all %": share(sum(bool(r.right) for r in answerable), len(answerable)),
+            "citation precision %": share(sum(r.citations_right for r in answered), citations),
+            "sentences refused %": share(sum(r.sentences_refused for r in self.rows), sentences),
+            "abstained right %": share(sum(not r.answered for r in unanswerable), len(unanswerable)),
+            "abstained wrong %": share(len(answerable) - len(answered), len(answerable)),
+            "evidence p95 s": p("evidence", 0.95), "first words p50 s": p("first_words", 0.5),
+            "first words p95 s": p("first_words", 0.95), "whole p50 s": p("whole", 0.5),
+            "whole p95 s": p("whole", 0.95),
+        }
+
+
+def flat(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def load_unanswerable(path: Path) -> list[str]:
+    return [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def evaluate_answers(dataset: Dataset, unanswerable: list[str], settings: Settings, baseline: bool = False,
+                     log: TextIO | None = None) -> AnswersReport:
+    indexed = IndexedDataset(dataset, "rules", settings, log)
+    try:
+        library = indexed.library
+        asker = library_asker(library)
+        model = library.llm_backend() if baseline else None
+        names = indexed.chunk_names
+        asked = [(q, True) for q in dataset.queries] + [({"_id": f"u{n}", "text": text}, False)
+                                                           for n, text in enumerate(unanswerable)]
+        rows = []
+        for number, (query, answerable) in enumerate(asked, 1):
+            if baseline:
+                row = _baseline_row(library, model, query, answerable, dataset, names)
+            else:
+                row = _asked_row(asker, query, answerable, dataset, names)
+            rows.append(row)
+            if log:
+                log.write(f"  {number}/{len(asked)} {query['_id']}: {'right' if row.right else row.right} "
+                          f"{row.seconds.get('whole', 0):.1f} s {row.said[:80]!r}\n")
+                log.flush()
+        return AnswersReport(dataset.name, settings.llm_model, baseline, rows)
+    finally:
+        indexed.close()
+
+
+def _relevant(dataset: Dataset, query: dict[str, Any], name: str, text: str) -> bool:
+    if name in dataset.qrels.get(query["_id"], ()):
+        return True
+    gold = query.get("answer") or ""
+    return _is_span(gold) and flat(gold) in flat(text)
+
+
+def _is_span(gold: str) -> bool:
+    """A short reference (JSQuAD's spans), not a paragraph (the code set's answers)."""
+    return 0 < len(gold) <= 40
+
+
+def _asked_row(asker: Asker, query: dict[str, Any], answerable: bool, dataset: Dataset,
+               names: dict[int, str]) -> AnswerRow:
+    answer = asker.ask(query["text"])
+    supported = [s for s in answer.sentences if s.verdict.supported]
+    cited = [(answer.hits[n - 1], s) for s in supported for n in s.cites]
+    citations_right = sum(_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit, _ in cited)
+    said = " ".join(s.text for s in supported)
+    right: bool | None = None
+    if answerable and supported:
+        gold = query.get("answer") or ""
+        right = flat(gold) in flat(said) if _is_span(gold) else citations_right > 0
+    elif answerable:
+        right = False
+    return AnswerRow(query["_id"], answerable, bool(supported), right, len(cited), citations_right,
+                     len(answer.sentences), len(answer.sentences) - len(supported), dict(answer.seconds), said)
+
+
+def _baseline_row(library: Any, model: Any, query: dict[str, Any], answerable: bool, dataset: Dataset,
+                  names: dict[int, str]) -> AnswerRow:
+    started = time.monotonic()
+    hits = library.search(query["text"], k=PASSAGES).hits
+    passages = "\n\n".join(f"{hit.title or hit.path}:\n{hit.text}" for hit in hits)
+    messages = [{"role": "user", "content": BASELINE_PROMPT.format(passages=passages, question=query["text"])}]
+    seconds: dict[str, float] = {}
+    pieces = []
+    for piece in model.chat_stream(messages, BASELINE_TOKENS):
+        seconds.setdefault("first_words", time.monotonic() - started)
+        pieces.append(piece)
+    seconds["whole"] = time.monotonic() - started
+    said = "".join(pieces).strip()
+    answered = bool(said) and not _DOES_NOT_KNOW.search(said)
+    gold = query.get("answer") or ""
+    right = (flat(gold) in flat(said) if _is_span(gold) else None) if answerable else None
+    return AnswerRow(query["_id"], answerable, answered, right, 0, 0, 0, 0, seconds, said)
+
+
+def print_answers_table(reports: list[AnswersReport], out: TextIO) -> None:
+    columns = list(reports[0].figures())
+    out.write("| set | asked | " + " | ".join(columns) + " |\n")
+    out.write("|---|---|" + "---:|" * len(columns) + "\n")
+    for report in reports:
+        figures = report.figures()
+        shown = ["—" if figures[c] is None else str(figures[c]) for c in columns]
+        how = "plain baseline" if report.baseline else "answer format, checks"
+        out.write(f"| {report.dataset} | {how} | " + " | ".join(shown) + " |\n")

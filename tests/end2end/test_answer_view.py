@@ -1,0 +1,106 @@
+"""Asking in the window (ui/answer_view.py, issue 63), as a person does: a question typed and Ctrl+Enter, answered by
+the real service with the shipped 1.5B — the evidence and the numbered passages first, then the answer's sentences,
+each checked, with markers that select their passage and mark the cited words in the preview; Esc stops an answer
+being written; with no model to load, the evidence answers. Real window (offscreen), real processes."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from desktop_rag.config import Settings
+from test_answering import LEASE_FILE, MINUTES_FILE
+from test_ui import WAIT_MS, index_and_wait
+from window_sessions import close_session, open_session, stop_the_service
+
+RULES = Settings(contexts="rules", llm_upgrade_when_idle=False)
+
+
+@pytest.fixture
+def lease_window(qtbot, data_dir, docs):
+    def open_with(settings: Settings):
+        (docs / "lease.md").write_text(LEASE_FILE)
+        (docs / "minutes.md").write_text(MINUTES_FILE)
+        session = open_session(qtbot, data_dir, settings)
+        sessions.append(session)
+        index_and_wait(qtbot, session.window, docs)
+        qtbot.waitUntil(lambda: not session.window.search.meaning_model_loading, timeout=WAIT_MS)
+        return session.window
+
+    sessions: list = []
+    yield open_with
+    for session in sessions:
+        close_session(session)
+    stop_the_service(data_dir)
+
+
+def ask(qtbot, panel, question: str, until=lambda view: not view.answering) -> list[str]:
+    """Typed and Ctrl+Enter; the answer's steps as the window heard them."""
+    heard: list[str] = []
+    panel.window().link.answer.connect(lambda event: heard.append(event["state"]))
+    panel.query.setText(question)
+    qtbot.keyClick(panel.query, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: until(panel.answer), timeout=WAIT_MS)
+    return heard
+
+
+def click_text(qtbot, browser, text: str) -> None:
+    """A left click on `text` where the browser shows it (a marker's link)."""
+    cursor = browser.document().find(text)
+    assert not cursor.isNull(), browser.toPlainText()
+    cursor.setPosition(cursor.selectionStart() + 1)
+    where = browser.cursorRect(cursor).center()
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(where.x() + 1, where.y()))
+
+
+def test_a_question_is_answered_evidence_first_and_a_marker_selects_its_passage(qtbot, lease_window):
+    window = lease_window(RULES)
+    panel = window.search
+    heard = ask(qtbot, panel, "When does the Harbour Office lease end?",
+                until=lambda view: view.shown is not None and view.shown.state == "ended")
+    shown = panel.answer.shown
+    assert heard[0] == "evidence" and "sentence" in heard, heard  # the evidence before the first sentence
+    assert shown.sentences and all(s["supported"] for s in shown.sentences), shown.sentences
+    assert "31 March 2027" in " ".join(s["text"] for s in shown.sentences)
+    assert panel.results.count() == len(shown.hits) and panel.hits[0].path.endswith("lease.md")
+    text = panel.answer.toPlainText()
+    assert "Evidence from your files" in text and "[1] lease.md" in text, text
+    panel.results.setCurrentRow(1)
+    click_text(qtbot, panel.answer, f"[{shown.sentences[0]['cites'][0]}]")
+    assert panel.results.currentRow() == 0 and panel.results.hasFocus()
+    # The cited sentence's words marked in the lease as the preview shows it (the highlight's background).
+    qtbot.waitUntil(lambda: "2027</span>" in panel.preview.toHtml(), timeout=WAIT_MS)
+    opened = []
+    panel.open_file = lambda path, page: opened.append(path)
+    qtbot.keyClick(panel.results, Qt.Key.Key_Return)
+    assert opened and opened[0].endswith("lease.md")
+
+
+def test_esc_stops_an_answer_being_written_within_a_second(qtbot, lease_window):
+    window = lease_window(RULES)
+    panel = window.search
+    ended: list[tuple[float, dict]] = []
+    shown_end = panel.answer.end
+    panel.answer.end = lambda answer: (ended.append((time.monotonic(), answer)), shown_end(answer))
+    ask(qtbot, panel, "Who keeps the keys of the Harbour Office, what is the rent and who is paid?",
+        until=lambda view: view.shown is not None and view.shown.state == "writing")
+    pressed = time.monotonic()
+    qtbot.keyClick(panel.query, Qt.Key.Key_Escape)
+    assert panel.answer.shown.state == "stopped" and panel.query.text()  # the question stays
+    qtbot.waitUntil(lambda: bool(ended), timeout=WAIT_MS)
+    at, answer = ended[0]
+    assert answer["cancelled"] and at - pressed < 1.0, (at - pressed, answer)
+    assert "Stopped." in panel.answer.toPlainText()
+
+
+def test_with_no_model_to_load_the_evidence_answers(qtbot, lease_window, tmp_path):
+    window = lease_window(Settings(contexts="rules", llm_upgrade_when_idle=False,
+                                   llm_model=str(tmp_path / "no-such-model.gguf")))
+    panel = window.search
+    ask(qtbot, panel, "When does the Harbour Office lease end?",
+        until=lambda view: view.shown is not None and view.shown.state == "ended")
+    text = panel.answer.toPlainText()
+    assert "No answer written" in text and "31 March 2027" in text, text
+    assert panel.answer.shown.sentences == []
