@@ -2,6 +2,7 @@
 `desktop-rag ask` asks them, with the questions the set does not hold, and the same model asked plainly beside it.
 
     python bench/answers.py [--datasets ../shared/datasets] [--sets codebase,jsquad] [--questions 30] [--no-baseline]
+                            [--passage-chars 1200,600] [--passages 5] [--model NAME]
 
 Prints one table (docs/benchmarks.md "Answers"): answered, right, citation precision, sentences not found in the
 files, abstention, and the seconds to the evidence, the first word and the whole answer (p50 / p95). The sets are
@@ -20,6 +21,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from desktop_rag import offline  # noqa: E402,F401 (no model hub, whatever imports next)
 from desktop_rag.config import Settings  # noqa: E402
+from desktop_rag.core.answering.answer_format import PASSAGE_CHARS  # noqa: E402
+from desktop_rag.core.answering.asking import PASSAGES  # noqa: E402
 from desktop_rag.core.evaluation.answers import evaluate_answers, load_unanswerable, print_answers_table  # noqa: E402
 from desktop_rag.core.evaluation.evaluation import load_dataset, spread_questions  # noqa: E402
 
@@ -33,6 +36,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--model", help="the GGUF model (a packaged model's name or a file); default the setting's")
+    parser.add_argument("--passage-chars", default=str(PASSAGE_CHARS), metavar="N[,N…]",
+                        help="of each passage given to the model; several: each measured (answers only)")
+    parser.add_argument("--passages", type=int, default=PASSAGES, help="passages given to the model")
     args = parser.parse_args()
     settings = Settings(contexts="rules")
     if args.model:
@@ -41,9 +47,14 @@ def main() -> None:
     for name in args.sets.split(","):
         dataset = spread_questions(load_dataset(args.datasets / name), args.questions)
         unanswerable = load_unanswerable(UNANSWERABLE / f"{name}-unanswerable.jsonl")
-        for baseline in (False,) if args.no_baseline else (False, True):
-            print(f"{name}: {'baseline' if baseline else 'answers'}…", file=sys.stderr, flush=True)
-            reports.append(evaluate_answers(dataset, unanswerable, settings, baseline=baseline, log=sys.stderr))
+        runs = [(False, int(chars)) for chars in args.passage_chars.split(",")]
+        for baseline, chars in runs + ([] if args.no_baseline else [(True, PASSAGE_CHARS)]):
+            print(f"{name}: {'baseline' if baseline else f'answers, {chars} characters a passage'}…",
+                  file=sys.stderr, flush=True)
+            report = evaluate_answers(dataset, unanswerable, settings, baseline=baseline, log=sys.stderr,
+                                      passages=args.passages, passage_chars=chars)
+            report.dataset += "" if baseline else f", {args.passages} passages of {chars} characters"
+            reports.append(report)
             print_answers_table(reports[-1:], sys.stderr)
     print(f"\nmodel: {settings.llm_model}")
     print_answers_table(reports, sys.stdout)

@@ -13,15 +13,14 @@ import os
 import sys
 import threading
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from desktop_rag.cli.terminal import shown
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.service import wire
 from desktop_rag.service.answers import AskAnswer
-from desktop_rag.service.endpoint import EndpointClient, EndpointGone
-
-EVENTS_WAIT_S = 0.5  # the long poll's wait: the follower notices the answer's end within it
+from desktop_rag.service.answer_events import AnswerSteps
 
 
 def cmd_ask(args: argparse.Namespace, data_dir: Path) -> int:
@@ -33,7 +32,7 @@ def cmd_ask(args: argparse.Namespace, data_dir: Path) -> int:
     question = args.question.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     ask_id = f"cli-{os.getpid()}-{threading.get_ident()}"
     printer = AnswerPrinter(sys.stdout)
-    follower = None if args.json or args.local else AnswerFollower.of_service(data_dir, ask_id, printer)
+    follower = None if args.json or args.local else AnswerSteps.of_service(data_dir, ask_id, _printing(printer))
     client = LibraryClient(data_dir, local_only=args.local, served_by="ask")
     try:
         answer = client.run(wire.Ask(question=question, folders=folders, types=types, after=args.after,
@@ -109,45 +108,16 @@ def print_answer(answer: AskAnswer, out: TextIO) -> None:
     AnswerPrinter(out).rest(answer)
 
 
-class AnswerFollower:
-    """Follows the service's event stream on a thread, printing this question's steps as they come."""
+def _printing(printer: AnswerPrinter) -> Callable[[dict[str, Any]], None]:
+    """The steps printed as they come: the evidence, then each sentence in order."""
+    sentences = 0
 
-    def __init__(self, endpoint: EndpointClient, ask_id: str, printer: AnswerPrinter):
-        self._endpoint, self._ask_id, self._printer = endpoint, ask_id, printer
-        self._stopping = threading.Event()
-        self._started = threading.Event()
-        self._thread = threading.Thread(target=self._follow, name="desktop-rag ask events", daemon=True)
-        self._thread.start()
-        self._started.wait(5)  # where the stream stands is known before the question is asked
+    def step(event: dict[str, Any]) -> None:
+        nonlocal sentences
+        if event["state"] == "evidence":
+            printer.evidence(event["not_said"], "Your files don't seem to say.", event["evidence"])
+        elif event["state"] == "sentence":
+            printer.sentence(event["sentence"], sentences)
+            sentences += 1
 
-    @classmethod
-    def of_service(cls, data_dir: Path, ask_id: str, printer: AnswerPrinter) -> AnswerFollower | None:
-        endpoint = EndpointClient.for_library(data_dir)
-        return cls(endpoint, ask_id, printer) if endpoint is not None else None
-
-    def _follow(self) -> None:
-        try:
-            stand = self._endpoint.run(wire.Events())
-            after, instance = stand["last"], stand["instance"]
-            self._started.set()
-            sentences = 0
-            while not self._stopping.is_set():
-                answer = self._endpoint.run(wire.Events(after=after, instance=instance, wait_s=EVENTS_WAIT_S))
-                after = answer["last"]
-                for event in answer["events"]:
-                    if event["kind"] != "answer" or event.get("ask_id") != self._ask_id:
-                        continue
-                    if event["state"] == "evidence":
-                        self._printer.evidence(event["not_said"], "Your files don't seem to say.", event["evidence"])
-                    elif event["state"] == "sentence":
-                        self._printer.sentence(event["sentence"], sentences)
-                        sentences += 1
-        except (EndpointGone, OSError):
-            pass  # the answer itself still comes back to the asking thread, and is printed whole there
-        finally:
-            self._started.set()
-            self._endpoint.close()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._thread.join(EVENTS_WAIT_S + 2)
+    return step

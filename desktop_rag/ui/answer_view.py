@@ -14,7 +14,7 @@ import html
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QResizeEvent
@@ -25,7 +25,6 @@ from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.searcher import Hit
 from desktop_rag.core.text.lexical import lexical_tokens
 from desktop_rag.documents import folder_and_name
-from desktop_rag.service.remote_library import RemoteLibrary
 from desktop_rag.ui.result_html import Colors
 from desktop_rag.ui.tasks import TaskRunner
 
@@ -51,8 +50,9 @@ class AnswerShown:
 class AnswerView(QTextBrowser):
     cite_clicked = Signal(int, object)  # a passage's number (from 1), QueryMatch | None: the words to mark there
 
-    def __init__(self, colors: Colors, parent: QWidget | None = None):
+    def __init__(self, colors: Colors, parent: QWidget | None = None, most_height: int = MOST_HEIGHT):
         super().__init__(parent)
+        self.most_height = most_height
         self.setOpenLinks(False)
         self.anchorClicked.connect(self._clicked)
         self.colors = colors
@@ -114,10 +114,11 @@ class AnswerView(QTextBrowser):
     def _draw(self) -> None:
         if self.shown is not None:
             self.setHtml(answer_html(self.shown, self.colors))
-            # As tall as the answer (up to MOST_HEIGHT), the hits below taking the rest: a short answer left the
+            # As tall as the answer (up to most_height), the hits below taking the rest: a short answer left the
             # splitter's half of the window empty.
             self.document().setTextWidth(self.viewport().width())
-            self.setMaximumHeight(min(MOST_HEIGHT, int(self.document().size().height()) + 2 * self.frameWidth() + 4))
+            wanted = int(self.document().size().height()) + 2 * self.frameWidth() + 4
+            self.setMaximumHeight(min(self.most_height, wanted))
 
     def _clicked(self, url: QUrl) -> None:
         kind, _, rest = url.toString().partition(":")
@@ -185,13 +186,21 @@ def _name_of(shown: AnswerShown, number: int, sentence: dict[str, Any]) -> str:
     return folder_and_name(sentence.get("path") or "")[1]
 
 
+class Answerer(Protocol):
+    """Who answers: the window's RemoteLibrary, the quick popup's ServiceSearch."""
+
+    def ask(self, question: str, filters: SearchFilters | None, ask_id: str) -> Any: ...
+
+    def cancel_ask(self, ask_id: str) -> None: ...
+
+
 class Asking(QObject):
     """The search view's questions: one at a time (a new one, or Esc, cancels the one being answered), asked on
     the task runner's ask lane; its steps followed from the service's "answer" events of its id (`step`), its end
     from the call's answer, which stands for any step missed (a read-only library, answered in this process, sends
     none). `show_hits(hits, match)`: the numbered passages shown under the answer, as soon as they are found."""
 
-    def __init__(self, library: RemoteLibrary, runner: TaskRunner, view: AnswerView,
+    def __init__(self, library: Answerer, runner: TaskRunner, view: AnswerView,
                  show_hits: Callable[[list[Hit], QueryMatch | None], None], parent: QObject | None = None):
         super().__init__(parent)
         self.library, self.runner, self.view, self._show_hits = library, runner, view, show_hits

@@ -1,7 +1,10 @@
 """`desktop-rag quick`: a small search-as-you-type popup, answered by the background service (issue 40): a field,
 the hits with their context, filters typed as words (`type:pdf`, `in:folder`, `after:2025-03`); Enter opens the
-selected hit (the first one from the field), Ctrl+Enter its folder, Esc closes. It loads no model and opens no
-library: the service answers over the local endpoint, and when none runs the popup starts it and says so.
+selected hit (the first one from the field), Ctrl+Enter in the list its folder, Esc closes. Ctrl+Enter in the field
+asks the question (issue 63): the answer above the hits as the window shows it (ui/answer_view.py), its steps
+followed from the service's events (service/answer_events.py), a marker selecting its passage; Esc stops it first.
+It loads no model and opens no library: the service answers over the local endpoint, and when none runs the popup
+starts it and says so.
 
 Wayland gives no program a global key: bind `desktop-rag quick` to one in the desktop's keyboard settings (the
 README says how on GNOME and KDE).
@@ -13,7 +16,9 @@ import logging
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -22,17 +27,22 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QVBoxLayout, QWid
 from desktop_rag.core.library.access import library_writable
 from desktop_rag.core.search.grouping import (group_by_document, no_good_match_words, not_listed_words,
                                               without_weak_tail)
+from desktop_rag.core.search.filters import SearchFilters
+from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
 from desktop_rag.service.background_process import (SERVICE_START_WAIT_S, answering_or_started, start_service,
                                                      wait_for_answer, who_answers)
+from desktop_rag.service.answer_events import AnswerSteps
+from desktop_rag.service.answers import AskAnswer
 from desktop_rag.service.client import LibraryClient
 from desktop_rag.service import wire
 from desktop_rag.service.endpoint import EndpointClient, EndpointGone
 from desktop_rag.platform.opening import OPENER_VERDICT_S
 from desktop_rag.ui.hit_actions import (containing_folder, not_opened_words, open_folder_in_file_manager,
                                        open_with_system)
+from desktop_rag.ui.answer_view import AnswerView, Asking
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import colors_for, icon
@@ -41,6 +51,7 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_MS = 150  # search as you type: a pause this long between keys asks
 HITS = 8
+ANSWER_HEIGHT = 200  # pixels of the popup's 460 for an answer; the passages below keep the rest
 
 
 class ServiceStarting(UserError):
@@ -60,6 +71,7 @@ class ServiceSearch:
         self._client: EndpointClient | None = None
         self._started: subprocess.Popen | None = None  # the service this popup started
         self._starting = threading.Lock()  # the popup's preparation and its first search may both start it
+        self.on_answer_step: Callable[[dict[str, Any]], None] = lambda event: None
 
     def __call__(self, query: str) -> SearchResult:
         if self._here is not None:
@@ -87,6 +99,27 @@ class ServiceSearch:
                 raise ServiceStarting("the background index did not start: see logs/service.log in the data folder")
         self._client = client
         return client
+
+    def ask(self, question: str, filters: SearchFilters | None, ask_id: str) -> AskAnswer:
+        """A question answered by the service, its steps handed to `on_answer_step` as they come (on another
+        thread); answered here, read-only, only its end is told."""
+        if self._here is not None:
+            return self._here.run(wire.Ask(question=question, filters=filters, ask_id=ask_id))
+        client = self._client or self._connect()
+        steps = AnswerSteps.of_service(self.data_dir, ask_id, self.on_answer_step)
+        try:
+            return client.run(wire.Ask(question=question, filters=filters, ask_id=ask_id))
+        finally:
+            if steps is not None:
+                steps.stop()
+
+    def cancel_ask(self, ask_id: str) -> None:
+        """On a connection of its own: the asking one waits for the answer."""
+        client = self._here or EndpointClient.for_library(self.data_dir)
+        if client is not None:
+            client.run(wire.CancelAsk(ask_id=ask_id))
+            if client is not self._here:
+                client.close()
 
     def openable(self, hit: Hit) -> str:
         """The path a viewer can open for `hit` (service/tools.py's open_hit)."""
@@ -143,6 +176,7 @@ class QuickSearch(QWidget):
     # What Open asked for, when no program took it (from the opener's thread): the popup, hidden as it handed the
     # file over, comes back saying so (issue 60, 7: it closed, and nothing opened, where no program could).
     _not_opened = Signal(str)
+    _answer_step = Signal(dict)  # from the thread following the service's events
     closed = Signal()
 
     def __init__(self, search: ServiceSearch, parent: QWidget | None = None):
@@ -160,16 +194,19 @@ class QuickSearch(QWidget):
         self.status = QLabel()
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # notices and file names: never read as markup
         self.status.setWordWrap(True)
+        self.answer = AnswerView(colors_for(self.palette()), most_height=ANSWER_HEIGHT)
+        self.asking = Asking(search, self.runner, self.answer, self._show_answer_hits, self)
+        search.on_answer_step = self._answer_step.emit
+        self._answer_step.connect(self.asking.step)
+        self.answer.cite_clicked.connect(lambda number, match: self.results.setCurrentRow(number - 1))
         layout = QVBoxLayout(self)
-        for widget in (self.field, self.status, self.results):
+        for widget in (self.field, self.status, self.answer, self.results):
             layout.addWidget(widget)
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.search_now)
         self.field.textEdited.connect(lambda _: self._debounce.start())
         self.field.returnPressed.connect(lambda: self.open_hit(max(self.results.currentRow(), 0)))
-        QShortcut(QKeySequence("Ctrl+Return"), self.field,  # type: ignore[call-overload]
-                  activated=lambda: self.open_folder(max(self.results.currentRow(), 0)))
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self.close)  # type: ignore[call-overload]
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self._escape)  # type: ignore[call-overload]
         self.field.installEventFilter(self)
         self.results.open_requested.connect(self.open_hit)
         self.results.open_folder_requested.connect(self.open_folder)
@@ -180,9 +217,16 @@ class QuickSearch(QWidget):
         self._close_when_opened.timeout.connect(self.close)
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
-        if watched is self.field and event.type() == event.Type.KeyPress and event.key() == Qt.Key.Key_Down:
-            self.results.setFocus()
-            return True
+        """Down in the field moves into the hits; Ctrl+Enter there asks (a key event, not a shortcut: the field's
+        own Enter would take it first, as it opens the selected hit)."""
+        if watched is self.field and event.type() == event.Type.KeyPress:
+            if event.key() == Qt.Key.Key_Down:
+                self.results.setFocus()
+                return True
+            control = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and control:
+                self.ask_now()
+                return True
         return super().eventFilter(watched, event)
 
     def showEvent(self, event):  # noqa: N802 (Qt's name)
@@ -191,8 +235,27 @@ class QuickSearch(QWidget):
         super().showEvent(event)
         self.runner.load(self._search.prepare, on_error=lambda message: log.info("quick search: %s", message))
 
+    def ask_now(self) -> None:
+        if question := self.field.text().strip():
+            self._debounce.stop()
+            self._asked += 1  # a search on its way is not shown over the answer
+            self.asking.ask(question, SearchFilters())
+
+    def _show_answer_hits(self, hits: list[Hit], match: QueryMatch | None) -> None:
+        self.hits = hits
+        self.status.clear()
+        self.results.show_hits(hits, colors_for(self.palette()), current_row=0 if hits else None, numbered=True)
+
+    def _escape(self) -> None:
+        """Esc stops an answer being written; otherwise it closes the popup."""
+        if self.answer.answering:
+            self.asking.cancel()
+        else:
+            self.close()
+
     def search_now(self) -> None:
         text = self.field.text().strip()
+        self.asking.close()  # a search replaces an answer
         self._asked += 1
         if not text:
             self.hits = []
@@ -265,6 +328,7 @@ class QuickSearch(QWidget):
         self.activateWindow()
 
     def closeEvent(self, event):  # noqa: N802 (Qt's name)
+        self.asking.cancel()
         self.runner.close()
         self._search.close()
         super().closeEvent(event)

@@ -1,15 +1,18 @@
 """Asking in the window (ui/answer_view.py, issue 63), as a person does: a question typed and Ctrl+Enter, answered by
 the real service with the shipped 1.5B — the evidence and the numbered passages first, then the answer's sentences,
 each checked, with markers that select their passage and mark the cited words in the preview; Esc stops an answer
-being written; with no model to load, the evidence answers. Real window (offscreen), real processes."""
+being written; with no model to load, the evidence answers; the quick popup asks the same way. Real window
+(offscreen), real processes."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
+from cli_runner import cli
 from desktop_rag.config import Settings
 from test_answering import LEASE_FILE, MINUTES_FILE
 from test_ui import WAIT_MS, index_and_wait
@@ -104,3 +107,36 @@ def test_with_no_model_to_load_the_evidence_answers(qtbot, lease_window, tmp_pat
     text = panel.answer.toPlainText()
     assert "No answer written" in text and "31 March 2027" in text, text
     assert panel.answer.shown.sentences == []
+
+
+def test_the_quick_popup_asks_too_its_steps_followed_from_the_service(qtbot, data_dir, docs):
+    """`desktop-rag quick`: Ctrl+Enter in its field asks the running service; the evidence comes before the end
+    (service/answer_events.py), a marker selects its numbered passage, Esc first stops, then closes."""
+    from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
+
+    (docs / "lease.md").write_text(LEASE_FILE)
+    (docs / "minutes.md").write_text(MINUTES_FILE)
+    as_a_person = {k: v for k, v in os.environ.items() if k != "DESKTOP_RAG_START_SERVICE"}
+    cli(data_dir, "index", str(docs), "--contexts", "rules", env=as_a_person)  # the service runs on
+    popup = QuickSearch(ServiceSearch(data_dir))
+    qtbot.addWidget(popup)
+    popup.show()
+    states: list[str] = []
+    popup._answer_step.connect(lambda event: states.append(event["state"]))
+    try:
+        popup.field.setText("When does the Harbour Office lease end?")
+        qtbot.keyClick(popup.field, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: popup.answer.shown is not None and not popup.answer.answering, timeout=WAIT_MS)
+        shown = popup.answer.shown
+        assert shown.state == "ended", (shown, popup.answer.toPlainText())
+        assert states[:1] == ["evidence"] and "sentence" in states, states
+        assert "31 March 2027" in " ".join(s["text"] for s in shown.sentences if s["supported"]), shown.sentences
+        assert popup.hits[0].path.endswith("lease.md") and popup.results.count() == len(shown.hits)
+        popup.results.setCurrentRow(1)
+        click_text(qtbot, popup.answer, f"[{shown.sentences[0]['cites'][0]}]")
+        assert popup.results.currentRow() == shown.sentences[0]["cites"][0] - 1
+        qtbot.keyClick(popup.field, Qt.Key.Key_Escape)  # nothing being written: Esc closes
+        assert not popup.isVisible()
+    finally:
+        popup.close()
+        stop_the_service(data_dir)

@@ -26,9 +26,10 @@ _SYSTEM = ("Answer the question from the numbered passages below. Write one to {
            f"dates exactly. Only if no passage says anything about the question, write: {NOT_FOUND}")
 
 
-def answer_messages(question: str, passages: Sequence[tuple[str, str]]) -> list[dict]:
+def answer_messages(question: str, passages: Sequence[tuple[str, str]],
+                    passage_chars: int = PASSAGE_CHARS) -> list[dict]:
     """The chat for `question` over `passages` ((title, text) each, numbered from 1 in this order)."""
-    numbered = "\n\n".join(f"[{n}] {title}\n{text[:PASSAGE_CHARS]}".strip()
+    numbered = "\n\n".join(f"[{n}] {title}\n{text[:passage_chars]}".strip()
                            for n, (title, text) in enumerate(passages, 1))
     return [{"role": "system", "content": _SYSTEM.format(most=MOST_SENTENCES)},
             {"role": "user", "content": f"Passages:\n\n{numbered}\n\nQuestion: {question}"}]

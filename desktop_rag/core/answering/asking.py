@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop_rag.core.answering.answer_format import (SentenceStream, answer_grammar, answer_messages, window)
+from desktop_rag.core.answering.answer_format import (PASSAGE_CHARS, SentenceStream, answer_grammar, answer_messages,
+                                                      window)
 from desktop_rag.core.answering.citations import Verdict, check
 from desktop_rag.core.answering.evidence import PER_PASSAGE, SHOWN, EvidenceSentence, Meaning, evidence
 from desktop_rag.core.search.highlight import QueryMatch
@@ -54,10 +55,12 @@ class Answer:
 
 class Asker:
     def __init__(self, search: Callable[..., Any], meaning: Meaning | None,
-                 model: Callable[[], StreamingModel] | None):
+                 model: Callable[[], StreamingModel] | None, passage_chars: int = PASSAGE_CHARS):
         """`search(question, k=…, filters=…)` -> SearchResult; `meaning(question, sentences)`; `model()`: the
-        language model, loaded on first use (None, or raising: the evidence alone answers)."""
+        language model, loaded on first use (None, or raising: the evidence alone answers); `passage_chars`: of
+        each passage given to the model (answer_format.window)."""
         self._search, self._meaning, self._model = search, meaning, model
+        self.passage_chars = passage_chars
 
     def ask(self, question: str, filters: Any = None, passages: int = PASSAGES,
             on_evidence: Callable[[Answer], None] = lambda answer: None,
@@ -77,10 +80,12 @@ class Asker:
         model = self._loaded_model(answer)
         if model is None:
             return answer
-        given = [(hit.title or hit.path, window(hit.text, [(s.start, s.end) for s in scored if s.passage == n]))
+        given = [(hit.title or hit.path, window(hit.text, [(s.start, s.end) for s in scored if s.passage == n],
+                                                self.passage_chars))
                  for n, hit in enumerate(answer.hits, 1)]
         stream = SentenceStream()
-        pieces = model.chat_stream(answer_messages(question, given), ANSWER_TOKENS, answer_grammar(len(given)))
+        pieces = model.chat_stream(answer_messages(question, given, self.passage_chars), ANSWER_TOKENS,
+                                   answer_grammar(len(given)))
         for piece in _timed(pieces, answer.seconds, started):
             for sentence in stream.feed(piece):
                 self._checked(answer, sentence, on_sentence)
@@ -103,7 +108,8 @@ class Asker:
     @staticmethod
     def _checked(answer: Answer, sentence: Any, on_sentence: Callable[[CheckedSentence], None]) -> None:
         cites = [n for n in sentence.cites if 1 <= n <= len(answer.hits)]  # a marker naming no passage given: gone
-        checked = CheckedSentence(sentence.text, cites, check(sentence.text, [answer.hits[n - 1].text for n in cites]))
+        passages = [answer.hits[n - 1].text for n in cites]
+        checked = CheckedSentence(sentence.text, cites, check(sentence.text, passages, question=answer.question))
         answer.sentences.append(checked)
         on_sentence(checked)
 
@@ -123,7 +129,7 @@ def meaning_of(embedder: Any) -> Meaning:
     return meaning
 
 
-def library_asker(library: Any) -> Asker:
+def library_asker(library: Any, passage_chars: int = PASSAGE_CHARS) -> Asker:
     """An Asker over a library's own parts: its search, its embedder's meaning, its language model."""
     return Asker(lambda question, k, filters: library.search(question, k=k, filters=filters),
-                 meaning_of(library.embedder), library.llm_backend)
+                 meaning_of(library.embedder), library.llm_backend, passage_chars)

@@ -19,16 +19,26 @@ _NUMBER = r"\d+(?:[.,:/-]\d+)*%?"  # 31, 3.5, 1,200, 2025-03-14, 14/03/2025, 10:
 # INV-2231, v1.2, 3rd, run_target, DiffExecutor
 _CODE = (r"[A-Za-z]+-?\d[\w-]*|\d+[A-Za-z][\w-]*|[A-Za-z]+_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*")
 # Bounded by Latin letters and digits only: "1940年" states 1940.
-_FACT = re.compile(rf"(?<![A-Za-z0-9_.])(?:{_CODE}|{_NUMBER})(?![A-Za-z0-9_])")
+# A Japanese or Chinese date is one fact: "2020年9月23日" stands or falls whole, not as 2020, 9 and 23 found apart
+# (answer sets, JSQuAD: a wrong date made of a passage's numbers passed).
+_CJK_DATE = r"\d+年\d+月(?:\d+日)?|\d+月\d+日"
+_FACT = re.compile(rf"(?<![A-Za-z0-9_.])(?:{_CJK_DATE}|{_CODE}|{_NUMBER})(?![A-Za-z0-9_])")
 # A capitalised word inside a sentence (not its first): a name the passage must hold ("Harbour Office", "Ito").
 _NAME = re.compile(r"(?<=[^\s.!?:;\"“(\[]\s)[A-Z][a-zà-ÿ]+(?:[-'][A-Z]?[a-zà-ÿ]+)*")
-_THOUSANDS = re.compile(r"(?<=\d)[,  ](?=\d{3}\b)")
+_THOUSANDS = re.compile(r"(?<=\d)[,  ](?=\d{3}(?!\d))")  # not \b: "2,200時間" has no word boundary before 時
+_ASKS_WHAT = re.compile(r"\b(?:what|who|whom|whose|when|where|which|why|how)\b|何|誰|いつ|どこ|どの|どれ|どう|なぜ|"
+                        r"いくつ|いくら", re.IGNORECASE)
 _MARKER = re.compile(r"\s*\[(\d+)\]")
-_KATAKANA_OR_KANJI_NAME = re.compile(r"[\u30a0-\u30ff]{2,}|[\u4e00-\u9fff]{2,}")
+# Names in Japanese: a katakana run, or a kanji run of three or more ("和歌山県"); a two-kanji word is an ordinary
+# word the sentence may put otherwise ("役職" for the passage's "職階": refused as a missing name, answer sets).
+_KATAKANA_OR_KANJI_NAME = re.compile(r"[\u30a0-\u30ff]{2,}|[\u4e00-\u9fff]{3,}")
 
 # The share of a sentence's words its passages must hold to stand on them by words alone (not measured yet: a
 # judgement until the answer sets of docs/answers.md set it).
 SUPPORTING_WORDS = 0.6
+# The share of a sentence's words that are the question's, at which it only repeats it (not 1: Japanese character
+# pairs across a reordered phrase differ, "はエ"; a judgement, to weigh with the answer sets).
+REPEATS_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -66,13 +76,25 @@ def _flat(text: str) -> str:
     return _THOUSANDS.sub("", unicodedata.normalize("NFKC", text)).casefold()
 
 
+def repeats(sentence: str, question: str) -> bool:
+    """The sentence only says again what a wh-question asks ("Which country did Islam conquer?" → "Islam
+    conquered the north of Africa."): almost no word of it is new. A yes/no question's answer may rightly repeat it."""
+    words = set(lexical_tokens(sentence))
+    if not words or _ASKS_WHAT.search(question) is None:
+        return False
+    return len(words & set(lexical_tokens(question))) / len(words) >= REPEATS_SHARE
+
+
 def check(sentence: str, passages: list[str], similarity: float | None = None,
-          similar_enough: float = 1.0) -> Verdict:
+          similar_enough: float = 1.0, question: str = "") -> Verdict:
     """`sentence` (markers taken out) against the passages it cites. `similarity`: the meaning's, sentence to its
     nearest passage sentence (0–1), where the caller measured it; at `similar_enough` or above it stands in for
-    words the passages put otherwise (a paraphrase), never for a missing fact."""
+    words the passages put otherwise (a paraphrase), never for a missing fact. `question`: a sentence that only
+    repeats it answers nothing."""
     if not passages:
         return Verdict(False, reason="it names no passage it was given")
+    if question and repeats(sentence, question):
+        return Verdict(False, reason="it only repeats the question")
     held_text = _flat("\n".join(passages))
     missing = tuple(f for f in facts_in(sentence) if _flat(f) not in held_text)
     words = set(lexical_tokens(sentence))

@@ -5,9 +5,9 @@ grammar, every sentence checked), and questions the set does not hold asked too.
 What is counted, per question:
 - answered: the model wrote a sentence shown as found in the files (a supported one);
 - right (answerable questions): JSQuAD-like sets, whose reference is a short span: the span, NFKC and without
-  spaces, is in the supported sentences; code sets, whose reference is a paragraph: a supported sentence cites a
-  passage the set marks relevant (qrels) — a judgement, since a paraphrase of a long answer cannot be matched by
-  its words;
+  spaces (a part in brackets may be left out), is in the supported sentences; code sets, whose reference is a
+  paragraph: a supported sentence cites a passage the set marks relevant (qrels) — a judgement, since a
+  paraphrase of a long answer cannot be matched by its words;
 - citation precision: of the supported sentences' citations, the share naming a passage that holds the support —
   a relevant passage (qrels), or for a span set any passage holding the span (a strict lower bound on code sets:
   the same function quoted in another file counts wrong);
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_rag.config import Settings
+from desktop_rag.core.answering.answer_format import PASSAGE_CHARS
 from desktop_rag.core.answering.asking import PASSAGES, Asker, library_asker
 from desktop_rag.core.evaluation.evaluation import Dataset, IndexedDataset
 
@@ -54,6 +55,7 @@ class AnswerRow:
     sentences_refused: int
     seconds: dict[str, float] = field(default_factory=dict)
     said: str = ""
+    refused: list[str] = field(default_factory=list)  # "sentence — why", for reading what the checks refused
 
 
 @dataclass
@@ -68,6 +70,7 @@ class AnswersReport:
         answered = [r for r in answerable if r.answered]
         unanswerable = [r for r in self.rows if not r.answerable]
         citations = sum(r.citations for r in answered)
+        judged = any(r.right is not None for r in answerable)  # a plain answer to a code question: not judged
         sentences = sum(r.sentences for r in self.rows)
 
         def share(part: int, whole: int) -> float | None:
@@ -82,8 +85,8 @@ class AnswersReport:
         return {
             "questions": len(answerable), "unanswerable": len(unanswerable),
             "answered %": share(len(answered), len(answerable)),
-            "right of answered %": share(sum(bool(r.right) for r in answered), len(answered)),
-            "right of all %": share(sum(bool(r.right) for r in answerable), len(answerable)),
+            "right of answered %": share(sum(bool(r.right) for r in answered), len(answered)) if judged else None,
+            "right of all %": share(sum(bool(r.right) for r in answerable), len(answerable)) if judged else None,
             "citation precision %": share(sum(r.citations_right for r in answered), citations),
             "sentences refused %": share(sum(r.sentences_refused for r in self.rows), sentences),
             "abstained right %": share(sum(not r.answered for r in unanswerable), len(unanswerable)),
@@ -98,16 +101,24 @@ def flat(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+def holds_span(said: str, gold: str) -> bool:
+    """The reference span in the answer (NFKC, case and spaces aside); a span's part in brackets may be left out
+    (JSQuAD: "パラメトリック（Parametric）" is answered by "パラメトリック")."""
+    bare = re.sub(r"[（(][^）)]*[）)]", "", gold).strip()
+    return flat(gold) in flat(said) or (bool(bare) and flat(bare) in flat(said))
+
+
 def load_unanswerable(path: Path) -> list[str]:
     return [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def evaluate_answers(dataset: Dataset, unanswerable: list[str], settings: Settings, baseline: bool = False,
-                     log: TextIO | None = None) -> AnswersReport:
+                     log: TextIO | None = None, passages: int = PASSAGES,
+                     passage_chars: int = PASSAGE_CHARS) -> AnswersReport:
     indexed = IndexedDataset(dataset, "rules", settings, log)
     try:
         library = indexed.library
-        asker = library_asker(library)
+        asker = library_asker(library, passage_chars)
         model = library.llm_backend() if baseline else None
         names = indexed.chunk_names
         asked = [(q, True) for q in dataset.queries] + [({"_id": f"u{n}", "text": text}, False)
@@ -115,9 +126,9 @@ def evaluate_answers(dataset: Dataset, unanswerable: list[str], settings: Settin
         rows = []
         for number, (query, answerable) in enumerate(asked, 1):
             if baseline:
-                row = _baseline_row(library, model, query, answerable, dataset, names)
+                row = _baseline_row(library, model, query, answerable, passages)
             else:
-                row = _asked_row(asker, query, answerable, dataset, names)
+                row = _asked_row(asker, query, answerable, dataset, names, passages)
             rows.append(row)
             if log:
                 log.write(f"  {number}/{len(asked)} {query['_id']}: {'right' if row.right else row.right} "
@@ -141,8 +152,8 @@ def _is_span(gold: str) -> bool:
 
 
 def _asked_row(asker: Asker, query: dict[str, Any], answerable: bool, dataset: Dataset,
-               names: dict[int, str]) -> AnswerRow:
-    answer = asker.ask(query["text"])
+               names: dict[int, str], passages: int = PASSAGES) -> AnswerRow:
+    answer = asker.ask(query["text"], passages=passages)
     supported = [s for s in answer.sentences if s.verdict.supported]
     cited = [(answer.hits[n - 1], s) for s in supported for n in s.cites]
     citations_right = sum(_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit, _ in cited)
@@ -150,19 +161,20 @@ def _asked_row(asker: Asker, query: dict[str, Any], answerable: bool, dataset: D
     right: bool | None = None
     if answerable and supported:
         gold = query.get("answer") or ""
-        right = flat(gold) in flat(said) if _is_span(gold) else citations_right > 0
+        right = holds_span(said, gold) if _is_span(gold) else citations_right > 0
     elif answerable:
         right = False
+    refused = [f"{s.text} {s.cites} — {s.verdict.reason}" for s in answer.sentences if not s.verdict.supported]
     return AnswerRow(query["_id"], answerable, bool(supported), right, len(cited), citations_right,
-                     len(answer.sentences), len(answer.sentences) - len(supported), dict(answer.seconds), said)
+                     len(answer.sentences), len(answer.sentences) - len(supported), dict(answer.seconds), said,
+                     refused)
 
 
-def _baseline_row(library: Any, model: Any, query: dict[str, Any], answerable: bool, dataset: Dataset,
-                  names: dict[int, str]) -> AnswerRow:
+def _baseline_row(library: Any, model: Any, query: dict[str, Any], answerable: bool, passages: int) -> AnswerRow:
     started = time.monotonic()
-    hits = library.search(query["text"], k=PASSAGES).hits
-    passages = "\n\n".join(f"{hit.title or hit.path}:\n{hit.text}" for hit in hits)
-    messages = [{"role": "user", "content": BASELINE_PROMPT.format(passages=passages, question=query["text"])}]
+    hits = library.search(query["text"], k=passages).hits
+    given = "\n\n".join(f"{hit.title or hit.path}:\n{hit.text}" for hit in hits)
+    messages = [{"role": "user", "content": BASELINE_PROMPT.format(passages=given, question=query["text"])}]
     seconds: dict[str, float] = {}
     pieces = []
     for piece in model.chat_stream(messages, BASELINE_TOKENS):
@@ -172,7 +184,7 @@ def _baseline_row(library: Any, model: Any, query: dict[str, Any], answerable: b
     said = "".join(pieces).strip()
     answered = bool(said) and not _DOES_NOT_KNOW.search(said)
     gold = query.get("answer") or ""
-    right = (flat(gold) in flat(said) if _is_span(gold) else None) if answerable else None
+    right = (holds_span(said, gold) if _is_span(gold) else None) if answerable else None
     return AnswerRow(query["_id"], answerable, answered, right, 0, 0, 0, 0, seconds, said)
 
 

@@ -62,3 +62,31 @@ def test_the_words_a_passage_holds_are_named_for_marking_them_there():
     marked = [LEASE[a:b] for a, b in QueryMatch.of_words(sentence, verdict.held).spans(LEASE)]
     assert {"lease", "Harbour", "Office", "ends", "31", "March", "2027"} <= set(marked), marked
     assert "rent" not in marked and "invoice" not in marked  # the passage's other words stay unmarked
+
+
+def test_a_thousands_separator_before_a_japanese_unit_is_the_same_number():
+    passage = "太平洋側気候に属し、年間日照時間が2,200時間を超え、全国1位2位を争う。"
+    assert check("年間日照時間は2200時間を超える。", [passage]).supported
+
+
+def test_a_japanese_date_stands_or_falls_whole():
+    passage = "試合は2020年6月11日に行われ、観客は9,230人、延長は23分だった。"
+    wrong = check("試合は2020年9月23日に行われた。", [passage])
+    assert not wrong.supported and wrong.missing == ("2020年9月23日",)
+    assert check("試合は2020年6月11日に行われた。", [passage]).supported
+
+
+def test_a_two_kanji_word_put_otherwise_is_not_a_missing_name():
+    passage = "県庁、市役所、および町村役場に企画員という和歌山県独自の職階を置いている。"
+    verdict = check("町村役場には企画員という和歌山県独自の役職がある。", [passage])
+    assert "役職" not in verdict.missing and "和歌山県" not in verdict.missing
+
+
+def test_a_sentence_that_only_repeats_a_wh_question_answers_nothing():
+    question = "エジプトから東のアフリカ大陸北部地域を征服したイスラムは住民を何人に売りさばいたか。"
+    passage = "イスラムはエジプトから東のアフリカ大陸北部地域を征服し、住民をヨーロッパ人に売りさばいた。"
+    echo = check("イスラムはエジプトから東のアフリカ大陸北部地域を征服した。", [passage], question=question)
+    assert not echo.supported and echo.reason == "it only repeats the question"
+    yes = check("The rent is paid by invoice.", ["The rent is paid by invoice INV-2231."],
+                question="Is the rent paid by invoice?")
+    assert yes.supported  # a yes/no question's answer may say it again
