@@ -81,3 +81,27 @@ def test_an_unreachable_server_gives_rules_contexts_and_a_clear_notice(make_libr
     assert summary.indexed == 1
     assert any("LLM contexts unavailable" in n and "did not answer" in n for n in summary.notices)
     assert {r[0] for r in library.catalog._db.execute("SELECT source FROM contexts")} == {"rules"}
+
+
+def test_an_answer_streams_from_the_server_under_the_answer_grammar_and_cancels(server_url):
+    """`llm_server` set: a question's answer comes from the server piece by piece (stream: true), held to the answer
+    grammar (llama.cpp's server takes GBNF), and a cancel ends it at once."""
+    import re
+
+    from desktop_rag.core.answering.answer_format import NOT_FOUND, answer_grammar, answer_messages
+    from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+    from desktop_rag.core.progress.control import RunControl
+
+    backend = OpenAiServerBackend(server_url + "/v1")
+    messages = answer_messages("When does the lease of the Harbour Office end?",
+                               [("Lease", "The lease of the Harbour Office ends on 31 March 2027.")])
+    pieces = list(backend.chat_stream(messages, 60, answer_grammar(1)))
+    text = "".join(pieces)
+    assert len(pieces) > 3, pieces  # streamed, not one answer at the end
+    assert text == NOT_FOUND or re.fullmatch(r"([^\[\]\n]+?[.!?。] ?\[1\] ?){1,4}", text.strip()), text
+    control, heard = RunControl(), []
+    with pytest.raises(Interrupted), calls_controlled_by(control):
+        for piece in backend.chat_stream(messages, 60, answer_grammar(1)):
+            heard.append(piece)
+            control.cancel()
+    assert len(heard) == 1

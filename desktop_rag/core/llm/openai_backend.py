@@ -10,13 +10,15 @@ paused or cancelled caller returns at once (the server's answer is dropped), and
 
 from __future__ import annotations
 
+import http.client
 import json
+import queue
 import threading
 import time
 import urllib.error
 import urllib.request
 from functools import partial
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 from desktop_rag.core.llm.backend import Completion
@@ -60,6 +62,44 @@ class OpenAiServerBackend:
         answer = self._request("POST", "/v1/chat/completions",
                                chat_request(messages, max_tokens, temperature, seed, stop, self.model))
         return completion_from(answer, time.perf_counter() - started)
+
+    def chat_stream(self, messages: list[dict], max_tokens: int, grammar: str | None = None) -> Iterator[str]:
+        """The answer's pieces as the server sends them (`stream: true`, server-sent events). `grammar` (GBNF) goes
+        as llama.cpp's server takes it; a server that ignores it (vLLM, Ollama) answers unconstrained, and a
+        sentence without its markers is then refused by the checks, never shown as cited. Cut short within a
+        piece when the caller is paused or cancelled (the connection closed: the server stops generating)."""
+        body = {**chat_request(messages, max_tokens, 0.0, 0, None, self.model), "stream": True}
+        if grammar is not None:
+            body["grammar"] = grammar
+        with self._guard.call():
+            lines: queue.Queue = queue.Queue()
+            response = self._opened("POST", "/v1/chat/completions", body)
+
+            def read() -> None:  # on its own thread: the caller keeps looking at the flag while the server computes
+                try:
+                    for line in response:
+                        lines.put(line)
+                except Exception as exc:  # noqa: BLE001 — closed under it by a cancel (http.client then raises
+                    lines.put(exc)  # AttributeError), or the server went: the caller raises it, if still listening
+                lines.put(None)
+
+            threading.Thread(target=read, daemon=True, name="llm-server stream").start()
+            try:
+                while True:
+                    try:
+                        line = lines.get(timeout=_POLL_S)
+                    except queue.Empty:
+                        line = b""
+                    if self._guard.flag.value:
+                        raise Interrupted("the request to the LLM server was abandoned")
+                    if line is None:
+                        return
+                    if isinstance(line, Exception):
+                        raise line
+                    if piece := _piece(line):
+                        yield piece
+            finally:
+                response.close()
 
     def chat_batch(self, conversations: list[list[dict]], max_tokens: int, first_sentence_only: bool = False,
                    temperature: float = 0.0, seed: int = 0, questions: int = 0) -> list[Completion]:
@@ -111,13 +151,29 @@ class OpenAiServerBackend:
         return None
 
     def _request(self, method: str, path: str, body: dict | None = None, timeout: float | None = None) -> dict:
+        with self._opened(method, path, body, timeout) as response:
+            return json.loads(response.read().decode("utf-8"))
+
+    def _opened(self, method: str, path: str, body: dict | None = None,
+                timeout: float | None = None) -> http.client.HTTPResponse:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         data = json.dumps(body).encode("utf-8") if body is not None else None
         request = urllib.request.Request(self.root + path, data=data, headers=headers, method=method)
-        with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
-            return json.loads(response.read().decode("utf-8"))
+        return urllib.request.urlopen(request, timeout=timeout or self.timeout)
+
+
+def _piece(line: bytes) -> str:
+    """The text a server-sent event line of a streamed chat carries ("" for none: a keep-alive, [DONE])."""
+    data = line.decode("utf-8", "replace").strip().removeprefix("data:").strip()
+    if not data or data == "[DONE]":
+        return ""
+    try:
+        choices = json.loads(data).get("choices") or [{}]
+    except ValueError:
+        return ""
+    return (choices[0].get("delta") or {}).get("content") or ""
 
 
 def _reason(exc: Exception) -> str:
