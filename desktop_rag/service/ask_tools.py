@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
-from desktop_rag.core.answering.asking import NOT_SAID, Answer, Asker, CheckedSentence, library_asker
+from desktop_rag.core.answering.asking import NOT_SAID, PASSAGES, Answer, Asker, CheckedSentence, library_asker
 from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.search.filters import make_filters
@@ -56,7 +56,8 @@ class AskTools:
         try:
             with lane.turn.person_uses_the_model() if lane is not None else nullcontext(), \
                     calls_controlled_by(control):
-                answer = asker.ask(r.question, filters, r.passages, on_evidence=self._told(ask_id, "evidence"),
+                answer = asker.ask(r.question, filters, r.passages or PASSAGES,
+                                   on_evidence=self._told(ask_id, "evidence"),
                                    on_sentence=self._told(ask_id, "sentence"))
         except Interrupted:
             cancelled = True

@@ -113,14 +113,14 @@ def build_server(data_dir: Path):
         return await call("stats")
 
     @server.tool(structured_output=True)
-    async def answer_from_files(question: str, passages: int = 5, folders: list[str] | None = None,
+    async def answer_from_files(question: str, passages: int | None = None, folders: list[str] | None = None,
                                 types: list[str] | None = None, after: str | None = None, before: str | None = None,
                                 sender: str | None = None) -> dict[str, Any]:
         """Answer a question from the user's files with the local model: a few sentences, each citing the passages
         it stands on by their number in `hits` ([1] is hits[0]) and checked against them (`supported`; `reason`
         says what a passage lacks). `evidence`: the passages' sentences that best answer it, found first.
-        `not_said`: the files don't seem to say (no good match, or the passages do not answer). Filters as in
-        search."""
+        `not_said`: the files don't seem to say (no good match, or the passages do not answer). `passages`: how
+        many the model is given (default: the app's, 3). Filters as in search."""
         return await call("ask", question=question, passages=passages, folders=folders, types=types, after=after,
                           before=before, sender=sender)
 

@@ -178,7 +178,7 @@ class Ask(Request[AskAnswer]):
     filters as in search. Its steps also go on the event stream ("answer" events) as they come."""
     method = "ask"
     question: Annotated[str, _text(MAX_QUERY_CHARS)]
-    passages: Annotated[int, Limits(minimum=1, maximum=9)] = 5
+    passages: Annotated[int | None, Limits(minimum=1, maximum=9)] = None  # None: core/answering/asking.py PASSAGES
     folders: Annotated[list[str] | None, ITEMS] = None
     types: Annotated[list[str] | None, ITEMS] = None
     after: Annotated[str | None, DAY] = None

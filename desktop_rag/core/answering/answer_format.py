@@ -16,7 +16,11 @@ from desktop_rag.core.answering.sentences import sentence_spans
 
 NOT_FOUND = "NOT IN THE FILES"
 MOST_SENTENCES = 4
-PASSAGE_CHARS = 1_200  # of each passage given (not measured yet: bench/answers.py will weigh it against time)
+# Of each passage given, cut around its evidence (window()). Measured with PASSAGES (bench/answers.py, 16 questions
+# of each set, 2 cores, docs/benchmarks.md "Answers"): 5 passages of 1,200 characters kept the first word 14 s away
+# on code (p50); 5 of 400 brought it to 3.6 s but cut functions out (answered 50 % → 38 %); 3 of 700 answered as
+# many as 5 of 1,200, as rightly, with the first word 3.7 s away — and on JSQuAD better on every count.
+PASSAGE_CHARS = 700
 
 # Measured on the 1.5B (a lease and minutes, five questions, greedy): 5 of 5 right, each citing its passage; asked
 # instead to "answer using only what they say" it cited the wrong passage once. The 0.5B says NOT_FOUND to all five

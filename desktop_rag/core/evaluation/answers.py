@@ -164,7 +164,8 @@ def _asked_row(asker: Asker, query: dict[str, Any], answerable: bool, dataset: D
         right = holds_span(said, gold) if _is_span(gold) else citations_right > 0
     elif answerable:
         right = False
-    refused = [f"{s.text} {s.cites} — {s.verdict.reason}" for s in answer.sentences if not s.verdict.supported]
+    refused = [f"{s.text} {s.cites} — {s.verdict.reason} (words held {s.verdict.words_held:.2f})"
+               for s in answer.sentences if not s.verdict.supported]
     return AnswerRow(query["_id"], answerable, bool(supported), right, len(cited), citations_right,
                      len(answer.sentences), len(answer.sentences) - len(supported), dict(answer.seconds), said,
                      refused)
