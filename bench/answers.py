@@ -1,4 +1,4 @@
-"""Answers measured on the answer sets (issue 63; core/evaluation/answers.py): each set's questions asked as
+"""Answers measured on the answer sets (issue 63; core/evaluation/answer_quality.py): each set's questions asked as
 `desktop-rag ask` asks them, with the questions the set does not hold, and the same model asked plainly beside it.
 
     python bench/answers.py [--datasets ../shared/datasets] [--sets codebase,jsquad] [--questions 30] [--no-baseline]
@@ -23,7 +23,7 @@ from desktop_rag import offline  # noqa: E402,F401 (no model hub, whatever impor
 from desktop_rag.config import Settings  # noqa: E402
 from desktop_rag.core.answering.answer_format import PASSAGE_CHARS  # noqa: E402
 from desktop_rag.core.answering.asking import PASSAGES  # noqa: E402
-from desktop_rag.core.evaluation.answers import evaluate_answers, load_unanswerable, print_answers_table  # noqa: E402
+from desktop_rag.core.evaluation.answer_quality import evaluate_answers, load_unanswerable, print_answers_table  # noqa: E402
 from desktop_rag.core.evaluation.evaluation import load_dataset, spread_questions  # noqa: E402
 
 UNANSWERABLE = HERE.parent / "tests" / "files" / "answers"

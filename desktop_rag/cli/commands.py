@@ -266,7 +266,7 @@ def cmd_eval(args, data_dir: Path) -> int:
 
 
 def _eval_answers(args, dataset, data_dir: Path) -> int:
-    from desktop_rag.core.evaluation import answers
+    from desktop_rag.core.evaluation import answer_quality as answers
 
     unanswerable_file = args.unanswerable or args.dataset / "unanswerable.jsonl"
     unanswerable = answers.load_unanswerable(unanswerable_file) if unanswerable_file.exists() else []

@@ -1,5 +1,5 @@
 """The answer check, beside the retrieval check (issue 63): a few questions of the shipped Japanese set asked as a
-person asks them (core/evaluation/answers.py: the real index, the shipped 1.5B under the answer grammar, every
+person asks them (core/evaluation/answer_quality.py: the real index, the shipped 1.5B under the answer grammar, every
 sentence checked) with questions the set does not hold. Greedy and on one machine the same every run; the figures
 it holds to are the ones measured here (bench/answers.py measures the full sets: docs/benchmarks.md "Answers")."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from desktop_rag.config import Settings
-from desktop_rag.core.evaluation.answers import evaluate_answers, load_unanswerable
+from desktop_rag.core.evaluation.answer_quality import evaluate_answers, load_unanswerable
 from desktop_rag.core.evaluation.evaluation import load_dataset, spread_questions
 
 FILES = Path(__file__).resolve().parents[1] / "files"

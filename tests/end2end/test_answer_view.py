@@ -140,3 +140,28 @@ def test_the_quick_popup_asks_too_its_steps_followed_from_the_service(qtbot, dat
     finally:
         popup.close()
         stop_the_service(data_dir)
+
+
+def test_a_question_asked_while_the_model_upgrades_contexts_is_answered_first(qtbot, lease_window, docs):
+    """The background upgrade writes contexts with the same local 1.5B; a question asked meanwhile takes the model
+    (its step in hand cut short, none started until the answer ends) and the upgrade goes on after."""
+    from test_ui_background import boiler_manual, writing
+
+    boiler_manual(docs)  # passages for the upgrade to write contexts for while the question is asked
+    window = lease_window(Settings(contexts="auto", llm_only_when_idle=False, llm_only_on_mains=False,
+                                   chunk_tokens=64, chunk_overlap_tokens=0))
+    qtbot.waitUntil(lambda: writing(window), timeout=WAIT_MS)
+    ended: list[dict] = []
+    shown_end = window.search.answer.end
+    window.search.answer.end = lambda answer: (ended.append(answer), shown_end(answer))
+    asked = time.monotonic()
+    ask(qtbot, window.search, "When does the Harbour Office lease end?",
+        until=lambda view: view.shown is not None and view.shown.state == "ended")
+    took = time.monotonic() - asked
+    seconds = ended[0]["seconds"]
+    assert "31 March 2027" in " ".join(s["text"] for s in ended[0]["sentences"] if s["supported"]), ended[0]
+    # Measured here, 2 cores (4 runs): the evidence in 0.1 s, the first word in 6.5–8 s (4.5 s with the model
+    # idle), the whole in 7.5–9.5 s; bounds with room for a busy CI machine. The upgrade's calls here last ~2 s,
+    # so the answer came as soon without its hold (tried): the hold's cut is tests/unit/core/runs/test_upgrade_turn's.
+    assert seconds["evidence"] < 2.0 and seconds["first_words"] < 15.0 and took < 30.0, (seconds, took)
+    qtbot.waitUntil(lambda: writing(window), timeout=WAIT_MS)  # the upgrade goes on

@@ -1,4 +1,4 @@
-"""How answers are counted (core/evaluation/answers.py): right by the reference span or by a relevant citation,
+"""How answers are counted (core/evaluation/answer_quality.py): right by the reference span or by a relevant citation,
 citation precision over supported sentences only, abstention, and the figures' shares. The answers come from a
 fake asker (named so): asking the real model is tests/end2end/test_answer_check.py's."""
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from desktop_rag.core.answering.asking import Answer, CheckedSentence
 from desktop_rag.core.answering.citations import Verdict
-from desktop_rag.core.evaluation.answers import AnswerRow, AnswersReport, _asked_row, _DOES_NOT_KNOW
+from desktop_rag.core.evaluation.answer_quality import AnswerRow, AnswersReport, _asked_row, _DOES_NOT_KNOW
 from desktop_rag.core.evaluation.evaluation import Dataset
 
 
