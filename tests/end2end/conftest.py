@@ -1,5 +1,8 @@
 import pytest
 
+from desktop_rag.config import Settings
+from window_sessions import close_session, open_session, stop_the_service
+
 
 @pytest.fixture(scope="session", autouse=True)
 def embedding_graph_made(models_cache):
@@ -10,3 +13,18 @@ def embedding_graph_made(models_cache):
     from desktop_rag.core.dense import prepare
 
     assert prepare.main([]) == 0
+
+
+@pytest.fixture
+def window(qtbot, data_dir):
+    """Opens the window on the test's data folder as a person does: a client of the service it starts."""
+    def open_window(settings: Settings | None = None):
+        session = open_session(qtbot, data_dir, settings or Settings(contexts="rules", llm_upgrade_when_idle=False))
+        sessions.append(session)
+        return session.window
+
+    sessions: list = []
+    yield open_window
+    for session in sessions:
+        close_session(session)
+    stop_the_service(data_dir)

@@ -16,27 +16,23 @@ from cli_runner import cli
 from desktop_rag.config import Settings
 from test_answering import LEASE_FILE, MINUTES_FILE
 from test_ui import WAIT_MS, index_and_wait
-from window_sessions import close_session, open_session, stop_the_service
+from window_sessions import stop_the_service
 
 RULES = Settings(contexts="rules", llm_upgrade_when_idle=False)
 
 
 @pytest.fixture
-def lease_window(qtbot, data_dir, docs):
+def lease_window(qtbot, window, docs):
+    """The window (conftest.py's: a client of the service it starts, closed with it) on a lease and minutes."""
     def open_with(settings: Settings):
         (docs / "lease.md").write_text(LEASE_FILE)
         (docs / "minutes.md").write_text(MINUTES_FILE)
-        session = open_session(qtbot, data_dir, settings)
-        sessions.append(session)
-        index_and_wait(qtbot, session.window, docs)
-        qtbot.waitUntil(lambda: not session.window.search.meaning_model_loading, timeout=WAIT_MS)
-        return session.window
+        opened = window(settings)
+        index_and_wait(qtbot, opened, docs)
+        qtbot.waitUntil(lambda: not opened.search.meaning_model_loading, timeout=WAIT_MS)
+        return opened
 
-    sessions: list = []
-    yield open_with
-    for session in sessions:
-        close_session(session)
-    stop_the_service(data_dir)
+    return open_with
 
 
 def ask(qtbot, panel, question: str, until=lambda view: not view.answering) -> list[str]:

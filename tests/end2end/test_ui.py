@@ -10,24 +10,9 @@ from PySide6.QtCore import Qt
 from desktop_rag.config import Settings
 from documents import write_pdf
 from office_documents import message, write_zip
-from window_sessions import close_session, open_session, stop_the_service
+from window_sessions import stop_the_service
 
 WAIT_MS = 180_000
-
-
-@pytest.fixture
-def window(qtbot, data_dir):
-    """Opens the window on the test's data folder as a person does: a client of the service it starts."""
-    def open_window(settings: Settings | None = None):
-        session = open_session(qtbot, data_dir, settings or Settings(contexts="rules", llm_upgrade_when_idle=False))
-        sessions.append(session)
-        return session.window
-
-    sessions: list = []
-    yield open_window
-    for session in sessions:
-        close_session(session)
-    stop_the_service(data_dir)
 
 
 def heron_folder(docs: Path) -> Path:
