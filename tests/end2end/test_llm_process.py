@@ -109,3 +109,45 @@ def test_the_model_a_regeneration_loaded_and_the_reader_are_given_back_when_unus
         lane.stop()
         lane.join(5)
         library.close()
+
+
+def test_a_streamed_answer_is_cut_short_at_once_even_while_the_child_cannot_run(tmp_path):
+    """A child starved of the CPU (niced, beside busy programs: it took 27-30 s to answer a read of the pieces)
+    is here stopped outright (SIGSTOP) while it writes: a Cancel still ends the stream within a second, and once
+    it runs again its next call answers."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
+    from desktop_rag.core.llm.models import resolve_model
+    from desktop_rag.core.progress.control import RunControl
+
+    model = LlamaInChild(resolve_model("smollm2-135m-instruct-q4_1", tmp_path), n_ctx=2048)
+    control = RunControl()
+    pid = None
+    resume = None
+    asked = [{"role": "user", "content": "Write a long story about herons, fish and the lake, in many sentences."}]
+    try:
+        model.load()
+        pid = model._child._process.pid
+        pieces = []
+        with calls_controlled_by(control), pytest.raises(Interrupted):
+            for piece in model.chat_stream(asked, max_tokens=400):
+                pieces.append(piece)
+                if len(pieces) == 2:
+                    os.kill(pid, signal.SIGSTOP)
+                    threading.Timer(0.3, control.cancel).start()
+                    resume = threading.Timer(5, os.kill, (pid, signal.SIGCONT))  # a failure ends, not hangs
+                    resume.start()
+                    stopped_at = time.monotonic()
+        assert time.monotonic() - stopped_at < 1.3, time.monotonic() - stopped_at
+        os.kill(pid, signal.SIGCONT)
+        assert model.count_tokens("one two three") > 0
+    finally:
+        if resume is not None:
+            resume.cancel()  # the child may be gone when it would fire
+        if pid is not None:
+            os.kill(pid, signal.SIGCONT)
+        model.close()

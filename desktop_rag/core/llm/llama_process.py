@@ -17,9 +17,9 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop_rag.child_process import ChildObject
+from desktop_rag.child_process import CallAbandoned, ChildObject
 from desktop_rag.core.llm.backend import Completion
-from desktop_rag.core.llm.interrupt import CallGuard, calls_controlled_by, current_control
+from desktop_rag.core.llm.interrupt import CallGuard, Interrupted, calls_controlled_by, current_control
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
 
 STREAM_READ_S = 0.1  # how often an answer's new pieces are read from the child: a word is ~0.1 s of the 1.5B
@@ -75,13 +75,21 @@ class LlamaInChild:
             except Exception as exc:  # noqa: BLE001 — raised below, in the caller's thread, whatever it is
                 outcome["error"] = exc
 
+        def stopped() -> bool:
+            return control is not None and control.stopping
+
         caller = threading.Thread(target=call, name="desktop-rag model stream", daemon=True)
         caller.start()
         given: list[str] = []
         while caller.is_alive():
             caller.join(STREAM_READ_S)
             if caller.is_alive():
-                pieces = self._child.call("streamed_since", len(given), lane="peek")
+                # Not waited for once the caller stops: at low priority beside two busy processes the child took
+                # 27-30 s to answer a read, and Esc waited for it (tests/end2end/test_answer_view.py, loaded).
+                try:
+                    pieces = self._child.call("streamed_since", len(given), lane="peek", abandon=stopped)
+                except CallAbandoned:
+                    raise Interrupted("the model call was cut short") from None
                 given += pieces
                 yield from pieces
         if "error" in outcome:
