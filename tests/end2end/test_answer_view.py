@@ -98,9 +98,10 @@ def test_with_no_model_to_load_the_evidence_answers(qtbot, lease_window, tmp_pat
     window = lease_window(Settings(contexts="rules", llm_upgrade_when_idle=False,
                                    llm_model=str(tmp_path / "no-such-model.gguf")))
     panel = window.search
-    ask(qtbot, panel, "When does the Harbour Office lease end?",
-        until=lambda view: view.shown is not None and view.shown.state == "ended")
+    heard = ask(qtbot, panel, "When does the Harbour Office lease end?",
+                until=lambda view: view.shown is not None and not view.answering)
     text = panel.answer.toPlainText()
+    assert panel.answer.shown.state == "ended", (heard, text)
     assert "No answer written" in text and "31 March 2027" in text, text
     assert panel.answer.shown.sentences == []
 
