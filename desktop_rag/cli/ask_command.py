@@ -88,7 +88,7 @@ class AnswerPrinter:
 
     def rest(self, answer: AskAnswer) -> None:
         """What the stream did not print, then the passages."""
-        self.evidence(answer["not_said"], answer["said"] or "Your files don't seem to say.", answer["evidence"])
+        self.evidence(answer["not_said"], answer["said"], answer["evidence"])
         for number, sentence in enumerate(answer["sentences"]):
             self.sentence(sentence, number)
         out = self.out
@@ -115,7 +115,7 @@ def _printing(printer: AnswerPrinter) -> Callable[[dict[str, Any]], None]:
     def step(event: dict[str, Any]) -> None:
         nonlocal sentences
         if event["state"] == "evidence":
-            printer.evidence(event["not_said"], "Your files don't seem to say.", event["evidence"])
+            printer.evidence(event["not_said"], event["said"], event["evidence"])
         elif event["state"] == "sentence":
             printer.sentence(event["sentence"], sentences)
             sentences += 1

@@ -112,18 +112,23 @@ class Opened(TypedDict):
     served_by: str
 
 
-class AskAnswer(TypedDict):
+class AnswerFound(TypedDict):
+    """What a question's evidence step finds: told at once on the event stream ("answer", state "evidence"), and
+    again in the whole answer (AskAnswer)."""
+    not_said: bool  # the files don't seem to say (then `said` says so in a person's words)
+    said: str
+    evidence: list[dict[str, Any]]  # EvidenceSentence: passage, chunk_id, path, title, start, end, text, score
+    hits: list[dict[str, Any]]  # Hit.to_dict each
+    match: dict[str, list[str]] | None  # the question's words as the search parsed them (QueryMatch.to_dict)
+
+
+class AskAnswer(AnswerFound):
     """`ask`: a question answered from the files (core/answering/asking.py): the evidence sentences, the model's
     sentences each checked against the passages it cites, and the passages found (numbered from 1)."""
     ask_id: str
     question: str
-    not_said: bool  # the files don't seem to say (then `said` says so in a person's words)
-    said: str
     cancelled: bool
-    evidence: list[dict[str, Any]]  # EvidenceSentence: passage, chunk_id, path, title, start, end, text, score
     sentences: list[dict[str, Any]]  # text, cites, supported, missing, reason, match (its words held there)
-    hits: list[dict[str, Any]]  # Hit.to_dict each
-    match: dict[str, list[str]] | None  # the question's words as the search parsed them (QueryMatch.to_dict)
     without_model: str  # why the evidence alone answers ("" when the model wrote)
     seconds: dict[str, float]  # evidence, first_words, whole
     served_by: str

@@ -19,7 +19,7 @@ from desktop_rag.core.llm.interrupt import Interrupted, calls_controlled_by
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.search.filters import make_filters
 from desktop_rag.service import wire
-from desktop_rag.service.answers import AskAnswer, Cancelled
+from desktop_rag.service.answers import AnswerFound, AskAnswer, Cancelled
 from desktop_rag.service.events import EventLog
 
 if TYPE_CHECKING:
@@ -81,17 +81,19 @@ class AskTools:
             if isinstance(what, CheckedSentence):
                 self.event_log.publish("answer", ask_id=ask_id, state=state, sentence=what.to_dict())
             else:
-                self.event_log.publish("answer", ask_id=ask_id, state=state, not_said=what.not_said,
-                                       evidence=[dataclasses.asdict(e) for e in what.evidence],
-                                       hits=[hit.to_dict() for hit in what.hits],
-                                       match=what.match.to_dict() if what.match is not None else None)
+                self.event_log.publish("answer", ask_id=ask_id, state=state, **_found(what))
         return tell
 
     def _answer(self, ask_id: str, answer: Answer, cancelled: bool) -> AskAnswer:
-        return {"ask_id": ask_id, "question": answer.question, "not_said": answer.not_said,
-                "said": NOT_SAID if answer.not_said else "", "cancelled": cancelled,
-                "evidence": [dataclasses.asdict(e) for e in answer.evidence],
-                "sentences": [s.to_dict() for s in answer.sentences],
-                "hits": [hit.to_dict() for hit in answer.hits], "without_model": answer.without_model,
-                "match": answer.match.to_dict() if answer.match is not None else None,
+        return {"ask_id": ask_id, "question": answer.question, **_found(answer), "cancelled": cancelled,
+                "sentences": [s.to_dict() for s in answer.sentences], "without_model": answer.without_model,
                 "seconds": {k: round(v, 3) for k, v in answer.seconds.items()}, "served_by": self.served_by}
+
+
+def _found(answer: Answer) -> AnswerFound:
+    """What the evidence step tells (on the event stream) and the whole answer repeats: whether the files say,
+    in a person's words, the evidence, the passages found and the question's words as the search parsed them."""
+    return {"not_said": answer.not_said, "said": NOT_SAID if answer.not_said else "",
+            "evidence": [dataclasses.asdict(e) for e in answer.evidence],
+            "hits": [hit.to_dict() for hit in answer.hits],
+            "match": answer.match.to_dict() if answer.match is not None else None}

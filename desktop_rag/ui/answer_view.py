@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from desktop_rag.core.answering.asking import NOT_SAID
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.searcher import Hit
@@ -28,7 +29,6 @@ from desktop_rag.documents import folder_and_name
 from desktop_rag.ui.result_html import Colors
 from desktop_rag.ui.tasks import TaskRunner
 
-NOT_SAID = "Your files don't seem to say."
 MOST_HEIGHT = 360  # pixels: a long answer scrolls inside it
 STATES = {"evidence": "Finding the evidence…", "writing": "Writing the answer…", "stopped": "Stopped.",
           "ended": ""}
@@ -130,14 +130,14 @@ class AnswerView(QTextBrowser):
             found = self.shown.sentences[int(index)].get("match")
             match = QueryMatch.from_dict(found) if found else None
         elif kind == "evidence" and index.isdigit() and int(index) < len(self.shown.evidence):
-            match = QueryMatch.from_dict(_words_of(self.shown.evidence[int(index)]))
+            match = _words_of(self.shown.evidence[int(index)])
         if number.isdigit():
             self.cite_clicked.emit(int(number), match)
 
 
-def _words_of(evidence: dict[str, Any]) -> dict[str, list[str]]:
+def _words_of(evidence: dict[str, Any]) -> QueryMatch:
     """An evidence sentence's own words, marked where it stands (its passage holds them all)."""
-    return QueryMatch.of_words(evidence["text"], frozenset(lexical_tokens(evidence["text"]))).to_dict()
+    return QueryMatch.of_words(evidence["text"], frozenset(lexical_tokens(evidence["text"])))
 
 
 def answer_html(shown: AnswerShown, colors: Colors) -> str:
@@ -222,8 +222,8 @@ class Asking(QObject):
         if event.get("ask_id") != self.ask_id or self.ask_id is None:
             return
         if event["state"] == "evidence":
-            self.view.evidence(event["not_said"], event["evidence"], event.get("hits") or [])
-            self._hits(event.get("hits") or [], event.get("match"))
+            self.view.evidence(event["not_said"], event["evidence"], event["hits"])
+            self._hits(event["hits"], event["match"])
         elif event["state"] == "sentence":
             self.view.sentence(event["sentence"])
 
@@ -235,7 +235,7 @@ class Asking(QObject):
     def _ended(self, ask_id: str, answer: dict[str, Any]) -> None:
         if ask_id == self.ask_id:
             self.view.end(answer)
-            self._hits(answer["hits"], answer.get("match"))
+            self._hits(answer["hits"], answer["match"])
 
     def _failed(self, ask_id: str, message: str) -> None:
         if ask_id == self.ask_id:

@@ -14,12 +14,13 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
+from desktop_rag.core.answering.asking import NOT_SAID
 from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
 from desktop_rag.core.search.highlight import QueryMatch
 from desktop_rag.core.search.query import without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import folder_and_name, how_many
-from desktop_rag.ui.answer_view import NOT_SAID, AnswerView, Asking
+from desktop_rag.ui.answer_view import AnswerView, Asking
 from desktop_rag.ui.errors import NOTHING_INDEXED, NOTHING_SEARCHABLE_YET, nothing_indexed_is_none, sentences
 from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import (containing_folder, hit_menu, not_opened_words, open_folder_in_file_manager,

@@ -76,10 +76,10 @@ def _flat(text: str) -> str:
     return _THOUSANDS.sub("", unicodedata.normalize("NFKC", text)).casefold()
 
 
-def repeats(sentence: str, question: str) -> bool:
-    """The sentence only says again what a wh-question asks ("Which country did Islam conquer?" → "Islam
-    conquered the north of Africa."): almost no word of it is new. A yes/no question's answer may rightly repeat it."""
-    words = set(lexical_tokens(sentence))
+def repeats(words: set[str], question: str) -> bool:
+    """A sentence of these `words` (its lexical tokens) only says again what a wh-question asks ("Which country
+    did Islam conquer?" → "Islam conquered the north of Africa."): almost no word of it is new. A yes/no
+    question's answer may rightly repeat it."""
     if not words or _ASKS_WHAT.search(question) is None:
         return False
     return len(words & set(lexical_tokens(question))) / len(words) >= REPEATS_SHARE
@@ -93,11 +93,11 @@ def check(sentence: str, passages: list[str], similarity: float | None = None,
     repeats it answers nothing."""
     if not passages:
         return Verdict(False, reason="it names no passage it was given")
-    if question and repeats(sentence, question):
+    words = set(lexical_tokens(sentence))
+    if question and repeats(words, question):
         return Verdict(False, reason="it only repeats the question")
     held_text = _flat("\n".join(passages))
     missing = tuple(f for f in facts_in(sentence) if _flat(f) not in held_text)
-    words = set(lexical_tokens(sentence))
     held = set(lexical_tokens("\n".join(passages)))
     words_held = len(words & held) / len(words) if words else 0.0
     shared = frozenset(words & held)

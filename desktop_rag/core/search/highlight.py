@@ -51,15 +51,14 @@ class QueryMatch:
     @classmethod
     def of(cls, parsed: ParsedQuery) -> QueryMatch:
         wanted = frozenset(lexical_tokens(parsed.keywords_text))
-        runs = tuple(_CJK_RUN.findall(unicodedata.normalize("NFKC", parsed.keywords_text)))
-        return cls(wanted, lone_characters(wanted), tuple(prefix_stem(p) for p in parsed.prefixes), runs)
+        return cls(wanted, lone_characters(wanted), tuple(prefix_stem(p) for p in parsed.prefixes),
+                   _cjk_runs(parsed.keywords_text))
 
     @classmethod
     def of_words(cls, text: str, words: frozenset[str]) -> QueryMatch:
         """The words of `text` that are among `words` (stemmed as the index stems them): an answer's sentence,
         marked where the passage it cites holds its words (core/answering/citations.py)."""
-        runs = tuple(run for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)))
-        return cls(words, lone_characters(words), (), runs)
+        return cls(words, lone_characters(words), (), _cjk_runs(text))
 
     def spans(self, text: str) -> list[Span]:
         """(start, end) of every stretch of `text` that matches a query word, in order, not overlapping."""
@@ -100,6 +99,11 @@ class QueryMatch:
         """The spans in each named text that has any (a hit's "text", "context", "questions")."""
         found = {name: self.spans(text) for name, text in texts.items() if text}
         return {name: spans for name, spans in found.items() if spans}
+
+
+def _cjk_runs(text: str) -> tuple[str, ...]:
+    """Its runs of Japanese or Chinese characters, NFKC: the stretches marked whole (`_is_shown`)."""
+    return tuple(_CJK_RUN.findall(unicodedata.normalize("NFKC", text)))
 
 
 def match_spans(text: str, query: str) -> list[Span]:
