@@ -42,6 +42,15 @@ def test_a_span_in_a_supported_sentence_is_right_and_its_citation_precise():
     assert (row.sentences, row.sentences_refused) == (2, 1)  # the refused one counts neither way in precision
 
 
+def test_a_cited_passage_holding_the_span_without_its_bracketed_part_is_a_right_citation():
+    """Another passage than the reference one, holding "パラメトリック" where the span is "パラメトリック（Parametric）":
+    right for the answer, so right for the citation too."""
+    asker = AskerFake([("パラメトリックです。", [2], True)],
+                      hits=[HitFake(1, "無関係。"), HitFake(2, "これはパラメトリック設計の例である。")])
+    row = _asked_row(asker, {"_id": "q1", "text": "?", "answer": "パラメトリック（Parametric）"}, True, SET, NAMES)
+    assert row.right and (row.citations, row.citations_right) == (1, 1)
+
+
 def test_a_span_only_in_a_refused_sentence_is_not_right():
     row = _asked_row(AskerFake([("首都は東京です。", [2], False)]), {"_id": "q1", "text": "?", "answer": "東京"},
                      True, SET, NAMES)
