@@ -17,8 +17,10 @@ PDFs after them to give text in the same proportion made the embedding left look
 Each kind starts from a prior (TEXT_YIELD_PRIORS) worth PRIOR_BYTES of reading and follows what its files gave.
 
 The share shown never goes back: when a new measurement says more is left (a slower pace, scanned pages found), the
-shown share holds and moves on at the pace the new time left allows, reaching the end with the work; when the
-work turns out faster, it catches up. Issue 37: a bar read 2% → 67% → 59% → 19% as OCR and embedding started.
+shown share holds and moves on by the work done against the new time left, reaching the end with the work; when
+the work turns out faster, it catches up. Issue 37: a bar read 2% → 67% → 59% → 19% as OCR and embedding started.
+Work done, not time passed: paced by the clock against a first run's guessed seconds, the bar read 95% with none of
+its 305 files read, as long as nothing was measured yet (a model loading, a first big file parsing).
 
 Nor does it go back when a run starts over what an earlier one kept (issue 60: 0% after a re-scan and after a
 service restart, with most of the work done): the files of the run's folders read before and unchanged, and their
@@ -28,8 +30,6 @@ an interrupted one's work, nothing added, starts at the share that one showed (`
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from desktop_rag.core.files.parsers.formats import DENSE, MARKUP, PLAIN, text_yields
@@ -71,10 +71,9 @@ def _moved(prior: float, measured: float, bytes_read: int) -> float:
 
 
 class RunMeter:
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
-        self._clock = clock
+    def __init__(self) -> None:
         self._shown: float | None = None  # the share last reported (never less than before)
-        self._shown_at = 0.0
+        self._shown_after = 0.0  # seconds of work measured when it was reported
         self._kinds: dict[str, _Kind] = {}
         self.bytes_total = 0
         self.bytes_read = 0
@@ -114,7 +113,7 @@ class RunMeter:
         service killed at 41% started again at 50%.)"""
         self._resumed = min(share, 1.0)
         self._shown = max(self._shown or 0.0, self._resumed)
-        self._shown_at = self._clock()  # paced from now: not as if the whole time since the clock's zero had passed
+        self._shown_after = self._work_done()
 
     def work_left(self) -> tuple[int, int]:
         """(bytes not read yet, chunks expected still to embed): what a run interrupted now leaves to the next."""
@@ -194,6 +193,9 @@ class RunMeter:
         overall = self.read_seconds / self.bytes_read if self.bytes_read else READ_SECONDS_PER_BYTE_GUESS
         return sum(kind.unread() * _moved(overall, kind.read_seconds, kind.bytes_read) for kind in self._kinds.values())
 
+    def _work_done(self) -> float:
+        return self.read_seconds + self.embed_seconds + self.ocr_seconds
+
     def estimate(self) -> tuple[float | None, float | None]:
         """(share of the run done, seconds of work left); (None, None) before the run knows its files. The share
         counts the work kept from earlier runs as done, at this run's rates."""
@@ -204,7 +206,7 @@ class RunMeter:
         ocr_rate = self.ocr_seconds / self.ocr_pages_read if self.ocr_pages_read else OCR_SECONDS_PER_PAGE_GUESS
         left = (self._read_seconds_left() + self.embedding_left() * embed_rate
                 + max(self.ocr_pages_total - self.ocr_pages_read, 0) * ocr_rate)
-        done = self.read_seconds + self.embed_seconds + self.ocr_seconds
+        done = self._work_done()
         if self._resumed is not None:  # an interrupted run's work taken over: this run's is the rest of the bar
             own = done / (done + left) if done + left > 0 else 1.0
             return self._resumed + (1.0 - self._resumed) * own, left
@@ -221,13 +223,13 @@ class RunMeter:
         fraction, left = self.estimate()
         if fraction is None or left is None:
             return None, None
-        now = self._clock()
+        worked = self._work_done()
         if self._shown is None:
             self._shown = fraction
         else:
-            # Of what is left to show, the part that the time since the last report is of the time still left.
-            elapsed = now - self._shown_at
-            paced = self._shown + (1.0 - self._shown) * (elapsed / (elapsed + left) if elapsed + left > 0 else 1.0)
+            # Of what is left to show, the part that the work since the last report is of the work still left.
+            since = worked - self._shown_after
+            paced = self._shown + (1.0 - self._shown) * (since / (since + left) if since + left > 0 else 1.0)
             self._shown = min(1.0, max(paced, fraction))
-        self._shown_at = now
+        self._shown_after = worked
         return self._shown, left

@@ -98,18 +98,13 @@ def test_scanned_pages_found_during_the_run_add_their_ocr_time_at_the_measured_r
 def test_the_share_shown_never_goes_back_and_reaches_the_end_with_the_work():
     """Issue 37: a bar read 2% → 67% → 59% → 19% as OCR and embedding started (their real pace far slower than
     the first guess). The shown share holds when more is found left, and moves on at the new time left's pace."""
-    from fake_models import FakeClock
-
-    clock = FakeClock()
-    meter = RunMeter(clock=clock)
+    meter = RunMeter()
     meter.plan([(1000, ".txt")], chunks_waiting=0)
     meter.file_read(1000, seconds=10.0, kind=".txt")  # read; 100 chunks to embed at the guessed 0.02 s each
     meter.stored(100, pieces=100 * PIECES_PER_CHUNK_GUESS)
-    clock.now += 10
     before, left = meter.progress()
     assert before == meter.estimate()[0] > 0.8 and left == 100 * 0.02
     meter.batch_embedded(2, pieces=2 * PIECES_PER_CHUNK_GUESS, seconds=2.0)  # the real pace: 1 s a chunk, 98 s left
-    clock.now += 2
     shown, left = meter.progress()
     assert left == pytest.approx(98.0)
     assert meter.estimate()[0] < before  # the arithmetic goes back…
@@ -117,25 +112,32 @@ def test_the_share_shown_never_goes_back_and_reaches_the_end_with_the_work():
     previous = shown
     for _ in range(97):
         meter.batch_embedded(1, pieces=PIECES_PER_CHUNK_GUESS, seconds=1.0)
-        clock.now += 1
         shown, left = meter.progress()
         assert shown >= previous
         previous = shown
     assert left == 1.0 and 0.98 < shown < 1.0  # in step with the time left, close to the end
     meter.batch_embedded(1, pieces=PIECES_PER_CHUNK_GUESS, seconds=1.0)
-    clock.now += 1
     assert meter.progress() == (1.0, 0.0)
 
 
-def test_work_found_faster_than_expected_moves_the_bar_up_at_once():
-    from fake_models import FakeClock
+def test_the_bar_holds_while_no_work_is_done():
+    """A first run's 305 small files, their work guessed at seconds, with nothing measured yet: the bar,
+    paced by the clock against that guess, read 95% with no file read. It moves by work done, not time passed."""
+    meter = RunMeter()
+    meter.plan([(2_000, ".txt")] * 305, chunks_waiting=0)
+    first, left = meter.progress()
+    assert first == 0 and left > 0
+    for _ in range(20):  # (however long apart)
+        assert meter.progress()[0] == 0
+    meter.file_read(2_000, seconds=0.5, kind=".txt")
+    assert 0 < meter.progress()[0] < 0.5
 
-    clock = FakeClock()
-    meter = RunMeter(clock=clock)
+
+def test_work_found_faster_than_expected_moves_the_bar_up_at_once():
+    meter = RunMeter()
     meter.plan([(1000, ".txt"), (1000, ".txt")], chunks_waiting=0)
     assert meter.progress()[0] == 0
     meter.file_read(1000, seconds=0.1, kind=".txt")  # far faster than the first guess of a second per MB
-    clock.now += 0.1
     assert meter.progress()[0] == meter.estimate()[0]
 
 
@@ -167,17 +169,18 @@ def test_work_kept_from_earlier_runs_counts_as_done_at_this_runs_rates(without_p
 
 
 def test_a_share_taken_over_holds_and_moves_on_at_the_pace_of_the_work_left():
-    """resume_from: the share an interrupted run showed. It is shown at once, and the next report moves it by the
-    time since then over the time left, not by the clock's whole reading (it jumped to 100%)."""
-    now = [1000.0]
-    meter = RunMeter(clock=lambda: now[0])
-    meter.plan([(1_000_000, ".txt")], chunks_waiting=0)
+    """resume_from: the share an interrupted run showed. It is shown at once, holds while nothing is done, and the
+    next report moves it by the work since then over the work left (paced by the clock's whole reading, it jumped
+    to 100%)."""
+    meter = RunMeter()
+    meter.plan([(1_000_000, ".txt"), (1_000_000, ".txt")], chunks_waiting=0)
     meter.resume_from(0.6)
     shown, left = meter.progress()
     assert shown == pytest.approx(0.6) and left > 1
-    now[0] += 1.0
+    assert meter.progress()[0] == pytest.approx(0.6)
+    meter.file_read(1_000_000, seconds=1.0, kind=".txt")
     later, left_later = meter.progress()
-    assert 0.6 < later < 0.6 + 0.4 * 1.0 / left_later + 1e-9
+    assert 0.6 < later <= 0.6 + 0.4 * 1.0 / (1.0 + left_later) + 1e-9
 
 
 def test_a_run_taking_over_maps_its_own_work_onto_the_rest_of_the_bar(without_priors):
