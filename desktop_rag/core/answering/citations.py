@@ -96,11 +96,11 @@ def check(sentence: str, passages: list[str], similarity: float | None = None,
     words = set(lexical_tokens(sentence))
     if question and repeats(words, question):
         return Verdict(False, reason="it only repeats the question")
-    held_text = _flat("\n".join(passages))
+    passages_text = "\n".join(passages)
+    held_text = _flat(passages_text)
     missing = tuple(f for f in facts_in(sentence) if _flat(f) not in held_text)
-    held = set(lexical_tokens("\n".join(passages)))
-    words_held = len(words & held) / len(words) if words else 0.0
-    shared = frozenset(words & held)
+    shared = frozenset(words & set(lexical_tokens(passages_text)))
+    words_held = len(shared) / len(words) if words else 0.0
     if missing:
         return Verdict(False, missing, words_held, "the passages it cites do not hold " + ", ".join(missing), shared)
     if words_held >= SUPPORTING_WORDS or (similarity is not None and similarity >= similar_enough):

@@ -22,6 +22,7 @@ from desktop_rag.core.llm.backend import Completion
 from desktop_rag.core.llm.interrupt import CallGuard, Interrupted, calls_controlled_by, current_control
 from desktop_rag.core.llm.llama_backend import LlamaCppBackend
 
+CUT_SHORT = "the model call was cut short"  # Interrupted's message, whichever wait it cut
 STREAM_READ_S = 0.1  # how often an answer's new pieces are read from the child: a word is ~0.1 s of the 1.5B
 
 
@@ -89,7 +90,7 @@ class LlamaInChild:
                 try:
                     pieces = self._child.call("streamed_since", len(given), lane="peek", abandon=stopped)
                 except CallAbandoned:
-                    raise Interrupted("the model call was cut short") from None
+                    raise Interrupted(CUT_SHORT) from None
                 given += pieces
                 yield from pieces
         if "error" in outcome:
@@ -101,7 +102,7 @@ class LlamaInChild:
     def _guarded(self, method: str, *args):
         """A call its caller's control can cut short. The caller does not wait for the child to notice the flag
         (at low priority on a busy machine that took seconds): the answer is dropped when it comes."""
-        return self._guard.call_in_child(self._child, method, *args, cut_short="the model call was cut short")
+        return self._guard.call_in_child(self._child, method, *args, cut_short=CUT_SHORT)
 
     def forget_cache(self) -> None:
         self._child.call("forget_cache")
