@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
@@ -63,8 +63,10 @@ class AnswerView(QTextBrowser):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
-        if event.size().width() != event.oldSize().width():
-            self._draw()  # narrower or wider: taller or shorter
+        if event.size().width() != event.oldSize().width():  # narrower or wider: taller or shorter
+            # Fitted after, and not drawn again: the scroll bar a longer answer brings narrows the viewport inside
+            # setHtml, and a drawing begun there ran inside the one it interrupted — the whole answer shown twice.
+            QTimer.singleShot(0, self, self._fit_height)
 
     def begin(self, question: str) -> None:
         self.shown = AnswerShown(question)
@@ -114,8 +116,12 @@ class AnswerView(QTextBrowser):
     def _draw(self) -> None:
         if self.shown is not None:
             self.setHtml(answer_html(self.shown, self.colors))
-            # As tall as the answer (up to most_height), the hits below taking the rest: a short answer left the
-            # splitter's half of the window empty.
+            self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As tall as the answer (up to most_height), the hits below taking the rest: a short answer left the
+        splitter's half of the window empty."""
+        if self.shown is not None:
             self.document().setTextWidth(self.viewport().width())
             wanted = int(self.document().size().height()) + 2 * self.frameWidth() + 4
             self.setMaximumHeight(min(self.most_height, wanted))

@@ -14,11 +14,18 @@ from PySide6.QtCore import QPoint, Qt
 
 from cli_runner import cli
 from desktop_rag.config import Settings
+from desktop_rag.ui.answer_view import AnswerView
+from desktop_rag.ui.theme import LIGHT
 from test_answering import LEASE_FILE, MINUTES_FILE
 from test_ui import WAIT_MS, index_and_wait
 from window_sessions import stop_the_service
 
 RULES = Settings(contexts="rules", llm_upgrade_when_idle=False)
+EVIDENCE = [{"passage": n % 2 + 1, "path": "/docs/invoice_tools.py", "title": "invoice_tools.py",
+             "text": f"Simple interest charged on overdue invoices, clause {n}: 0.05% of the amount per day late."}
+            for n in range(3)]
+SENTENCE = {"text": "Interest is 0.05% of the amount per day late.", "cites": [1], "supported": True,
+            "reason": "", "missing": []}
 
 
 @pytest.fixture
@@ -162,3 +169,19 @@ def test_a_question_asked_while_the_model_upgrades_contexts_is_answered_first(qt
     # so the answer came as soon without its hold (tried): the hold's cut is tests/unit/core/runs/test_upgrade_turn's.
     assert seconds["evidence"] < 2.0 and seconds["first_words"] < 15.0 and took < 30.0, (seconds, took)
     qtbot.waitUntil(lambda: writing(window), timeout=WAIT_MS)  # the upgrade goes on
+
+
+def test_the_answer_is_drawn_once_when_its_growth_brings_the_scroll_bar(qtbot):
+    """A redraw for the width the scroll bar took ran inside the drawing it interrupted: the whole answer was shown
+    twice, the second copy after the evidence (seen in the screenshot). The view alone, its steps given by hand."""
+    view = AnswerView(LIGHT, most_height=90)  # short: the answer's growth brings the scroll bar
+    qtbot.addWidget(view)
+    view.resize(700, 90)
+    view.show()
+    view.begin("How much interest is charged on a late payment?")
+    view.evidence(False, EVIDENCE, [{"path": "/docs/invoice_tools.py", "title": "invoice_tools.py"}] * 2)
+    view.sentence(SENTENCE)
+    qtbot.wait(50)
+    assert view.verticalScrollBar().isVisible()
+    text = view.toPlainText()
+    assert text.count("How much interest is charged") == 1 and text.count("Interest is 0.05%") == 1, text

@@ -13,15 +13,17 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop_rag.core.answering.answer_format import (PASSAGE_CHARS, SentenceStream, answer_grammar, answer_messages,
+from desktop_rag.core.answering.answer_format import (PASSAGE_PIECES, SentenceStream, answer_grammar, answer_messages,
                                                       window)
 from desktop_rag.core.answering.citations import Verdict, check
 from desktop_rag.core.answering.evidence import PER_PASSAGE, SHOWN, EvidenceSentence, Meaning, evidence
+from desktop_rag.core.answering.sentences import sentence_spans
 from desktop_rag.core.search.highlight import QueryMatch
 
-PASSAGES = 3  # given to the model: fewer distract a 1.5B less, and cost less time (answer_format.PASSAGE_CHARS)
+PASSAGES = 3  # given to the model: fewer distract a 1.5B less, and cost less time (answer_format.PASSAGE_PIECES)
 ANSWER_TOKENS = 200  # MOST_SENTENCES short sentences with their markers, and room to end them
 NOT_SAID = "Your files don't seem to say."
+KNOWN_SENTENCES = 2000  # passage sentences' vectors kept (384 floats each: ~3 MB)
 
 
 class StreamingModel(Protocol):
@@ -55,12 +57,12 @@ class Answer:
 
 class Asker:
     def __init__(self, search: Callable[..., Any], meaning: Meaning | None,
-                 model: Callable[[], StreamingModel] | None, passage_chars: int = PASSAGE_CHARS):
+                 model: Callable[[], StreamingModel] | None, passage_pieces: float = PASSAGE_PIECES):
         """`search(question, k=…, filters=…)` -> SearchResult; `meaning(question, sentences)`; `model()`: the
-        language model, loaded on first use (None, or raising: the evidence alone answers); `passage_chars`: of
-        each passage given to the model (answer_format.window)."""
+        language model, loaded on first use (None, or raising: the evidence alone answers); `passage_pieces`:
+        of each passage given to the model, in its word pieces (answer_format.window)."""
         self._search, self._meaning, self._model = search, meaning, model
-        self.passage_chars = passage_chars
+        self.passage_pieces = passage_pieces
 
     def ask(self, question: str, filters: Any = None, passages: int = PASSAGES,
             on_evidence: Callable[[Answer], None] = lambda answer: None,
@@ -80,17 +82,17 @@ class Asker:
         model = self._loaded_model(answer)
         if model is None:
             return answer
-        given = [(hit.title or hit.path, window(hit.text, [(s.start, s.end) for s in scored if s.passage == n],
-                                                self.passage_chars))
+        given = [(_heading(hit), window(hit.text, [(s.start, s.end) for s in scored if s.passage == n],
+                                                self.passage_pieces))
                  for n, hit in enumerate(answer.hits, 1)]
         stream = SentenceStream()
-        pieces = model.chat_stream(answer_messages(question, given, self.passage_chars), ANSWER_TOKENS,
+        pieces = model.chat_stream(answer_messages(question, given, self.passage_pieces), ANSWER_TOKENS,
                                    answer_grammar(len(given)))
         for piece in _timed(pieces, answer.seconds, started):
             for sentence in stream.feed(piece):
-                self._checked(answer, sentence, on_sentence)
+                self._check(answer, sentence, on_sentence)
         for sentence in stream.finish():
-            self._checked(answer, sentence, on_sentence)
+            self._check(answer, sentence, on_sentence)
         answer.not_said = stream.not_found and not answer.sentences
         answer.seconds["whole"] = time.monotonic() - started
         return answer
@@ -105,13 +107,28 @@ class Asker:
             answer.without_model = str(exc) or type(exc).__name__
             return None
 
-    @staticmethod
-    def _checked(answer: Answer, sentence: Any, on_sentence: Callable[[CheckedSentence], None]) -> None:
+    def _check(self, answer: Answer, sentence: Any, on_sentence: Callable[[CheckedSentence], None]) -> None:
         cites = [n for n in sentence.cites if 1 <= n <= len(answer.hits)]  # a marker naming no passage given: gone
-        passages = [answer.hits[n - 1].text for n in cites]
-        checked = CheckedSentence(sentence.text, cites, check(sentence.text, passages, question=answer.question))
+        cited = [answer.hits[n - 1] for n in cites]
+        # As the model was given each passage: under its title (a sentence naming the module the passage is from
+        # was refused, "the passages it cites do not hold invoice_tools", the name being in the title alone).
+        passages = [f"{_heading(hit)}\n{hit.text}" for hit in cited]
+        verdict = check(sentence.text, passages, self._similarity(sentence.text, cited), question=answer.question)
+        checked = CheckedSentence(sentence.text, cites, verdict)
         answer.sentences.append(checked)
         on_sentence(checked)
+
+    def _similarity(self, sentence: str, cited: list[Any]) -> float | None:
+        """The meaning's closeness of `sentence` to the nearest sentence of the passages it cites."""
+        if self._meaning is None:
+            return None
+        theirs = [hit.text[a:b] for hit in cited for a, b in sentence_spans(hit.text)]
+        return max(self._meaning(sentence, theirs), default=None) if theirs else None
+
+
+def _heading(hit: Any) -> str:
+    """What a passage is given and checked under: its document's title, else its path."""
+    return hit.title or hit.path
 
 
 def _timed(pieces: Iterator[str], seconds: dict[str, float], started: float) -> Iterator[str]:
@@ -121,15 +138,24 @@ def _timed(pieces: Iterator[str], seconds: dict[str, float], started: float) -> 
 
 
 def meaning_of(embedder: Any) -> Meaning:
-    """The embedder's cosine of a question to sentences (its vectors are unit length: a dot product)."""
+    """The embedder's cosine of a question to sentences (its vectors are unit length: a dot product). The passages'
+    sentences are embedded once an answer: the evidence step embeds them, each sentence's check reads them again."""
+    known: dict[str, Any] = {}
+
     def meaning(question: str, sentences: list[str]) -> Sequence[float]:
-        vectors = embedder.embed(sentences)
-        return [float(v) for v in vectors @ embedder.embed_query(question)]
+        new = [s for s in dict.fromkeys(sentences) if s not in known]
+        if len(known) + len(new) > KNOWN_SENTENCES:
+            known.clear()
+            new = list(dict.fromkeys(sentences))
+        if new:
+            known.update(zip(new, embedder.embed(new)))
+        query = embedder.embed_query(question)
+        return [float(known[s] @ query) for s in sentences]
 
     return meaning
 
 
-def library_asker(library: Any, passage_chars: int = PASSAGE_CHARS) -> Asker:
+def library_asker(library: Any, passage_pieces: float = PASSAGE_PIECES) -> Asker:
     """An Asker over a library's own parts: its search, its embedder's meaning, its language model."""
     return Asker(lambda question, k, filters: library.search(question, k=k, filters=filters),
-                 meaning_of(library.embedder), library.llm_backend, passage_chars)
+                 meaning_of(library.embedder), library.llm_backend, passage_pieces)

@@ -3,6 +3,8 @@ its questions asked as a person asks (core/answering/asking.py: the search, the 
 grammar, every sentence checked), and questions the set does not hold asked too.
 
 What is counted, per question:
+- relevant given: a passage holding the answer (as citations are judged) was among those the model was given — what
+  the search left the model to work with;
 - answered: the model wrote a sentence shown as found in the files (a supported one);
 - right (answerable questions): JSQuAD-like sets, whose reference is a short span: the span, NFKC and without
   spaces (a part in brackets may be left out), is in the supported sentences; code sets, whose reference is a
@@ -30,8 +32,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop_rag.config import Settings
-from desktop_rag.core.answering.answer_format import PASSAGE_CHARS
+from desktop_rag.core.answering.answer_format import PASSAGE_PIECES
 from desktop_rag.core.answering.asking import PASSAGES, Asker, library_asker
+from desktop_rag.core.answering.citations import stands
 from desktop_rag.core.evaluation.evaluation import Dataset, IndexedDataset
 
 BASELINE_TOKENS = 200
@@ -41,6 +44,16 @@ BASELINE_PROMPT = ("Answer the question using the passages below. If they do not
 _DOES_NOT_KNOW = re.compile(r"don'?t know|do not know|not (?:mentioned|provided|stated|specified|contain)"
                             r"|no information|わかりません|分かりません|不明|記載されていません|含まれていません",
                             re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class WeighedSentence:
+    """A sentence whose verdict the thresholds decide (citations.Verdict.weighed), kept to judge it again at others."""
+    text: str
+    words_held: float
+    similarity: float | None
+    citations: int
+    citations_right: int
 
 
 @dataclass
@@ -56,6 +69,20 @@ class AnswerRow:
     seconds: dict[str, float] = field(default_factory=dict)
     said: str = ""
     refused: list[str] = field(default_factory=list)  # "sentence — why", for reading what the checks refused
+    weighed: list[WeighedSentence] = field(default_factory=list)
+    gold: str = ""
+    relevant_given: bool = False  # a passage holding the answer was among those the model was given
+
+    def at(self, supporting_words: float, similar_enough: float) -> AnswerRow:
+        """This question as its answer would be judged at these thresholds (the sentences refused for a missing
+        fact or as the question repeated stay refused: no threshold lets them through)."""
+        standing = [s for s in self.weighed if stands(s.words_held, s.similarity, supporting_words, similar_enough)]
+        said = " ".join(s.text for s in standing)
+        citations_right = sum(s.citations_right for s in standing)
+        right = _right(self.gold, said, citations_right, bool(standing)) if self.answerable else None
+        return AnswerRow(self.query_id, self.answerable, bool(standing), right, sum(s.citations for s in standing),
+                         citations_right, self.sentences, self.sentences - len(standing), self.seconds, said,
+                         gold=self.gold, relevant_given=self.relevant_given)
 
 
 @dataclass
@@ -64,6 +91,10 @@ class AnswersReport:
     model: str
     baseline: bool
     rows: list[AnswerRow]
+
+    def at(self, supporting_words: float, similar_enough: float) -> AnswersReport:
+        return AnswersReport(self.dataset, self.model, self.baseline,
+                             [r.at(supporting_words, similar_enough) for r in self.rows])
 
     def figures(self) -> dict[str, float | int | None]:
         answerable = [r for r in self.rows if r.answerable]
@@ -84,6 +115,8 @@ class AnswersReport:
 
         return {
             "questions": len(answerable), "unanswerable": len(unanswerable),
+            "relevant given %": None if self.baseline else share(sum(r.relevant_given for r in answerable),
+                                                                 len(answerable)),
             "answered %": share(len(answered), len(answerable)),
             "right of answered %": share(sum(bool(r.right) for r in answered), len(answered)) if judged else None,
             "right of all %": share(sum(bool(r.right) for r in answerable), len(answerable)) if judged else None,
@@ -114,11 +147,11 @@ def load_unanswerable(path: Path) -> list[str]:
 
 def evaluate_answers(dataset: Dataset, unanswerable: list[str], settings: Settings, baseline: bool = False,
                      log: TextIO | None = None, passages: int = PASSAGES,
-                     passage_chars: int = PASSAGE_CHARS) -> AnswersReport:
+                     passage_pieces: float = PASSAGE_PIECES) -> AnswersReport:
     indexed = IndexedDataset(dataset, "rules", settings, log)
     try:
         library = indexed.library
-        asker = library_asker(library, passage_chars)
+        asker = library_asker(library, passage_pieces)
         model = library.llm_backend() if baseline else None
         names = indexed.chunk_names
         asked = [(q, True) for q in dataset.queries] + [({"_id": f"u{n}", "text": text}, False)
@@ -131,8 +164,10 @@ def evaluate_answers(dataset: Dataset, unanswerable: list[str], settings: Settin
                 row = _asked_row(asker, query, answerable, dataset, names, passages)
             rows.append(row)
             if log:
+                seconds = {name: round(row.seconds.get(name, 0), 1) for name in ("first_words", "whole")}
                 log.write(f"  {number}/{len(asked)} {query['_id']}: {'right' if row.right else row.right} "
-                          f"{row.seconds.get('whole', 0):.1f} s {row.said[:80]!r}\n")
+                          f"{seconds} {row.said[:80]!r}\n")
+                log.writelines(f"    refused: {why}\n" for why in row.refused)
                 log.flush()
         return AnswersReport(dataset.name, settings.llm_model, baseline, rows)
     finally:
@@ -158,17 +193,26 @@ def _asked_row(asker: Asker, query: dict[str, Any], answerable: bool, dataset: D
     cited = [(answer.hits[n - 1], s) for s in supported for n in s.cites]
     citations_right = sum(_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit, _ in cited)
     said = " ".join(s.text for s in supported)
-    right: bool | None = None
-    if answerable and supported:
-        gold = query.get("answer") or ""
-        right = holds_span(said, gold) if _is_span(gold) else citations_right > 0
-    elif answerable:
-        right = False
-    refused = [f"{s.text} {s.cites} — {s.verdict.reason} (words held {s.verdict.words_held:.2f})"
+    gold = query.get("answer") or ""
+    right = _right(gold, said, citations_right, bool(supported)) if answerable else None
+    weighed = [WeighedSentence(s.text, s.verdict.words_held, s.verdict.similarity, len(s.cites),
+                               sum(_relevant(dataset, query, names.get(answer.hits[n - 1].chunk_id, ""),
+                                             answer.hits[n - 1].text) for n in s.cites))
+               for s in answer.sentences if s.verdict.weighed]
+    refused = [f"{s.text} {s.cites} — {s.verdict.reason} (words held {s.verdict.words_held:.2f}, meaning "
+               f"{'—' if s.verdict.similarity is None else round(s.verdict.similarity, 2)})"
                for s in answer.sentences if not s.verdict.supported]
     return AnswerRow(query["_id"], answerable, bool(supported), right, len(cited), citations_right,
                      len(answer.sentences), len(answer.sentences) - len(supported), dict(answer.seconds), said,
-                     refused)
+                     refused, weighed, gold,
+                     any(_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit in answer.hits))
+
+
+def _right(gold: str, said: str, citations_right: int, answered: bool) -> bool:
+    """An answerable question answered rightly: its span said (span sets), a relevant passage cited (code sets)."""
+    if not answered:
+        return False
+    return holds_span(said, gold) if _is_span(gold) else citations_right > 0
 
 
 def _baseline_row(library: Any, model: Any, query: dict[str, Any], answerable: bool, passages: int) -> AnswerRow:

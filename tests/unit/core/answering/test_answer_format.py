@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_rag.core.answering.answer_format import (NOT_FOUND, SentenceStream, answer_grammar, answer_messages,
-                                                      window)
+                                                      cut_to, pieces, window)
 
 
 def test_the_passages_are_numbered_in_the_order_given():
@@ -56,10 +56,20 @@ LONG = LONG.replace("Clause 17 of the lease says nothing of note about the build
 
 def test_a_long_passage_is_given_as_the_sentences_around_its_evidence():
     at = LONG.index("Clause 17")
-    given = window(LONG, [(at, LONG.index(".", at) + 1)], budget=200)
+    given = window(LONG, [(at, LONG.index(".", at) + 1)], budget=50)
     assert "Clause 17 of the lease ends it on 31 March 2027." in given
     assert "Clause 16" in given and "Clause 18" in given  # its neighbours, while they fit
-    assert given.startswith("… ") and given.endswith(" …") and len(given) <= 200 + 4
+    assert given.startswith("… ") and given.endswith(" …") and pieces(given) <= 50 + 2
+
+
+def test_a_budget_counts_the_word_pieces_a_japanese_character_costs():
+    """A Japanese character is ~1.4 characters a piece for the model, English ~4: the same budget gives a
+    Japanese passage a third of the characters."""
+    japanese = "メイン州は1820年に23番目の州として連邦に加盟した。" * 20
+    english = "Maine joined the Union as the 23rd state in 1820. " * 20
+    assert pieces(japanese[:100]) > 2 * pieces(english[:100])
+    assert len(window(japanese, [(0, 10)], budget=60)) < len(window(english, [(0, 10)], budget=60)) / 2
+    assert pieces(cut_to(english, 30)) <= 30 < pieces(cut_to(english, 31) + "Maine")
 
 
 def test_a_short_passage_is_given_whole():

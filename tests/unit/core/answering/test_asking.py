@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from desktop_rag.core.answering.asking import Asker
+from desktop_rag.core.answering.asking import Asker, meaning_of
 from fake_models import HitFake
 
 
@@ -72,3 +72,56 @@ def test_without_a_model_the_evidence_answers():
     answer = Asker(search_fake(SearchResultFake([LEASE])), None, no_model).ask("When does the lease end?")
     assert answer.evidence and answer.sentences == [] and "no model file" in answer.without_model
     assert not answer.not_said
+
+
+def test_a_sentence_is_checked_against_its_passage_with_the_title_it_was_given_under():
+    tools = HitFake(3, "/src/invoice_tools.py", "invoice_tools.py",
+                    "def late_payment_interest(amount, days):\n    return amount * 0.0005 * days  # 0.05% a day")
+    model = ModelFake(["Interest is 0.05% a day, as late_payment_interest in invoice_tools says. [1]"])
+    answer = Asker(search_fake(SearchResultFake([tools])), None, lambda: model).ask("What is the late interest?")
+    assert answer.sentences[0].verdict.supported, answer.sentences[0].verdict.reason
+
+
+def test_each_sentence_is_weighed_by_its_meaning_against_the_sentences_of_the_passages_it_cites():
+    asked = []
+
+    def meaning_fake(sentence, sentences):
+        asked.append((sentence, sentences))
+        return [0.3 if "Keys" in s else 0.8 for s in sentences]
+
+    model = ModelFake(["The Harbour Office lease ends on 31 March 2027. [1]"])
+    answer = Asker(search_fake(SearchResultFake([LEASE, MINUTES])), meaning_fake, lambda: model).ask("Lease end?")
+    assert answer.sentences[0].verdict.similarity == 0.8
+    assert asked[-1] == ("The Harbour Office lease ends on 31 March 2027.",
+                         ["The lease of the Harbour Office ends on 31 March 2027.", "Keys: Mr Albers."])
+
+
+class EmbedderFake:
+    """Unit vectors by a sentence's first letter; notes what it was asked to embed."""
+
+    def __init__(self):
+        self.embedded = []
+
+    def _vector(self, text):
+        import numpy as np
+
+        vector = np.zeros(26)
+        vector[(ord(text[0].lower()) - ord("a")) % 26] = 1.0
+        return vector
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.embedded += texts
+        return np.array([self._vector(t) for t in texts])
+
+    def embed_query(self, text):
+        return self._vector(text)
+
+
+def test_the_passages_sentences_are_embedded_once_for_the_evidence_and_every_check():
+    embedder = EmbedderFake()
+    meaning = meaning_of(embedder)
+    assert list(meaning("keys?", ["Keys: Mr Albers.", "The lease ends."])) == [1.0, 0.0]
+    assert list(meaning("The rent.", ["The lease ends.", "Keys: Mr Albers."])) == [1.0, 0.0]
+    assert embedder.embedded == ["Keys: Mr Albers.", "The lease ends."]

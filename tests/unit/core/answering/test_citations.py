@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_rag.core.answering.citations import check, facts_in, split_markers
+from desktop_rag.core.answering.citations import check, facts_in, split_markers, stands
 
 LEASE = ("Harbour Office lease. The lease of the Harbour Office runs from 1 April 2024 and ends on 31 March 2027. "
          "The rent is 1,200 EUR a month, paid to Meyer & Söhne by invoice INV-2231.")
@@ -90,3 +90,22 @@ def test_a_sentence_that_only_repeats_a_wh_question_answers_nothing():
     yes = check("The rent is paid by invoice.", ["The rent is paid by invoice INV-2231."],
                 question="Is the rent paid by invoice?")
     assert yes.supported  # a yes/no question's answer may say it again
+
+
+def test_a_verdict_says_whether_the_thresholds_decided_it():
+    """Refused for a missing fact: no threshold changes it; refused or standing by its words: the thresholds'."""
+    assert not check("The lease of the Harbour Office ends on 31 March 2028.", [LEASE]).weighed
+    assert check("The lease of the Harbour Office ends on 31 March 2027.", [LEASE], similarity=0.7).weighed
+    assert check("Tenants may keep a dog in the office.", [LEASE], similarity=0.7).similarity == 0.7
+    assert stands(0.5, 0.9, supporting_words=0.6, similar_enough=0.85)
+    assert not stands(0.5, None, supporting_words=0.6, similar_enough=0.85)
+
+
+def test_a_name_the_question_names_is_its_subject_not_a_claim_the_passage_must_hold():
+    paragraph = "The raise statement raises an exception; without an expression it re-raises the active one."
+    question = "What is the purpose of the raise statement in Python?"
+    assert check("In Python, the raise statement raises an exception. ", [paragraph], question=question).supported
+    assert check("Python's raise statement raises an exception.", [paragraph], question=question).supported
+    assert check("In Python, the raise statement raises an exception.", [paragraph]).missing == ("Python",)
+    # A number or a code the question names is still a fact the passage must hold.
+    assert check("Version 3 raises an exception.", [paragraph], question="What does version 3 raise?").missing

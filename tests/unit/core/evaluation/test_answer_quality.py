@@ -38,7 +38,7 @@ NAMES = {1: "d:0", 2: "d:1"}
 def test_a_span_in_a_supported_sentence_is_right_and_its_citation_precise():
     row = _asked_row(AskerFake([("首都は東京です。", [1], True), ("大阪です。", [2], False)]),
                      {"_id": "q1", "text": "日本の首都は？", "answer": "東京"}, True, SET, NAMES)
-    assert row.answered and row.right and (row.citations, row.citations_right) == (1, 1)
+    assert row.answered and row.right and (row.citations, row.citations_right) == (1, 1) and row.relevant_given
     assert (row.sentences, row.sentences_refused) == (2, 1)  # the refused one counts neither way in precision
 
 
@@ -63,7 +63,10 @@ def test_a_long_reference_is_judged_by_a_relevant_citation():
                              {"_id": "q1", "text": "?", "answer": long_answer}, True, SET, NAMES)
     cites_relevant = _asked_row(AskerFake([("It wraps two executors.", [1], True)]),
                                 {"_id": "q1", "text": "?", "answer": long_answer}, True, SET, NAMES)
-    assert cites_other.right is False and cites_other.citations_right == 0
+    assert cites_other.right is False and cites_other.citations_right == 0 and cites_other.relevant_given
+    given_other = _asked_row(AskerFake([("It wraps two executors.", [1], True)], hits=[HitFake(2, "Osaka.")]),
+                             {"_id": "q1", "text": "?", "answer": long_answer}, True, SET, NAMES)
+    assert not given_other.relevant_given
     assert cites_relevant.right is True
 
 
@@ -76,10 +79,28 @@ def test_the_figures_count_answered_abstention_and_times():
     figures = AnswersReport("set", "m", False, rows).figures()
     assert figures["answered %"] == 66.7 and figures["right of answered %"] == 50.0
     assert figures["citation precision %"] == 66.7 and figures["abstained right %"] == 50.0
-    assert figures["abstained wrong %"] == 33.3 and figures["whole p95 s"] == 9.0 and figures["sentences refused %"] == 25.0
+    assert figures["relevant given %"] == 0.0 and figures["abstained wrong %"] == 33.3 and figures["whole p95 s"] == 9.0 and figures["sentences refused %"] == 25.0
 
 
 def test_a_plain_answer_that_does_not_know_is_an_abstention():
     assert _DOES_NOT_KNOW.search("The passages do not contain information about the boiler.")
     assert _DOES_NOT_KNOW.search("申し訳ありませんが、わかりません。")
     assert not _DOES_NOT_KNOW.search("The lease ends on 31 March 2027.")
+
+
+def test_an_answer_is_judged_again_at_other_thresholds_as_the_check_would_judge_it():
+    """A sentence held by its words at 0.5 and close in meaning at 0.9: refused at 0.6 of its words with the meaning
+    off, standing at 0.5 or by a meaning threshold of 0.85; a sentence refused for a missing fact stays refused."""
+    asker = AskerFake([])
+    answer = asker.ask("?")
+    answer.sentences = [CheckedSentence("首都は東京です。", [1], Verdict(False, words_held=0.5, similarity=0.9,
+                                                                    weighed=True)),
+                        CheckedSentence("大阪は1999年です。", [2], Verdict(False, ("1999",)))]
+    asker.ask = lambda question, passages=5: answer  # type: ignore[method-assign]
+    row = _asked_row(asker, {"_id": "q1", "text": "?", "answer": "東京"}, True, SET, NAMES)
+    assert not row.answered and len(row.weighed) == 1
+    assert not row.at(0.6, 1.01).answered
+    assert row.at(0.5, 1.01).right and row.at(0.6, 0.85).right
+    assert row.at(0.5, 1.01).citations_right == 1 and row.at(0.5, 1.01).sentences_refused == 1
+    report = AnswersReport("set", "m", False, [row]).at(0.5, 1.01)
+    assert report.figures()["answered %"] == 100.0
