@@ -128,7 +128,8 @@ class AskAnswer(AnswerFound):
     ask_id: str
     question: str
     cancelled: bool
-    sentences: list[dict[str, Any]]  # text, cites, supported, missing, reason, match (its words held there)
+    sentences: list[dict[str, Any]]  # text, cites, supported, missing, reason, match (its words held there),
+    # written (the markers the model wrote, where the check cited another passage that holds the sentence)
     without_model: str  # why the evidence alone answers ("" when the model wrote)
     seconds: dict[str, float]  # evidence, first_words, whole
     served_by: str

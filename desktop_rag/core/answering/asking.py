@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from desktop_rag.core.answering.answer_format import (PASSAGE_PIECES, SentenceStream, answer_grammar, answer_messages,
                                                       window)
-from desktop_rag.core.answering.citations import Verdict, check
+from desktop_rag.core.answering.citations import REPEATS, Verdict, check
 from desktop_rag.core.answering.evidence import PER_PASSAGE, SHOWN, EvidenceSentence, Meaning, evidence
 from desktop_rag.core.answering.sentences import sentence_spans
 from desktop_rag.core.search.highlight import QueryMatch
@@ -35,12 +35,15 @@ class CheckedSentence:
     text: str
     cites: list[int]  # the passages' numbers (1-based: the hits' order)
     verdict: Verdict
+    # The markers the model wrote, where the passages they name do not hold the sentence and another given passage
+    # does: `cites` names that one (Asker._check).
+    written: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """`match`: its words that the passages it cites hold, for marking them there (core/search/highlight.py)."""
         return {"text": self.text, "cites": self.cites, "supported": self.verdict.supported,
                 "missing": list(self.verdict.missing), "reason": self.verdict.reason,
-                "match": QueryMatch.of_words(self.text, self.verdict.held).to_dict()}
+                "match": QueryMatch.of_words(self.text, self.verdict.held).to_dict(), "written": self.written}
 
 
 @dataclass
@@ -109,14 +112,24 @@ class Asker:
 
     def _check(self, answer: Answer, sentence: Any, on_sentence: Callable[[CheckedSentence], None]) -> None:
         cites = [n for n in sentence.cites if 1 <= n <= len(answer.hits)]  # a marker naming no passage given: gone
+        checked = CheckedSentence(sentence.text, cites, self._verdict(answer, sentence.text, cites))
+        if not checked.verdict.supported and checked.verdict.reason != REPEATS:
+            # The 1.5B often writes [2] for what [1] says: the passage that holds the sentence is cited instead,
+            # checked as any citation, and the marker it wrote kept to show.
+            for n in range(1, len(answer.hits) + 1):
+                verdict = self._verdict(answer, sentence.text, [n]) if n not in cites else None
+                if verdict is not None and verdict.supported:
+                    checked = CheckedSentence(sentence.text, [n], verdict, written=list(sentence.cites))
+                    break
+        answer.sentences.append(checked)
+        on_sentence(checked)
+
+    def _verdict(self, answer: Answer, sentence: str, cites: list[int]) -> Verdict:
         cited = [answer.hits[n - 1] for n in cites]
         # As the model was given each passage: under its title (a sentence naming the module the passage is from
         # was refused, "the passages it cites do not hold invoice_tools", the name being in the title alone).
         passages = [f"{_heading(hit)}\n{hit.text}" for hit in cited]
-        verdict = check(sentence.text, passages, self._similarity(sentence.text, cited), question=answer.question)
-        checked = CheckedSentence(sentence.text, cites, verdict)
-        answer.sentences.append(checked)
-        on_sentence(checked)
+        return check(sentence, passages, self._similarity(sentence, cited), question=answer.question)
 
     def _similarity(self, sentence: str, cited: list[Any]) -> float | None:
         """The meaning's closeness of `sentence` to the nearest sentence of the passages it cites."""

@@ -50,6 +50,9 @@ SIMILAR_ENOUGH = 1.01
 REPEATS_SHARE = 0.9
 
 
+REPEATS = "it only repeats the question"
+
+
 @dataclass(frozen=True)
 class Verdict:
     supported: bool
@@ -124,7 +127,7 @@ def check(sentence: str, passages: list[str], similarity: float | None = None,
         return Verdict(False, reason="it names no passage it was given")
     words = set(lexical_tokens(sentence))
     if question and repeats(words, question):
-        return Verdict(False, reason="it only repeats the question")
+        return Verdict(False, reason=REPEATS)
     passages_text = "\n".join(passages)
     held_text = _flat(passages_text)
     missing = tuple(f for f in facts_in(sentence, question) if _flat(f) not in held_text)

@@ -60,9 +60,20 @@ def test_evidence_comes_first_then_each_sentence_checked_as_it_ends():
 
 
 def test_a_marker_naming_no_passage_given_is_taken_out():
-    model = ModelFake(["The lease ends on 31 March 2027. [3]"])  # a model without the grammar might write it
+    model = ModelFake(["The board sold the building in 2019. [3]"])  # a model without the grammar might write it
     answer = Asker(search_fake(SearchResultFake([LEASE, MINUTES])), None, lambda: model).ask("lease end?")
     assert answer.sentences[0].cites == [] and not answer.sentences[0].verdict.supported
+
+
+def test_a_sentence_citing_the_wrong_passage_cites_the_one_given_that_holds_it():
+    model = ModelFake(["The lease of the Harbour Office ends on 31 March 2027. [2]",
+                       " The board met on 11 February 2025. [3]", " The rent is 900 EUR. [1]"])
+    answer = Asker(search_fake(SearchResultFake([LEASE, MINUTES])), None, lambda: model).ask("lease end?")
+    moved, unmarked, unheld = answer.sentences
+    assert (moved.cites, moved.written, moved.verdict.supported) == ([1], [2], True)
+    assert (unmarked.cites, unmarked.written, unmarked.verdict.supported) == ([2], [3], True)
+    assert (unheld.cites, unheld.written, unheld.verdict.supported) == ([1], None, False)  # no passage holds 900
+    assert moved.to_dict()["written"] == [2]
 
 
 def test_without_a_model_the_evidence_answers():
