@@ -152,8 +152,10 @@ def _timed(pieces: Iterator[str], seconds: dict[str, float], started: float) -> 
 
 def meaning_of(embedder: Any) -> Meaning:
     """The embedder's cosine of a question to sentences (its vectors are unit length: a dot product). The passages'
-    sentences are embedded once an answer: the evidence step embeds them, each sentence's check reads them again."""
+    sentences are embedded once an answer: the evidence step embeds them, each sentence's check reads them again;
+    a sentence checked against each passage in turn (a marker moved) is embedded once."""
     known: dict[str, Any] = {}
+    asked: dict[str, Any] = {}  # the last question's vector
 
     def meaning(question: str, sentences: list[str]) -> Sequence[float]:
         new = [s for s in dict.fromkeys(sentences) if s not in known]
@@ -162,8 +164,10 @@ def meaning_of(embedder: Any) -> Meaning:
             new = list(dict.fromkeys(sentences))
         if new:
             known.update(zip(new, embedder.embed(new)))
-        query = embedder.embed_query(question)
-        return [float(known[s] @ query) for s in sentences]
+        if question not in asked:
+            asked.clear()
+            asked[question] = embedder.embed_query(question)
+        return [float(known[s] @ asked[question]) for s in sentences]
 
     return meaning
 

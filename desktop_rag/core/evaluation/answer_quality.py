@@ -189,23 +189,22 @@ def _is_span(gold: str) -> bool:
 def _asked_row(asker: Asker, query: dict[str, Any], answerable: bool, dataset: Dataset,
                names: dict[int, str], passages: int = PASSAGES) -> AnswerRow:
     answer = asker.ask(query["text"], passages=passages)
+    relevant = [_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit in answer.hits]
     supported = [s for s in answer.sentences if s.verdict.supported]
-    cited = [(answer.hits[n - 1], s) for s in supported for n in s.cites]
-    citations_right = sum(_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit, _ in cited)
+    citations = sum(len(s.cites) for s in supported)
+    citations_right = sum(relevant[n - 1] for s in supported for n in s.cites)
     said = " ".join(s.text for s in supported)
     gold = query.get("answer") or ""
     right = _right(gold, said, citations_right, bool(supported)) if answerable else None
     weighed = [WeighedSentence(s.text, s.verdict.words_held, s.verdict.similarity, len(s.cites),
-                               sum(_relevant(dataset, query, names.get(answer.hits[n - 1].chunk_id, ""),
-                                             answer.hits[n - 1].text) for n in s.cites))
+                               sum(relevant[n - 1] for n in s.cites))
                for s in answer.sentences if s.verdict.weighed]
     refused = [f"{s.text} {s.cites} — {s.verdict.reason} (words held {s.verdict.words_held:.2f}, meaning "
                f"{'—' if s.verdict.similarity is None else round(s.verdict.similarity, 2)})"
                for s in answer.sentences if not s.verdict.supported]
-    return AnswerRow(query["_id"], answerable, bool(supported), right, len(cited), citations_right,
+    return AnswerRow(query["_id"], answerable, bool(supported), right, citations, citations_right,
                      len(answer.sentences), len(answer.sentences) - len(supported), dict(answer.seconds), said,
-                     refused, weighed, gold,
-                     any(_relevant(dataset, query, names.get(hit.chunk_id, ""), hit.text) for hit in answer.hits))
+                     refused, weighed, gold, any(relevant))
 
 
 def _right(gold: str, said: str, citations_right: int, answered: bool) -> bool:

@@ -111,7 +111,7 @@ class EmbedderFake:
     """Unit vectors by a sentence's first letter; notes what it was asked to embed."""
 
     def __init__(self):
-        self.embedded = []
+        self.embedded, self.queried = [], []
 
     def _vector(self, text):
         import numpy as np
@@ -127,6 +127,7 @@ class EmbedderFake:
         return np.array([self._vector(t) for t in texts])
 
     def embed_query(self, text):
+        self.queried.append(text)
         return self._vector(text)
 
 
@@ -136,3 +137,5 @@ def test_the_passages_sentences_are_embedded_once_for_the_evidence_and_every_che
     assert list(meaning("keys?", ["Keys: Mr Albers.", "The lease ends."])) == [1.0, 0.0]
     assert list(meaning("The rent.", ["The lease ends.", "Keys: Mr Albers."])) == [1.0, 0.0]
     assert embedder.embedded == ["Keys: Mr Albers.", "The lease ends."]
+    assert list(meaning("The rent.", ["Keys: Mr Albers."])) == [0.0]  # the same sentence against another passage
+    assert embedder.queried == ["keys?", "The rent."]
