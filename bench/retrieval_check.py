@@ -1,13 +1,15 @@
 """The retrieval check's sets measured (tests/end2end/test_retrieval_quality.py): a table, and with --write the
 baseline its failure message compares against.
 
-    python bench/retrieval_check.py [--write] [--sets codebase,jsquad,pyref] [--perturb one-thread|unoptimized]
+    python bench/retrieval_check.py [--write] [--sets codebase,jsquad,pyref] [--perturb one-thread|unoptimized|segments]
 
 Prints R@1 / R@5 / MRR per set and mode (rules contexts, the default embedding model, bm25s, Chroma), and the
 FIGURES to put in the test beside the new baseline. Figures are deterministic on one machine. `--perturb` runs the
 int8 model's kernels another way — one thread (other partial sums), or ONNX Runtime's graph optimizations off (its
 quantize/matmul fusions not made) — and counts the questions that crossed a cut-off against the baseline: the
-nearest this machine comes to another CPU's kernels (docs/benchmarks.md).
+nearest this machine comes to another CPU's kernels (docs/benchmarks.md). `--perturb segments` builds each keyword
+index in two segments instead of one (90 % of the passages, then the other 10 % and 5 % of the first changed, as
+saves would leave them: issue 64) and counts the same.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help="write tests/files/retrieval/baseline/SET.json")
     parser.add_argument("--sets", default="codebase,jsquad,pyref")
-    parser.add_argument("--perturb", choices=("one-thread", "unoptimized"))
+    parser.add_argument("--perturb", choices=("one-thread", "unoptimized", "segments"))
     args = parser.parse_args()
     if args.perturb:
         _perturb(args.perturb)
@@ -68,7 +70,11 @@ def main() -> None:
 
 
 def _perturb(how: str) -> None:
-    """The int8 model's sessions made another way (every session the run opens)."""
+    """The int8 model's sessions made another way (every session the run opens), or the keyword index in two
+    segments."""
+    if how == "segments":
+        _in_two_segments()
+        return
     import onnxruntime
 
     made = onnxruntime.InferenceSession.__init__
@@ -82,6 +88,22 @@ def _perturb(how: str) -> None:
         made(self, graph, options, *rest, **named)
 
     onnxruntime.InferenceSession.__init__ = session
+
+
+def _in_two_segments() -> None:
+    from desktop_rag.storage.keyword_index import KeywordIndex
+
+    whole = KeywordIndex.rebuild
+
+    def in_two(self, items, stopped=lambda: False) -> int:
+        items = list(items)
+        later = [item for n, item in enumerate(items) if n % 10 == 0]
+        again = [item for n, item in enumerate(items) if n % 20 == 5]  # in the large segment, masked, written again
+        whole(self, [item for n, item in enumerate(items) if n % 10], stopped)
+        self.update(later + again, [chunk for chunk, _ in later + again], stopped)
+        return len(items)
+
+    KeywordIndex.rebuild = in_two  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

@@ -16,10 +16,11 @@ from desktop_rag.documents import NAME_ONLY, RULES_FOR_LOW_OCR, Chunk, ContextRe
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog_chunk_rows import ChunkRows
 from desktop_rag.storage.catalog_access import file_damage, may_write
-from desktop_rag.storage.catalog_connection import (KEYWORD_INDEX_DIRTY, WRITTEN, CatalogConnection, count_writes,
+from desktop_rag.storage.catalog_connection import (WRITTEN, CatalogConnection, count_writes,
                                                      damaged_message, open_connection, use_wal)
 from desktop_rag.storage.catalog_contexts import CatalogContexts
 from desktop_rag.storage.catalog_files import CatalogFiles, under
+from desktop_rag.storage.catalog_keyword_changes import CatalogKeywordChanges
 from desktop_rag.storage.catalog_filters import CatalogFilters
 from desktop_rag.storage.catalog_mailboxes import CatalogMailboxes
 from desktop_rag.storage.catalog_ocr import CHUNK_OCR_CONFIDENCE, CatalogOcr
@@ -65,6 +66,7 @@ class Catalog:
             self.review = CatalogReview(connection)
             self.run_work = CatalogRunWork(connection)
             self.upgrade_order = CatalogUpgradeOrder(connection)
+            self.keyword_changes = CatalogKeywordChanges(connection)
             if not self.read_only:
                 count_writes(self._db)
         except sqlite3.OperationalError:
@@ -195,7 +197,6 @@ class Catalog:
             self._rows.replace_chunks(doc_id, chunks, contexts, content_hash, manual, now)
             self._db.execute("DELETE FROM salvaged_contexts WHERE path = ?", (path,))  # given back, if any
             self.ocr.set_ocr_record(doc_id, ocr_confidence or {}, unread_scans)
-            self.mark_keyword_index_dirty()
             self._db.execute("DELETE FROM skipped_files WHERE path = ?", (path,))  # text now, if it was not
         return doc_id
 
@@ -226,8 +227,6 @@ class Catalog:
                 self._rows.drop_members(doc_id)
                 self._rows.drop_chunks(doc_id)
                 removed += self._db.execute("DELETE FROM documents WHERE id = ?", (doc_id,)).rowcount
-            if removed:
-                self.mark_keyword_index_dirty()
         return removed
 
     def _upsert_document(self, path, size, mtime_ns, content_hash, status, error, parser, title, text, pages, now):
@@ -337,7 +336,6 @@ class Catalog:
                     self._rows.drop_members(row[0])
                     self._rows.drop_chunks(row[0])
                     self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
-                    self.mark_keyword_index_dirty()
                 self._db.execute(
                     "UPDATE documents SET path = ?, title = CASE WHEN title = ? THEN ? ELSE title END WHERE id = ?",
                     (path, PurePath(doc.path).stem, PurePath(path).stem, doc.id),
@@ -356,16 +354,14 @@ class Catalog:
             self._rows.known_by_name(doc_id, path, row[0] or "", time.time(), row[1],
                                 json.loads(row[2]) if row[2] else None)
 
-    # The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The
-    # meta key keeps its first name, so libraries made before keep their state.
+    # Every change of a chunk's keyword text is noted by the catalog's triggers (catalog_keyword_changes.py).
     @property
     def keyword_index_dirty(self) -> bool:
-        return self._connection.meta(KEYWORD_INDEX_DIRTY, "0") == "1"
-
-    def mark_keyword_index_clean(self) -> None:
-        self._connection.set_meta(KEYWORD_INDEX_DIRTY, "0")
+        """A change the keyword index does not hold yet, or its rebuild asked."""
+        return self.keyword_changes.waiting
 
     def mark_keyword_index_dirty(self) -> None:
+        """The keyword index is to be made anew from every text (lost, damaged, another tokenizer)."""
         self._connection.mark_keyword_index_dirty()
 
     def index_built_with(self, part: str) -> str | None:

@@ -43,13 +43,13 @@ class ChunkRows:
         )
 
     def requeue(self, chunk_id: int) -> None:
-        """The chunk's index text changed: drop its vectors, embed it again, rebuild the keyword index."""
+        """The chunk's index text changed: drop its vectors, embed it again (the keyword index hears of it from
+        the catalog's triggers: catalog_keyword_changes.py)."""
         self._db.execute(
             "INSERT OR IGNORE INTO dense_deletions(chunk_id) SELECT id FROM chunks WHERE id = ? AND embedded",
             (chunk_id,),
         )
         self._db.execute("UPDATE chunks SET embedded = 0 WHERE id = ?", (chunk_id,))
-        self.connection.mark_keyword_index_dirty()
     def replace_chunks(self, doc_id: int, chunks, contexts, content_hash: str,
                         manual: Mapping[str, tuple[str, str | None]], now: float) -> None:
         """Store a document's new chunks. An old chunk row with the same text and the same context is kept
@@ -108,7 +108,6 @@ class ChunkRows:
         """The document's one passage is its name card (unchanged: its row and vector are kept)."""
         card = name_card(path, title, metadata)
         self.replace_chunks(doc_id, [name_chunk(card)], [ContextResult("", "none")], content_hash, {}, now)
-        self.connection.mark_keyword_index_dirty()
 
     def drop_members(self, doc_id: int) -> int:
         """The documents inside a file that is removed, fails, or is read again as something else: their chunks

@@ -15,8 +15,9 @@ from desktop_rag.remedies import REBUILD_DAMAGED
 from desktop_rag.storage.catalog_access import may_write, read_only_uri
 from desktop_rag.storage.serialized_connection import SerializedConnection
 
-# The keyword index (bm25s) has no incremental update: a change marks it to be rebuilt by the next sync. The meta
-# key keeps its first name, so libraries made before keep their state.
+# The keyword index is to be made anew from every text (lost, damaged, another tokenizer); a change of a chunk is
+# noted otherwise (catalog_keyword_changes.py). The meta key keeps its first name, so libraries made before keep
+# their state.
 KEYWORD_INDEX_DIRTY = "bm25_dirty"
 
 # What a view shows, and the tables whose rows it is made of: a write to any of them is counted (`Catalog.writes`).

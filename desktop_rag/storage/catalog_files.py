@@ -128,8 +128,8 @@ class CatalogFiles:
         with self._transaction():
             row = self._db.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
             if row is not None:
-                if self._rows.drop_chunks(row[0]) + self._rows.drop_members(row[0]):
-                    self._connection.mark_keyword_index_dirty()
+                self._rows.drop_chunks(row[0])
+                self._rows.drop_members(row[0])
                 self._db.execute("DELETE FROM documents WHERE id = ?", (row[0],))
             self._db.execute(
                 "INSERT INTO skipped_files(path, size, mtime_ns, reason, updated_at) VALUES (?, ?, ?, ?, ?)"

@@ -125,7 +125,7 @@ def test_a_rare_type_is_found_among_100k_other_chunks(library, docs):
     vectors = rng.normal(size=(len(ids), dimension)).astype(np.float32)
     catalog.mark_embedded(ids, ids, vectors)  # stored for the exact path; Chroma keeps the real chunks only
     library.keywords.rebuild(catalog.iter_keyword_texts())
-    catalog.mark_keyword_index_clean()
+    catalog.keyword_changes.rebuilt_up_to(catalog.keyword_changes.latest())
     assert catalog.chunk_count() > 100_000
     for mode in ("hybrid", "bm25", "dense"):
         result = library.search("garden shed paint type:spreadsheet", k=10, mode=mode)

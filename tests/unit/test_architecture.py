@@ -19,7 +19,7 @@ PACKAGE = Path(desktop_rag.__file__).parent
 MODULE_LINES = 350
 # Modules longer than that today, each at most as long as it is now: they are being cut (issue 39's composed parts);
 # a module that shrinks under the limit must leave this list, and none may join it.
-OVER_LENGTH = {"storage/catalog.py": 470, "ui/main_window.py": 449, "ui/search_panel.py": 405}
+OVER_LENGTH = {"storage/catalog.py": 465, "ui/main_window.py": 449, "ui/search_panel.py": 405}
 # Lowest first. A module imports modules of its own layer and of those before it, nothing above.
 LAYERS: dict[str, tuple[str, ...]] = {
     "shared": ("desktop_rag", "desktop_rag.errors", "desktop_rag.documents", "desktop_rag.config",

@@ -1,4 +1,4 @@
-"""The indexes of a run, derived from the catalog: the keyword index rebuilt when the catalog changed (now and then
+"""The indexes of a run, derived from the catalog: the keyword index updated when the catalog changed (now and then
 during a long run, so files read are searchable before it ends), then removed vectors dropped and pending chunks
 embedded, each batch marked done as soon as the dense index has it.
 """
@@ -17,9 +17,10 @@ from desktop_rag.core.indexing.report import Progress
 from desktop_rag.core.indexing.run_state import RunState
 from desktop_rag.core.llm.interrupt import Interrupted
 from desktop_rag.core.progress.pacing import FIRST_EMBEDDED_CHUNKS, KEYWORD_CATCH_UP_S
+from desktop_rag.core.indexing.keyword_upkeep import keywords_in_line
 from desktop_rag.storage.keyword_index import RebuildStopped
 
-# Before a rebuild is timed: bm25s tokenizes and indexes ~10k chunks in 1.2 s on 2 cores (offline-stack notes).
+# Before an update is timed: bm25s tokenizes and indexes ~10k chunks in 1.2 s on 2 cores (offline-stack notes).
 _KEYWORD_REBUILD_S_PER_CHUNK = 1.2e-4
 
 log = logging.getLogger(__name__)
@@ -38,28 +39,23 @@ class IndexSync:
 
     def keyword_index_catch_up(self) -> None:
         """During a run, files already catalogued become keyword-searchable now and then, not only at the run's
-        end (3 of 40 files were, 10 minutes into a run). The index is rebuilt whole, KEYWORD_CATCH_UP_S after the
-        last time or ten times that rebuild's overhead, whichever is longer."""
+        end (3 of 40 files were, 10 minutes into a run): KEYWORD_CATCH_UP_S after the last time or ten times that
+        update's overhead, whichever is longer."""
         since = time.monotonic() - self._rebuilt_at
-        if self._rebuild_s is None:  # not rebuilt in this run yet: its cost from the catalog's size
-            self._rebuild_s = self.lib.catalog.chunk_count() * _KEYWORD_REBUILD_S_PER_CHUNK
+        if self._rebuild_s is None:  # not updated in this run yet: a cost guessed from what changed
+            self._rebuild_s = self.lib.catalog.keyword_changes.count() * _KEYWORD_REBUILD_S_PER_CHUNK
         if since < max(KEYWORD_CATCH_UP_S, 10 * self._rebuild_s) or not self.lib.catalog.keyword_index_dirty:
-            return  # the clock first: the catalog is asked only when a rebuild is due, not after every file
+            return  # the clock first: the catalog is asked only when an update is due, not after every file
         try:
-            self._rebuild_keywords()
+            self._update_keywords()
         except RebuildStopped:
-            pass  # paused or cancelled: the run's next checkpoint holds it or ends it; a later catch-up rebuilds
+            pass  # paused or cancelled: the run's next checkpoint holds it or ends it; a later catch-up updates
 
-    def _rebuild_keywords(self) -> None:
-        """The keyword index rebuilt whole; its counter is the passages it holds (busy while it is rebuilt)."""
+    def _update_keywords(self) -> None:
+        """The keyword index in line with the catalog (its counter: the passages it holds; busy meanwhile)."""
         t0 = time.perf_counter()
         self.state.progress(Progress("index", self.summary.keyword_chunks or 0, None))
-        texts = self.lib.catalog.iter_keyword_texts()
-        try:
-            self.summary.keyword_chunks = self.lib.keywords.rebuild(texts, stopped=lambda: self.control.stopping)
-        finally:
-            texts.close()  # (given up: the catalog's cursor let go now, not when collected)
-        self.lib.catalog.mark_keyword_index_clean()
+        self.summary.keyword_chunks = keywords_in_line(self.lib, stopped=lambda: self.control.stopping)
         self._rebuild_s = time.perf_counter() - t0 - self.lib.keywords.tokenizing_s  # the overhead
         self._rebuilt_at = time.monotonic()
         self.state.progress(Progress("index", self.summary.keyword_chunks, self.summary.keyword_chunks,
@@ -67,7 +63,7 @@ class IndexSync:
         self.summary.phase_seconds["index"] += self._rebuild_s
 
     def sync_indexes(self) -> None:
-        """Bring BM25 and Chroma in line with the catalog: rebuild the keyword index if anything changed, then
+        """Bring BM25 and Chroma in line with the catalog: update the keyword index if anything changed, then
         drop removed vectors and embed pending chunks. Safe to call any time; does nothing when all is in sync."""
         self.sync_keywords()
         self.embed_pending()
@@ -76,7 +72,7 @@ class IndexSync:
         while self.lib.catalog.keyword_index_dirty:
             self.control.checkpoint()
             try:
-                self._rebuild_keywords()
+                self._update_keywords()
                 return
             except RebuildStopped:  # paused (held at the checkpoint, then rebuilt) or cancelled (Cancelled there)
                 continue

@@ -37,6 +37,7 @@ class Checkup:
     keyword_chunks: int | None = None  # None: no keyword index (missing, or to be rebuilt)
     waiting_to_embed: int = 0
     keyword_index_to_build: bool = False  # marked for rebuilding (a run cut short): the next sync builds it
+    keyword_changes_waiting: int = 0  # passages changed that the keyword index does not hold yet (the next sync)
 
     @property
     def healthy(self) -> bool:
@@ -50,6 +51,9 @@ class Checkup:
                         "meaning: meaning search does not find them until they are")
         if self.keyword_index_to_build:
             left.append("the keyword index waits to be built: keyword search finds nothing until it is")
+        elif self.keyword_changes_waiting:
+            left.append(f"{self.keyword_changes_waiting:,} passages changed wait to be made searchable by their "
+                        "words: keyword search finds them as they were until they are")
         return left
 
     def holdings(self) -> str | None:
@@ -85,7 +89,7 @@ def lost_indexes(library: IndexParts) -> list[str]:
         notices.append(f"the meaning index was empty although {embedded:,} passages had been put there (was its "
                        "folder removed?): every passage is made searchable by meaning again")
     problem = _keyword_files_problem(library)
-    if problem and not catalog.keyword_index_dirty:
+    if problem and not catalog.keyword_changes.rebuild_asked:
         catalog.mark_keyword_index_dirty()
         notices.append(f"the keyword index {problem}: it is built again")
     return notices
@@ -107,7 +111,10 @@ def examine(library: Library) -> Checkup:
     checkup.keyword_problem = _keyword_files_problem(library)
     if checkup.keyword_problem is None and library.keywords.exists:  # (a damaged one cannot be counted)
         checkup.keyword_chunks = len(library.keywords)
-    checkup.keyword_index_to_build = checkup.keyword_problem is None and catalog.keyword_index_dirty
+    changes = catalog.keyword_changes
+    to_build = changes.rebuild_asked or (library.keywords.segment_count == 0 and changes.waiting)
+    checkup.keyword_index_to_build = checkup.keyword_problem is None and to_build
+    checkup.keyword_changes_waiting = 0 if to_build else changes.count(waiting_only=True)
     if checkup.keyword_problem is None and not catalog.keyword_index_dirty and library.keywords.exists:
         in_index = library.keywords.chunk_ids()
         if in_index != in_catalog:
@@ -138,6 +145,8 @@ def repair(library: Library, checkup: Checkup, on_progress: ProgressCallback | N
             done.append(f"{checkup.waiting_to_embed:,} passages waiting were embedded")
         if checkup.keyword_index_to_build:
             done.append("keyword index built")
+        elif checkup.keyword_changes_waiting:
+            done.append(f"{checkup.keyword_changes_waiting:,} passages changed made searchable by their words")
         if done:
             library.indexes.sync_now(on_progress, control)
     return done
@@ -148,6 +157,6 @@ def _keyword_files_problem(library: IndexParts) -> str | None:
     damage = keywords.damage()
     if damage:
         return f"is damaged ({damage})"
-    if not keywords.exists and catalog.chunk_count() and not catalog.keyword_index_dirty:
+    if not keywords.exists and catalog.chunk_count() and not catalog.keyword_index_dirty:  # (dirty: a run builds it)
         return "is missing"
     return None

@@ -13,6 +13,7 @@ from typing import Protocol
 from desktop_rag.core.contexts.rules import RULES_VERSION, NoContextualizer
 from desktop_rag.core.files.parsers import revisions
 from desktop_rag.core.dense.tokens import ENGLISH_EMBEDDING_MODEL, embedding_model_id
+from desktop_rag.core.indexing.keyword_upkeep import merge_due, merge_keywords
 from desktop_rag.core.indexing.report import IndexSummary, ProgressCallback
 from desktop_rag.core.indexing.run import Indexer, IndexParts
 from desktop_rag.core.library.writing import LibraryWriter
@@ -20,6 +21,10 @@ from desktop_rag.core.progress.control import Cancelled, RunControl
 from desktop_rag.core.text.lexical import TOKENIZER_VERSION
 from desktop_rag.errors import CatalogDamaged
 from desktop_rag.storage.catalog_connection import damaged_message
+from desktop_rag.storage.keyword_index import RebuildStopped
+
+# Bump when the keyword index's files change so that one built before must be built again (1: segments, issue 64).
+KEYWORD_SEGMENTS = "1"
 
 
 class UpkeptLibrary(IndexParts, Protocol):
@@ -88,6 +93,12 @@ class IndexUpkeep:
                 catalog.mark_keyword_index_dirty()
                 self.notices.append("keyword search learnt new scripts: its index is built again")
             catalog.set_index_built_with("keyword_tokenizer", tokenizer)
+        if catalog.index_built_with("keyword_segments") != KEYWORD_SEGMENTS:
+            if has_chunks and not catalog.keyword_changes.rebuild_asked:
+                catalog.mark_keyword_index_dirty()
+                self.notices.append("the keyword index is built again in parts, so that a saved file is found by "
+                                    "its words at once in a library of any size")
+            catalog.set_index_built_with("keyword_segments", KEYWORD_SEGMENTS)
 
     def _read_again_by_newer_readers(self, has_chunks: bool) -> None:
         """Files read by a reader this version has improved are marked for the next run to read (revisions.py)."""
@@ -114,6 +125,28 @@ class IndexUpkeep:
     def sync(self, on_progress: ProgressCallback | None = None, control: RunControl | None = None) -> IndexSummary:
         with self.library.writer.writing():
             return self.sync_now(on_progress, control)
+
+    def merge_keywords(self, control: RunControl) -> bool:
+        """At rest, when it is worth it (keyword_upkeep.merge_due): the keyword index's segments merged; the
+        control's checkpoints (between blocks of ~0.5 s) apply what a person does meanwhile. False: not due."""
+        if self.library.catalog.read_only or not merge_due(self.library):
+            return False  # (asked first: the writer is taken only for a merge, which may start writing here)
+        with self.library.writer.writing():
+            if not merge_due(self.library):
+                return False
+
+            def stopped() -> bool:
+                try:
+                    control.checkpoint(between_documents=True)
+                except Cancelled:
+                    return True
+                return False
+
+            try:
+                merge_keywords(self.library, stopped)
+            except RebuildStopped:
+                pass  # cancelled (a stop): the index is as it was, merged another time
+            return True
 
     def sync_dense(self, control: RunControl | None = None) -> None:
         """Embed what waits (the keyword index is left for the next sync): cheap, for work that goes on."""

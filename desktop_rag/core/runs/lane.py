@@ -5,7 +5,8 @@
 1. Change batches the folder watcher hands over (a saved file is searchable within seconds), also between two
    documents of a run in hand (issue 49).
 2. Runs a person or an agent asked for (index, rebuild, repair, contextualize), one at a time.
-3. The LLM upgrade of rules contexts, one document at a time, when the schedule allows (core/runs/schedule.py:
+3. At rest, the keyword index's segments merged (core/runs/rest_merge.py).
+4. The LLM upgrade of rules contexts, one document at a time, when the schedule allows (core/runs/schedule.py:
    `auto`, not paused or off, idle, on mains, the hourly cap) and nothing else has arrived for MAKE_WAY_S.
 
 Anything of 1 or 2 arriving makes way: the model's call in hand is cut short (what is finished is kept) and the
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from desktop_rag.core.indexing.upgrade import UpgradeSummary
 from desktop_rag.core.progress.control import RunControl
 from desktop_rag.core.runs.edit_queue import EditQueue
+from desktop_rag.core.runs.rest_merge import RestMerge
 from desktop_rag.core.runs.schedule import BackgroundSchedule, Decision
 from desktop_rag.core.progress.pacing import (MAKE_WAY_S, RELEASE_MODEL_AFTER_S, RETRY_FIRST_S, RETRY_MAX_S,
                                              SCHEDULE_CHECK_S)
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
 
 
 class WriteLane:
@@ -98,6 +99,7 @@ class WriteLane:
         self.doing: str | None = None  # "changes", "run" or "upgrade" while the lane does it (the tray shows it)
         self._batch_control, self._applying = RunControl(), False  # of the batch in hand (whose steps apply none)
         self._thread: threading.Thread | None = None
+        self.rest_merge = RestMerge(library, self.serve_edits, self._apply_batches, self._failed)
 
     # -- from any thread --------------------------------------------------------------------------------------
 
@@ -156,6 +158,7 @@ class WriteLane:
         self.stop_requested.set()
         self.turn.stop()
         self._batch_control.cancel()
+        self.rest_merge.cancel()
         self._wake.set()
         self._edits.cancel_all()
 
@@ -167,6 +170,7 @@ class WriteLane:
 
     def _arrived(self) -> None:
         self.turn.make_way()
+        self.rest_merge.maybe_due = True
         self._nothing_to_upgrade = False  # new work may leave rules contexts to upgrade
         self._wake.set()
 
@@ -189,6 +193,8 @@ class WriteLane:
                 return
             self.serve_edits()
             if self._apply_batches() or self._carry_out_run():
+                continue
+            if self.turn.rested() and self.rest_merge.run_if_due():
                 continue
             if self._may_upgrade():
                 self._upgrade_one()
@@ -224,8 +230,7 @@ class WriteLane:
         if self.watcher is not None and summary.busy:
             self.watcher.retry_later(summary.busy)
         self._report(lambda: self.on_batch(batch, summary))
-        if self.on_applied is not None:
-            applied = self.on_applied
+        if (applied := self.on_applied) is not None:
             self._report(lambda: applied(summary))
         self._tell_changes(summary.changes)
         self._wake.set()  # go on with what else waits
@@ -320,6 +325,7 @@ class WriteLane:
             done.set()
             holding.join()
         self._upgrade_retry_s = RETRY_FIRST_S
+        self.rest_merge.maybe_due = True
         # No progress (nothing left, or no usable model): wait for the next change before trying again.
         self._nothing_to_upgrade = upgraded.upgraded_chunks == 0 and not upgraded.cancelled
         if self._nothing_to_upgrade:

@@ -58,6 +58,10 @@ class UpgradeTurn:
         self.schedule.observe()
         return self.schedule.decide(asked_now)
 
+    def rested(self) -> bool:
+        """Nothing arrived for make_way_s, and no person's question is being answered."""
+        return not self._people_using_the_model and self._clock() - self._made_way_at >= self.make_way_s
+
     def may_start(self, decision: Decision, writes_waiting: bool, something_waits: bool) -> bool:
         return (decision.may_run and self.control is None and not writes_waiting and something_waits
                 and not self._people_using_the_model and self._clock() - self._made_way_at >= self.make_way_s)

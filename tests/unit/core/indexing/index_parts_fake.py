@@ -58,16 +58,29 @@ class VectorStoreFake:
 
 
 class KeywordIndexFake:
-    """Counts its rebuilds and the texts it was given."""
+    """Counts its rebuilds and updates, and the texts it was given."""
 
     tokenizing_s = 0.0
+    merging = False
 
     def __init__(self):
-        self.rebuilds = 0
+        self.rebuilds = self.updates = 0
+        self.segment_count = 0
+        self._held = 0
 
     def rebuild(self, texts, stopped=lambda: False) -> int:
         self.rebuilds += 1
+        self.segment_count = 1
+        self._held = sum(1 for _ in texts)
+        return self._held
+
+    def update(self, texts, changed, stopped=lambda: False) -> int:
+        self.updates += 1
+        self.segment_count = 2
         return sum(1 for _ in texts)
+
+    def __len__(self) -> int:
+        return self._held
 
 
 class IndexPartsFake:

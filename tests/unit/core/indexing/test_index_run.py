@@ -222,6 +222,8 @@ class KeywordIndexCancelledMidwayFake:
 
     tokenizing_s = 0.0
 
+    segment_count, merging = 0, False
+
     def __init__(self, control: RunControl):
         self.control, self.rebuilds = control, 0
 

@@ -18,10 +18,18 @@ from desktop_rag.storage.use_notes import UseNotes
 from desktop_rag.service.runs import RunQueue, RunRegistry
 
 
+
+class NothingToMergeFake:
+    """The library's index upkeep as the lane's rest step sees it: never a keyword merge due."""
+
+    def merge_keywords(self, control) -> bool:
+        return False
+
 class QuietLibraryFake:
     def __init__(self):
         self.settings = Settings(contexts="rules")
         self.use_notes, self.catalog = UseNotes(), None  # (no search notes anything here)
+        self.indexes = NothingToMergeFake()
 
     def release_unused(self, seconds, embedder_after=None) -> None:
         pass

@@ -21,12 +21,20 @@ from fake_models import ANY_TIME, FakeClock
 from waiting import eventually
 
 
+
+class NothingToMergeFake:
+    """The library's index upkeep as the lane's rest step sees it: never a keyword merge due."""
+
+    def merge_keywords(self, control) -> bool:
+        return False
+
 class FailingLibraryFake:
     """Fails its first `failures` calls of each write; records what it applied."""
 
     def __init__(self, failures: int = 1):
         self.settings = Settings(contexts="auto", **ANY_TIME)
         self.use_notes, self.catalog = UseNotes(), None  # (no search notes anything here)
+        self.indexes = NothingToMergeFake()
         self.failures = {"apply": failures, "upgrade": failures}
         self.applied: list[set[str]] = []
         self.upgrade_calls = 0

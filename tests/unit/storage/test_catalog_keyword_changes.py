@@ -1,0 +1,43 @@
+from desktop_rag.documents import Chunk, ContextResult, keyword_text, text_hash
+from desktop_rag.storage.catalog import Catalog
+
+
+def save(catalog, path, texts):
+    chunks = [Chunk(i, t, 0, len(t), None, ["H"], 3, text_hash(t)) for i, t in enumerate(texts)]
+    contexts = [ContextResult(f"ctx {t}", "rules") for t in texts]
+    return catalog.save_document(path=path, size=10, mtime_ns=1, content_hash="h", parser="text", title="T",
+                                 text=" ".join(texts), page_count=None, chunks=chunks, contexts=contexts)
+
+
+def test_every_write_of_a_keyword_text_is_noted_in_order_and_forgotten_once_merged(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    changes = catalog.keyword_changes
+    assert not changes.waiting and changes.changed() == (0, [], [])
+    save(catalog, "/a.txt", ["heron", "kestrel"])
+    first, texts, changed = changes.changed()
+    assert first > 0 and len(changed) == 2 and catalog.keyword_index_dirty
+    assert [text for _, text in texts] == [keyword_text("ctx heron", "heron", ""),
+                                           keyword_text("ctx kestrel", "kestrel", "")]
+    changes.held_up_to(first)
+    assert not changes.waiting
+    heron = texts[0][0]
+    catalog.contexts.set_manual_context(heron, "a person's words")  # a context edited: noted again, later
+    assert changes.waiting and changes.latest() > first
+    assert changes.changed(after=first)[2] == [heron]
+    catalog.remove_documents([catalog.document("/a.txt").id])  # removed: still noted, without a text
+    latest, texts, changed = changes.changed()
+    assert texts == [] and len(changed) == 2
+    changes.merged_up_to(first)  # the merge held the first notes only: the later ones stay
+    assert changes.count() == 2 and changes.indexed() == first
+    changes.rebuilt_up_to(latest)
+    assert changes.count() == 0 and not changes.waiting
+    catalog.close()
+
+
+def test_a_rebuild_asked_waits_until_one_is_made(tmp_path):
+    catalog = Catalog(tmp_path / "c.sqlite3")
+    catalog.mark_keyword_index_dirty()
+    assert catalog.keyword_changes.rebuild_asked and catalog.keyword_index_dirty
+    catalog.keyword_changes.rebuilt_up_to(catalog.keyword_changes.latest())
+    assert not catalog.keyword_index_dirty
+    catalog.close()
