@@ -101,3 +101,21 @@ def test_a_rebuild_asked_reads_every_text_again(parts):
     save(parts.catalog, "/b.txt", ["kestrel meadow"])
     assert keywords_in_line(parts) == 2 and parts.keywords.segment_count == 1
     assert not parts.catalog.keyword_index_dirty
+
+
+def test_every_file_saved_at_any_of_a_merge_s_checkpoints_is_found_after_it(parts):
+    save(parts.catalog, "/a.txt", ["heron estuary"])
+    keywords_in_line(parts)
+    save(parts.catalog, "/b.txt", ["kestrel meadow"])
+    keywords_in_line(parts)
+    words: list[str] = []
+
+    def a_save_at_each_checkpoint() -> bool:
+        words.append(f"quince{len(words)}")
+        save(parts.catalog, f"/{words[-1]}.txt", [f"{words[-1]} orchard"])
+        keywords_in_line(parts)
+        return False
+
+    merge_keywords(parts, a_save_at_each_checkpoint)
+    assert words and all(found(parts, word) == {f"{word} orchard"} for word in words)
+    assert parts.keywords.chunk_ids() == parts.catalog.chunk_ids()
