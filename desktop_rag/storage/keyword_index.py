@@ -101,7 +101,7 @@ class KeywordIndex:
         RebuildStopped: given up, nothing changed. Returns the passages of the large segment."""
         segments = self._ensure_loaded()
         if len(segments) < 2:
-            return sum(int(s.rows - (s.masked.sum() if s.masked is not None else 0)) for s in segments)
+            return len(self)
         self.merging = True
         try:
             merged = merge(segments, segments[0].retriever.k1, segments[0].retriever.b, stopped)
@@ -291,7 +291,7 @@ class KeywordIndex:
         return replace(kept, masked=None)
 
     def __len__(self) -> int:
-        return sum(int(s.rows - (s.masked.sum() if s.masked is not None else 0)) for s in self._ensure_loaded())
+        return sum(segment.live_rows for segment in self._ensure_loaded())
 
     def search(self, query: str, n: int, prefixes: Sequence[str] = (),
                allowed: np.ndarray | None = None, parts: Sequence[str] = ()) -> list[tuple[int, float]]:

@@ -47,6 +47,11 @@ class Segment:
         return len(self.ids)
 
     @property
+    def live_rows(self) -> int:
+        """Its rows not masked."""
+        return self.rows - (int(self.masked.sum()) if self.masked is not None else 0)
+
+    @property
     def average_length(self) -> float:
         return float(self.lengths.mean()) if len(self.lengths) else 1.0
 

@@ -31,7 +31,7 @@ def keywords_in_line(library: KeywordParts, stopped: Callable[[], bool] = lambda
     """The passages the keyword index holds once it is in line with the catalog; RebuildStopped when `stopped()`."""
     catalog, keywords = library.catalog, library.keywords
     changes = catalog.keyword_changes
-    if changes.rebuild_asked or keywords.segment_count == 0:
+    if whole_build_due(library):
         seq = changes.latest()  # a change after this one is taken by the next update, whether read here or not
         texts = catalog.iter_keyword_texts()
         try:
@@ -46,6 +46,11 @@ def keywords_in_line(library: KeywordParts, stopped: Callable[[], bool] = lambda
     keywords.update(texts_changed, changed, stopped=stopped)
     changes.held_up_to(seq)
     return len(keywords)
+
+
+def whole_build_due(library: KeywordParts) -> bool:
+    """The next update builds the index anew from every text: asked, or nothing to add to."""
+    return library.catalog.keyword_changes.rebuild_asked or library.keywords.segment_count == 0
 
 
 def merge_keywords(library: KeywordParts, stopped: Callable[[], bool] = lambda: False) -> int:

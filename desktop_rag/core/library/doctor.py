@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from dataclasses import dataclass, field
 
+from desktop_rag.core.indexing.keyword_upkeep import whole_build_due
 from desktop_rag.storage.catalog_connection import damaged_message
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def examine(library: Library) -> Checkup:
     if checkup.keyword_problem is None and library.keywords.exists:  # (a damaged one cannot be counted)
         checkup.keyword_chunks = len(library.keywords)
     changes = catalog.keyword_changes
-    to_build = changes.rebuild_asked or (library.keywords.segment_count == 0 and changes.waiting)
+    to_build = changes.waiting and whole_build_due(library)
     checkup.keyword_index_to_build = checkup.keyword_problem is None and to_build
     checkup.keyword_changes_waiting = 0 if to_build else changes.count(waiting_only=True)
     if checkup.keyword_problem is None and not catalog.keyword_index_dirty and library.keywords.exists:
