@@ -113,6 +113,8 @@ def test_a_save_during_a_merge_is_found_in_a_second_and_ctrl_c_leaves_the_index_
         assert _found(data_dir, "quokka") and _found(data_dir, "wallaby")
 
         (docs / "later.md").write_text("# Later\n\nnumbat burrows in the woodland.\n")
+        # (the save during the merge left a change: another merge may have begun already, before this save)
+        eventually(lambda: _found(data_dir, "numbat"), timeout=10, interval=0.02)
         eventually(lambda: _last(marks) == "started", timeout=30)  # the next merge, at rest
         watcher.send_signal(signal.SIGINT)
         _, stderr = watcher.communicate(timeout=30)
