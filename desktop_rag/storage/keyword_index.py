@@ -77,7 +77,8 @@ class KeywordIndex:
         now and then (RebuildStopped: nothing changed)."""
         ids, corpus, vocabulary = self._tokenized(items, stopped, keep=False)
         with full_disk_said(self.folder):
-            return self._swap_in([self._write_segment(ids, corpus, vocabulary)] if ids else [])
+            self._swap_in([self._write_segment(ids, corpus, vocabulary)] if ids else [])
+        return len(ids)
 
     def update(self, items: Iterable[tuple[int, str]], changed: Sequence[int],
                stopped: Callable[[], bool] = lambda: False) -> int:
@@ -88,7 +89,8 @@ class KeywordIndex:
         large = self._generations()[:1]
         with full_disk_said(self.folder):
             if not large:  # nothing to add to: the changes are the index
-                return self._swap_in([self._write_segment(ids, corpus, vocabulary)])
+                self._swap_in([self._write_segment(ids, corpus, vocabulary)])
+                return len(ids)
             delta = self._write_segment(ids, corpus, vocabulary, masked=changed) if ids or changed else None
             self._swap_in(large + ([delta] if delta else []))
         return len(ids)
@@ -187,15 +189,14 @@ class KeywordIndex:
             raise
         return target.name
 
-    def _swap_in(self, generations: list[str]) -> int:
+    def _swap_in(self, generations: list[str]) -> None:
+        """CURRENT names `generations` (written whole by _saved, or not at all) from now on."""
         before = self._generations()
-        live = [g for g in generations if (self.folder / g / _IDS_FILE).is_file()]
         tmp = self.folder / (CURRENT + ".tmp")
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(" ".join(live), encoding="utf-8")
+        tmp.write_text(" ".join(generations), encoding="utf-8")
         os.replace(tmp, self.folder / CURRENT)
-        self._remove_old_generations(keep=set(live) | set(before))
-        return sum(len(np.load(self.folder / g / _IDS_FILE, mmap_mode="r")) for g in live[:1])
+        self._remove_old_generations(keep=set(generations) | set(before))
 
     def _remove_old_generations(self, keep: set[str]) -> None:
         for entry in self.folder.iterdir():
@@ -286,7 +287,8 @@ class KeywordIndex:
         kept = self._segments.get(generation)
         if kept is None:
             kept = _load_segment(self.folder / generation)
-            self._segments = {g: s for g, s in self._segments.items() if g in self._generations()}
+            current = set(self._generations())
+            self._segments = {g: s for g, s in self._segments.items() if g in current}
             self._segments[generation] = kept
         return replace(kept, masked=None)
 
