@@ -55,9 +55,9 @@ def _real_paragraphs() -> list[str]:
     return paragraphs
 
 
-def _fill(catalog: Catalog, passages: int, seed: int = 7) -> None:
-    """Documents of 10 passages: two in three mail-like (a sender, a subject, Zipf words), the rest notes and, one
-    passage in ten, a real paragraph of the retrieval check's files."""
+def documents(passages: int, seed: int = 7):
+    """(path, texts) of documents of 10 passages: two in three mail-like (a sender, a subject, Zipf words), the rest
+    notes and, one passage in ten, a real paragraph of the retrieval check's files."""
     rng = random.Random(seed)
     vocab = vocabulary(60_000, rng)
     cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(vocab))))  # Zipf
@@ -72,7 +72,12 @@ def _fill(catalog: Catalog, passages: int, seed: int = 7) -> None:
             words = rng.choices(vocab, cum_weights=cumulative, k=rng.randint(30, 120))
             prefix = f"From: {rng.choice(senders)} Subject: {' '.join(words[:4])}. " if d % 3 else ""
             texts.append(prefix + " ".join(words) + ".")
-        _save(catalog, f"/home/person/{'mail' if d % 3 else 'notes'}/{d:07d}.txt", texts)
+        yield f"{'mail' if d % 3 else 'notes'}/{d // 1000:03d}/{d:07d}.txt", texts
+
+
+def _fill(catalog: Catalog, passages: int) -> None:
+    for path, texts in documents(passages):
+        _save(catalog, f"/home/person/{path}", texts)
 
 
 def _save(catalog: Catalog, path: str, texts: list[str]) -> None:

@@ -21,6 +21,7 @@ class SearchAnswer(TypedDict):
     nothing_left: bool
     facets: dict[str, int] | None
     meaning_covers: tuple[int, int] | list[int] | None
+    meaning_pending: bool  # by words alone for now: the meaning index is opening (core/search/meaning_wait.py)
     match: dict[str, list[str]] | None  # the query's words as the search parsed them (QueryMatch.to_dict)
     filter_words: list[list[str]]  # the query's own filter words as the search parsed them: [key, value] each
     results: list[dict[str, Any]]  # Hit.to_dict each

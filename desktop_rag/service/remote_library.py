@@ -60,9 +60,10 @@ class RemoteLibrary:
     # -- searching ------------------------------------------------------------------------------------------
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
-               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
+               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False,
+               words_first: bool = False) -> SearchResult:
         answer = self._run(wire.Search(query=query, limit=min(k, MAX_LIMIT), mode=mode, rerank=rerank,
-                                       filters=filters, sort=sort, facets=facets))
+                                       filters=filters, sort=sort, facets=facets, words_first=words_first))
         return _result(answer)  # (its match: the words the search parsed, carried, never parsed again here)
 
     def ask(self, question: str, filters: SearchFilters | None, ask_id: str) -> AskAnswer:
@@ -76,11 +77,13 @@ class RemoteLibrary:
         return _result(self._run(wire.Search(similar_to=chunk_id, limit=min(k, MAX_LIMIT), filters=filters)))
 
     def load_embedding_model(self) -> None:
-        """A search answered once, by meaning and by words: the service has its model, its vector store and its
+        """A search answered once by meaning, once by words: the service has its model, its vector store and its
         keyword index loaded when this returns (by meaning alone, the first search then loaded the keyword index:
-        ~0.5 s at 110k chunks)."""
+        ~0.5 s at 110k chunks). Not one hybrid search: that answers by words while the store opens
+        (core/search/meaning_wait.py), 7-17 s at a million passages."""
         try:
-            self._run(wire.Search(query="warm up", limit=1, mode="hybrid"))
+            for mode in ("dense", "bm25"):
+                self._run(wire.Search(query="warm up", limit=1, mode=mode))
         except UserError:
             pass  # nothing indexed yet: the first run loads it
 

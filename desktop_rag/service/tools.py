@@ -85,12 +85,13 @@ class LibraryTools:
                 raise BadInput("the query is empty: give a question or some keywords (or filters alone)")
             asked = min(r.limit * 5, 500) if r.score_threshold is not None else r.limit
             result = self.library.search(r.query, k=asked, mode=r.mode, rerank=r.rerank, filters=narrowed,
-                                         sort=r.sort, facets=r.facets)
+                                         sort=r.sort, facets=r.facets, words_first=r.words_first)
         hits = [h for h in result.hits
                 if r.score_threshold is None or h.scores.strength >= r.score_threshold][:r.limit]
         return {"query": result.query, "mode": result.mode, "reranked": result.reranked, "weak": result.weak,
                 "notices": result.notices, "filters": result.filters.to_dict(), "nothing_left": result.nothing_left,
                 "facets": result.facets, "meaning_covers": result.meaning_covers,
+                "meaning_pending": result.meaning_pending,
                 "match": result.match.to_dict() if result.match is not None else None,
                 "filter_words": [list(word) for word in result.filter_words],
                 "results": [h.to_dict() for h in hits], "served_by": self.served_by}

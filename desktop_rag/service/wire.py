@@ -67,6 +67,9 @@ class Search(Request[SearchAnswer]):
     # counts. The fields above are an agent's way of saying the same.
     filters: Annotated[SearchFilters | None, Limits(for_agents=False)] = None
     facets: Annotated[bool, Limits(for_agents=False)] = False
+    # The window's and the quick search's: a hybrid search answers by words while the embedding model loads or the
+    # meaning index opens (core/search/meaning_wait.py), and they ask again; an agent or the CLI waits for both.
+    words_first: Annotated[bool, Limits(for_agents=False)] = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,9 +18,16 @@ def under(column: str, folder: str) -> tuple[str, tuple]:
     """The SQL condition "`column` is `folder` or a path below it" (either separator, or inside it: a member of an
     archive or a mailbox), with its parameters."""
     prefix = folder.rstrip("/\\")
-    return (f"({column} = ? OR substr({column}, 1, ?) IN (? || '/', ? || '\\')"
-            f" OR substr({column}, 1, ?) = ? || '{MEMBER_SEPARATOR}')",
-            (prefix, len(prefix) + 1, prefix, prefix, len(prefix) + len(MEMBER_SEPARATOR), prefix))
+    # Each "begins with" as a range of the column's index (the text up to the one with its last character next in
+    # order): at 100k documents, a folder's 66k took 157 ms through substr() of every path, 75-123 ms so (issue 64).
+    starts = [prefix + "/", prefix + "\\", prefix + MEMBER_SEPARATOR]
+    ranges = " OR ".join(f"({column} >= ? AND {column} < ?)" for _ in starts)
+    return f"({column} = ? OR {ranges})", (prefix, *[bound for start in starts for bound in (start, _next(start))])
+
+
+def _next(start: str) -> str:
+    """The first text after every text that begins with `start` (SQLite compares UTF-8 bytes: code point order)."""
+    return start[:-1] + chr(ord(start[-1]) + 1)
 
 
 class CatalogFiles:

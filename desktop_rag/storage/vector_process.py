@@ -32,19 +32,29 @@ class VectorStoreProcess:
                                   error=VectorStoreError,
                                   before_start=lambda: end_an_orphan_holding_the_store(Path(path).parent))
         self.resting = False  # the child let go of the store's index (rest_if_unused); the next call opens it
+        # Set once the child has answered a call since it started or rested: its store is open (or it said why
+        # not), and a query waits for no opening (ready_within).
+        self._answered = threading.Event()
 
     @property
     def _process(self):  # for tests that kill the child
         return self._child._process
 
     def _call(self, method: str, *args):
-        self.resting = method == "rest"  # said before the call: a call waiting meanwhile says it opens the store
+        resting = self.resting = method == "rest"  # said before the call: a call waiting meanwhile opens the store
+        if resting:
+            self._answered.clear()
         try:
-            return self._child.call(method, *args)
+            answer = self._child.call(method, *args)
         except VectorStoreError:
+            self._answered.set()  # the store says why it cannot be used: a search says it too, without waiting
             raise
         except ChildFailed as exc:  # the child died or did not start
+            self._answered.set()
             raise VectorStoreError(str(exc)) from exc
+        if not resting:
+            self._answered.set()
+        return answer
 
     def count(self) -> int:
         return self._call("count")
@@ -80,6 +90,16 @@ class VectorStoreProcess:
             return False
         self._call("rest")  # a call arriving meanwhile waits on the lane, then opens the store again
         return True
+
+    def ready_within(self, seconds: float) -> bool:
+        """True when a query would not wait for the store to open (it is open, or says why it cannot be), waiting
+        at most `seconds` for that; the store is opened meanwhile. At a million passages it opens in 7 s (17 s
+        with nothing of it in the system's file cache, bench/million_library.py): a hybrid search answers by
+        words meanwhile (core/search/meaning_wait.py)."""
+        if self.resting or not self._child.running:
+            self._answered.clear()
+            self.wake()
+        return self._answered.wait(seconds)
 
     def wake(self) -> None:
         """Open the store in its child now, on a thread of its own (a search after a rest embeds its query

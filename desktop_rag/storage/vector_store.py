@@ -68,6 +68,10 @@ class VectorStore:
         if close is not None:
             close()
 
+    def ready_within(self, seconds: float) -> bool:
+        """Open since it was made (in this process: the vector store's child opens it apart, vector_process.py)."""
+        return True
+
     def _open(self):
         return self._client.get_or_create_collection(
             self._name, configuration={"hnsw": HNSW_CONFIG}, embedding_function=None

@@ -3,7 +3,7 @@ folder's menu re-scans or removes it, or turns OCR of its scans and images off o
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
@@ -136,15 +136,18 @@ class FoldersPanel(QWidget):
         self.ocr_toggled.emit(folder, on)
 
     def show_states(self, states: list[FolderState], pending: Set[str] = frozenset(),
-                    indexing: Set[str] = frozenset()) -> None:
+                    running: Mapping[str, str] | None = None) -> None:
+        """`running`: the folders a run holds, each with the run's word for it ("catching up…")."""
+        running = running or {}
         current = self.selected()
         self.list.clear()
         for state in states:
             counts = f"{how_many(state.indexed, 'file')}, {how_many(state.chunks, 'passage')}" + (
                 f", {state.failed:,} failed" if state.failed else "") + (
                 f", {state.skipped:,} skipped" if state.skipped else "")
-            if state.path in indexing:
-                status = f"indexing… ({counts} so far)" if state.indexed else "indexing…"
+            if state.path in running:
+                word = running[state.path]
+                status = f"{word} ({counts} so far)" if state.indexed else word
             elif state.path in pending:
                 status = "waiting to be indexed"
             else:

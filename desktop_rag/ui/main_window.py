@@ -397,14 +397,14 @@ class MainWindow(QMainWindow):
     def _refresh_folders(self) -> None:
         if not self._started:
             return
-        queued, indexing = self.runs.folders_in_hand
+        queued, running = self.runs.folders_in_hand
 
         def show(found) -> None:
             states, self.folders.upgrade_first = found
             self.folders.no_ocr = set(self.library.settings.ocr_skip_folders)
             known = {s.path for s in states}
-            extra = [FolderState(f, 0, 0, 0) for f in sorted(queued | indexing) if f not in known]
-            self.folders.show_states(states + extra, queued, indexing)
+            extra = [FolderState(f, 0, 0, 0) for f in sorted(queued | running.keys()) if f not in known]
+            self.folders.show_states(states + extra, queued, running)
             self.search.set_folders([s.path for s in states])
 
         reads = self.library.reads

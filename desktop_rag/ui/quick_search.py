@@ -29,6 +29,7 @@ from desktop_rag.core.search.grouping import (group_by_document, no_good_match_w
                                               without_weak_tail)
 from desktop_rag.core.search.filters import SearchFilters
 from desktop_rag.core.search.highlight import QueryMatch
+from desktop_rag.core.search.meaning_wait import ASK_AGAIN_MS
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import MEMBER_SEPARATOR
 from desktop_rag.errors import UserError
@@ -75,11 +76,11 @@ class ServiceSearch:
 
     def __call__(self, query: str) -> SearchResult:
         if self._here is not None:
-            return SearchResult.from_dict(self._here.run(wire.Search(query=query, limit=HITS)))
+            return SearchResult.from_dict(self._here.run(wire.Search(query=query, limit=HITS, words_first=True)))
         for attempt in range(2):
             client = self._client or self._connect()
             try:
-                return SearchResult.from_dict(client.run(wire.Search(query=query, limit=HITS)))
+                return SearchResult.from_dict(client.run(wire.Search(query=query, limit=HITS, words_first=True)))
             except EndpointGone:  # it stopped meanwhile: asked again of whoever answers now
                 self._client = None
                 if attempt:
@@ -285,6 +286,8 @@ class QuickSearch(QWidget):
         elif left_out:
             notices = f"{not_listed_words(left_out)}. {notices}"
         self.status.setText(notices.strip() if result.hits else f"No results. {notices}".strip())
+        if result.meaning_pending:  # by words while the service's meaning index opens: asked again till it answers
+            QTimer.singleShot(ASK_AGAIN_MS, lambda: number == self._asked and self.search_now())
 
     def _say(self, number: int, message: str) -> None:
         if number == self._asked:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QL
 from desktop_rag.core.answering.asking import NOT_SAID
 from desktop_rag.core.search.grouping import group_by_document, without_weak_tail
 from desktop_rag.core.search.highlight import QueryMatch
+from desktop_rag.core.search.meaning_wait import ASK_AGAIN_MS
 from desktop_rag.core.search.query import without_filter_word
 from desktop_rag.core.search.searcher import Hit, SearchResult
 from desktop_rag.documents import folder_and_name, how_many
@@ -108,9 +109,8 @@ class SearchPanel(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(self.answer)  # as tall as its answer (ui/answer_view.py); the hits take the rest
         layout.addWidget(split, 1)
-        self.setTabOrder(self.query, self.mode)
-        self.setTabOrder(self.mode, self.rerank)
-        self.setTabOrder(self.rerank, self.results)
+        for before, after in ((self.query, self.mode), (self.mode, self.rerank), (self.rerank, self.results)):
+            self.setTabOrder(before, after)
 
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.search_now)
@@ -130,8 +130,8 @@ class SearchPanel(QWidget):
         self.mode.currentIndexChanged.connect(lambda _: self.search_now())
         self.rerank.toggled.connect(lambda _: self.search_now())
         self.results.currentRowChanged.connect(self._show_preview)
-        self._not_opened.connect(self._say_not_opened)
         self._opening = ""  # the name of what Open asked the system for last
+        self._not_opened.connect(lambda: self.message.setText(not_opened_words(self._opening)))
         # Esc in the field clears it; in the results it returns to the field (eventFilter): the field's own only.
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self.query, activated=self.clear,  # type: ignore[call-overload]
                   context=Qt.ShortcutContext.WidgetShortcut)  # (Qt's keywords, which its stubs do not list)
@@ -173,7 +173,8 @@ class SearchPanel(QWidget):
         self.status.emit("Searching…")
         self.runner.search(
             lambda: nothing_indexed_is_none(lambda: self.library.search(
-                text, k=HITS_ASKED, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True)),
+                text, k=HITS_ASKED, mode=mode, rerank=rerank, filters=filters, sort=sort, facets=True,
+                words_first=True)),
             on_done=lambda result: self._show(number, result),
             on_error=lambda message: self._show_error(number, message),
         )
@@ -227,6 +228,8 @@ class SearchPanel(QWidget):
             self.status.emit(message)
             return
         self._shown_query, self._match = result.query, result.match
+        if result.meaning_pending:  # by words while the service's meaning index opens: asked again till it answers
+            QTimer.singleShot(ASK_AGAIN_MS, lambda: number == self._query_sent and self.search_now())
         self.filter_bar.show_query_filters(result.filter_words)  # as the search parsed them: the one parse
         self.filter_bar.show_facets(result.facets)
         shown, left_out = without_weak_tail(result.hits)
@@ -343,8 +346,8 @@ class SearchPanel(QWidget):
             return
         hit = self.hits[row]
         show_in_document(self.preview, self.runner, self.library, hit.chunk_id, self._cited.get(row, self._match),
-                         hit.context,
-                         hit.context_source, fallback=hit.text, questions=hit.questions, colors=self._colors)
+                         hit.context, hit.context_source, fallback=hit.text, questions=hit.questions,
+                         colors=self._colors)
 
     def hit_menu(self, row: int):
         hit = self.hits[row]
@@ -362,9 +365,6 @@ class SearchPanel(QWidget):
 
     def open_folder_in_system(self, folder: str) -> None:
         open_folder_in_file_manager(folder, self._not_opened.emit)
-
-    def _say_not_opened(self) -> None:
-        self.message.setText(not_opened_words(self._opening))
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
         """Ctrl+Enter in the field asks; Down moves into the results (when the recent searches are not showing), or

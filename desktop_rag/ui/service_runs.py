@@ -18,6 +18,10 @@ from desktop_rag.ui.errors import ended_text, sentences
 TITLES = {"catch-up": "Catching up with what changed while nothing watched the folders, and what was left to do…",
           "repair": "Checking the indexes against the catalog…", "rebuild": "Rebuilding the indexes from the catalog…",
           "upgrade": "Writing LLM contexts (asked from the command line)…"}
+# A folder's line in the Folders panel while a run holds it: the run's own word, as its title says it (a catch-up
+# was "indexing…" there while the Progress tab said "Catching up…": two words for one state).
+FOLDER_WORDS = {"catch-up": "catching up…", "repair": "checking…", "rebuild": "rebuilding…",
+                "upgrade": "writing LLM contexts…"}
 
 
 class RemoteRunControl:
@@ -130,10 +134,12 @@ class ServiceRuns(QObject):
         self.active.clear()
 
     @property
-    def folders_in_hand(self) -> tuple[set[str], set[str]]:
-        """(queued, indexing): the folders of the runs waiting and of the one running."""
+    def folders_in_hand(self) -> tuple[set[str], dict[str, str]]:
+        """(queued, running): the folders of the runs waiting, and those of the one running with its word for what
+        it does ("indexing…", "catching up…")."""
         queued = {p for s in self.active.values() if s["state"] == "queued" for p in s["paths"]}
-        running = {p for s in self.active.values() if s["state"] == "running" for p in s["paths"]}
+        running = {p: FOLDER_WORDS.get(s.get("kind", "index"), "indexing…")
+                   for s in self.active.values() if s["state"] == "running" for p in s["paths"]}
         return queued, running
 
     def building_note(self) -> str:

@@ -114,3 +114,22 @@ def test_the_reranker_scores_in_the_child_as_in_process(tmp_path, models):
     in_child = models.reranker(folder).score("heron", TEXTS)
     assert len(in_child) == 3 and len(set(in_child)) == 3  # three passages, three different scores
     assert np.allclose(in_child, Reranker(folder).score("heron", TEXTS), atol=1e-4)
+
+
+def test_ready_within_loads_the_model_on_a_thread_and_a_model_that_fails_says_so_when_used(tmp_path, models):
+    """A hybrid search from the window does not wait for the model's load (core/search/meaning_wait.py): asked with
+    no time to spare, the model is not ready yet and loads meanwhile; a missing model is 'ready' at once, so that
+    the search that uses it says why."""
+    assert not models.ready_within(0)  # starting a child and loading a model take seconds
+    assert models.ready_within(120) and models.loaded and models.ready_within(0)
+    assert models.end_if_unused(0) and not models.loaded  # the service's rest
+    assert not models.ready_within(0)
+    assert models.ready_within(120) and models.loaded
+
+    missing = EmbedderProcess(tmp_path / "no-such-model")
+    try:
+        assert missing.ready_within(120) and not missing.loaded
+        with pytest.raises(Exception, match="no-such-model"):
+            missing.embed_query("heron")
+    finally:
+        missing.close()

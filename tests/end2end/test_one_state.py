@@ -243,13 +243,15 @@ def test_one_state_everywhere_through_a_pause_a_rescan_a_kill_and_the_llm_paused
         sampler.until(lambda s: (s.status or {}).get("doing") == "catching up"
                       and s.status.get("share_done") is not None)
         restarted = len(sampler.samples)
+        # The folder's line says what the Progress tab says (it said "indexing…" beside "Catching up…")
+        qtbot.waitUntil(lambda: "catching up…" in window.folders.list.item(0).text(), timeout=5000)
         assert sampler.samples[-1].status["share_done"] >= before_kill - 0.01, (before_kill, sampler.samples[-1])
         sampler.until(lambda s: (s.status or {}).get("doing") not in ("catching up", "indexing")
                       and window.progress.title.text().startswith(("Done", "Up to date")))
         run_ended = sampler.samples[-1].at
         assert _nothing_waits(data_dir)
         # The killed service told no end of its run: the folders' panel said "indexing…" after everything was done
-        qtbot.waitUntil(lambda: "indexing" not in window.folders.list.item(0).text(), timeout=5000)
+        qtbot.waitUntil(lambda: "…" not in window.folders.list.item(0).text(), timeout=5000)
 
         # After the end, a re-scan: the work is kept, and the bar says so.
         ended: list[dict] = []

@@ -456,6 +456,45 @@ def test_right_after_start_search_matches_keywords_until_the_model_has_loaded(qt
         stop_the_service(data)
 
 
+def test_while_the_service_s_meaning_index_opens_the_window_shows_word_matches_then_asks_again(qtbot, tmp_path, docs,
+                                                                                               monkeypatch):
+    """After the service's rest, or at its start in a large library, its meaning index takes seconds to open (17 s
+    at a million passages: core/search/meaning_wait.py): the service answers a hybrid search by words meanwhile,
+    and the window asks again until meaning joins in. The store is kept opening by holding Chroma's open lock."""
+    from desktop_rag.core.library.library import Library
+    from desktop_rag.platform.file_locks import one_at_a_time
+    from desktop_rag.storage.vector_store import OPEN_LOCK_FILE
+    from desktop_rag.ui.app import AppSession
+
+    monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
+    data = tmp_path / "data"
+    settings = Settings(contexts="rules", llm_upgrade_when_idle=False, keep_fresh_when_closed=False)
+    settings.save(data)
+    with Library(data, settings) as indexed_before:
+        indexed_before.index([heron_folder(docs)])
+    opening = one_at_a_time(data / OPEN_LOCK_FILE)
+    opening.__enter__()
+    session = AppSession(data)
+    try:
+        win = session.window
+        with qtbot.waitActive(win):
+            win.show()
+        win.search.meaning_model_loading = False  # as after a rest: the window had its answers by meaning before
+        search_and_wait(qtbot, win, "heron fish", model_loaded=False)
+        assert "meaning index is still opening" in win.search.message.text()
+        assert win.search.hits[0].scores.dense is None and win.search.hits[0].scores.bm25 is not None
+        opening.__exit__(None, None, None)
+        qtbot.waitUntil(lambda: bool(win.search.hits) and win.search.hits[0].scores.dense is not None,
+                        timeout=WAIT_MS)
+        assert "still opening" not in win.search.message.text()
+        assert win.search.hits[0].path.endswith("birds.pdf")
+    finally:
+        opening.__exit__(None, None, None)
+        session.window.close()
+        session.close()
+        stop_the_service(data)
+
+
 def test_shown_results_follow_a_switch_to_a_dark_palette(qtbot, window, docs, qapp):
     from PySide6.QtGui import QColor, QPalette
 

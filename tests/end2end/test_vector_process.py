@@ -115,3 +115,46 @@ def test_a_store_made_with_chroma_s_default_sync_threshold_takes_ours(tmp_path):
         store = VectorStore(tmp_path / "chroma")
         assert store._collection.configuration["hnsw"]["sync_threshold"] == HNSW_CONFIG["sync_threshold"] == 100
         store.close()
+
+
+def test_a_hybrid_search_while_the_store_opens_answers_by_words_and_meaning_joins_in_when_it_has(docs, data_dir):
+    """At a million passages the store opens in 7-17 s (core/search/meaning_wait.py): a hybrid search from the
+    window or the quick search answers by words meanwhile and says so; by meaning alone, or an agent's, waits. The store is kept opening here by holding Chroma's open
+    lock, which the child's opening takes (storage/vector_store.py)."""
+    import threading
+
+    from desktop_rag.config import Settings
+    from desktop_rag.core.library.library import Library
+    from desktop_rag.core.search.meaning_wait import OPENING
+    from desktop_rag.platform.file_locks import one_at_a_time
+    from desktop_rag.storage.vector_store import OPEN_LOCK_FILE
+
+    (docs / "kayak.md").write_text("# Kayak\n\nThe sea kayak's rudder cable snapped near the skerries.\n")
+    (docs / "pump.md").write_text("# Pump\n\nPrime the pump before the first start.\n")
+    with Library(data_dir, Settings(contexts="rules"), child_processes=True) as library:
+        library.index([docs])
+        opened = library.search("rudder cable", k=2)
+        assert not opened.meaning_pending and opened.hits[0].scores.dense is not None
+        library.vectors.rest_if_unused(0)
+        answers: dict = {}
+
+        def search(mode: str, words_first: bool = False) -> threading.Thread:
+            asked = threading.Thread(target=lambda: answers.update(
+                {(mode, words_first): library.search("rudder cable", 2, mode, words_first=words_first)}))
+            asked.start()
+            return asked
+
+        with one_at_a_time(data_dir / OPEN_LOCK_FILE):
+            search("hybrid", words_first=True).join(30)  # (a timeout: a search that waited would hang the test)
+            meanwhile = answers["hybrid", True]
+            assert meanwhile.meaning_pending and OPENING in meanwhile.notices
+            assert meanwhile.hits[0].path == str(docs / "kayak.md") and meanwhile.hits[0].scores.dense is None
+            waiting = [search("dense"), search("hybrid")]  # by meaning alone, or by both as an agent asks: they wait
+            waiting[0].join(2.0)
+            assert all(asked.is_alive() for asked in waiting)
+        for asked in waiting:
+            asked.join(60)
+        assert answers["dense", False].hits[0].path == str(docs / "kayak.md")
+        assert answers["hybrid", False].hits[0].scores.dense is not None
+        after = library.search("rudder cable", k=2, words_first=True)
+        assert not after.meaning_pending and after.hits[0].scores.dense is not None

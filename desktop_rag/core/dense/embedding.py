@@ -110,6 +110,11 @@ class Embedder:
         flag = self._abort_flag
         return self._load().encode(texts, "passage", self.batch_size, stopped=lambda: bool(flag.value))
 
+    def ready_within(self, seconds: float) -> bool:
+        """In this process the model loads within the call that first needs it (the service's is apart:
+        model_process.py)."""
+        return True
+
     def embed_query(self, text: str) -> np.ndarray:
         return self._encode([text], "query")[0]
 

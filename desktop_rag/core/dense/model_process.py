@@ -10,6 +10,7 @@ batch of chunks; the child runs both at once, as the in-process embedder did on 
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,8 @@ class EmbedderProcess:
         self._child = ChildObject(ModelsInChild, (str(self.model_path), precision, batch_size, self._guard.flag),
                                   name="the embedding model", lanes=(_INDEXING, _SEARCH), error=None)
         self._facts: dict | None = None
+        self._settled = threading.Event()  # the model loaded (or failed to: the search that uses it says why)
+        self._loader: threading.Thread | None = None  # ready_within's: one at a time
 
     @property
     def name(self) -> str:
@@ -71,6 +74,27 @@ class EmbedderProcess:
     def running(self) -> bool:
         """The model's child is there (it ends after a rest in the service: end_if_unused)."""
         return self._child.running
+
+    def ready_within(self, seconds: float) -> bool:
+        """True when a query would not wait for the model to load, waiting at most `seconds` for that; it loads
+        meanwhile on a thread (~1.5 s on 2 cores, 3-4 s beside a large library's meaning index opening): a hybrid
+        search answers by words meanwhile (core/search/meaning_wait.py)."""
+        if self._facts is not None:
+            return True
+        if not (self._loader and self._loader.is_alive()):
+            self._settled.clear()
+            self._loader = threading.Thread(target=self._load_quietly, name="desktop-rag embedding model load",
+                                            daemon=True)
+            self._loader.start()
+        return self._settled.wait(seconds)
+
+    def _load_quietly(self) -> None:
+        try:
+            self._described()
+        except Exception:  # noqa: BLE001 — the search that embeds its query meets the same failure and says it
+            pass
+        finally:
+            self._settled.set()
 
     def _described(self) -> dict:
         if self._facts is None:

@@ -79,11 +79,10 @@ class Library:
         self.end_children(interrupt=True)
         if not keep_catalog:  # (else a worker still writes with the catalog: the notes are dropped)
             self.use_notes.write_waiting(self.catalog)
-        vectors = self.__dict__.get("vectors")
-        if isinstance(vectors, VectorStoreProcess):
-            vectors.close()  # its write in hand is waited for (milliseconds): Chroma's files stay whole
-        elif vectors is not None and not keep_catalog:
-            vectors.close()  # Chroma's view of the files let go: a library opened here again reads them afresh
+        # A child's write in hand is waited for (ms): Chroma's files stay whole. In this process: Chroma's view of the
+        # files let go, so that a library opened here again reads them afresh.
+        if (vectors := self.__dict__.get("vectors")) and (isinstance(vectors, VectorStoreProcess) or not keep_catalog):
+            vectors.close()
         self.writer.release(wait=False)  # a worker may still hold the lock as the app quits
         if not keep_catalog:
             self.catalog.close()
@@ -285,11 +284,12 @@ class Library:
         return self._llm_backend
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
-               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
+               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False,
+               words_first: bool = False) -> SearchResult:
         if mode != "bm25":
             self._wake_vectors()
         return self._noted(self.searcher.search(query, k=k, mode=mode, rerank=rerank, filters=filters, sort=sort,
-                                                facets=facets))
+                                                facets=facets, words_first=words_first))
 
     def similar(self, chunk_id: int, k: int = 10, filters: SearchFilters | None = None) -> SearchResult:
         return self._noted(self.searcher.similar(chunk_id, k=k, filters=filters))

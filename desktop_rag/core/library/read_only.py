@@ -55,6 +55,9 @@ class CatalogVectors:
     def wake(self) -> None:
         pass
 
+    def ready_within(self, seconds: float) -> bool:
+        return True  # the catalog's copy is read on first use, within the search itself
+
     def rest_if_unused(self, seconds: float) -> bool:
         return False
 

@@ -3,11 +3,13 @@ narrowed by filters inside both retrievers (core/search/filters.py); and "more l
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 from dataclasses import asdict, dataclass, field, fields
 
 from desktop_rag.core.search.filtered_dense import nearest_allowed
+from desktop_rag.core.search.meaning_wait import OPENING, meaning_in_time
 from desktop_rag.core.search.filters import SearchFilters, make_filters
 from desktop_rag.core.search.fusion import Fusion, fuse
 from desktop_rag.core.search.identifiers import identifiers_in, lift_exact_identifiers
@@ -23,7 +25,6 @@ from desktop_rag.core.text.lexical import lexical_tokens, lone_characters, prefi
 from desktop_rag.documents import index_text, keyword_text
 from desktop_rag.errors import BadInput, NoIndexError
 from desktop_rag import remedies
-
 
 
 @dataclass
@@ -98,6 +99,7 @@ class SearchResult:
     facets: dict[str, int] | None = None  # documents per family among the candidates, type filters left out
     nothing_left: bool = False  # the filters leave no document at all (then notices say which filters)
     meaning_covers: tuple[int, int] | None = None  # (embedded, all) chunks while embedding is under way
+    meaning_pending: bool = False  # matched by words alone, the meaning index still opening: ask again soon
     # The query's words as parsed once by the search: what marks a preview or a context written meanwhile
     # (None: no words to mark, as in "more like this"); carried through the endpoint, never parsed again.
     match: QueryMatch | None = field(default=None, compare=False, repr=False)
@@ -112,30 +114,30 @@ class SearchResult:
                    reranked=values["reranked"], notices=values["notices"], weak=values["weak"],
                    filters=SearchFilters.from_dict(values.get("filters")), facets=values.get("facets"),
                    nothing_left=values.get("nothing_left", False), served_by=values.get("served_by"),
+                   meaning_pending=values.get("meaning_pending", False),
                    match=QueryMatch.from_dict(values["match"]) if values.get("match") else None,
                    filter_words=[(key, value) for key, value in values.get("filter_words", [])])
 
 
 class Searcher:
     def __init__(self, catalog, vectors, keywords, embedder, settings, reranker: Any = None):  # Reranker or in a child
-        self.catalog = catalog
-        self.vectors = vectors
-        self.keywords = keywords
-        self.embedder = embedder
-        self.settings = settings
-        self.reranker = reranker
+        self.catalog, self.vectors, self.keywords, self.embedder = catalog, vectors, keywords, embedder
+        self.settings, self.reranker = settings, reranker
         self._unrelated_vectors = None  # embedded UNRELATED_PASSAGES (core/search/match_strength.py), on first need
 
     def search(self, query: str, k: int = 10, mode: str = "hybrid", rerank: bool | None = None,
-               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False) -> SearchResult:
+               filters: SearchFilters | None = None, sort: str = "relevance", facets: bool = False,
+               words_first: bool = False) -> SearchResult:
         """`filters` and the query's own filter words (`type:pdf`) both apply; `sort` orders the hits found by
-        relevance, or by date; `facets` counts the candidates' documents per type (SearchResult.facets)."""
+        relevance, or by date; `facets` counts the candidates' documents per type (SearchResult.facets);
+        `words_first`: by words alone while the meaning parts open (core/search/meaning_wait.py)."""
         if mode not in MODES:
             raise BadInput(f"unknown search mode {mode!r}; pick one of {', '.join(MODES)}")
         if sort not in SORTS:
             raise BadInput(f"unknown sort {sort!r}; pick one of {', '.join(SORTS)}")
         if k < 1:
             raise BadInput(f"the number of results must be 1 or more, not {k}")
+        started = time.monotonic()
         chunk_count = self.catalog.chunk_count()
         if chunk_count == 0:
             raise NoIndexError(f"nothing is indexed yet: {remedies.INDEX_FIRST}")
@@ -161,7 +163,10 @@ class Searcher:
         want_rerank = self.settings.rerank if rerank is None else rerank
         n = max(self.settings.candidates, k)
 
-        query_vector = self.embedder.embed_query(parsed.text) if mode in ("hybrid", "dense") else None
+        pending = words_first and mode == "hybrid" and not meaning_in_time(started, self.embedder, self.vectors)
+        result.meaning_pending, result.notices = pending, result.notices + [OPENING] * pending
+        by_meaning = mode == "dense" or (mode == "hybrid" and not pending)
+        query_vector = self.embedder.embed_query(parsed.text) if by_meaning else None
         if query_vector is not None:
             self._say_meaning_coverage(result, chunk_count)
         dense, bm25 = self._retrieve(parsed, query_vector, mode, n, result.filters, allowed, chunk_count)

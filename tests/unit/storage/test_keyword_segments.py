@@ -111,3 +111,21 @@ def test_merged_term_frequencies_are_given_back_whole(tmp_path):
     whole = KeywordIndex(tmp_path / "whole", lexical_tokens)
     whole.rebuild([(1, "heron " * 200 + "estuary"), (2, "heron estuary kestrel"), (3, "kestrel"), (4, "heron " * 7)])
     assert np.allclose([s for _, s in index.search("heron", 5)], [s for _, s in whole.search("heron", 5)], rtol=1e-6)
+
+
+def test_a_prefix_finds_every_word_it_begins_in_every_segment(tmp_path):
+    """Prefixes are found by bisection in each segment's sorted words: the same words a scan of them finds."""
+    texts = _texts(200, seed=6)
+    index = KeywordIndex(tmp_path / "bm25", lexical_tokens)
+    index.rebuild(texts.items())
+    index.update([(5000, "quincunx quince quinoa harbourmaster"), (5001, "quinine qu")], changed=set())
+    segments = index._ensure_loaded()
+    assert len(segments) == 2
+    for prefix in ("quin", "qu", "harbour", "h", "zz", "quince"):
+        scanned = {word for segment in segments for word in segment.retriever.vocab_dict
+                   if word and word.startswith(prefix)}
+        found = {word for segment in segments for word in segment.words_beginning(prefix)}
+        assert found == scanned, prefix
+        assert prefix in ("zz", "quince") or found, prefix  # (the comparison is not of two empty sets)
+    hits = dict(index.search("", 10, prefixes=["quin"]))
+    assert set(hits) == {5000, 5001}
