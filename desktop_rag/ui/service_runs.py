@@ -15,13 +15,21 @@ from desktop_rag.documents import share_words
 from desktop_rag.service import wire
 from desktop_rag.ui.errors import ended_text, sentences
 
-TITLES = {"catch-up": "Catching up with what changed while nothing watched the folders, and what was left to do…",
-          "repair": "Checking the indexes against the catalog…", "rebuild": "Rebuilding the indexes from the catalog…",
-          "upgrade": "Writing LLM contexts (asked from the command line)…"}
-# A folder's line in the Folders panel while a run holds it: the run's own word, as its title says it (a catch-up
-# was "indexing…" there while the Progress tab said "Catching up…": two words for one state).
-FOLDER_WORDS = {"catch-up": "catching up…", "repair": "checking…", "rebuild": "rebuilding…",
-                "upgrade": "writing LLM contexts…"}
+# Each kind of run in a person's words, in one place: the Progress tab's title, and a folder's line in the Folders
+# panel while the run holds it (a catch-up was "indexing…" there while the Progress tab said "Catching up…").
+RUN_WORDS = {
+    "index": ("", "indexing…"),  # (its title names its folders)
+    "catch-up": ("Catching up with what changed while nothing watched the folders, and what was left to do…",
+                 "catching up…"),
+    "repair": ("Checking the indexes against the catalog…", "checking…"),
+    "rebuild": ("Rebuilding the indexes from the catalog…", "rebuilding…"),
+    "upgrade": ("Writing LLM contexts (asked from the command line)…", "writing LLM contexts…"),
+}
+
+
+def run_words(state: dict) -> tuple[str, str]:
+    """(title, a folder's word) for a run's state, as RUN_WORDS says them."""
+    return RUN_WORDS.get(state.get("kind", "index"), RUN_WORDS["index"])
 
 
 class RemoteRunControl:
@@ -81,7 +89,7 @@ class ServiceRuns(QObject):
         control = self._controls.get(state["run_id"])
         if control is None or self.panel.control is not control:
             control = self._controls[state["run_id"]] = RemoteRunControl(state["run_id"], self._send)
-            title = TITLES.get(state.get("kind", "index"), f"Indexing {', '.join(state['paths'])}")
+            title = run_words(state)[0] or f"Indexing {', '.join(state['paths'])}"
             self.panel.start(title, control)
         control.paused = bool(state.get("paused"))  # the service's word, whoever paused it (the tray, an agent)
         self._show_phases(state)
@@ -138,7 +146,7 @@ class ServiceRuns(QObject):
         """(queued, running): the folders of the runs waiting, and those of the one running with its word for what
         it does ("indexing…", "catching up…")."""
         queued = {p for s in self.active.values() if s["state"] == "queued" for p in s["paths"]}
-        running = {p: FOLDER_WORDS.get(s.get("kind", "index"), "indexing…")
+        running = {p: run_words(s)[1]
                    for s in self.active.values() if s["state"] == "running" for p in s["paths"]}
         return queued, running
 
