@@ -220,3 +220,16 @@ def found_words(result: SearchResult, passages: int, files: int, left_out: int) 
     if left_out:
         found += f" ({not_listed_words(left_out)})"
     return found
+
+
+def results_line(found: str, notices: str, keywords_only: bool, building: str) -> str:
+    """The line over the hits: what was found, then what the person should know of it — matched by keywords alone
+    while the meaning model loads, the search's own notices, and a run still adding files (`building`: "The index
+    is still being built (40% done)", or "")."""
+    said = [f"{found}{'' if found.endswith(('.', ':')) else '.'}"]
+    if keywords_only:
+        said.append("Keyword matches for now: meaning search starts when its model has loaded.")
+    said.append(notices)
+    if building:
+        said.append(f"{building}: files not yet indexed are missing from these results.")
+    return " ".join(part for part in said if part)

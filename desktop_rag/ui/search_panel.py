@@ -27,7 +27,7 @@ from desktop_rag.ui.filter_bar import FilterBar
 from desktop_rag.ui.hit_actions import (containing_folder, hit_menu, not_opened_words, open_folder_in_file_manager,
                                        open_hit_file, open_in_system_viewer)
 from desktop_rag.ui.hit_list import HitList
-from desktop_rag.ui.result_html import found_words
+from desktop_rag.ui.result_html import found_words, results_line
 from desktop_rag.ui.recent_searches import RecentSearches
 from desktop_rag.ui.document_preview import show_in_document, with_matches
 from desktop_rag.ui.theme import colors_for
@@ -237,14 +237,10 @@ class SearchPanel(QWidget):
         self.hits = [row.hit for row in rows]
         self._folded = {row.hit.chunk_id: row.folded for row in rows if row.folded}
         self.results.show_hits(self.hits, self._colors, self._folded_counts())
-        notices = sentences(result.notices)
-        if self._keywords_only_for_now:
-            notices = f"Keyword matches for now: meaning search starts when its model has loaded. {notices}"
-        if building := self.building_note():
-            notices = f"{notices} {building}: files not yet indexed are missing from these results.".strip()
         passages = len(self.hits) + sum(map(len, self._folded.values()))
         found = found_words(result, passages, len({hit.path for hit in self.hits}), left_out)
-        self.message.setText(f"{found}{'' if found.endswith(('.', ':')) else '.'} {notices}".strip())
+        self.message.setText(results_line(found, sentences(result.notices), self._keywords_only_for_now,
+                                          self.building_note()))
         self.status.emit(found)
         if result.hits:
             self.results.setCurrentRow(0)
