@@ -18,13 +18,14 @@ lane's next call is sent.
 from __future__ import annotations
 
 import multiprocessing
-import pickle
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
+from desktop_rag.child_serving import serve
 from desktop_rag.errors import UserError
 from desktop_rag.platform import parent_watch, processes
 from desktop_rag.use_clock import UseClock
@@ -166,8 +167,24 @@ class ChildObject:
                 self._process.kill()
             self._stop()
 
+    def start_soon(self) -> None:
+        """Start the child now, on a thread of its own, when none runs: a call that comes meanwhile waits for this
+        start rather than making its own (or gives up waiting, on its `abandon`)."""
+        if not self.running and not self._closed:
+            threading.Thread(target=self._start_unasked, name=f"desktop-rag {self.name} start", daemon=True).start()
+
+    def _start_unasked(self) -> None:
+        with self.use.call():  # a start is a use: not ended as unused before the call it was made for comes
+            try:
+                self._started()
+            except ChildFailed:
+                pass  # (the call it was made for meets the same failure and says it)
+
     def _started(self, abandon: Callable[[], bool] | None = None) -> dict:
-        with self._start_lock:
+        while not self._start_lock.acquire(timeout=_ABANDON_POLL_S):  # another thread starts it (start_soon)
+            if abandon is not None and abandon():
+                raise CallAbandoned(f"stopped waiting for {self.name} to start")
+        with _held(self._start_lock):
             if self._closed:
                 raise ChildClosed(f"{self.name} is closed")
             if not self.running:
@@ -194,7 +211,7 @@ class ChildObject:
         self._conns = {lane: ours for lane, (ours, _) in ends.items()}
         theirs = [child_end for _, child_end in ends.values()]
         lifeline, self._lifeline = context.Pipe(duplex=False) if parent_watch.lifeline_arms() else (None, None)
-        self._process = context.Process(target=_serve, args=(theirs, lifeline, self._factory, self._args, self.name),
+        self._process = context.Process(target=serve, args=(theirs, lifeline, self._factory, self._args, self.name),
                                         name=f"desktop-rag {self.name}", daemon=True)
         parent_watch.children_end_with_this_process()  # (Windows: a job that ends them with this process)
         with processes.interrupts_held_for_children():
@@ -285,66 +302,10 @@ class ChildObject:
         self._process, self._conns, self._owed, self._lifeline = None, {}, {}, None
 
 
-def _serve(conns, lifeline: Connection | None, factory, args, name: str) -> None:
-    from desktop_rag.logs import warnings_to_the_log
-
-    warnings_to_the_log()  # a library's warning (openpyxl's, reading a workbook) is not the terminal's to print
-    processes.lower_priority()
-    processes.name_process(name)
-    # Ctrl-C in the app's terminal reaches the whole process group: the app decides, and closes its children.
-    processes.ignore_interrupts()
-    # It ends as soon as the process it serves is gone, whatever it is doing (issue 61: a busy child noticed only
-    # when its call ended and its pipe was closed: after a kill of the service the vector store wrote Chroma's
-    # files for 2-3 s beside the new service's, the language model worked 4 minutes more).
-    if lifeline is not None:
-        parent_watch.end_when_lifeline_ends(lifeline.fileno())  # (`lifeline` kept open by this frame: for good)
-    else:
-        parent_watch.end_when_parent_ends()
-    first, others = conns[0], conns[1:]
+@contextmanager
+def _held(lock: threading.Lock) -> Iterator[None]:
+    """A lock already acquired, released when the block ends."""
     try:
-        served = factory(*args)
-    except Exception as exc:  # reported to the parent as a readable line
-        _reply(first, (False, _failure(exc, f"cannot open {name}: ")))
-        return
-    if not _reply(first, (True, "ready")):
-        return
-    for conn in others:
-        threading.Thread(target=_serve_lane, args=(served, conn), daemon=True).start()
-    _serve_lane(served, first)  # the process ends when the first lane closes
-
-
-def _serve_lane(served, conn) -> None:
-    while True:
-        try:
-            method, args = conn.recv()
-        except (EOFError, OSError):
-            return  # the parent is gone
-        if method == "close":
-            _reply(conn, (True, None))
-            return
-        try:
-            answer = (True, getattr(served, method)(*args))
-        except Exception as exc:  # the parent raises it; the child keeps serving
-            answer = (False, _failure(exc))
-        if not _reply(conn, answer):
-            return
-
-
-def _reply(conn, message) -> bool:
-    """Send an answer; False if the parent is gone (killed while this child worked): the child then ends quietly
-    instead of printing a BrokenPipeError traceback into the terminal the parent left."""
-    try:
-        conn.send(message)
-        return True
-    except OSError:
-        return False
-
-
-def _failure(exc: Exception, prefix: str = "") -> tuple[str, Exception | None]:
-    try:
-        original = pickle.loads(pickle.dumps(exc))
-    except Exception:  # an exception that cannot cross the pipe goes as its message alone
-        original = None
-    if isinstance(exc, UserError):  # a sentence for a person already: no class name before it
-        return f"{prefix}{exc}", original
-    return f"{prefix}{exc.__class__.__name__}: {exc}", original
+        yield
+    finally:
+        lock.release()

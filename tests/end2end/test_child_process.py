@@ -308,3 +308,25 @@ def test_a_child_given_no_cpu_at_all_still_ends_within_a_second_of_its_parent_be
     watch of the parent was a thread that needed the CPU (and the GIL) it was not given. Here the child is stopped
     (SIGSTOP: no thread of it runs at all) before its parent is killed; the kernel ends it."""
     assert _child_ends_after_its_parent_is_killed(stopped=True) < 1.0
+
+
+def test_a_child_started_ahead_is_the_one_the_next_call_gets_and_a_call_may_give_up_waiting_for_it():
+    """start_soon (the reader's child as a watched folder's first change comes): a call meanwhile waits for that
+    start, not for one of its own, and a pause or cancel (`abandon`) ends its wait at once."""
+    child = ChildObject(SlowStartFaultChild, (2,), name="the test child")
+    starts = []
+    real_start = child._start
+    child._start = lambda abandon=None: (starts.append(1), real_start(abandon))[1]  # a spy on the real start
+    try:
+        child.start_soon()
+        while child._process is None:
+            time.sleep(0.01)
+        give_up = threading.Event()
+        threading.Timer(0.3, give_up.set).start()
+        waited = time.monotonic()
+        with pytest.raises(CallAbandoned):
+            child.call("pid", abandon=give_up.is_set)
+        assert time.monotonic() - waited < 1.2  # not the rest of the 2 s start
+        assert child.call("pid") == child._process.pid and starts == [1]
+    finally:
+        child.close(interrupt=True)

@@ -115,3 +115,28 @@ def test_a_member_that_timed_out_is_tried_again_by_the_next_run_alone(tmp_path, 
         assert library.index([docs]).unchanged == 1
     finally:
         library.close()
+
+
+def test_a_watched_folders_first_change_starts_the_readers_child_while_the_watcher_waits_for_quiet(data_dir, docs):
+    """The reader's child ends after a minute unused; a file saved after that waited for its start (~0.55 s on 2
+    cores) only after the watcher's quiet wait. Here the watcher hands its batches to nobody: only the first
+    change's wake can start the child."""
+    from desktop_rag.core.watching.watch import library_watcher
+
+    library = Library(data_dir, Settings(contexts="rules", llm_upgrade_when_idle=False), read_in_child=True)
+    batches: list = []
+    watcher = library_watcher(library, [docs], batches.append)
+    watcher.start()
+    try:
+        reader = library.document_reader
+        assert isinstance(reader, ReaderProcess) and not reader._child.running
+        (docs / "saved.md").write_text("# Saved\n\nA note saved into a watched folder.\n")
+        deadline = time.monotonic() + 30
+        while not reader._child.running and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert reader._child.running
+        assert reader.read("/x/saved.txt", b"a few words", 200, 20)[1][0].text == "a few words"  # the same child
+    finally:
+        watcher.stop()
+        library.close()
+    assert batches and batches[0].dirty == {str(docs / "saved.md")}

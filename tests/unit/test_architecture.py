@@ -19,12 +19,12 @@ PACKAGE = Path(desktop_rag.__file__).parent
 MODULE_LINES = 350
 # Modules longer than that today, each at most as long as it is now: they are being cut (issue 39's composed parts);
 # a module that shrinks under the limit must leave this list, and none may join it.
-OVER_LENGTH = {"storage/catalog.py": 465, "ui/main_window.py": 449, "ui/search_panel.py": 405}
+OVER_LENGTH = {"storage/catalog.py": 465, "ui/main_window.py": 449, "ui/search_panel.py": 401}
 # Lowest first. A module imports modules of its own layer and of those before it, nothing above.
 LAYERS: dict[str, tuple[str, ...]] = {
     "shared": ("desktop_rag", "desktop_rag.errors", "desktop_rag.documents", "desktop_rag.config",
                "desktop_rag.platform", "desktop_rag.use_clock", "desktop_rag.logs", "desktop_rag.offline",
-               "desktop_rag.child_process", "desktop_rag.work_apart", "desktop_rag.remedies",
+               "desktop_rag.child_process", "desktop_rag.child_serving", "desktop_rag.work_apart", "desktop_rag.remedies",
                "desktop_rag.settings_store", "desktop_rag.data_folders"),
     "storage": ("desktop_rag.storage",),
     "core": ("desktop_rag.core",),

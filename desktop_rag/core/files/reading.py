@@ -248,6 +248,11 @@ class ReaderProcess:
         except ContainerNotOpen:
             raise parsers.ParseError("the reader lost the file it was reading") from None
 
+    def wake(self) -> None:
+        """Its child started now, on a thread of its own, when none runs (a watched folder's first change: the
+        child starts while the watcher waits for the folder to be quiet, not after)."""
+        self._child.start_soon()
+
     def unused_for(self, seconds: float) -> bool:
         """Its child runs and nothing asked it anything for `seconds`."""
         return self._child.running and self._child.use.unused_for(seconds)
