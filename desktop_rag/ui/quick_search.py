@@ -44,6 +44,7 @@ from desktop_rag.platform.opening import OPENER_VERDICT_S
 from desktop_rag.ui.hit_actions import (containing_folder, not_opened_words, open_folder_in_file_manager,
                                        open_with_system)
 from desktop_rag.ui.answer_view import AnswerView, Asking
+from desktop_rag.ui.errors import sentences
 from desktop_rag.ui.hit_list import HitList
 from desktop_rag.ui.tasks import TaskRunner
 from desktop_rag.ui.theme import colors_for, icon
@@ -280,7 +281,7 @@ class QuickSearch(QWidget):
         self.hits = [row.hit for row in rows]
         folded = {row.hit.chunk_id: len(row.folded) for row in rows if row.folded}
         self.results.show_hits(self.hits, colors_for(self.palette()), folded, current_row=0)
-        notices = " ".join(result.notices)
+        notices = sentences(result.notices)  # as the window says them
         if result.weak:
             notices = f"{no_good_match_words(len(result.hits))} {notices}"
         elif left_out:

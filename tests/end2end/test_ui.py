@@ -465,6 +465,7 @@ def test_while_the_service_s_meaning_index_opens_the_window_shows_word_matches_t
     from desktop_rag.platform.file_locks import one_at_a_time
     from desktop_rag.storage.vector_store import OPEN_LOCK_FILE
     from desktop_rag.ui.app import AppSession
+    from desktop_rag.ui.quick_search import QuickSearch, ServiceSearch
 
     monkeypatch.delenv("DESKTOP_RAG_DATA_DIR", raising=False)
     data = tmp_path / "data"
@@ -481,12 +482,20 @@ def test_while_the_service_s_meaning_index_opens_the_window_shows_word_matches_t
             win.show()
         win.search.meaning_model_loading = False  # as after a rest: the window had its answers by meaning before
         search_and_wait(qtbot, win, "heron fish", model_loaded=False)
-        assert "meaning index is still opening" in win.search.message.text()
+        assert "Keyword matches for now: search by meaning joins in as soon as the meaning index has opened" in win.search.message.text()
         assert win.search.hits[0].scores.dense is None and win.search.hits[0].scores.bm25 is not None
+        popup = QuickSearch(ServiceSearch(data))  # the quick popup, typed into, says it as the window does
+        popup.show()
+        qtbot.keyClicks(popup.field, "heron fish")
+        qtbot.waitUntil(lambda: bool(popup.hits), timeout=WAIT_MS)
+        assert popup.status.text().startswith("Keyword matches for now: search by meaning joins in as soon as")
         opening.__exit__(None, None, None)
         qtbot.waitUntil(lambda: bool(win.search.hits) and win.search.hits[0].scores.dense is not None,
                         timeout=WAIT_MS)
-        assert "still opening" not in win.search.message.text()
+        assert "Keyword matches for now" not in win.search.message.text()
+        qtbot.waitUntil(lambda: "Keyword matches" not in popup.status.text(), timeout=WAIT_MS)  # it asked again
+        assert popup.hits[0].scores.dense is not None
+        popup.close()
         assert win.search.hits[0].path.endswith("birds.pdf")
     finally:
         opening.__exit__(None, None, None)

@@ -17,8 +17,8 @@ MEANING_WAIT_S = 1.0
 # A front end shown words alone (SearchResult.meaning_pending) asks again after this: each search waits its
 # MEANING_WAIT_S in the service too, so a person sees meaning join in within ~2 s of the store opening.
 ASK_AGAIN_MS = 1000
-OPENING = ("keyword matches for now: the meaning index is still opening (seconds, in a large library), and "
-           "search by meaning joins in when it has")
+OPENING = ("keyword matches for now: search by meaning joins in as soon as the meaning index has opened (seconds, "
+           "in a large library)")
 
 
 class OpeningPart(Protocol):
