@@ -8,6 +8,11 @@ from desktop_rag.documents import keyword_text
 from desktop_rag.storage.catalog_connection import KEYWORD_INDEX_DIRTY, CatalogConnection
 
 _INDEXED = "keyword_changes_indexed"  # the meta key: the last change the index holds
+# From the changes to their chunks (CROSS JOIN: SQLite keeps that order). Left to the planner it walked every chunk
+# in id order, looking each up among the changes: 300-450 ms of each save's at a million passages, 0.1 ms now.
+CHANGED_TEXTS = ("SELECT c.id, COALESCE(x.text, ''), c.text, COALESCE(x.questions, '') FROM keyword_changes k"
+                 " CROSS JOIN chunks c ON c.id = k.chunk_id LEFT JOIN contexts x ON x.chunk_id = c.id"
+                 " WHERE k.seq > ? ORDER BY c.id")
 
 
 class CatalogKeywordChanges:
@@ -42,11 +47,7 @@ class CatalogKeywordChanges:
         every chunk changed after it)."""
         with self._connection.transaction():  # one moment's view: no change between the three
             latest = self.latest()
-            rows = self._db.execute(
-                "SELECT c.id, COALESCE(x.text, ''), c.text, COALESCE(x.questions, '') FROM keyword_changes k"
-                " JOIN chunks c ON c.id = k.chunk_id LEFT JOIN contexts x ON x.chunk_id = c.id WHERE k.seq > ?"
-                " ORDER BY c.id", (after,)
-            ).fetchall()
+            rows = self._db.execute(CHANGED_TEXTS, (after,)).fetchall()
             changed = [r[0] for r in self._db.execute(
                 "SELECT chunk_id FROM keyword_changes WHERE seq > ? ORDER BY chunk_id", (after,))]
         return latest, [(r[0], keyword_text(r[1], r[2], r[3])) for r in rows], changed
