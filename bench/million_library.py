@@ -127,6 +127,18 @@ def _written(root: psutil.Process) -> int:
     return total
 
 
+def _file_backed_mb(root: psutil.Process) -> float:
+    """Of the processes' resident memory, the pages of files they map (the keyword index's segments, the
+    libraries' code): the system takes those back when it needs memory, without writing anything."""
+    total = 0
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            total += process.memory_info().shared
+        except psutil.Error:
+            continue
+    return total / 2**20
+
+
 def _search_ms(client: EndpointClient, asked: list[str], **how) -> str:
     times = []
     for query in asked:
@@ -220,6 +232,7 @@ def measure(root: Path, rest_s: float, saves: int) -> dict[str, str]:
         rested = memory_by_process(tree)
         row[f"memory after {rest_s:.0f} s at rest MB (largest)"] = (f"{sum(rested.values()):.0f} "
                                                                     f"({max(rested.values()):.0f})")
+        row["of which files mapped MB"] = f"{_file_backed_mb(tree):.0f}"
         t0 = time.perf_counter()
         client = EndpointClient.for_library(data_dir)
         assert client is not None
