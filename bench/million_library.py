@@ -117,26 +117,25 @@ def _folder_mb(folder: Path) -> float:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
 
 
-def _written(root: psutil.Process) -> int:
+def _summed(root: psutil.Process, read) -> int:
+    """`read(process)` summed over the service and its children (one that ended meanwhile counts nothing)."""
     total = 0
     for process in [root, *root.children(recursive=True)]:
         try:
-            total += process.io_counters().write_bytes
+            total += read(process)
         except psutil.Error:
             continue
     return total
 
 
+def _written(root: psutil.Process) -> int:
+    return _summed(root, lambda process: process.io_counters().write_bytes)
+
+
 def _file_backed_mb(root: psutil.Process) -> float:
     """Of the processes' resident memory, the pages of files they map (the keyword index's segments, the
     libraries' code): the system takes those back when it needs memory, without writing anything."""
-    total = 0
-    for process in [root, *root.children(recursive=True)]:
-        try:
-            total += process.memory_info().shared
-        except psutil.Error:
-            continue
-    return total / 2**20
+    return _summed(root, lambda process: process.memory_info().shared) / 2**20
 
 
 def _search_ms(client: EndpointClient, asked: list[str], **how) -> str:
